@@ -1,0 +1,106 @@
+package minibatch
+
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Source supplies the two operations of a thinned Poisson draw: a pick of an
+// item with probability w_k/W, and the probability of keeping a picked item.
+type Source interface {
+	// Pick returns an item k drawn with probability w_k/W.
+	Pick(r *rand.Rand) int
+	// Keep returns the probability rate_k / (total·w_k/W) of keeping a
+	// pick of k, where rate_k is the Poisson mean wanted for s_k. A value
+	// of 1 or more keeps k without drawing a uniform variate.
+	Keep(k int) float64
+}
+
+// Poisson returns a draw from Poisson(mean) using gonum's distuv.Poisson
+// (zero when mean ≤ 0).
+func Poisson(r *rand.Rand, mean float64) int {
+	if !(mean > 0) {
+		return 0
+	}
+	return int(distuv.Poisson{Lambda: mean, Src: r}.Rand())
+}
+
+// Draw samples independent counts s_k ~ Poisson(rate_k) by thinning
+// (Statement 1 of Zhang & De Sa 2019; Appendix D of Zhang, Cooper & De Sa
+// 2020): B ~ Poisson(total), B picks from src, each kept with probability
+// src.Keep(k). The kept counts are accumulated into c, which Draw resets
+// first. Draw returns B, the number of picks (the "batch size" of TunaMH).
+//
+// The rates must satisfy rate_k ≤ total·w_k/W; a Keep above 1 means the
+// bound is violated and the caller's model is wrong (callers check this).
+func Draw(r *rand.Rand, total float64, src Source, c *Counts) int {
+	c.Reset()
+	b := Poisson(r, total)
+	for range b {
+		k := src.Pick(r)
+		if p := src.Keep(k); p >= 1 || r.Float64() < p {
+			c.Add(k)
+		}
+	}
+	return b
+}
+
+// Counts accumulates how many times each item k ∈ [0, n) was added since
+// the last Reset, without hashing: a stamp per item says whether its count
+// belongs to the current round, so Reset is O(1).
+type Counts struct {
+	stamp []uint32
+	count []int32
+	cur   uint32
+	keys  []int32
+}
+
+// NewCounts returns counts over n items.
+func NewCounts(n int) *Counts {
+	return &Counts{
+		stamp: make([]uint32, n),
+		count: make([]int32, n),
+		cur:   1,
+		keys:  make([]int32, 0, 16),
+	}
+}
+
+// Reset forgets all counts in O(1).
+func (c *Counts) Reset() {
+	c.keys = c.keys[:0]
+	c.cur++
+	if c.cur == 0 { // wrapped after 2^32 rounds: clear the stamps once.
+		clear(c.stamp)
+		c.cur = 1
+	}
+}
+
+// Add counts one more copy of item k.
+func (c *Counts) Add(k int) {
+	if c.stamp[k] != c.cur {
+		c.stamp[k] = c.cur
+		c.count[k] = 1
+		c.keys = append(c.keys, int32(k))
+		return
+	}
+	c.count[k]++
+}
+
+// Keys returns the distinct items added since the last Reset, in the order
+// they were first added. The slice is valid until the next Reset or Add.
+func (c *Counts) Keys() []int32 { return c.keys }
+
+// Count returns the count of item k since the last Reset.
+func (c *Counts) Count(k int) int {
+	if c.stamp[k] != c.cur {
+		return 0
+	}
+	return int(c.count[k])
+}
+
+// Len returns the number of distinct items added since the last Reset.
+func (c *Counts) Len() int { return len(c.keys) }
+
+// Cap returns the number of items the counts range over.
+func (c *Counts) Cap() int { return len(c.stamp) }
