@@ -1,0 +1,167 @@
+package factorgraph
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Builder assembles a factor graph: variables with their domains, factors,
+// and evidence. Build checks everything and compiles an immutable Graph.
+// The zero value is an empty builder ready to use.
+type Builder struct {
+	domains  []Domain
+	factors  []Factor
+	observed map[int]float64
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder() *Builder { return &Builder{} }
+
+// AddVariable adds a variable with domain d and returns its index.
+func (b *Builder) AddVariable(d Domain) int {
+	b.domains = append(b.domains, d)
+	return len(b.domains) - 1
+}
+
+// AddVariables adds n variables with domain d and returns the index of the
+// first; they are numbered consecutively.
+func (b *Builder) AddVariables(n int, d Domain) int {
+	first := len(b.domains)
+	for range n {
+		b.domains = append(b.domains, d)
+	}
+	return first
+}
+
+// AddFactor adds a factor and returns its index.
+func (b *Builder) AddFactor(f Factor) int {
+	b.factors = append(b.factors, f)
+	return len(b.factors) - 1
+}
+
+// Observe clamps variable i to the value v (evidence): samplers never
+// resample it, and conditionals of the other variables use v.
+func (b *Builder) Observe(i int, v float64) {
+	if b.observed == nil {
+		b.observed = make(map[int]float64)
+	}
+	b.observed[i] = v
+}
+
+// NumVars returns the number of variables added so far.
+func (b *Builder) NumVars() int { return len(b.domains) }
+
+// NumFactors returns the number of factors added so far.
+func (b *Builder) NumFactors() int { return len(b.factors) }
+
+// Build checks the graph and compiles it. It returns an error naming the
+// factor or variable for: a domain of size < 1 or an empty, reversed or
+// infinite interval; a factor scope that is empty, repeats a variable or
+// names a variable out of range; a declared range with NaN or infinite lo,
+// NaN hi, or lo > hi; a factor's own validation (for example a table whose
+// size is not the product of its domain sizes); evidence outside its
+// variable's domain.
+func (b *Builder) Build() (*Graph, error) {
+	n := len(b.domains)
+	if n == 0 {
+		return nil, fmt.Errorf("factorgraph: graph has no variables")
+	}
+	for i, d := range b.domains {
+		if err := d.validate(); err != nil {
+			return nil, fmt.Errorf("factorgraph: variable %d: %v", i, err)
+		}
+	}
+	g := &Graph{
+		domains:  slices.Clone(b.domains),
+		factors:  slices.Clone(b.factors),
+		lo:       make([]float64, len(b.factors)),
+		m:        make([]float64, len(b.factors)),
+		observed: make([]bool, n),
+		evidence: make([]float64, n),
+	}
+	for i, v := range b.observed {
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("factorgraph: evidence for variable %d out of range [0, %d)", i, n)
+		}
+		if !b.domains[i].Contains(v) {
+			return nil, fmt.Errorf("factorgraph: evidence %v for variable %d outside its domain %v", v, i, b.domains[i])
+		}
+		g.observed[i] = true
+		g.evidence[i] = v
+	}
+	for i := range n {
+		if !g.observed[i] {
+			g.free = append(g.free, i)
+		}
+	}
+
+	// Check every factor and count the entries of A[i].
+	softDeg := make([]int32, n)
+	hardDeg := make([]int32, n)
+	seen := make([]int, n) // seen[v] = 1 + index of the last factor that listed v
+	for f, fac := range b.factors {
+		if fac == nil {
+			return nil, fmt.Errorf("factorgraph: factor %d is nil", f)
+		}
+		vars := fac.Vars()
+		if len(vars) == 0 {
+			return nil, fmt.Errorf("factorgraph: factor %d: empty scope", f)
+		}
+		for _, v := range vars {
+			if v < 0 || v >= n {
+				return nil, fmt.Errorf("factorgraph: %s: variable %d out of range [0, %d)", describe(f, vars), v, n)
+			}
+			if seen[v] == f+1 {
+				return nil, fmt.Errorf("factorgraph: %s: variable %d repeated in scope", describe(f, vars), v)
+			}
+			seen[v] = f + 1
+		}
+		lo, hi := fac.Range()
+		switch {
+		case math.IsNaN(lo) || math.IsInf(lo, 0):
+			return nil, fmt.Errorf("factorgraph: %s: declared lo %v is not finite", describe(f, vars), lo)
+		case math.IsNaN(hi):
+			return nil, fmt.Errorf("factorgraph: %s: declared hi is NaN", describe(f, vars))
+		case lo > hi:
+			return nil, fmt.Errorf("factorgraph: %s: declared lo %v > hi %v", describe(f, vars), lo, hi)
+		}
+		if val, ok := fac.(Validator); ok {
+			if err := val.Validate(g.domains); err != nil {
+				return nil, fmt.Errorf("factorgraph: %s: %v", describe(f, vars), err)
+			}
+		}
+		g.lo[f], g.m[f] = lo, hi-lo
+		if g.m[f] == 0 {
+			continue // a constant never changes a conditional
+		}
+		for _, v := range vars {
+			if math.IsInf(hi, 1) {
+				hardDeg[v]++
+			} else {
+				softDeg[v]++
+			}
+		}
+	}
+	g.compile(softDeg, hardDeg)
+	return g, nil
+}
+
+// describe names factor f for error messages: "factor 17 (vars 3,9)".
+func describe(f int, vars []int) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "factor %d (vars ", f)
+	for k, v := range vars {
+		if k > 0 {
+			sb.WriteByte(',')
+		}
+		if k == 8 && len(vars) > 10 {
+			fmt.Fprintf(&sb, "… %d more", len(vars)-k)
+			break
+		}
+		fmt.Fprint(&sb, v)
+	}
+	sb.WriteByte(')')
+	return sb.String()
+}

@@ -1,0 +1,42 @@
+// Package factorgraph holds the factor graphs that the samplers of this
+// module run on.
+//
+// A factor graph over variables x = (x_0, …, x_{n−1}) defines
+//
+//	π(x) ∝ exp(Σ_φ φ(x)),
+//
+// where each factor φ is a log-potential (larger is more probable) that reads
+// a few variables, its scope. Variables are discrete, with values 0, …, D−1,
+// or continuous on an interval [a, b]; a state is one []float64.
+//
+// Every factor declares a range lo ≤ φ(x) ≤ hi. The engine works with the
+// shifted factor φ̃ = φ − lo ∈ [0, M_φ], M_φ = hi − lo, and with the
+// quantities of Zhang & De Sa (NeurIPS 2019, §1.1):
+//
+//	A[i] = factors whose scope contains i,   Δ = max_i |A[i]|,
+//	L_i = Σ_{φ∈A[i]} M_φ,   L = max_i L_i,   Ψ = Σ_φ M_φ.
+//
+// Poisson-minibatching samplers touch O(λ + L) factors a step instead of the
+// |A[i]| of plain Gibbs, so a model with many weak factors (large Δ, small
+// L) is cheap to sample. Factors with M_φ = 0 never change a conditional and
+// belong to no A[i]. A factor declared with hi = +Inf is a hard factor (a
+// zero of a probability table, a constraint): it may take the value −Inf,
+// and every sampler evaluates it exactly instead of minibatching it.
+//
+// A [Builder] collects variables, factors and evidence; Build checks every
+// input, returning an error that names the offending factor or variable, and
+// compiles an immutable [Graph]: A[i] in compressed sparse row form split into
+// soft and hard factors, M_φ, L_i, L, Ψ, Δ, and one Walker alias table per
+// variable that draws a soft factor of A[i] with probability M_φ/L_i in O(1).
+// Samplers see a graph through the [Model] interface, which implicit
+// lattices (whose factors are never stored) implement as well.
+//
+// Ready-made factors: [Table] (a dense table of log-potentials over discrete
+// variables, the UAI layout), [Potts] (W·δ(x_a, x_b)) and [Func] (any Go
+// function with a declared range). Factors may implement [Conditioner], a
+// fast path that evaluates a factor at every value of one variable at once.
+//
+// The bipartite variable–factor graph is assembled with
+// github.com/dominikbraun/graph on demand, for [Graph.Components] and
+// [Graph.WriteDOT].
+package factorgraph
