@@ -1,0 +1,107 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/potts"
+)
+
+// lattices caches the Gaussian-kernel Potts graphs by width: the 80×80 one
+// has 3.9 million factors and takes a second to build.
+var lattices sync.Map
+
+func lattice(b *testing.B, width int) *factorgraph.Graph {
+	b.Helper()
+	if g, ok := lattices.Load(width); ok {
+		return g.(*factorgraph.Graph)
+	}
+	p := potts.Paper()
+	p.Width = width
+	g, err := potts.New(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lattices.Store(width, g)
+	return g
+}
+
+type discreteSampler struct {
+	name string
+	new  func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error)
+}
+
+func discreteSamplers() []discreteSampler {
+	pg := func(scale float64) func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
+		return func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
+			return gibbs.NewPoissonGibbs(m, r, &gibbs.Options{LambdaScale: scale})
+		}
+	}
+	return []discreteSampler{
+		{"gibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return gibbs.NewGibbs(m, r, nil) }},
+		{"pgibbs", pg(1)},
+		{"pgibbs-0.1", pg(0.1)},
+		{"pgibbs-5", pg(5)},
+	}
+}
+
+// runSteps benchmarks one variable update per op after a warm-up, and
+// reports the sampler's work per step.
+func runSteps(b *testing.B, s gibbs.Sampler) {
+	b.Helper()
+	for range 10000 { // leave the random initial state
+		s.Step()
+	}
+	before := s.Stats()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s.Step()
+	}
+	b.StopTimer()
+	if err := s.Err(); err != nil {
+		b.Fatal(err)
+	}
+	st := s.Stats()
+	steps := float64(st.Steps - before.Steps)
+	b.ReportMetric(float64(st.Factors-before.Factors)/steps, "factors/op")
+	b.ReportMetric(float64(st.Picks-before.Picks)/steps, "draws/op")
+}
+
+// BenchmarkStep measures one update on the Poisson-Gibbs paper's Potts
+// model (20×20, D = 10, β = 4.6, L = 5.0878, Δ = 399).
+func BenchmarkStep(b *testing.B) {
+	g := lattice(b, 20)
+	for _, sc := range discreteSamplers() {
+		b.Run("model=potts20/sampler="+sc.name, func(b *testing.B) {
+			s, err := sc.new(g, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			runSteps(b, s)
+		})
+	}
+}
+
+// BenchmarkScaling grows the lattice at fixed kernel (fixed L): the cost of
+// a plain Gibbs step follows Δ, Poisson-Gibbs's draws per step stay at
+// λ + L (DESIGN §9).
+func BenchmarkScaling(b *testing.B) {
+	for _, width := range []int{20, 40, 80} {
+		for _, sc := range discreteSamplers()[:2] {
+			b.Run(fmt.Sprintf("width=%d/sampler=%s", width, sc.name), func(b *testing.B) {
+				g := lattice(b, width)
+				s, err := sc.new(g, rand.New(rand.NewPCG(1, 2)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(g.MaxDegree()), "Δ")
+				runSteps(b, s)
+			})
+		}
+	}
+}

@@ -1,0 +1,291 @@
+package gibbs
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/potts"
+)
+
+func smallPotts(t testing.TB) *factorgraph.Graph {
+	t.Helper()
+	g, err := potts.New(potts.Params{Width: 4, States: 3, Beta: 1, Gamma: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// bruteMarginals counts every variable after every update.
+type bruteMarginals struct{ counts [][]float64 }
+
+func (b *bruteMarginals) Observe(_ int64, _ int, x []float64) {
+	for i, v := range x {
+		b.counts[i][int(v)]++
+	}
+}
+
+func TestMarginalsMatchBruteForce(t *testing.T) {
+	g := smallPotts(t)
+	s, err := NewPoissonGibbs(g, rand.New(rand.NewPCG(3, 3)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy := NewMarginals(g)
+	brute := &bruteMarginals{counts: make([][]float64, g.NumVars())}
+	for i := range brute.counts {
+		brute.counts[i] = make([]float64, 3)
+	}
+	r := Runner{Steps: 5000, Burn: 17, Observers: []Observer{lazy, brute}}
+	if err := r.Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if lazy.N() != 5000-17 {
+		t.Errorf("observed %d states, want %d", lazy.N(), 5000-17)
+	}
+	p := lazy.Probs()
+	for i := range p {
+		for v := range p[i] {
+			if want := brute.counts[i][v] / float64(lazy.N()); math.Abs(p[i][v]-want) > 1e-12 {
+				t.Fatalf("P(x%d=%d) = %v, brute force %v", i, v, p[i][v], want)
+			}
+		}
+	}
+	pooled := Pool(lazy, lazy)
+	if !slices.Equal(pooled[3], p[3]) {
+		t.Errorf("pooling a run with itself changed it: %v vs %v", pooled[3], p[3])
+	}
+}
+
+// TestSameSeedSameChain: reproducibility bit for bit, and different seeds
+// give different chains.
+func TestSameSeedSameChain(t *testing.T) {
+	g := smallPotts(t)
+	run := func(seed uint64) []float64 {
+		s, err := NewPoissonGibbs(g, rand.New(rand.NewPCG(seed, 1)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2000 {
+			s.Step()
+		}
+		s.Sweep()
+		return append([]float64(nil), s.State()...)
+	}
+	a, b, c := run(1), run(1), run(2)
+	if !slices.Equal(a, b) {
+		t.Error("same seed gave different chains")
+	}
+	if slices.Equal(a, c) {
+		t.Error("different seeds gave the same chain")
+	}
+	streams := Streams(7, 3)
+	again := Streams(7, 3)
+	for c := range streams {
+		if x, y := streams[c].Uint64(), again[c].Uint64(); x != y {
+			t.Errorf("stream %d not reproducible", c)
+		}
+	}
+	if Streams(7, 2)[0].Uint64() == Streams(7, 2)[1].Uint64() {
+		t.Error("streams 0 and 1 start alike")
+	}
+}
+
+func TestRunnerCancellation(t *testing.T) {
+	g := smallPotts(t)
+	s, _ := NewGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := Runner{Steps: 1 << 40}.Run(ctx, s)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run on a cancelled context returned %v", err)
+	}
+	if s.Stats().Steps > checkEvery {
+		t.Errorf("ran %d steps after cancellation", s.Stats().Steps)
+	}
+}
+
+func TestRunnerSystematic(t *testing.T) {
+	g := smallPotts(t)
+	s, _ := NewGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
+	var seen []int
+	obs := observerFunc(func(_ int64, i int, _ []float64) { seen = append(seen, i) })
+	if err := (Runner{Steps: 32, Scan: SystematicScan, Observers: []Observer{obs}}).Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	for k, i := range seen {
+		if i != k%16 {
+			t.Fatalf("systematic scan updated %v", seen)
+		}
+	}
+}
+
+type observerFunc func(int64, int, []float64)
+
+func (f observerFunc) Observe(t int64, i int, x []float64) { f(t, i, x) }
+
+// liar declares [0, 1] but returns 2 when both variables are 1.
+func liar(t *testing.T, value float64) *factorgraph.Graph {
+	b := factorgraph.NewBuilder()
+	b.AddVariables(3, factorgraph.Discrete(2))
+	b.AddFactor(factorgraph.NewPotts(0, 1, 1))
+	b.AddFactor(factorgraph.NewFunc([]int{1, 2}, 0, 1, func(x []float64) float64 {
+		if x[1] == 1 && x[2] == 1 {
+			return value
+		}
+		return 0.5
+	}))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestCheckedMode: a factor that lies about its range, or returns NaN, stops
+// every sampler with an error naming it, never a panic or a biased chain.
+func TestCheckedMode(t *testing.T) {
+	for _, value := range []float64{2, -0.5, math.NaN(), math.Inf(1)} {
+		g := liar(t, value)
+		for _, sc := range exactSamplers() {
+			s, err := sc.new(g, rand.New(rand.NewPCG(1, 1)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Runner{Steps: 10000}.Run(context.Background(), s)
+			var re *factorgraph.RangeError
+			if !errors.As(err, &re) {
+				t.Fatalf("%s with factor value %v: Run returned %v, want a RangeError", sc.name, value, err)
+			}
+			if !strings.Contains(err.Error(), "factor 1 (vars 1,2)") {
+				t.Errorf("%s: error %q does not name the factor", sc.name, err)
+			}
+			if !errors.Is(s.Err(), err) && s.Err().Error() != err.Error() {
+				t.Errorf("%s: Err() = %v, Run returned %v", sc.name, s.Err(), err)
+			}
+			steps := s.Stats().Steps
+			s.Step()
+			if s.Stats().Steps != steps {
+				t.Errorf("%s: chain kept moving after an error", sc.name)
+			}
+		}
+	}
+}
+
+func TestConstructorErrors(t *testing.T) {
+	g := smallPotts(t)
+	r := rand.New(rand.NewPCG(1, 1))
+	cont := func() *factorgraph.Graph {
+		b := factorgraph.NewBuilder()
+		b.AddVariable(factorgraph.Interval(0, 1))
+		b.AddVariable(factorgraph.Discrete(2))
+		gg, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gg
+	}()
+	allObserved := func() *factorgraph.Graph {
+		b := factorgraph.NewBuilder()
+		b.AddVariable(factorgraph.Discrete(2))
+		b.Observe(0, 1)
+		gg, _ := b.Build()
+		return gg
+	}()
+	noSoft := func() *factorgraph.Graph {
+		b := factorgraph.NewBuilder()
+		b.AddVariables(2, factorgraph.Discrete(2))
+		gg, _ := b.Build()
+		return gg
+	}()
+	hard := func() *factorgraph.Graph {
+		b := factorgraph.NewBuilder()
+		b.AddVariables(2, factorgraph.Discrete(2))
+		b.AddFactor(factorgraph.NewProbTable([]int{0, 1}, []int{2, 2}, []float64{1, 0, 0, 1}))
+		gg, _ := b.Build()
+		return gg
+	}()
+	tests := []struct {
+		name string
+		make func() error
+		want string
+	}{
+		{"nil model", func() error { _, err := NewGibbs(nil, r, nil); return err }, "nil model"},
+		{"nil rng", func() error { _, err := NewPoissonGibbs(g, nil, nil); return err }, "nil *rand.Rand"},
+		{"negative λ", func() error { _, err := NewPoissonGibbs(g, r, &Options{Lambda: -1}); return err }, "λ = -1"},
+		{"NaN λ", func() error { _, err := NewPoissonGibbs(g, r, &Options{Lambda: math.NaN()}); return err }, "λ = NaN"},
+		{"infinite scale", func() error { _, err := NewPoissonGibbs(g, r, &Options{LambdaScale: math.Inf(1)}); return err }, "scale = +Inf"},
+		{"both λ and scale", func() error { _, err := NewPoissonGibbs(g, r, &Options{Lambda: 1, LambdaScale: 1}); return err }, "both λ and λ scale"},
+		{"L = 0", func() error { _, err := NewPoissonGibbs(noSoft, r, nil); return err }, "L = 0"},
+		{"continuous", func() error { _, err := NewGibbs(cont, r, nil); return err }, "variable 0 is continuous"},
+		{"all observed", func() error { _, err := NewGibbs(allObserved, r, nil); return err }, "every variable is observed"},
+		{"init length", func() error { _, err := NewGibbs(g, r, &Options{Init: []float64{0}}); return err }, "1 values for 16 variables"},
+		{"init domain", func() error {
+			x := make([]float64, 16)
+			x[5] = 3
+			_, err := NewGibbs(g, r, &Options{Init: x})
+			return err
+		}, "initial value 3 of variable 5"},
+		{"zero probability init", func() error { _, err := NewGibbs(hard, r, &Options{Init: []float64{0, 1}}); return err }, "initial state has zero probability: factor 0 (vars 0,1)"},
+	}
+	for _, tt := range tests {
+		err := tt.make()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestZeroAllocations: a step allocates nothing once running (the
+// benchmarks in package bench report the same with b.ReportAllocs).
+func TestZeroAllocations(t *testing.T) {
+	g := smallPotts(t)
+	for _, sc := range exactSamplers() {
+		s, err := sc.new(g, rand.New(rand.NewPCG(1, 1)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 1000 {
+			s.Step()
+		}
+		if a := testing.AllocsPerRun(1000, func() { s.Step() }); a != 0 {
+			t.Errorf("%s: %v allocations a step", sc.name, a)
+		}
+	}
+}
+
+// TestPaperFactorsPerStep pins what the paper reports on its Potts model:
+// λ + L bounds the expected draws a step, and the draws per step are close
+// to the 7, 28, 132 the paper reports for λ = 0.1, 1, 5·L².
+func TestPaperFactorsPerStep(t *testing.T) {
+	g, err := potts.New(potts.Paper())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ scale, lo, hi float64 }{{0.1, 6.5, 8}, {1, 27, 31.5}, {5, 120, 135}} {
+		s, err := NewPoissonGibbs(g, rand.New(rand.NewPCG(5, 5)), &Options{LambdaScale: tc.scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20000 {
+			s.Step()
+		}
+		st := s.Stats()
+		l := g.L()
+		if bound := tc.scale*l*l + l; st.PicksPerStep() > bound {
+			t.Errorf("λ = %v·L²: %.2f draws a step above λ + L = %.2f", tc.scale, st.PicksPerStep(), bound)
+		}
+		if d := st.PicksPerStep(); d < tc.lo || d > tc.hi {
+			t.Errorf("λ = %v·L²: %.2f draws a step, want within [%v, %v]", tc.scale, d, tc.lo, tc.hi)
+		}
+		if st.FactorsPerStep() > st.PicksPerStep() {
+			t.Errorf("more distinct factors than draws")
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package gibbs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// Sampler is a single-site Markov chain on a factor graph.
+//
+// Step resamples one free variable chosen uniformly at random and returns
+// it (random scan); Sweep resamples every free variable once in increasing
+// order (systematic scan); Update resamples variable i (a no-op for
+// evidence). State returns the current state, a view the caller must not
+// modify. Once a step detects an error (a factor value outside its declared
+// range, NaN, a conditional with no positive mass), the chain stops moving
+// and Err returns the first error; check it after a run.
+type Sampler interface {
+	Step() int
+	Sweep()
+	Update(i int)
+	State() []float64
+	Stats() Stats
+	Err() error
+}
+
+// Stats counts what a sampler did.
+type Stats struct {
+	// Steps is the number of variable updates.
+	Steps int64
+	// Factors is the number of factors evaluated to form conditionals: |A[i]|
+	// a step for plain Gibbs, the distinct factors of the minibatch S (plus
+	// the hard factors) for Poisson-Gibbs — the paper's "factors evaluated".
+	Factors int64
+	// Picks is the number of minibatch draws (alias picks with their thinning
+	// evaluation) of the Poisson-minibatch samplers.
+	Picks int64
+	// Proposals and Accepted count Metropolis–Hastings corrections.
+	Proposals, Accepted int64
+}
+
+// FactorsPerStep returns Factors/Steps.
+func (s Stats) FactorsPerStep() float64 { return ratio(s.Factors, s.Steps) }
+
+// PicksPerStep returns Picks/Steps.
+func (s Stats) PicksPerStep() float64 { return ratio(s.Picks, s.Steps) }
+
+// AcceptanceRate returns Accepted/Proposals (NaN without proposals).
+func (s Stats) AcceptanceRate() float64 {
+	if s.Proposals == 0 {
+		return math.NaN()
+	}
+	return float64(s.Accepted) / float64(s.Proposals)
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// Options configures the samplers of this package. The zero value gives
+// every sampler the defaults of the papers.
+type Options struct {
+	// Init is the initial state (copied). Nil draws each free variable
+	// uniformly from its domain with the sampler's RNG; evidence is always
+	// set to its observed value.
+	Init []float64
+
+	// Lambda is the Poisson-minibatch parameter λ (> 0). Zero means
+	// LambdaScale·L².
+	Lambda float64
+	// LambdaScale sets λ = LambdaScale·L² when Lambda is zero. Zero means 1,
+	// the paper's default λ = L².
+	LambdaScale float64
+	// PerVariable makes Poisson-Gibbs use L_i and λ_i = (λ/L²)·L_i² when it
+	// updates variable i, instead of the global L and λ. Each update still
+	// leaves π invariant (the auxiliary variables are redrawn every step), and
+	// variables with small L_i get smaller minibatches.
+	PerVariable bool
+}
+
+// lambda returns λ for a model with local maximum energy l.
+func (o *Options) lambda(l float64) (float64, error) {
+	switch {
+	case o.Lambda < 0 || math.IsNaN(o.Lambda) || math.IsInf(o.Lambda, 0):
+		return 0, fmt.Errorf("λ = %v: need a finite λ > 0", o.Lambda)
+	case o.LambdaScale < 0 || math.IsNaN(o.LambdaScale) || math.IsInf(o.LambdaScale, 0):
+		return 0, fmt.Errorf("λ scale = %v: need a finite scale > 0", o.LambdaScale)
+	case o.Lambda > 0 && o.LambdaScale > 0:
+		return 0, errors.New("both λ and λ scale set: choose one")
+	case o.Lambda > 0:
+		return o.Lambda, nil
+	}
+	scale := o.LambdaScale
+	if scale == 0 {
+		scale = 1
+	}
+	if l == 0 {
+		return 0, errors.New("model has no soft factors (L = 0), so λ = scale·L² is 0: use plain Gibbs")
+	}
+	return scale * l * l, nil
+}
+
+// chain is the state every sampler shares.
+type chain struct {
+	m       factorgraph.Model
+	r       *rand.Rand
+	x       []float64
+	free    []int
+	clamped []bool
+	stats   Stats
+	err     error
+	u, buf  []float64 // per-value energies and factor values, len ≥ max domain size
+}
+
+// newChain checks the model and options common to all samplers and sets up
+// the state. discrete says the sampler handles only discrete variables.
+func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, discrete bool) (chain, error) {
+	if m == nil {
+		return chain{}, fmt.Errorf("gibbs: %s: nil model", name)
+	}
+	if r == nil {
+		return chain{}, fmt.Errorf("gibbs: %s: nil *rand.Rand", name)
+	}
+	n := m.NumVars()
+	c := chain{m: m, r: r, free: m.Free(), clamped: make([]bool, n)}
+	if len(c.free) == 0 {
+		return chain{}, fmt.Errorf("gibbs: %s: every variable is observed; nothing to sample", name)
+	}
+	maxD := 1
+	for i := range n {
+		d := m.Domain(i)
+		if _, ok := m.Observed(i); ok {
+			c.clamped[i] = true
+		} else if discrete && !d.IsDiscrete() {
+			return chain{}, fmt.Errorf("gibbs: %s: variable %d is continuous on %v; %s samples discrete variables only", name, i, d, name)
+		}
+		maxD = max(maxD, d.Size)
+	}
+	c.u = make([]float64, maxD)
+	c.buf = make([]float64, maxD)
+	if opt == nil {
+		opt = &Options{}
+	}
+	if opt.Init != nil {
+		if len(opt.Init) != n {
+			return chain{}, fmt.Errorf("gibbs: %s: initial state has %d values for %d variables", name, len(opt.Init), n)
+		}
+		c.x = append([]float64(nil), opt.Init...)
+		for i, v := range c.x {
+			if ov, ok := m.Observed(i); ok {
+				c.x[i] = ov
+				continue
+			}
+			if d := m.Domain(i); !d.Contains(v) {
+				return chain{}, fmt.Errorf("gibbs: %s: initial value %v of variable %d outside its domain %v", name, v, i, d)
+			}
+		}
+	} else {
+		c.x = factorgraph.RandomState(m, r)
+	}
+	if err := c.checkHard(); err != nil {
+		return chain{}, fmt.Errorf("gibbs: %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// checkHard verifies that no hard factor rules out the current state.
+func (c *chain) checkHard() error {
+	for i := range c.m.NumVars() {
+		soft, hard := c.m.Degree(i)
+		for k := soft; k < soft+hard; k++ {
+			v := c.m.Eval(i, k, c.x)
+			if math.IsInf(v, -1) {
+				name, _, _ := c.m.Describe(i, k)
+				return fmt.Errorf("initial state has zero probability: %s is −Inf", name)
+			}
+			if !factorgraph.InRange(v, math.Inf(1)) {
+				return factorgraph.CheckError(c.m, i, k, v)
+			}
+		}
+	}
+	return nil
+}
+
+// State returns the current state; the caller must not modify it.
+func (c *chain) State() []float64 { return c.x }
+
+// Stats returns the counters.
+func (c *chain) Stats() Stats { return c.stats }
+
+// Err returns the first error a step detected, or nil.
+func (c *chain) Err() error { return c.err }
+
+// pick returns a free variable chosen uniformly.
+func (c *chain) pick() int { return c.free[c.r.IntN(len(c.free))] }
+
+// fail records the first error.
+func (c *chain) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// addExact adds the exact shifted values of the k-th factor of A[i] at
+// every value of discrete variable i to u, checking each against the
+// factor's range. It reports false after recording an error.
+func (c *chain) addExact(i, k int, u []float64) bool {
+	buf := c.buf[:len(u)]
+	c.m.EvalAll(i, k, c.x, buf)
+	lo, hi := factorgraph.Limits(c.m.Bound(i, k))
+	for v, s := range buf {
+		if !(s >= lo && s <= hi) {
+			c.fail(factorgraph.CheckError(c.m, i, k, s))
+			return false
+		}
+		u[v] += s
+	}
+	return true
+}
+
+// sampleLog draws v with probability ∝ exp(u[v]) by max-subtracted
+// exponentials, overwriting u. It returns −1 if every u[v] is −Inf.
+func sampleLog(r *rand.Rand, u []float64) int {
+	mx := math.Inf(-1)
+	for _, e := range u {
+		mx = max(mx, e)
+	}
+	if math.IsInf(mx, -1) {
+		return -1
+	}
+	total := 0.0
+	for v, e := range u {
+		u[v] = math.Exp(e - mx)
+		total += u[v]
+	}
+	t := r.Float64() * total
+	last := 0
+	for v, w := range u {
+		if w > 0 {
+			last = v
+			if t < w {
+				return v
+			}
+			t -= w
+		}
+	}
+	return last // rounding left t ≥ 0 after the last positive weight
+}
+
+// set finishes a discrete update of i from the energies u.
+func (c *chain) set(i int, u []float64) {
+	v := sampleLog(c.r, u)
+	if v < 0 {
+		c.fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
+		return
+	}
+	c.x[i] = float64(v)
+}
