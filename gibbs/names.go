@@ -1,0 +1,39 @@
+package gibbs
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// constructors maps the names of New to the samplers' constructors.
+var constructors = map[string]func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error){
+	"gibbs": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewGibbs(m, r, opt)
+	},
+	"pgibbs": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewPoissonGibbs(m, r, opt)
+	},
+}
+
+// New returns the sampler called name (see Names) on m, drawing from r.
+func New(name string, m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+	c, ok := constructors[name]
+	if !ok {
+		return nil, fmt.Errorf("gibbs: unknown sampler %q (want one of %s)", name, strings.Join(Names(), ", "))
+	}
+	return c(m, r, opt)
+}
+
+// Names returns the names New accepts, sorted.
+func Names() []string {
+	var names []string
+	for n := range constructors {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
