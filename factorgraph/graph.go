@@ -317,3 +317,6 @@ func (g *Graph) String() string {
 	return fmt.Sprintf("factor graph: %d variables (%d free), %d factors, Δ = %d, L = %.6g, Ψ = %.6g",
 		len(g.domains), len(g.free), len(g.factors), g.maxDeg, g.l, g.psi)
 }
+
+// FactorBound returns M_φ = hi − lo of factor f (+Inf for a hard factor).
+func (g *Graph) FactorBound(f int) float64 { return g.m[f] }

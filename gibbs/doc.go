@@ -21,6 +21,25 @@
 // default λ = L² keeps that factor constant. The counts are drawn by Poisson
 // thinning from a per-variable alias table, so no step scans A[i].
 //
+// [Auto] picks, per variable, a plain Gibbs update where the expected
+// minibatch is not smaller than |A[i]| and a Poisson-Gibbs update elsewhere.
+//
+// For comparison, the MIN-Gibbs family of De Sa, Chen & Wong (ICML 2018),
+// which the Poisson-Gibbs paper measures itself against: [MINGibbs] (global
+// exponentially-unbiased energy estimates, cached for the current state),
+// [MGPMH] (a local minibatch proposal corrected by Metropolis–Hastings with
+// the exact energies of A[i]) and [DoubleMINGibbs] (the same proposal,
+// corrected with a second, global estimate). All are exact; they pay for it
+// with a Metropolis–Hastings step or with estimates over the whole graph
+// (cost Ψ² rather than L²), and the estimates make the chains sticky unless
+// their batches are large.
+//
+// Hard factors (zeros of tables, constraints) are never minibatched: every
+// sampler adds them exactly, so a chain never enters a state of zero
+// probability. When the random initial state is impossible, the samplers
+// search for a feasible one (factorgraph.Graph.FeasibleState); evidence
+// variables are clamped and never resampled.
+//
 // # Running chains
 //
 // A [Sampler] advances by Step (random scan), Sweep (systematic scan) or

@@ -261,38 +261,76 @@ const minVisits = 10
 const zLimit = 5
 
 type samplerCase struct {
-	name string
-	new  func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error)
+	name  string
+	new   func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error)
+	steps int // 0 means exactSteps
 }
 
 func exactSamplers() []samplerCase {
 	return []samplerCase{
 		{"Gibbs", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
 			return NewGibbs(m, r, &Options{Init: init})
-		}},
+		}, 0},
 		{"PoissonGibbs", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
 			return NewPoissonGibbs(m, r, &Options{Init: init})
-		}},
+		}, 0},
 		{"PoissonGibbs/λ=0.1L²", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
 			return NewPoissonGibbs(m, r, &Options{Init: init, LambdaScale: 0.1})
-		}},
+		}, 0},
 		{"PoissonGibbs/per-variable", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
 			return NewPoissonGibbs(m, r, &Options{Init: init, PerVariable: true, LambdaScale: 0.5})
-		}},
+		}, 0},
+		{"Auto", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
+			return NewAuto(m, r, &Options{Init: init, LambdaScale: autoScale})
+		}, 0},
+		{"MINGibbs", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
+			return NewMINGibbs(m, r, &Options{Init: init})
+		}, minSteps},
+		{"MGPMH", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
+			return NewMGPMH(m, r, &Options{Init: init})
+		}, 0},
+		{"MGPMH/λ=0.1L²", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
+			return NewMGPMH(m, r, &Options{Init: init, LambdaScale: 0.1})
+		}, 0},
+		{"DoubleMINGibbs", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
+			return NewDoubleMINGibbs(m, r, &Options{Init: init, Lambda2Scale: 4})
+		}, 0}, // sticky (pseudo-marginal): batch means need the full run
 	}
 }
+
+// autoScale is the λ/L² at which Auto uses both kinds of update on the test
+// graphs (TestAutoKinds checks it).
+const autoScale = 0.05
 
 // testGraphs are the random graphs of the exactness tests: 12 graphs, the
 // last 8 with hard zeros and evidence.
 func testGraphs(t *testing.T) []testGraph {
 	var gs []testGraph
+	withHard, withEvidence := 0, 0
 	for seed := uint64(1); seed <= 12; seed++ {
-		gs = append(gs, randomGraph(t, seed, seed > 4, seed > 4))
+		tg := randomGraph(t, seed, seed > 4, seed > 4)
+		gs = append(gs, tg)
+		for i := range tg.g.NumVars() {
+			if _, hard := tg.g.Degree(i); hard > 0 {
+				withHard++
+				break
+			}
+		}
+		if len(tg.g.Free()) < tg.g.NumVars() {
+			withEvidence++
+		}
+	}
+	if withHard < 4 || withEvidence < 3 {
+		t.Fatalf("test graphs: %d with hard factors, %d with evidence; want at least 4 and 3", withHard, withEvidence)
 	}
 	return gs
 }
 
 const exactSteps = 200000
+
+// minSteps is the run length for MIN-Gibbs, whose steps cost D·λ = D·Ψ²
+// factor evaluations.
+const minSteps = 100000
 
 func TestExactness(t *testing.T) {
 	graphs := testGraphs(t)
@@ -305,7 +343,11 @@ func TestExactness(t *testing.T) {
 				if err != nil {
 					t.Fatalf("graph %d: %v", tg.seed, err)
 				}
-				z, where := exactness(tg.g, s, exactSteps)
+				steps := sc.steps
+				if steps == 0 {
+					steps = exactSteps
+				}
+				z, where := exactness(tg.g, s, steps)
 				if z > zLimit {
 					t.Errorf("graph %d (%v): %s: z = %.2f > %v", tg.seed, tg.g, where, z, zLimit)
 				}
@@ -316,9 +358,11 @@ func TestExactness(t *testing.T) {
 	}
 }
 
-// brokenEval hides φ̃(x) from the thinning of Poisson-Gibbs: Eval (used only
-// to compute keep probabilities) returns 0, so s_φ ~ Poisson(λM_φ/L) without
-// its state-dependent part — the "wrong thinning rate" bug.
+// brokenEval returns 0 from Eval for soft factors while EvalAll stays
+// right. Poisson-Gibbs uses Eval only for keep probabilities, so its
+// s_φ ~ Poisson(λM_φ/L) lose their state-dependent part (the "wrong thinning
+// rate" bug); MGPMH uses Eval for the exact energies of its correction, which
+// then drops the target's term (the "dropped MH term" bug).
 type brokenEval struct{ factorgraph.Model }
 
 func (b brokenEval) Eval(i, k int, x []float64) float64 {
@@ -327,6 +371,13 @@ func (b brokenEval) Eval(i, k int, x []float64) float64 {
 	}
 	return b.Model.Eval(i, k, x)
 }
+
+// doublePsi reports 2Ψ to the global estimators, so that
+// log(1 + Ψφ̃/(λM)) uses the wrong constant and E[exp ε] = exp(2U): the
+// "wrong estimator scale" bug of the MIN family.
+type doublePsi struct{ *factorgraph.Graph }
+
+func (d doublePsi) Psi() float64 { return 2 * d.Graph.Psi() }
 
 // dropFactor hides the last soft factor of every A[i] from a sampler: the
 // "dropped term" bug.
@@ -364,18 +415,32 @@ func (d dropFactor) Pick(i int, r *rand.Rand) int {
 func TestExactnessCatchesBrokenSamplers(t *testing.T) {
 	graphs := testGraphs(t)
 	broken := []struct {
-		name string
-		new  func(tg testGraph) (Sampler, error)
+		name  string
+		new   func(tg testGraph) (Sampler, error)
+		steps int
 	}{
 		{"PoissonGibbs/thinning-without-φ", func(tg testGraph) (Sampler, error) {
 			return NewPoissonGibbs(brokenEval{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
-		}},
+		}, 0},
 		{"Gibbs/dropped-factor", func(tg testGraph) (Sampler, error) {
 			return NewGibbs(dropFactor{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
-		}},
+		}, 0},
 		{"PoissonGibbs/dropped-factor", func(tg testGraph) (Sampler, error) {
 			return NewPoissonGibbs(dropFactor{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
-		}},
+		}, 0},
+		{"Auto/dropped-factor", func(tg testGraph) (Sampler, error) {
+			return NewAuto(dropFactor{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init, LambdaScale: autoScale})
+		}, 0},
+		{"MINGibbs/estimator-scaled-by-2", func(tg testGraph) (Sampler, error) {
+			psi := tg.g.Psi()
+			return NewMINGibbs(doublePsi{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init, Lambda: psi * psi})
+		}, minSteps},
+		{"MGPMH/correction-without-exact-energies", func(tg testGraph) (Sampler, error) {
+			return NewMGPMH(brokenEval{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
+		}, 0},
+		{"DoubleMINGibbs/estimator-scaled-by-2", func(tg testGraph) (Sampler, error) {
+			return NewDoubleMINGibbs(doublePsi{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init, Lambda2Scale: 4})
+		}, minSteps},
 	}
 	for _, bc := range broken {
 		t.Run(bc.name, func(t *testing.T) {
@@ -386,7 +451,11 @@ func TestExactnessCatchesBrokenSamplers(t *testing.T) {
 				if err != nil {
 					t.Fatalf("graph %d: %v", tg.seed, err)
 				}
-				z, _ := exactness(tg.g, s, exactSteps)
+				steps := bc.steps
+				if steps == 0 {
+					steps = exactSteps
+				}
+				z, _ := exactness(tg.g, s, steps)
 				if z > zLimit {
 					caught++
 				}
@@ -398,4 +467,24 @@ func TestExactnessCatchesBrokenSamplers(t *testing.T) {
 			t.Logf("rejected on %d of %d graphs (largest z %.1f)", caught, len(graphs), worst)
 		})
 	}
+}
+
+func TestAutoKinds(t *testing.T) {
+	gibbsVars, pgVars := 0, 0
+	for _, tg := range testGraphs(t) {
+		a, err := NewAuto(tg.g, rand.New(rand.NewPCG(1, 1)), &Options{Init: tg.init, LambdaScale: autoScale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, p := a.Kinds()
+		if g+p != len(tg.g.Free()) {
+			t.Errorf("graph %d: %d + %d kinds for %d free variables", tg.seed, g, p, len(tg.g.Free()))
+		}
+		gibbsVars += g
+		pgVars += p
+	}
+	if gibbsVars == 0 || pgVars == 0 {
+		t.Errorf("Auto used %d Gibbs and %d Poisson-Gibbs updates over the test graphs; the exactness test needs both", gibbsVars, pgVars)
+	}
+	t.Logf("Auto on the test graphs: %d variables by Gibbs, %d by Poisson-Gibbs", gibbsVars, pgVars)
 }

@@ -48,15 +48,21 @@ func (s *Gibbs) Update(i int) {
 	if s.err != nil || s.clamped[i] {
 		return
 	}
-	s.stats.Steps++
-	u := s.u[:s.m.Domain(i).Size]
+	s.exactUpdate(i)
+}
+
+// exactUpdate resamples discrete variable i from its full conditional
+// (Algorithm 1).
+func (c *chain) exactUpdate(i int) {
+	c.stats.Steps++
+	u := c.u[:c.m.Domain(i).Size]
 	clear(u)
-	soft, hard := s.m.Degree(i)
+	soft, hard := c.m.Degree(i)
 	for k := range soft + hard {
-		if !s.addExact(i, k, u) {
+		if !c.addExact(i, k, u) {
 			return
 		}
 	}
-	s.stats.Factors += int64(soft + hard)
-	s.set(i, u)
+	c.stats.Factors += int64(soft + hard)
+	c.set(i, u)
 }

@@ -17,6 +17,18 @@ var constructors = map[string]func(m factorgraph.Model, r *rand.Rand, opt *Optio
 	"pgibbs": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
 		return NewPoissonGibbs(m, r, opt)
 	},
+	"auto": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewAuto(m, r, opt)
+	},
+	"mingibbs": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewMINGibbs(m, r, opt)
+	},
+	"mgpmh": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewMGPMH(m, r, opt)
+	},
+	"doublemin": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewDoubleMINGibbs(m, r, opt)
+	},
 }
 
 // New returns the sampler called name (see Names) on m, drawing from r.

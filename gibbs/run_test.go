@@ -289,3 +289,52 @@ func TestPaperFactorsPerStep(t *testing.T) {
 		}
 	}
 }
+
+// TestHardFactorsFeasibleStart: on the 8-queens constraint graph a random
+// state is almost surely impossible; every sampler finds a feasible start by
+// itself and never leaves the feasible set.
+func TestHardFactorsFeasibleStart(t *testing.T) {
+	const n = 8
+	b := factorgraph.NewBuilder()
+	b.AddVariables(n, factorgraph.Discrete(n))
+	for r1 := range n {
+		w := make([]float64, n)
+		for c := range w {
+			w[c] = 0.1 * float64(c)
+		}
+		b.AddFactor(factorgraph.NewTable([]int{r1}, []int{n}, w))
+		for r2 := r1 + 1; r2 < n; r2++ {
+			vals := make([]float64, n*n)
+			for c1 := range n {
+				for c2 := range n {
+					if c1 == c2 || c1-c2 == r1-r2 || c1-c2 == r2-r1 {
+						vals[c1*n+c2] = math.Inf(-1)
+					}
+				}
+			}
+			b.AddFactor(factorgraph.NewTable([]int{r1, r2}, []int{n, n}, vals))
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Names() {
+		s, err := New(name, g, rand.New(rand.NewPCG(1, 1)), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for range 2000 {
+			s.Step()
+			x := s.State()
+			for f := range g.NumFactors() {
+				if math.IsInf(g.Factor(f).Value(x), -1) {
+					t.Fatalf("%s entered a state of zero probability: %v", name, x)
+				}
+			}
+		}
+		if err := s.Err(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

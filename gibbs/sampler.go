@@ -1,7 +1,6 @@
 package gibbs
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -82,28 +81,45 @@ type Options struct {
 	// leaves π invariant (the auxiliary variables are redrawn every step), and
 	// variables with small L_i get smaller minibatches.
 	PerVariable bool
+
+	// Lambda2 is the batch parameter λ2 of DoubleMIN-Gibbs's second (global)
+	// minibatch. Zero means Lambda2Scale·L².
+	Lambda2 float64
+	// Lambda2Scale sets λ2 = Lambda2Scale·L² when Lambda2 is zero; zero
+	// means 1. The Poisson-Gibbs paper runs 1 and 10⁴.
+	Lambda2Scale float64
 }
 
-// lambda returns λ for a model with local maximum energy l.
+// lambda returns λ: Lambda, or LambdaScale·L².
 func (o *Options) lambda(l float64) (float64, error) {
+	return resolveLambda("λ", o.Lambda, o.LambdaScale, "L", l)
+}
+
+// lambda2 returns λ2 of DoubleMIN-Gibbs: Lambda2, or Lambda2Scale·L².
+func (o *Options) lambda2(l float64) (float64, error) {
+	return resolveLambda("λ2", o.Lambda2, o.Lambda2Scale, "L", l)
+}
+
+// resolveLambda returns abs, or scale·q² for the model quantity q called
+// qname (L, or Ψ for MIN-Gibbs).
+func resolveLambda(name string, abs, scale float64, qname string, q float64) (float64, error) {
 	switch {
-	case o.Lambda < 0 || math.IsNaN(o.Lambda) || math.IsInf(o.Lambda, 0):
-		return 0, fmt.Errorf("λ = %v: need a finite λ > 0", o.Lambda)
-	case o.LambdaScale < 0 || math.IsNaN(o.LambdaScale) || math.IsInf(o.LambdaScale, 0):
-		return 0, fmt.Errorf("λ scale = %v: need a finite scale > 0", o.LambdaScale)
-	case o.Lambda > 0 && o.LambdaScale > 0:
-		return 0, errors.New("both λ and λ scale set: choose one")
-	case o.Lambda > 0:
-		return o.Lambda, nil
+	case abs < 0 || math.IsNaN(abs) || math.IsInf(abs, 0):
+		return 0, fmt.Errorf("%s = %v: need a finite %s > 0", name, abs, name)
+	case scale < 0 || math.IsNaN(scale) || math.IsInf(scale, 0):
+		return 0, fmt.Errorf("%s scale = %v: need a finite scale > 0", name, scale)
+	case abs > 0 && scale > 0:
+		return 0, fmt.Errorf("both %s and %s scale set: choose one", name, name)
+	case abs > 0:
+		return abs, nil
 	}
-	scale := o.LambdaScale
 	if scale == 0 {
 		scale = 1
 	}
-	if l == 0 {
-		return 0, errors.New("model has no soft factors (L = 0), so λ = scale·L² is 0: use plain Gibbs")
+	if q == 0 {
+		return 0, fmt.Errorf("model has no soft factors (%s = 0), so %s = scale·%s² is 0: use plain Gibbs", qname, name, qname)
 	}
-	return scale * l * l, nil
+	return scale * q * q, nil
 }
 
 // chain is the state every sampler shares.
@@ -163,11 +179,28 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 		}
 	} else {
 		c.x = factorgraph.RandomState(m, r)
+		if c.checkHard() != nil {
+			// Zeros make the random state impossible: search for a
+			// feasible one where the model supports it.
+			if f, ok := m.(feasibler); ok {
+				x, err := f.FeasibleState(r, 0)
+				if err != nil {
+					return chain{}, fmt.Errorf("gibbs: %s: initial state: %w", name, err)
+				}
+				c.x = x
+			}
+		}
 	}
 	if err := c.checkHard(); err != nil {
 		return chain{}, fmt.Errorf("gibbs: %s: %w", name, err)
 	}
 	return c, nil
+}
+
+// feasibler is a model that can find a state of positive probability
+// (factorgraph.Graph.FeasibleState).
+type feasibler interface {
+	FeasibleState(r *rand.Rand, maxNodes int) ([]float64, error)
 }
 
 // checkHard verifies that no hard factor rules out the current state.

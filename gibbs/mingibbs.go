@@ -1,0 +1,458 @@
+package gibbs
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/minibatch"
+)
+
+// estimator draws the global energy estimates of the MIN-Gibbs family
+// (De Sa, Chen & Wong, "Minibatch Gibbs Sampling on Large Graphical Models",
+// ICML 2018): with s_φ ~ Poisson(λM_φ/Ψ) for every soft factor,
+//
+//	ε(y) = Σ_{s_φ>0} s_φ · log(1 + Ψφ̃(y)/(λM_φ)),
+//
+// is exponentially unbiased, E[exp ε(y)] = exp(Σ_φ φ̃(y)). The counts come
+// from B ~ Poisson(λ) picks with probability M_φ/Ψ (internal/minibatch).
+type estimator struct {
+	m      factorgraph.GlobalModel
+	lambda float64
+	psi    float64
+	counts *minibatch.Counts
+	src    *globalSource // a pointer: a value would be boxed, allocating, at each draw
+}
+
+type globalSource struct{ m factorgraph.GlobalModel }
+
+func (g *globalSource) Pick(r *rand.Rand) int { return g.m.PickGlobal(r) }
+func (*globalSource) Keep(int) float64        { return 1 }
+
+func newEstimator(m factorgraph.GlobalModel, lambda float64) *estimator {
+	return &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors()), src: &globalSource{m}}
+}
+
+// estimate returns a fresh ε(x), the number of picks and the number of
+// distinct factors evaluated, or an error for a factor value outside its
+// range.
+func (e *estimator) estimate(r *rand.Rand, x []float64) (eps float64, picks, factors int, err error) {
+	picks = minibatch.Draw(r, e.lambda, e.src, e.counts)
+	for _, f32 := range e.counts.Keys() {
+		f := int(f32)
+		mf := e.m.FactorBound(f)
+		t := e.m.EvalFactor(f, x)
+		if lo, hi := factorgraph.Limits(mf); !(t >= lo && t <= hi) {
+			return 0, picks, e.counts.Len(), factorgraph.GlobalCheckError(e.m, f, t)
+		}
+		if t != 0 {
+			eps += float64(e.counts.Count(f)) * math.Log1p(e.psi*t/(e.lambda*mf))
+		}
+	}
+	return eps, picks, e.counts.Len(), nil
+}
+
+// globalModel returns m as a GlobalModel for the samplers that need one.
+func globalModel(name string, m factorgraph.Model) (factorgraph.GlobalModel, error) {
+	g, ok := m.(factorgraph.GlobalModel)
+	if !ok {
+		return nil, fmt.Errorf("gibbs: %s needs a model with global factor access (a *factorgraph.Graph), not %T", name, m)
+	}
+	if !(g.Psi() > 0) {
+		return nil, fmt.Errorf("gibbs: %s: model has no soft factor touching a free variable (Ψ = 0): use plain Gibbs", name)
+	}
+	return g, nil
+}
+
+// hardEnergies sets h[v] to the sum of the hard factors of A[i] at x_{i←v}
+// (0 everywhere without hard factors). It reports false after an error.
+func (c *chain) hardEnergies(i int, h []float64) bool {
+	clear(h)
+	soft, hard := c.m.Degree(i)
+	for k := soft; k < soft+hard; k++ {
+		if !c.addExact(i, k, h) {
+			return false
+		}
+	}
+	c.stats.Factors += int64(hard)
+	return true
+}
+
+// MINGibbs is MIN-Gibbs (De Sa, Chen & Wong 2018), the minibatch Gibbs
+// sampler the Poisson-Gibbs paper compares against. Its state is (x, ε),
+// ε a global energy estimate of x. To update x_i it keeps ε for the current
+// value, draws a fresh independent estimate ε_u = ε(x_{i←u}) for every other
+// value u, and samples v ∝ exp(ε_u) (times the hard factors of A[i], which are
+// exact); then x_i = v and ε = ε_v. It leaves π invariant exactly (it is a
+// Gibbs-type move on the augmented space), but its estimates cover the
+// whole graph: a step costs O(D·λ) factor evaluations and the theory asks
+// λ = Θ(Ψ²), so the default λ is Ψ² (Options.LambdaScale multiplies Ψ² here,
+// Options.Lambda sets λ itself).
+type MINGibbs struct {
+	chain
+	est  *estimator
+	eps  float64   // ε of the current state
+	epsv []float64 // ε_u of the candidates
+}
+
+var _ Sampler = (*MINGibbs)(nil)
+
+// NewMINGibbs returns a MIN-Gibbs sampler on m, which must be a
+// factorgraph.GlobalModel (such as a *factorgraph.Graph).
+func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*MINGibbs, error) {
+	if opt == nil {
+		opt = &Options{}
+	}
+	g, err := globalModel("MINGibbs", m)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newChain("MINGibbs", m, r, opt, true)
+	if err != nil {
+		return nil, err
+	}
+	lambda, err := resolveLambda("λ", opt.Lambda, opt.LambdaScale, "Ψ", g.Psi())
+	if err != nil {
+		return nil, fmt.Errorf("gibbs: MINGibbs: %w", err)
+	}
+	s := &MINGibbs{chain: c, est: newEstimator(g, lambda), epsv: make([]float64, len(c.u))}
+	if s.eps, _, _, err = s.est.estimate(r, s.x); err != nil {
+		return nil, fmt.Errorf("gibbs: MINGibbs: initial estimate: %w", err)
+	}
+	return s, nil
+}
+
+// Lambda returns λ.
+func (s *MINGibbs) Lambda() float64 { return s.est.lambda }
+
+// Step resamples a uniformly chosen free variable and returns it.
+func (s *MINGibbs) Step() int {
+	i := s.pick()
+	s.Update(i)
+	return i
+}
+
+// Sweep resamples every free variable once, in increasing order.
+func (s *MINGibbs) Sweep() {
+	for _, i := range s.free {
+		s.Update(i)
+	}
+}
+
+// Update resamples variable i.
+func (s *MINGibbs) Update(i int) {
+	if s.err != nil || s.clamped[i] {
+		return
+	}
+	s.stats.Steps++
+	d := s.m.Domain(i).Size
+	u, epsv := s.u[:d], s.epsv[:d]
+	if !s.hardEnergies(i, u) {
+		return
+	}
+	cur := s.x[i]
+	for v := range d {
+		switch {
+		case float64(v) == cur:
+			epsv[v] = s.eps // the cached estimate of the current state
+		case math.IsInf(u[v], -1):
+			continue // ruled out by a hard factor: no estimate needed
+		default:
+			s.x[i] = float64(v)
+			e, picks, factors, err := s.est.estimate(s.r, s.x)
+			s.stats.Picks += int64(picks)
+			s.stats.Factors += int64(factors)
+			if err != nil {
+				s.x[i] = cur
+				s.fail(err)
+				return
+			}
+			epsv[v] = e
+		}
+		u[v] += epsv[v]
+	}
+	s.x[i] = cur
+	v := sampleLog(s.r, u)
+	if v < 0 {
+		s.fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
+		return
+	}
+	s.x[i], s.eps = float64(v), epsv[v]
+}
+
+// proposal is the local minibatch proposal of MGPMH and DoubleMIN-Gibbs:
+// s_φ ~ Poisson(λM_φ/L) for φ ∈ A[i], independent of x, and
+//
+//	log ψ(u) = Σ_{s_φ>0} s_φ (L/(λM_φ)) φ̃(x_{i←u}).
+type proposal struct {
+	lambda float64
+	counts *minibatch.Counts
+	src    *localSource
+	logPsi []float64 // log ψ of the soft part, per value
+	w      []float64 // sampling weights (log ψ + hard energies)
+}
+
+type localSource struct {
+	m factorgraph.Model
+	i int
+}
+
+func (l *localSource) Pick(r *rand.Rand) int { return l.m.Pick(l.i, r) }
+func (*localSource) Keep(int) float64        { return 1 }
+
+func newProposal(c *chain, lambda float64) *proposal {
+	return &proposal{
+		lambda: lambda,
+		counts: minibatch.NewCounts(max(c.m.MaxDegree(), 1)),
+		src:    &localSource{m: c.m},
+		logPsi: make([]float64, len(c.u)),
+		w:      make([]float64, len(c.u)),
+	}
+}
+
+// draw draws the minibatch and a value v ~ ψ·exp(hard factors) for variable
+// i; it fills p.logPsi. It returns −1 after recording an error.
+func (p *proposal) draw(c *chain, i int) int {
+	d := c.m.Domain(i).Size
+	logPsi, w := p.logPsi[:d], p.w[:d]
+	if !c.hardEnergies(i, w) {
+		return -1
+	}
+	clear(logPsi)
+	if soft, _ := c.m.Degree(i); soft > 0 {
+		l := c.m.L()
+		p.src.i = i
+		c.stats.Picks += int64(minibatch.Draw(c.r, p.lambda*c.m.Li(i)/l, p.src, p.counts))
+		buf := c.buf[:d]
+		for _, k32 := range p.counts.Keys() {
+			k := int(k32)
+			mk := c.m.Bound(i, k)
+			coef := float64(p.counts.Count(k)) * l / (p.lambda * mk) // s_φ L/(λM_φ)
+			lo, hi := factorgraph.Limits(mk)
+			c.m.EvalAll(i, k, c.x, buf)
+			for v, t := range buf {
+				if !(t >= lo && t <= hi) {
+					c.fail(factorgraph.CheckError(c.m, i, k, t))
+					return -1
+				}
+				logPsi[v] += coef * t
+			}
+		}
+		c.stats.Factors += int64(p.counts.Len())
+	}
+	for v := range w {
+		w[v] += logPsi[v]
+	}
+	v := sampleLog(c.r, w)
+	if v < 0 {
+		c.fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
+	}
+	return v
+}
+
+// MGPMH is Minibatch-Gibbs-Proposal Metropolis–Hastings (De Sa, Chen & Wong
+// 2018): a local minibatch s_φ ~ Poisson(λM_φ/L), φ ∈ A[i], drawn
+// independently of x, gives the proposal ψ(u) ∝ exp(Σ s_φ (L/(λM_φ))
+// φ̃(x_{i←u})); a draw v ~ ψ is accepted with probability
+//
+//	min(1, exp(U_i(v) − U_i(x_i)) · ψ(x_i)/ψ(v)),
+//
+// where U_i sums all of A[i] exactly. The correction makes it exact for any
+// λ, at the price of evaluating A[i] (cost Δ) every step. Default λ = L².
+type MGPMH struct {
+	chain
+	prop *proposal
+}
+
+var _ Sampler = (*MGPMH)(nil)
+
+// NewMGPMH returns an MGPMH sampler on m.
+func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *Options) (*MGPMH, error) {
+	if opt == nil {
+		opt = &Options{}
+	}
+	c, err := newChain("MGPMH", m, r, opt, true)
+	if err != nil {
+		return nil, err
+	}
+	lambda, err := opt.lambda(m.L())
+	if err != nil {
+		return nil, fmt.Errorf("gibbs: MGPMH: %w", err)
+	}
+	s := &MGPMH{chain: c}
+	s.prop = newProposal(&s.chain, lambda)
+	return s, nil
+}
+
+// Lambda returns λ.
+func (s *MGPMH) Lambda() float64 { return s.prop.lambda }
+
+// Step resamples a uniformly chosen free variable and returns it.
+func (s *MGPMH) Step() int {
+	i := s.pick()
+	s.Update(i)
+	return i
+}
+
+// Sweep resamples every free variable once, in increasing order.
+func (s *MGPMH) Sweep() {
+	for _, i := range s.free {
+		s.Update(i)
+	}
+}
+
+// Update proposes a new value of variable i and accepts or rejects it.
+func (s *MGPMH) Update(i int) {
+	if s.err != nil || s.clamped[i] {
+		return
+	}
+	s.stats.Steps++
+	v := s.prop.draw(&s.chain, i)
+	if v < 0 {
+		return
+	}
+	s.stats.Proposals++
+	cur := int(s.x[i])
+	if v == cur {
+		s.stats.Accepted++
+		return
+	}
+	// Exact soft energies of A[i] at both values (hard factors cancel
+	// between U_i and ψ, which both contain them).
+	du, ok := s.softDelta(i, cur, v)
+	if !ok {
+		return
+	}
+	logr := du + s.prop.logPsi[cur] - s.prop.logPsi[v]
+	if logr >= 0 || math.Log(s.r.Float64()) < logr {
+		s.x[i] = float64(v)
+		s.stats.Accepted++
+	}
+}
+
+// softDelta returns Σ_{soft φ∈A[i]} φ̃(x_{i←v}) − φ̃(x_{i←cur}), evaluating
+// every soft factor of A[i] at both values.
+func (c *chain) softDelta(i, cur, v int) (float64, bool) {
+	soft, _ := c.m.Degree(i)
+	du := 0.0
+	for k := range soft {
+		mk := c.m.Bound(i, k)
+		lo, hi := factorgraph.Limits(mk)
+		a := c.m.Eval(i, k, c.x)
+		c.x[i] = float64(v)
+		b := c.m.Eval(i, k, c.x)
+		c.x[i] = float64(cur)
+		if !(a >= lo && a <= hi) {
+			c.fail(factorgraph.CheckError(c.m, i, k, a))
+			return 0, false
+		}
+		if !(b >= lo && b <= hi) {
+			c.fail(factorgraph.CheckError(c.m, i, k, b))
+			return 0, false
+		}
+		du += b - a
+	}
+	c.stats.Factors += int64(soft)
+	return du, true
+}
+
+// DoubleMINGibbs is DoubleMIN-Gibbs (De Sa, Chen & Wong 2018): the state is
+// (x, ε) as in MIN-Gibbs; the proposal is MGPMH's local minibatch proposal
+// (batch λ1 = λ); a fresh global estimate ε' = ε(x_{i←v}) with batch λ2
+// replaces MGPMH's exact energies in the acceptance probability
+//
+//	min(1, exp(ε' − ε) · ψ(x_i)/ψ(v)),
+//
+// and on acceptance ε = ε'. It is exact (pseudo-marginal MH on the augmented
+// space) for any λ1, λ2, but the variance of ε' − ε makes it sticky unless λ2
+// is large: the Poisson-Gibbs paper runs λ1 = L² with λ2 = L² and 10⁴·L².
+// Defaults: λ = L², λ2 = L² (Options.Lambda2, Options.Lambda2Scale).
+type DoubleMINGibbs struct {
+	chain
+	prop *proposal
+	est  *estimator
+	eps  float64
+}
+
+var _ Sampler = (*DoubleMINGibbs)(nil)
+
+// NewDoubleMINGibbs returns a DoubleMIN-Gibbs sampler on m, which must be a
+// factorgraph.GlobalModel.
+func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*DoubleMINGibbs, error) {
+	if opt == nil {
+		opt = &Options{}
+	}
+	g, err := globalModel("DoubleMINGibbs", m)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newChain("DoubleMINGibbs", m, r, opt, true)
+	if err != nil {
+		return nil, err
+	}
+	lambda, err := opt.lambda(m.L())
+	if err != nil {
+		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
+	}
+	lambda2, err := opt.lambda2(m.L())
+	if err != nil {
+		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
+	}
+	s := &DoubleMINGibbs{chain: c, est: newEstimator(g, lambda2)}
+	s.prop = newProposal(&s.chain, lambda)
+	if s.eps, _, _, err = s.est.estimate(r, s.x); err != nil {
+		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: initial estimate: %w", err)
+	}
+	return s, nil
+}
+
+// Lambda returns λ1, the local proposal's batch parameter.
+func (s *DoubleMINGibbs) Lambda() float64 { return s.prop.lambda }
+
+// Lambda2 returns λ2, the global estimate's batch parameter.
+func (s *DoubleMINGibbs) Lambda2() float64 { return s.est.lambda }
+
+// Step resamples a uniformly chosen free variable and returns it.
+func (s *DoubleMINGibbs) Step() int {
+	i := s.pick()
+	s.Update(i)
+	return i
+}
+
+// Sweep resamples every free variable once, in increasing order.
+func (s *DoubleMINGibbs) Sweep() {
+	for _, i := range s.free {
+		s.Update(i)
+	}
+}
+
+// Update proposes a new value of variable i with a fresh global estimate
+// and accepts or rejects the pair.
+func (s *DoubleMINGibbs) Update(i int) {
+	if s.err != nil || s.clamped[i] {
+		return
+	}
+	s.stats.Steps++
+	v := s.prop.draw(&s.chain, i)
+	if v < 0 {
+		return
+	}
+	s.stats.Proposals++
+	cur := s.x[i]
+	s.x[i] = float64(v)
+	eps, picks, factors, err := s.est.estimate(s.r, s.x)
+	s.stats.Picks += int64(picks)
+	s.stats.Factors += int64(factors)
+	s.x[i] = cur
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	// Hard factors cancel between the target and ψ, which both contain them.
+	logr := eps - s.eps + s.prop.logPsi[int(cur)] - s.prop.logPsi[v]
+	if logr >= 0 || math.Log(s.r.Float64()) < logr {
+		s.x[i], s.eps = float64(v), eps
+		s.stats.Accepted++
+	}
+}
