@@ -9,6 +9,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/spin"
 )
 
 // lattices caches the Gaussian-kernel Potts graphs by width: the 80×80 one
@@ -103,5 +104,30 @@ func BenchmarkScaling(b *testing.B) {
 				runSteps(b, s)
 			})
 		}
+	}
+}
+
+var spinOnce = sync.OnceValues(func() (*factorgraph.Graph, error) { return spin.New(spin.Paper()) })
+
+// BenchmarkContinuousStep measures one update of each continuous sampler
+// on the paper's spin model (20×20, L = 13.71, Δ = 399; m = 3, k = 10).
+// Rejection samplers report tries/op.
+func BenchmarkContinuousStep(b *testing.B) {
+	g, err := spinOnce()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"gibbs-its", "gibbs-da", "pgits", "pgda", "gibbs-rejection", "pg-rejection"} {
+		b.Run("model=spin20/sampler="+name, func(b *testing.B) {
+			s, err := gibbs.New(name, g, rand.New(rand.NewPCG(1, 2)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runSteps(b, s)
+			st := s.Stats()
+			if st.Tries > 0 {
+				b.ReportMetric(st.TriesPerStep(), "tries/op")
+			}
+		})
 	}
 }

@@ -31,7 +31,7 @@ func NewAuto(m factorgraph.Model, r *rand.Rand, opt *Options) (*Auto, error) {
 	a := &Auto{PoissonGibbs: pg, exact: make([]bool, m.NumVars())}
 	for _, i := range m.Free() {
 		soft, _ := m.Degree(i)
-		l, lambda := pg.scale(i)
+		l, lambda := pg.pg.scale(m, i)
 		draws := m.Li(i) * (lambda/l + 1)
 		if l == 0 || draws >= float64(soft) {
 			a.exact[i] = true

@@ -194,36 +194,64 @@ func connected(g *factorgraph.Graph, joint []float64) ([]float64, bool) {
 // errors from batch means. A visit to a state of probability zero returns
 // +Inf.
 func exactness(g *factorgraph.Graph, s Sampler, steps int) (float64, string) {
-	const batches = 50
 	joint := enumerate(g)
 	marg := marginalsOf(g, joint)
-	per := steps / batches
-	jcount := make([][]float64, batches)
-	mcount := make([][][]float64, batches)
-	x := s.State()
-	for b := range batches {
-		jcount[b] = make([]float64, len(joint))
-		mcount[b] = make([][]float64, g.NumVars())
-		for i := range mcount[b] {
-			mcount[b][i] = make([]float64, g.Domain(i).Size)
+	// Cells: the joint state, then (variable, value) pairs.
+	probs := append([]float64(nil), joint...)
+	var names []string
+	for st := range joint {
+		names = append(names, fmt.Sprintf("state %d", st))
+	}
+	offset := make([]int, len(marg))
+	for i := range marg {
+		offset[i] = len(probs)
+		for v, p := range marg[i] {
+			probs = append(probs, p)
+			names = append(names, fmt.Sprintf("P(x%d=%d)", i, v))
 		}
+	}
+	cells := func(x []float64, dst []int) []int {
+		dst = append(dst[:0], stateIndex(g, x))
+		for i := range marg {
+			dst = append(dst, offset[i]+int(x[i]))
+		}
+		return dst
+	}
+	return batchZ(s, steps, probs, names, cells)
+}
+
+// batchZ runs s for steps updates and returns the largest batch-means
+// z-score over a set of cells: cells maps a state to the cells it falls in
+// (for example its joint bin and one bin per variable), probs holds the
+// exact probability of each cell. Entering a cell of probability 0 returns
+// +Inf, as does a sampler error.
+func batchZ(s Sampler, steps int, probs []float64, names []string, cells func(x []float64, dst []int) []int) (float64, string) {
+	const batches = 50
+	per := steps / batches
+	count := make([][]float64, batches)
+	x := s.State()
+	var in []int
+	for b := range batches {
+		count[b] = make([]float64, len(probs))
 		for range per {
 			s.Step()
-			st := stateIndex(g, x)
-			if joint[st] == 0 {
-				return math.Inf(1), fmt.Sprintf("entered state %v of probability 0", x)
-			}
-			jcount[b][st]++
-			for i := range mcount[b] {
-				mcount[b][i][int(x[i])]++
+			in = cells(x, in)
+			for _, c := range in {
+				if probs[c] == 0 {
+					return math.Inf(1), fmt.Sprintf("entered %s of probability 0 at %v", names[c], x)
+				}
+				count[b][c]++
 			}
 		}
 	}
+	if err := s.Err(); err != nil {
+		return math.Inf(1), err.Error()
+	}
 	worst, where := 0.0, ""
-	check := func(p float64, cell func(b int) float64, what string) {
+	for c, p := range probs {
 		mean, sq := 0.0, 0.0
 		for b := range batches {
-			f := cell(b) / float64(per)
+			f := count[b][c] / float64(per)
 			mean += f
 			sq += f * f
 		}
@@ -231,22 +259,11 @@ func exactness(g *factorgraph.Graph, s Sampler, steps int) (float64, string) {
 		sd := math.Sqrt(max(0, sq/batches-mean*mean) * batches / (batches - 1))
 		se := max(sd/math.Sqrt(batches), math.Sqrt(p*(1-p)/float64(per*batches)))
 		if p*float64(per) < minVisits || se == 0 {
-			return // too rare for batch means to estimate its error
+			continue // too rare for batch means to estimate its error
 		}
 		if z := math.Abs(mean-p) / se; z > worst {
-			worst, where = z, fmt.Sprintf("%s: frequency %.4f, exact %.4f (se %.4f)", what, mean, p, se)
+			worst, where = z, fmt.Sprintf("%s: frequency %.4f, exact %.4f (se %.4f)", names[c], mean, p, se)
 		}
-	}
-	for st, p := range joint {
-		check(p, func(b int) float64 { return jcount[b][st] }, fmt.Sprintf("state %d", st))
-	}
-	for i := range marg {
-		for v, p := range marg[i] {
-			check(p, func(b int) float64 { return mcount[b][i][v] }, fmt.Sprintf("P(x%d=%d)", i, v))
-		}
-	}
-	if err := s.Err(); err != nil {
-		return math.Inf(1), err.Error()
 	}
 	return worst, where
 }

@@ -29,6 +29,24 @@ var constructors = map[string]func(m factorgraph.Model, r *rand.Rand, opt *Optio
 	"doublemin": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
 		return NewDoubleMINGibbs(m, r, opt)
 	},
+	"gibbs-its": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewGibbsITS(m, r, opt)
+	},
+	"gibbs-da": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewGibbsDA(m, r, opt)
+	},
+	"pgits": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewPGITS(m, r, opt)
+	},
+	"pgda": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewPGDA(m, r, opt)
+	},
+	"gibbs-rejection": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewGibbsRejection(m, r, opt)
+	},
+	"pg-rejection": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		return NewPGRejection(m, r, opt)
+	},
 }
 
 // New returns the sampler called name (see Names) on m, drawing from r.

@@ -30,10 +30,7 @@ import (
 // Options for λ, a multiple of L², and the per-variable variant.
 type PoissonGibbs struct {
 	chain
-	lambda      float64
-	perVariable bool
-	counts      *minibatch.Counts
-	src         *pgSource
+	pg *pgState
 }
 
 var _ Sampler = (*PoissonGibbs)(nil)
@@ -47,22 +44,15 @@ func NewPoissonGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*PoissonG
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := opt.lambda(m.L())
-	if err != nil {
+	s := &PoissonGibbs{chain: c}
+	if s.pg, err = newPGState(&s.chain, opt); err != nil {
 		return nil, fmt.Errorf("gibbs: PoissonGibbs: %w", err)
 	}
-	s := &PoissonGibbs{
-		chain:       c,
-		lambda:      lambda,
-		perVariable: opt.PerVariable,
-		counts:      minibatch.NewCounts(max(m.MaxDegree(), 1)),
-	}
-	s.src = &pgSource{s: s}
 	return s, nil
 }
 
 // Lambda returns λ.
-func (s *PoissonGibbs) Lambda() float64 { return s.lambda }
+func (s *PoissonGibbs) Lambda() float64 { return s.pg.lambda }
 
 // Step resamples a uniformly chosen free variable and returns it.
 func (s *PoissonGibbs) Step() int {
@@ -78,91 +68,157 @@ func (s *PoissonGibbs) Sweep() {
 	}
 }
 
-// scale returns L and λ for the update of variable i.
-func (s *PoissonGibbs) scale(i int) (l, lambda float64) {
-	l = s.m.L()
-	if !s.perVariable {
-		return l, s.lambda
-	}
-	li := s.m.Li(i)
-	return li, s.lambda * (li / l) * (li / l)
-}
-
 // Update resamples variable i (Algorithm 2).
 func (s *PoissonGibbs) Update(i int) {
 	if s.err != nil || s.clamped[i] {
 		return
 	}
-	s.stats.Steps++
-	u := s.u[:s.m.Domain(i).Size]
-	clear(u)
-	soft, hard := s.m.Degree(i)
-	for k := soft; k < soft+hard; k++ {
-		if !s.addExact(i, k, u) {
-			return
-		}
-	}
-	if soft > 0 {
-		if !s.minibatch(i, u) {
-			return
-		}
-	}
-	s.stats.Factors += int64(hard)
-	s.set(i, u)
+	s.pg.discreteUpdate(&s.chain, i)
 }
 
-// minibatch draws the auxiliary counts of the soft factors of A[i] and adds
-// their contribution to u. It reports false after recording an error.
-func (s *PoissonGibbs) minibatch(i int, u []float64) bool {
-	l, lambda := s.scale(i)
-	a := lambda / l // λ/L
-	s.src.i, s.src.a = i, a
-	// Statement 1: B ~ Poisson(L_i(λ/L + 1)), picks ∝ M_φ, thinning.
-	s.stats.Picks += int64(minibatch.Draw(s.r, s.m.Li(i)*(a+1), s.src, s.counts))
-	if s.err != nil {
-		return false
+// pgState is the Poisson minibatch of one step (Statement 1), shared by the
+// discrete and continuous Poisson-Gibbs samplers.
+type pgState struct {
+	lambda      float64
+	perVariable bool
+	counts      *minibatch.Counts
+	src         *pgSource
+	a           float64 // λ/L of the current draw
+
+	// The kept factors of the current draw, for repeated energy
+	// evaluations (continuous samplers): local index, count s_φ,
+	// 1/(aM_φ) = L/(λM_φ), and range limits.
+	keys   []int
+	s, inv []float64
+	lo, hi []float64
+}
+
+func newPGState(c *chain, opt *Options) (*pgState, error) {
+	lambda, err := opt.lambda(c.m.L())
+	if err != nil {
+		return nil, err
 	}
-	full := math.Log1p(1 / a) // log(1 + L·M_φ/(λM_φ)) for φ̃ = M_φ
-	buf := s.buf[:len(u)]
-	for _, k32 := range s.counts.Keys() {
+	p := &pgState{lambda: lambda, perVariable: opt.PerVariable, counts: minibatch.NewCounts(max(c.m.MaxDegree(), 1))}
+	p.src = &pgSource{c: c}
+	return p, nil
+}
+
+// scale returns L and λ for the update of variable i.
+func (p *pgState) scale(m factorgraph.Model, i int) (l, lambda float64) {
+	l = m.L()
+	if !p.perVariable {
+		return l, p.lambda
+	}
+	li := m.Li(i)
+	return li, p.lambda * (li / l) * (li / l)
+}
+
+// draw draws the counts s_φ of the soft factors of A[i] at the current
+// state into p.counts. It reports false after recording an error.
+func (p *pgState) draw(c *chain, i int) bool {
+	l, lambda := p.scale(c.m, i)
+	p.a = lambda / l
+	p.src.i, p.src.a = i, p.a
+	// Statement 1: B ~ Poisson(L_i(λ/L + 1)), picks ∝ M_φ, thinning.
+	c.stats.Picks += int64(minibatch.Draw(c.r, c.m.Li(i)*(p.a+1), p.src, p.counts))
+	c.stats.Factors += int64(p.counts.Len())
+	return c.err == nil
+}
+
+// cache records the kept factors of the current draw with their
+// coefficients, for energy.
+func (p *pgState) cache(c *chain, i int) {
+	p.keys, p.s, p.inv, p.lo, p.hi = p.keys[:0], p.s[:0], p.inv[:0], p.lo[:0], p.hi[:0]
+	for _, k32 := range p.counts.Keys() {
 		k := int(k32)
-		sk := float64(s.counts.Count(k))
-		mk := s.m.Bound(i, k)
+		mk := c.m.Bound(i, k)
 		lo, hi := factorgraph.Limits(mk)
-		s.m.EvalAll(i, k, s.x, buf)
-		for v, t := range buf {
-			switch {
-			case t == 0:
-			case t == mk:
-				u[v] += sk * full
-			case t >= lo && t <= hi:
-				u[v] += sk * math.Log1p(t/(a*mk)) // s_φ log(1 + L φ̃/(λ M_φ))
-			default:
-				s.fail(factorgraph.CheckError(s.m, i, k, t))
-				return false
+		p.keys = append(p.keys, k)
+		p.s = append(p.s, float64(p.counts.Count(k)))
+		p.inv = append(p.inv, 1/(p.a*mk))
+		p.lo, p.hi = append(p.lo, lo), append(p.hi, hi)
+	}
+}
+
+// discreteUpdate resamples discrete variable i (Algorithm 2).
+func (p *pgState) discreteUpdate(c *chain, i int) {
+	c.stats.Steps++
+	u := c.u[:c.m.Domain(i).Size]
+	if !c.hardEnergies(i, u) {
+		return
+	}
+	if soft, _ := c.m.Degree(i); soft > 0 {
+		if !p.draw(c, i) {
+			return
+		}
+		full := math.Log1p(1 / p.a) // log(1 + L·M_φ/(λM_φ)) for φ̃ = M_φ
+		buf := c.buf[:len(u)]
+		for _, k32 := range p.counts.Keys() {
+			k := int(k32)
+			sk := float64(p.counts.Count(k))
+			mk := c.m.Bound(i, k)
+			lo, hi := factorgraph.Limits(mk)
+			c.m.EvalAll(i, k, c.x, buf)
+			for v, t := range buf {
+				switch {
+				case t == 0:
+				case t == mk:
+					u[v] += sk * full
+				case t >= lo && t <= hi:
+					u[v] += sk * math.Log1p(t/(p.a*mk)) // s_φ log(1 + L φ̃/(λ M_φ))
+				default:
+					c.fail(factorgraph.CheckError(c.m, i, k, t))
+					return
+				}
 			}
 		}
 	}
-	s.stats.Factors += int64(s.counts.Len())
-	return true
+	c.set(i, u)
+}
+
+// energy returns the minibatched energy U_s(x) = Σ_{s_φ>0} s_φ log(1 +
+// L φ̃(x)/(λM_φ)) of the soft factors of A[i] cached last, at the current x.
+func (p *pgState) energy(c *chain, i int) (float64, bool) {
+	u := 0.0
+	for j, k := range p.keys {
+		t := c.m.Eval(i, k, c.x)
+		if !(t >= p.lo[j] && t <= p.hi[j]) {
+			c.fail(factorgraph.CheckError(c.m, i, k, t))
+			return 0, false
+		}
+		if t != 0 {
+			u += p.s[j] * math.Log1p(t*p.inv[j])
+		}
+	}
+	return u, true
+}
+
+// bound returns max_x U_s(x) = Σ s_φ log(1 + L/λ), the envelope of
+// PG-rejection, for the cached draw.
+func (p *pgState) bound() float64 {
+	n := 0.0
+	for _, s := range p.s {
+		n += s
+	}
+	return n * math.Log1p(1/p.a)
 }
 
 // pgSource is the thinning of Statement 1 for the current variable.
 type pgSource struct {
-	s *PoissonGibbs
+	c *chain
 	i int
 	a float64 // λ/L
 }
 
-func (p *pgSource) Pick(r *rand.Rand) int { return p.s.m.Pick(p.i, r) }
+func (p *pgSource) Pick(r *rand.Rand) int { return p.c.m.Pick(p.i, r) }
 
 // Keep returns (λM_φ/L + φ̃(x)) / (M_φ(λ/L + 1)).
 func (p *pgSource) Keep(k int) float64 {
-	s := p.s
-	mk := s.m.Bound(p.i, k)
-	t := s.m.Eval(p.i, k, s.x)
+	c := p.c
+	mk := c.m.Bound(p.i, k)
+	t := c.m.Eval(p.i, k, c.x)
 	if !factorgraph.InRange(t, mk) {
-		s.fail(factorgraph.CheckError(s.m, p.i, k, t))
+		c.fail(factorgraph.CheckError(c.m, p.i, k, t))
 		return 0
 	}
 	return (p.a*mk + t) / (mk * (p.a + 1))

@@ -338,3 +338,66 @@ func TestHardFactorsFeasibleStart(t *testing.T) {
 		}
 	}
 }
+
+func TestHistogramsMatchBruteForce(t *testing.T) {
+	b := factorgraph.NewBuilder()
+	b.AddVariables(3, factorgraph.Interval(-1, 2))
+	b.AddFactor(factorgraph.NewFunc([]int{0, 1}, -4, 4, func(x []float64) float64 { return x[0] * x[1] }))
+	b.AddFactor(factorgraph.NewFunc([]int{1, 2}, -4, 4, func(x []float64) float64 { return -x[1] * x[2] }))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewPGITS(g, rand.New(rand.NewPCG(1, 1)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewHistograms(g, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := NewJoint2D(g, 0, 2, 4, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brute := make([][]float64, 3)
+	sums := make([]float64, 3)
+	for i := range brute {
+		brute[i] = make([]float64, 7)
+	}
+	bj := make([]float64, 20)
+	obs := observerFunc(func(_ int64, _ int, x []float64) {
+		for i, v := range x {
+			brute[i][min(int((v+1)/3*7), 6)]++
+			sums[i] += v
+		}
+		bj[min(int((x[0]+1)/3*4), 3)*5+min(int((x[2]+1)/3*5), 4)]++
+	})
+	if err := (Runner{Steps: 3000, Burn: 11, Observers: []Observer{h, j, obs}}).Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	n := float64(h.N())
+	for i := range 3 {
+		got := h.Var(i)
+		for k := range got {
+			if math.Abs(got[k]-brute[i][k]/n) > 1e-12 {
+				t.Fatalf("x%d bin %d: %v, brute force %v", i, k, got[k], brute[i][k]/n)
+			}
+		}
+		if math.Abs(h.Mean(i)-sums[i]/n) > 1e-9 {
+			t.Errorf("mean of x%d: %v, brute force %v", i, h.Mean(i), sums[i]/n)
+		}
+	}
+	for c, p := range j.Probs() {
+		if math.Abs(p-bj[c]/n) > 1e-12 {
+			t.Fatalf("joint cell %d: %v, brute force %v", c, p, bj[c]/n)
+		}
+	}
+	pooled, err := PoolHistograms(h, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, q := pooled.Var(1), h.Var(1); math.Abs(p[3]-q[3]) > 1e-12 || math.Abs(pooled.Mean(1)-h.Mean(1)) > 1e-12 {
+		t.Errorf("pooling a run with itself changed it")
+	}
+}

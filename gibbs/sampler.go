@@ -39,6 +39,8 @@ type Stats struct {
 	Picks int64
 	// Proposals and Accepted count Metropolis–Hastings corrections.
 	Proposals, Accepted int64
+	// Tries counts the proposals of rejection sampling.
+	Tries int64
 }
 
 // FactorsPerStep returns Factors/Steps.
@@ -46,6 +48,9 @@ func (s Stats) FactorsPerStep() float64 { return ratio(s.Factors, s.Steps) }
 
 // PicksPerStep returns Picks/Steps.
 func (s Stats) PicksPerStep() float64 { return ratio(s.Picks, s.Steps) }
+
+// TriesPerStep returns Tries/Steps.
+func (s Stats) TriesPerStep() float64 { return ratio(s.Tries, s.Steps) }
 
 // AcceptanceRate returns Accepted/Proposals (NaN without proposals).
 func (s Stats) AcceptanceRate() float64 {
@@ -88,6 +93,17 @@ type Options struct {
 	// Lambda2Scale sets λ2 = Lambda2Scale·L² when Lambda2 is zero; zero
 	// means 1. The Poisson-Gibbs paper runs 1 and 10⁴.
 	Lambda2Scale float64
+
+	// M is the degree m of the Chebyshev interpolant of the continuous
+	// samplers: of the density in Gibbs-ITS and PGITS, of the energy in
+	// Gibbs-DA and PGDA (m+1 energy evaluations). Zero means 3.
+	M int
+	// K is the degree k of the second (density) interpolant of Gibbs-DA and
+	// PGDA. Zero means 10.
+	K int
+	// MaxTries bounds the proposals of one rejection-sampling draw. Zero
+	// means DefaultMaxTries.
+	MaxTries int64
 }
 
 // lambda returns λ: Lambda, or LambdaScale·L².

@@ -10,8 +10,102 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 )
 
-// discreteJob is a sampling run on a discrete model: chains independent
-// chains in parallel, each steps updates long (or budget long).
+// job is a sampling run: chains independent chains in parallel, each steps
+// updates long (or budget long), each with the observers obs(c) returns.
+type job struct {
+	model   factorgraph.Model
+	sampler string
+	opts    gibbs.Options
+	steps   int64         // variable updates per chain
+	burn    int64         // updates per chain before observers start
+	budget  time.Duration // if > 0, each chain runs this long instead of steps
+	chains  int
+	seed    uint64
+	obs     func(chain int) []gibbs.Observer
+}
+
+// jobResult is what a job measured.
+type jobResult struct {
+	samplers []gibbs.Sampler
+	stats    gibbs.Stats // summed over chains
+	lambda   float64     // λ of a minibatch sampler, 0 otherwise
+	seconds  float64
+}
+
+func (j *job) validate() error {
+	switch {
+	case j.chains < 1 || j.chains > 4096:
+		return usagef("-chains %d: need 1 to 4096", j.chains)
+	case j.steps < 1 && j.budget <= 0:
+		return usagef("-iters %d: need at least 1", j.steps)
+	case j.burn < 0:
+		return usagef("-burn %d: need at least 0", j.burn)
+	case j.budget <= 0 && j.burn >= j.steps:
+		return usagef("-burn %d leaves none of -iters %d", j.burn, j.steps)
+	}
+	return nil
+}
+
+// run performs the job.
+func (j *job) run(ctx context.Context) (*jobResult, error) {
+	if err := j.validate(); err != nil {
+		return nil, err
+	}
+	samplers := make([]gibbs.Sampler, j.chains)
+	obs := make([][]gibbs.Observer, j.chains)
+	for c, r := range gibbs.Streams(j.seed, j.chains) {
+		s, err := gibbs.New(j.sampler, j.model, r, &j.opts)
+		if err != nil {
+			return nil, err
+		}
+		samplers[c] = s
+		if j.obs != nil {
+			obs[c] = j.obs(c)
+		}
+	}
+	runner := gibbs.Runner{Steps: j.steps, Burn: j.burn}
+	runCtx := ctx
+	if j.budget > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, j.budget)
+		defer cancel()
+		runner.Steps = 1 << 62
+	}
+	start := time.Now()
+	err := runner.RunChains(runCtx, samplers, obs)
+	elapsed := time.Since(start)
+	if err != nil && !(j.budget > 0 && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) {
+		return nil, err
+	}
+	res := &jobResult{samplers: samplers, seconds: elapsed.Seconds()}
+	for _, s := range samplers {
+		st := s.Stats()
+		res.stats.Steps += st.Steps
+		res.stats.Factors += st.Factors
+		res.stats.Picks += st.Picks
+		res.stats.Proposals += st.Proposals
+		res.stats.Accepted += st.Accepted
+		res.stats.Tries += st.Tries
+	}
+	if l, ok := samplers[0].(interface{ Lambda() float64 }); ok {
+		res.lambda = l.Lambda()
+	}
+	if res.stats.Steps <= int64(j.chains)*j.burn {
+		return nil, fmt.Errorf("the run ended after %d updates, within the burn-in", res.stats.Steps)
+	}
+	return res, nil
+}
+
+// stepsPerSecond returns the update rate of one chain.
+func (r *jobResult) stepsPerSecond(chains int) float64 {
+	if r.seconds == 0 {
+		return 0
+	}
+	return float64(r.stats.Steps) / float64(chains) / r.seconds
+}
+
+// discreteJob is a job on a discrete model that pools run-average
+// marginals over its chains.
 type discreteJob struct {
 	model   factorgraph.Model
 	sampler string
@@ -31,67 +125,20 @@ type discreteResult struct {
 	seconds   float64
 }
 
-func (j *discreteJob) validate() error {
-	switch {
-	case j.chains < 1:
-		return usagef("-chains %d: need at least 1", j.chains)
-	case j.steps < 1 && j.budget <= 0:
-		return usagef("-iters %d: need at least 1", j.steps)
-	case j.burn < 0:
-		return usagef("-burn %d: need at least 0", j.burn)
-	case j.budget <= 0 && j.burn >= j.steps:
-		return usagef("-burn %d leaves none of -iters %d", j.burn, j.steps)
-	}
-	return nil
-}
-
 // run performs the job.
 func (j *discreteJob) run(ctx context.Context) (*discreteResult, error) {
-	if err := j.validate(); err != nil {
+	margs := make([]*gibbs.Marginals, max(j.chains, 0))
+	jb := &job{model: j.model, sampler: j.sampler, opts: j.opts, steps: j.steps, burn: j.burn,
+		budget: j.budget, chains: j.chains, seed: j.seed,
+		obs: func(c int) []gibbs.Observer {
+			margs[c] = gibbs.NewMarginals(j.model)
+			return []gibbs.Observer{margs[c]}
+		}}
+	res, err := jb.run(ctx)
+	if err != nil {
 		return nil, err
 	}
-	samplers := make([]gibbs.Sampler, j.chains)
-	obs := make([][]gibbs.Observer, j.chains)
-	margs := make([]*gibbs.Marginals, j.chains)
-	for c, r := range gibbs.Streams(j.seed, j.chains) {
-		s, err := gibbs.New(j.sampler, j.model, r, &j.opts)
-		if err != nil {
-			return nil, err
-		}
-		samplers[c] = s
-		margs[c] = gibbs.NewMarginals(j.model)
-		obs[c] = []gibbs.Observer{margs[c]}
-	}
-	runner := gibbs.Runner{Steps: j.steps, Burn: j.burn}
-	runCtx := ctx
-	if j.budget > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, j.budget)
-		defer cancel()
-		runner.Steps = 1 << 62
-	}
-	start := time.Now()
-	err := runner.RunChains(runCtx, samplers, obs)
-	elapsed := time.Since(start)
-	if err != nil && !(j.budget > 0 && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) {
-		return nil, err
-	}
-	res := &discreteResult{marginals: gibbs.Pool(margs...), seconds: elapsed.Seconds()}
-	for _, s := range samplers {
-		st := s.Stats()
-		res.stats.Steps += st.Steps
-		res.stats.Factors += st.Factors
-		res.stats.Picks += st.Picks
-		res.stats.Proposals += st.Proposals
-		res.stats.Accepted += st.Accepted
-	}
-	if l, ok := samplers[0].(interface{ Lambda() float64 }); ok {
-		res.lambda = l.Lambda()
-	}
-	if res.stats.Steps <= int64(j.chains)*j.burn {
-		return nil, fmt.Errorf("the run ended after %d updates, within the burn-in", res.stats.Steps)
-	}
-	return res, nil
+	return &discreteResult{marginals: gibbs.Pool(margs...), stats: res.stats, lambda: res.lambda, seconds: res.seconds}, nil
 }
 
 // stepsPerSecond returns the update rate of one chain.
@@ -100,4 +147,9 @@ func (r *discreteResult) stepsPerSecond(chains int) float64 {
 		return 0
 	}
 	return float64(r.stats.Steps) / float64(chains) / r.seconds
+}
+
+// validate checks the job's run parameters.
+func (j *discreteJob) validate() error {
+	return (&job{steps: j.steps, burn: j.burn, budget: j.budget, chains: j.chains}).validate()
 }

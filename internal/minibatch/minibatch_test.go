@@ -261,7 +261,7 @@ func BenchmarkDraw(b *testing.B) {
 }
 
 func TestTiered(t *testing.T) {
-	for _, n := range []int{1, 7, 8, 9, 24, 25, 100, 1000} {
+	for _, n := range []int{1, 7, 8, 9, 24, 25, 100, 513, 1000, 3000} {
 		r := rand.New(rand.NewPCG(uint64(n), 1))
 		w := make([]float64, n)
 		total := 0.0
@@ -300,10 +300,10 @@ func TestTiered(t *testing.T) {
 // TestTieredCatchesWrongTierWeights shows the chi-square check above fails
 // for a tiered table whose tier weights are wrong (uniform over tiers).
 func TestTieredCatchesWrongTierWeights(t *testing.T) {
-	n := 100
+	n := 1000
 	w := make([]float64, n)
 	for k := range w {
-		w[k] = math.Exp(-0.05 * float64(k))
+		w[k] = math.Exp(-0.005 * float64(k))
 	}
 	nt := NumTiers(n)
 	a := Tiered{

@@ -9,8 +9,17 @@ import (
 // TierBase·2^t entries.
 const TierBase = 8
 
-// NumTiers returns the number of tiers of a Tiered table over n entries.
+// FlatMax is the largest table kept in one tier: up to FlatMax entries
+// (6 KB of columns) a flat table stays in cache and one pick (one uniform
+// variate) beats two.
+const FlatMax = 512
+
+// NumTiers returns the number of tiers of a Tiered table over n entries:
+// 1 up to FlatMax, else tiers of 8, 16, 32, … entries.
 func NumTiers(n int) int {
+	if n <= FlatMax {
+		return 1
+	}
 	t, lo := 0, 0
 	for lo < n {
 		lo += TierBase << t
@@ -21,12 +30,15 @@ func NumTiers(n int) int {
 
 // TierBounds returns the entries [lo, hi) of tier t of a table over n entries.
 func TierBounds(t, n int) (lo, hi int) {
+	if n <= FlatMax {
+		return 0, n
+	}
 	lo = TierBase * ((1 << t) - 1)
 	return lo, min(n, lo+TierBase<<t)
 }
 
 // Tiered is an alias table split into tiers of 8, 16, 32, … consecutive
-// entries: a pick chooses a tier from a small alias table over the tiers'
+// entries (a single tier when there are at most FlatMax): a pick chooses a tier from a small alias table over the tiers'
 // total weights, then an entry from the tier's own alias table. The result
 // has exactly the probability w_k/Σw of one flat table.
 //

@@ -1,0 +1,373 @@
+package gibbs
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/chebyshev"
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/its"
+)
+
+// method is how a continuous sampler draws x_i from its conditional.
+type method int
+
+const (
+	methodITS       method = iota // one Chebyshev approximation of the density (FITS)
+	methodDA                      // energy interpolant, then density interpolant (Algorithm 3)
+	methodRejection               // uniform proposals under an exact envelope
+)
+
+// DefaultMaxTries bounds the proposals of one rejection-sampling draw; past
+// it the sampler stops with an error rather than loop for ever.
+const DefaultMaxTries = 10_000_000
+
+// continuous is the engine of the six continuous-state samplers: Gibbs-ITS,
+// Gibbs-DA, Gibbs-rejection (exact energies) and PGITS, PGDA, PG-rejection
+// (Poisson-minibatched energies). Discrete variables of a mixed graph get
+// the matching discrete update (plain Gibbs or Poisson-Gibbs).
+type continuous struct {
+	chain
+	name     string
+	method   method
+	pg       *pgState  // nil: exact energies
+	degM     int       // m: degree of the energy (DA) or density (ITS) interpolant
+	degK     int       // k: degree of DA's density interpolant
+	nodes    []float64 // Chebyshev points of the current variable's interval
+	energies []float64 // energies at the nodes
+	series   chebyshev.Series
+	its      its.Sampler
+	maxTries int64
+
+	// uncorrected skips the Metropolis–Hastings correction: the deliberately
+	// broken variant of the exactness tests. Never set outside tests.
+	uncorrected bool
+}
+
+func newContinuous(name string, meth method, minibatched bool, m factorgraph.Model, r *rand.Rand, opt *Options) (*continuous, error) {
+	if opt == nil {
+		opt = &Options{}
+	}
+	c, err := newChain(name, m, r, opt, false)
+	if err != nil {
+		return nil, err
+	}
+	s := &continuous{chain: c, name: name, method: meth, degM: opt.M, degK: opt.K, maxTries: opt.MaxTries}
+	if s.degM == 0 {
+		s.degM = 3
+	}
+	if s.degK == 0 {
+		s.degK = 10
+	}
+	if s.maxTries == 0 {
+		s.maxTries = DefaultMaxTries
+	}
+	switch {
+	case s.degM < 1 || s.degM > 1<<16:
+		return nil, fmt.Errorf("gibbs: %s: degree m = %d: need 1 ≤ m ≤ 65536", name, s.degM)
+	case s.degK < 1 || s.degK > 1<<16:
+		return nil, fmt.Errorf("gibbs: %s: degree k = %d: need 1 ≤ k ≤ 65536", name, s.degK)
+	case s.maxTries < 0:
+		return nil, fmt.Errorf("gibbs: %s: max tries %d < 0", name, s.maxTries)
+	}
+	if minibatched {
+		if s.pg, err = newPGState(&s.chain, opt); err != nil {
+			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
+		}
+	}
+	if meth == methodRejection {
+		// An envelope needs bounded factors.
+		for _, i := range c.free {
+			if _, hard := m.Degree(i); hard > 0 && !m.Domain(i).IsDiscrete() {
+				name, _, _ := m.Describe(i, 0+firstHard(m, i))
+				return nil, fmt.Errorf("gibbs: %s: continuous variable %d has hard (unbounded) %s; rejection sampling needs bounded factors", s.name, i, name)
+			}
+		}
+	}
+	s.nodes = make([]float64, s.degM+1)
+	s.energies = make([]float64, s.degM+1)
+	return s, nil
+}
+
+func firstHard(m factorgraph.Model, i int) int {
+	soft, _ := m.Degree(i)
+	return soft
+}
+
+// Lambda returns λ of the minibatched samplers (0 for the exact ones).
+func (s *continuous) Lambda() float64 {
+	if s.pg == nil {
+		return 0
+	}
+	return s.pg.lambda
+}
+
+// Step resamples a uniformly chosen free variable and returns it.
+func (s *continuous) Step() int {
+	i := s.pick()
+	s.Update(i)
+	return i
+}
+
+// Sweep resamples every free variable once, in increasing order.
+func (s *continuous) Sweep() {
+	for _, i := range s.free {
+		s.Update(i)
+	}
+}
+
+// Update resamples variable i.
+func (s *continuous) Update(i int) {
+	if s.err != nil || s.clamped[i] {
+		return
+	}
+	d := s.m.Domain(i)
+	if d.IsDiscrete() {
+		if s.pg != nil {
+			s.pg.discreteUpdate(&s.chain, i)
+		} else {
+			s.exactUpdate(i)
+		}
+		return
+	}
+	s.stats.Steps++
+	if s.pg != nil {
+		if soft, _ := s.m.Degree(i); soft > 0 {
+			if !s.pg.draw(&s.chain, i) {
+				return
+			}
+		} else {
+			s.pg.counts.Reset()
+		}
+		s.pg.cache(&s.chain, i)
+	} else {
+		soft, hard := s.m.Degree(i)
+		s.stats.Factors += int64(soft + hard)
+	}
+	if s.method == methodRejection {
+		s.rejection(i, d)
+		return
+	}
+	s.polynomial(i, d)
+}
+
+// energy returns the energy of variable i's conditional at x_{i←v}: the
+// exact Σ_{φ∈A[i]} φ̃, or the minibatched U_s plus the exact hard factors.
+func (s *continuous) energy(i int, v float64) (float64, bool) {
+	save := s.x[i]
+	s.x[i] = v
+	defer func() { s.x[i] = save }()
+	soft, hard := s.m.Degree(i)
+	u := 0.0
+	from := 0
+	if s.pg != nil {
+		e, ok := s.pg.energy(&s.chain, i)
+		if !ok {
+			return 0, false
+		}
+		u, from = e, soft
+	}
+	for k := from; k < soft+hard; k++ {
+		t := s.m.Eval(i, k, s.x)
+		if lo, hi := factorgraph.Limits(s.m.Bound(i, k)); !(t >= lo && t <= hi) {
+			s.fail(factorgraph.CheckError(s.m, i, k, t))
+			return 0, false
+		}
+		u += t
+	}
+	return u, true
+}
+
+// polynomial draws x_i from a Chebyshev approximation of its conditional
+// and corrects the draw by Metropolis–Hastings (Algorithm 3).
+func (s *continuous) polynomial(i int, d factorgraph.Domain) {
+	nodes, err := chebyshev.Points(s.nodes, s.degM, d.Lo, d.Hi) // reuses s.nodes
+	if err != nil {
+		s.fail(fmt.Errorf("variable %d: %w", i, err))
+		return
+	}
+	for j, t := range nodes {
+		u, ok := s.energy(i, t)
+		if !ok {
+			return
+		}
+		s.energies[j] = u
+	}
+	if s.method == methodITS {
+		err = s.its.FitLogDensity(d.Lo, d.Hi, s.energies) // f̃ ≈ exp(U), degree 2m
+	} else {
+		floorHard(s.energies)
+		if err = s.series.Fit(d.Lo, d.Hi, s.energies); err == nil { // Ũ, degree m
+			err = s.its.FitEnergySeries(&s.series, s.degK) // f̃ ≈ exp(Ũ), degree 2k
+		}
+	}
+	if err != nil {
+		s.fail(fmt.Errorf("variable %d: %w", i, err))
+		return
+	}
+	v := s.its.Draw(s.r)
+	s.stats.Proposals++
+	if s.uncorrected {
+		s.x[i] = v
+		s.stats.Accepted++
+		return
+	}
+	// MH correction: p = exp(U(v)) f̃(x_i) / (exp(U(x_i)) f̃(v)).
+	uOld, ok := s.energy(i, s.x[i])
+	if !ok {
+		return
+	}
+	uNew, ok := s.energy(i, v)
+	if !ok {
+		return
+	}
+	logp := s.its.LogAcceptRatio(s.x[i], uOld, v, uNew)
+	if logp >= 0 || math.Log(s.r.Float64()) < logp {
+		s.x[i] = v
+		s.stats.Accepted++
+	}
+}
+
+// hardFloor is how far below the smallest finite node energy a node ruled
+// out by a hard factor is put in DA's energy interpolant. It is mild on
+// purpose: a low-degree polynomial forced down a deep cliff dives through the
+// allowed region next to it and starves it of proposals (an independence
+// proposal that under-covers the target mixes badly), while one that spills
+// into the forbidden region only wastes the draws that land there.
+const hardFloor = 2
+
+// floorHard replaces −Inf energies (nodes a hard factor rules out) by the
+// smallest finite energy minus hardFloor, so that the energy interpolant of
+// DA exists. The interpolant only shapes the proposal: the Metropolis–Hastings
+// correction, which uses the true energies, keeps the update exact, and a
+// proposal in a forbidden region is rejected.
+func floorHard(u []float64) {
+	lowest := math.Inf(1)
+	for _, e := range u {
+		if !math.IsInf(e, -1) {
+			lowest = min(lowest, e)
+		}
+	}
+	if math.IsInf(lowest, 1) {
+		return // all −Inf: the fit reports it
+	}
+	for j, e := range u {
+		if math.IsInf(e, -1) {
+			u[j] = lowest - hardFloor
+		}
+	}
+}
+
+// rejection draws x_i by rejection from the uniform distribution on its
+// interval under the envelope exp(bound): bound = L_i for the exact energy,
+// Σ s_φ log(1 + L/λ) for the minibatched one.
+func (s *continuous) rejection(i int, d factorgraph.Domain) {
+	bound := s.m.Li(i)
+	if s.pg != nil {
+		bound = s.pg.bound()
+	}
+	for tries := int64(1); ; tries++ {
+		if tries > s.maxTries {
+			s.fail(fmt.Errorf("variable %d: rejection sampling accepted nothing in %d tries", i, s.maxTries))
+			return
+		}
+		s.stats.Tries++
+		v := d.Lo + (d.Hi-d.Lo)*s.r.Float64()
+		u, ok := s.energy(i, v)
+		if !ok {
+			return
+		}
+		if math.Log(s.r.Float64()) < u-bound {
+			s.x[i] = v
+			return
+		}
+	}
+}
+
+// GibbsITS is Gibbs sampling of continuous variables by fast inverse
+// transform sampling (Olver & Townsend 2013): the exact energy U of x_i's
+// conditional at the m+1 Chebyshev points of its interval gives a
+// non-negative polynomial density f̃ ≈ exp(U) (package its); a draw v ~ f̃ is
+// accepted with probability min(1, exp(U(v)) f̃(x_i) / (exp(U(x_i)) f̃(v))), which
+// makes the update exact however rough f̃ is. A step evaluates A[i] at
+// m + 3 points. Discrete variables get plain Gibbs updates. Options.M sets
+// m (default 3).
+type GibbsITS struct{ *continuous }
+
+// GibbsDA is Gibbs sampling with double Chebyshev approximation (Algorithm 3
+// with exact energies): the degree-m interpolant Ũ of the exact energy, a
+// degree-k interpolant of exp(Ũ) (no further energy evaluations), inverse
+// transform sampling, and the same Metropolis–Hastings correction.
+// Options.M and Options.K set m and k (defaults 3 and 10, the paper's
+// settings on the spin model).
+type GibbsDA struct{ *continuous }
+
+// PGITS is Poisson-Gibbs with fast inverse transform sampling: as GibbsITS,
+// with the energy replaced by the Poisson-minibatched U_s of PoissonGibbs
+// (O(λ + L) factors instead of |A[i]|), corrected by Metropolis–Hastings with
+// the same U_s. Exact for any λ and m.
+type PGITS struct{ *continuous }
+
+// PGDA is Poisson-Gibbs with double Chebyshev approximation, Algorithm 3 of
+// Zhang & De Sa (2019): the minibatched energy at m+1 nodes, the degree-m
+// interpolant Ũ, a degree-k interpolant f̃ ≈ exp(Ũ), inverse transform
+// sampling, and the correction p = exp(U_v) f̃(x_i) / (exp(U_{x_i}) f̃(v)). Its
+// spectral gap is within a constant of plain Gibbs's for m = Θ(log L),
+// k = Θ(L), λ = Θ(L²) (Theorem 4).
+type PGDA struct{ *continuous }
+
+// GibbsRejection is Gibbs sampling by rejection: uniform proposals on x_i's
+// interval accepted with probability exp(U(v) − L_i), where U is the exact
+// shifted energy (0 ≤ U ≤ L_i). Exact; Stats.Tries counts the proposals.
+// Continuous variables must have no hard factors.
+type GibbsRejection struct{ *continuous }
+
+// PGRejection is Poisson-Gibbs with rejection sampling: uniform proposals
+// accepted with probability exp(U_s(v) − Σ s_φ log(1 + L/λ)).
+type PGRejection struct{ *continuous }
+
+var (
+	_ Sampler = GibbsITS{}
+	_ Sampler = GibbsDA{}
+	_ Sampler = PGITS{}
+	_ Sampler = PGDA{}
+	_ Sampler = GibbsRejection{}
+	_ Sampler = PGRejection{}
+)
+
+// NewGibbsITS returns a Gibbs-ITS sampler on m.
+func NewGibbsITS(m factorgraph.Model, r *rand.Rand, opt *Options) (GibbsITS, error) {
+	c, err := newContinuous("GibbsITS", methodITS, false, m, r, opt)
+	return GibbsITS{c}, err
+}
+
+// NewGibbsDA returns a Gibbs-DA sampler on m.
+func NewGibbsDA(m factorgraph.Model, r *rand.Rand, opt *Options) (GibbsDA, error) {
+	c, err := newContinuous("GibbsDA", methodDA, false, m, r, opt)
+	return GibbsDA{c}, err
+}
+
+// NewPGITS returns a PGITS sampler on m.
+func NewPGITS(m factorgraph.Model, r *rand.Rand, opt *Options) (PGITS, error) {
+	c, err := newContinuous("PGITS", methodITS, true, m, r, opt)
+	return PGITS{c}, err
+}
+
+// NewPGDA returns a PGDA sampler on m.
+func NewPGDA(m factorgraph.Model, r *rand.Rand, opt *Options) (PGDA, error) {
+	c, err := newContinuous("PGDA", methodDA, true, m, r, opt)
+	return PGDA{c}, err
+}
+
+// NewGibbsRejection returns a Gibbs-rejection sampler on m.
+func NewGibbsRejection(m factorgraph.Model, r *rand.Rand, opt *Options) (GibbsRejection, error) {
+	c, err := newContinuous("GibbsRejection", methodRejection, false, m, r, opt)
+	return GibbsRejection{c}, err
+}
+
+// NewPGRejection returns a PG-rejection sampler on m.
+func NewPGRejection(m factorgraph.Model, r *rand.Rand, opt *Options) (PGRejection, error) {
+	c, err := newContinuous("PGRejection", methodRejection, true, m, r, opt)
+	return PGRejection{c}, err
+}

@@ -1,0 +1,392 @@
+package gibbs
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/integrate/quad"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// The continuous samplers are proven exact on graphs of one to three
+// continuous variables (one of them mixed with a discrete variable, one with
+// a hard factor) against ground truth from quadrature: the frequencies of
+// joint and marginal bins are compared with their exact probabilities by
+// the batch-means z-test of exact_test.go.
+
+type contGraph struct {
+	name      string
+	g         *factorgraph.Graph
+	bins      int  // bins per continuous variable
+	hard      bool // has a hard factor (rejection samplers refuse it)
+	rejection bool // cheap enough for the rejection samplers (small L)
+}
+
+func fn(vars []int, lo, hi float64, f func(x []float64) float64) factorgraph.Factor {
+	return factorgraph.NewFunc(vars, lo, hi, f)
+}
+
+func contGraphs(t *testing.T) []contGraph {
+	t.Helper()
+	build := func(b *factorgraph.Builder) *factorgraph.Graph {
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	var out []contGraph
+
+	// One variable, a bumpy steep density.
+	b := factorgraph.NewBuilder()
+	b.AddVariable(factorgraph.Interval(0, 1))
+	b.AddFactor(fn([]int{0}, -3, 3, func(x []float64) float64 { return 3 * math.Sin(5*x[0]) }))
+	b.AddFactor(fn([]int{0}, 0, 6, func(x []float64) float64 { return 6 * x[0] * x[0] }))
+	out = append(out, contGraph{name: "1d-bumpy", g: build(b), bins: 10}) // L = 12: ~500 rejection tries a step
+
+	// One variable with 30 weak factors: minibatching has something to do.
+	b = factorgraph.NewBuilder()
+	b.AddVariable(factorgraph.Interval(-1, 1))
+	for k := range 30 {
+		w, c := 0.15, 0.7*float64(k)
+		b.AddFactor(fn([]int{0}, -w, w, func(x []float64) float64 { return w * math.Cos(float64(k%7+1)*x[0]+c) }))
+	}
+	out = append(out, contGraph{name: "1d-30-factors", g: build(b), bins: 10}) // ~100 rejection tries a step
+
+	// Two variables on different intervals, coupled.
+	b = factorgraph.NewBuilder()
+	b.AddVariable(factorgraph.Interval(-1, 2))
+	b.AddVariable(factorgraph.Interval(0, 1))
+	b.AddFactor(fn([]int{0}, -4, 0, func(x []float64) float64 { return -x[0] * x[0] }))
+	b.AddFactor(fn([]int{0, 1}, -2, 4, func(x []float64) float64 { return 2 * x[0] * x[1] }))
+	b.AddFactor(fn([]int{1}, -1, 1, func(x []float64) float64 { return math.Sin(6 * x[1]) }))
+	out = append(out, contGraph{name: "2d", g: build(b), bins: 6, rejection: true})
+
+	// A chain of three.
+	b = factorgraph.NewBuilder()
+	b.AddVariables(3, factorgraph.Interval(0, 1))
+	b.AddFactor(fn([]int{0, 1}, 0, 3, func(x []float64) float64 { return 3 * x[0] * x[1] }))
+	b.AddFactor(fn([]int{1, 2}, -2, 0, func(x []float64) float64 { return -2 * (x[1] - x[2]) * (x[1] - x[2]) }))
+	b.AddFactor(fn([]int{0}, -1, 1, func(x []float64) float64 { return math.Cos(4 * x[0]) }))
+	out = append(out, contGraph{name: "3d-chain", g: build(b), bins: 5, rejection: true})
+
+	// Mixed: a continuous variable coupled to a discrete one.
+	b = factorgraph.NewBuilder()
+	b.AddVariable(factorgraph.Interval(0, 1))
+	b.AddVariable(factorgraph.Discrete(3))
+	b.AddFactor(fn([]int{0, 1}, -2, 2, func(x []float64) float64 { return 2 * (x[1] - 1) * x[0] }))
+	b.AddFactor(factorgraph.NewTable([]int{1}, []int{3}, []float64{0.5, 0, 1}))
+	out = append(out, contGraph{name: "mixed", g: build(b), bins: 10, rejection: true})
+
+	// A hard factor forbids x0 > 0.7 (a density with a jump to zero).
+	b = factorgraph.NewBuilder()
+	b.AddVariables(2, factorgraph.Interval(0, 1))
+	b.AddFactor(fn([]int{0}, 0, math.Inf(1), func(x []float64) float64 {
+		if x[0] > 0.7 {
+			return math.Inf(-1)
+		}
+		return 0
+	}))
+	b.AddFactor(fn([]int{0, 1}, 0, 2, func(x []float64) float64 { return 2 * x[0] * x[1] }))
+	out = append(out, contGraph{name: "hard", g: build(b), bins: 10, hard: true})
+	return out
+}
+
+// quadratureCells returns the exact probability of every cell of
+// contCells (the joint bin of all variables, then each variable's bin), by
+// a product Gauss–Legendre rule of 8 nodes per bin (bin edges put any jump
+// of the density on an edge).
+func quadratureCells(g *factorgraph.Graph, bins int) []float64 {
+	n := g.NumVars()
+	type node struct {
+		x, w float64
+		bin  int
+	}
+	axes := make([][]node, n)
+	for i := range n {
+		d := g.Domain(i)
+		if d.IsDiscrete() {
+			for v := range d.Size {
+				axes[i] = append(axes[i], node{float64(v), 1, v})
+			}
+			continue
+		}
+		xs, ws := make([]float64, 8), make([]float64, 8)
+		w := (d.Hi - d.Lo) / float64(bins)
+		for b := range bins {
+			quad.Legendre{}.FixedLocations(xs, ws, d.Lo+float64(b)*w, d.Lo+float64(b+1)*w)
+			for q := range xs {
+				axes[i] = append(axes[i], node{xs[q], ws[q], b})
+			}
+		}
+	}
+	sizes := cellSizes(g, bins)
+	joint := 1
+	for _, s := range sizes {
+		joint *= s
+	}
+	total := joint
+	for _, s := range sizes {
+		total += s
+	}
+	probs := make([]float64, total)
+	x := make([]float64, n)
+	idx := make([]int, n)
+	var z float64
+	for {
+		w, cell, stride := 1.0, 0, 1
+		for i := range n {
+			nd := axes[i][idx[i]]
+			x[i] = nd.x
+			w *= nd.w
+			cell += nd.bin * stride
+			stride *= sizes[i]
+		}
+		e := 0.0
+		for f := range g.NumFactors() {
+			e += g.Factor(f).Value(x)
+		}
+		p := w * math.Exp(e)
+		z += p
+		probs[cell] += p
+		off := joint
+		for i := range n {
+			probs[off+axes[i][idx[i]].bin] += p
+			off += sizes[i]
+		}
+		// Next grid point.
+		i := 0
+		for ; i < n; i++ {
+			idx[i]++
+			if idx[i] < len(axes[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i == n {
+			break
+		}
+	}
+	for c := range probs {
+		probs[c] /= z
+	}
+	return probs
+}
+
+func cellSizes(g *factorgraph.Graph, bins int) []int {
+	sizes := make([]int, g.NumVars())
+	for i := range sizes {
+		if d := g.Domain(i); d.IsDiscrete() {
+			sizes[i] = d.Size
+		} else {
+			sizes[i] = bins
+		}
+	}
+	return sizes
+}
+
+// contCells maps a state to its cells: the joint bin, then one bin a
+// variable.
+func contCells(g *factorgraph.Graph, bins int) (func(x []float64, dst []int) []int, []string) {
+	sizes := cellSizes(g, bins)
+	joint := 1
+	for _, s := range sizes {
+		joint *= s
+	}
+	var names []string
+	for c := range joint {
+		names = append(names, fmt.Sprintf("joint bin %d", c))
+	}
+	for i, s := range sizes {
+		for b := range s {
+			names = append(names, fmt.Sprintf("x%d in bin %d", i, b))
+		}
+	}
+	binOf := func(i int, v float64) int {
+		d := g.Domain(i)
+		if d.IsDiscrete() {
+			return int(v)
+		}
+		return min(int((v-d.Lo)/(d.Hi-d.Lo)*float64(bins)), bins-1)
+	}
+	return func(x []float64, dst []int) []int {
+		cell, stride := 0, 1
+		for i := range sizes {
+			cell += binOf(i, x[i]) * stride
+			stride *= sizes[i]
+		}
+		dst = append(dst[:0], cell)
+		off := joint
+		for i := range sizes {
+			dst = append(dst, off+binOf(i, x[i]))
+			off += sizes[i]
+		}
+		return dst
+	}, names
+}
+
+type contCase struct {
+	name      string
+	new       func(m factorgraph.Model, r *rand.Rand) (Sampler, error)
+	rejection bool
+}
+
+func contSamplers() []contCase {
+	opt := func(o Options) *Options { return &o }
+	return []contCase{
+		{"GibbsITS", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewGibbsITS(m, r, nil) }, false},
+		{"GibbsDA", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewGibbsDA(m, r, nil) }, false},
+		{"PGITS", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewPGITS(m, r, nil) }, false},
+		{"PGITS/λ=0.05L²,m=6", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) {
+			return NewPGITS(m, r, opt(Options{LambdaScale: 0.05, M: 6}))
+		}, false},
+		{"PGDA", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewPGDA(m, r, nil) }, false},
+		{"PGDA/m=20,k=25", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) {
+			return NewPGDA(m, r, opt(Options{M: 20, K: 25}))
+		}, false},
+		{"GibbsRejection", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewGibbsRejection(m, r, nil) }, true},
+		{"PGRejection", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewPGRejection(m, r, nil) }, true},
+	}
+}
+
+const contSteps = 60000
+
+func TestContinuousExactness(t *testing.T) {
+	graphs := contGraphs(t)
+	for _, sc := range contSamplers() {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			worst := 0.0
+			for gi, cg := range graphs {
+				s, err := sc.new(cg.g, rand.New(rand.NewPCG(uint64(gi), 5)))
+				if sc.rejection && cg.hard {
+					if err == nil {
+						t.Errorf("%s: accepted a continuous variable with a hard factor", cg.name)
+					}
+					continue
+				}
+				if sc.rejection && !cg.rejection {
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", cg.name, err)
+				}
+				cells, names := contCells(cg.g, cg.bins)
+				z, where := batchZ(s, contSteps, quadratureCells(cg.g, cg.bins), names, cells)
+				if z > zLimit {
+					t.Errorf("%s: %s: z = %.2f > %v", cg.name, where, z, zLimit)
+				}
+				worst = max(worst, z)
+			}
+			t.Logf("largest z-score over %d graphs: %.2f", len(graphs), worst)
+		})
+	}
+}
+
+// TestContinuousCatchesUncorrected: without the Metropolis–Hastings
+// correction, a low-degree polynomial sampler draws from its polynomial,
+// not from π, and the same check rejects it.
+func TestContinuousCatchesUncorrected(t *testing.T) {
+	graphs := contGraphs(t)
+	for _, sc := range []contCase{
+		{"GibbsITS/m=2", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) {
+			return NewGibbsITS(m, r, &Options{M: 2})
+		}, false},
+		{"PGDA/m=2,k=3", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) {
+			return NewPGDA(m, r, &Options{M: 2, K: 3})
+		}, false},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			caught := 0
+			for gi, cg := range graphs {
+				s, err := sc.new(cg.g, rand.New(rand.NewPCG(uint64(gi), 5)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch c := s.(type) {
+				case GibbsITS:
+					c.uncorrected = true
+				case PGDA:
+					c.uncorrected = true
+				}
+				cells, names := contCells(cg.g, cg.bins)
+				if z, _ := batchZ(s, contSteps, quadratureCells(cg.g, cg.bins), names, cells); z > zLimit {
+					caught++
+				}
+			}
+			if caught == 0 {
+				t.Error("no graph rejected the uncorrected sampler")
+			}
+			t.Logf("rejected on %d of %d graphs", caught, len(graphs))
+		})
+	}
+}
+
+// TestQuadratureCells checks the ground truth itself on a density with a
+// closed form: x ∈ [0,1] with density ∝ exp(3x), bin probabilities
+// (e^{3b} − e^{3a})/(e³ − 1).
+func TestQuadratureCells(t *testing.T) {
+	b := factorgraph.NewBuilder()
+	b.AddVariable(factorgraph.Interval(0, 1))
+	b.AddFactor(fn([]int{0}, 0, 3, func(x []float64) float64 { return 3 * x[0] }))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs := quadratureCells(g, 4)
+	for k := range 4 {
+		lo, hi := float64(k)/4, float64(k+1)/4
+		want := (math.Exp(3*hi) - math.Exp(3*lo)) / (math.Exp(3) - 1)
+		if math.Abs(probs[k]-want) > 1e-12 || math.Abs(probs[4+k]-want) > 1e-12 {
+			t.Errorf("bin %d: %v, %v; want %v", k, probs[k], probs[4+k], want)
+		}
+	}
+}
+
+func TestContinuousZeroAllocations(t *testing.T) {
+	cg := contGraphs(t)[2] // 2d
+	for _, sc := range contSamplers() {
+		s, err := sc.new(cg.g, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 1000 {
+			s.Step()
+		}
+		if a := testing.AllocsPerRun(500, func() { s.Step() }); a != 0 {
+			t.Errorf("%s: %v allocations a step", sc.name, a)
+		}
+	}
+}
+
+func TestContinuousErrors(t *testing.T) {
+	cg := contGraphs(t)[0]
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, o := range []Options{{M: -1}, {K: -2}, {M: 1 << 20}, {MaxTries: -1}} {
+		if _, err := NewPGDA(cg.g, r, &o); err == nil {
+			t.Errorf("NewPGDA(%+v) succeeded", o)
+		}
+	}
+	if _, err := NewPoissonGibbs(cg.g, r, nil); err == nil {
+		t.Error("PoissonGibbs accepted a continuous variable")
+	}
+	// A rejection sampler that cannot accept stops with an error.
+	b := factorgraph.NewBuilder()
+	b.AddVariable(factorgraph.Interval(0, 1))
+	b.AddFactor(fn([]int{0}, 0, 200, func(x []float64) float64 { return 200 * x[0] * x[0] * x[0] * x[0] }))
+	g, _ := b.Build()
+	s, err := NewGibbsRejection(g, r, &Options{MaxTries: 100, Init: []float64{0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		s.Step()
+	}
+	if s.Err() == nil {
+		t.Error("rejection sampling with acceptance ≈ e⁻¹⁹⁰ reported no error after its try budget")
+	}
+}
