@@ -62,7 +62,7 @@ func NewCounts(n int) *Counts {
 		stamp: make([]uint32, n),
 		count: make([]int32, n),
 		cur:   1,
-		keys:  make([]int32, 0, 16),
+		keys:  make([]int32, 0, min(n, 1024)), // distinct keys rarely outgrow this: no growth in steady state
 	}
 }
 
@@ -104,3 +104,32 @@ func (c *Counts) Len() int { return len(c.keys) }
 
 // Cap returns the number of items the counts range over.
 func (c *Counts) Cap() int { return len(c.stamp) }
+
+// Stopper supplies the picks of a thinned draw that can end early, such as
+// the factorised acceptance test of TFMH and SMH (Cornish et al. 2019): each
+// pick is an event with some probability, and the first event ends the
+// draw.
+type Stopper interface {
+	// Pick returns an item k drawn with probability w_k/W.
+	Pick(r *rand.Rand) int
+	// Stop reports whether the pick of k is an event that ends the draw,
+	// drawing from r as it needs.
+	Stop(r *rand.Rand, k int) bool
+}
+
+// DrawUntil draws B ~ Poisson(total) and makes up to B picks from s,
+// stopping at the first event. It returns the number of picks made (the
+// batch size of TFMH) and whether an event stopped the draw. With events of
+// probability p_k per pick of k, the draw has no event with probability
+// exp(−total·Σ_k (w_k/W)p_k), the product of the factors the picks thin.
+func DrawUntil(r *rand.Rand, total float64, s Stopper) (picks int, stopped bool) {
+	b := Poisson(r, total)
+	for picks < b {
+		k := s.Pick(r)
+		picks++
+		if s.Stop(r, k) {
+			return picks, true
+		}
+	}
+	return picks, false
+}

@@ -333,3 +333,43 @@ func TestTieredCatchesWrongTierWeights(t *testing.T) {
 		t.Errorf("broken tier weights passed the chi-square check (p = %g)", pv)
 	}
 }
+
+// eventSource picks uniformly among 4 items, item k an event with
+// probability p[k].
+type eventSource struct{ p []float64 }
+
+func (e eventSource) Pick(r *rand.Rand) int         { return r.IntN(len(e.p)) }
+func (e eventSource) Stop(r *rand.Rand, k int) bool { return r.Float64() < e.p[k] }
+
+// TestDrawUntil: the probability of no event is exp(−total·mean(p)).
+func TestDrawUntil(t *testing.T) {
+	src := eventSource{p: []float64{0, 0.1, 0.5, 1}}
+	r := rand.New(rand.NewPCG(8, 8))
+	const n, total = 200000, 1.5
+	none, picks := 0, 0
+	for range n {
+		b, stopped := DrawUntil(r, total, src)
+		picks += b
+		if !stopped {
+			none++
+		}
+	}
+	p := math.Exp(-total * 1.6 / 4)
+	if got := float64(none) / n; math.Abs(got-p) > 5*math.Sqrt(p*(1-p)/n) {
+		t.Errorf("P(no event) = %v, want %v", got, p)
+	}
+	// Broken: an event probability of 0.5 read as 0.25 must be detected.
+	broken := eventSource{p: []float64{0, 0.1, 0.25, 1}}
+	none = 0
+	for range n {
+		if _, stopped := DrawUntil(r, total, broken); !stopped {
+			none++
+		}
+	}
+	if got := float64(none) / n; math.Abs(got-p) <= 5*math.Sqrt(p*(1-p)/n) {
+		t.Errorf("a wrong event probability passed: P(no event) = %v", got)
+	}
+	if picks == 0 {
+		t.Error("no picks")
+	}
+}

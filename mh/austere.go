@@ -1,0 +1,110 @@
+package mh
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Austere is AustereMH (Korattikara, Chen & Welling 2014), an approximate
+// sequential-test MH kept for comparison. With u ~ U(0,1) and
+//
+//	μ0 = (1/N) [log u − log π0(θ')/π0(θ) − log q(θ|θ')/q(θ'|θ)],
+//
+// it draws data without replacement m at a time (Options.BatchSize) and
+// computes, on the n points seen, the mean l̄ and standard deviation s_l of
+// l_i = ℓ_i(θ') − ℓ_i(θ), s = (s_l/√n)·√(1 − (n−1)/(N−1)) and t = (l̄ − μ0)/s;
+// once 1 − F_{t,n−1}(|t|) < ε (Options.Epsilon) or n = N it accepts iff
+// l̄ > μ0. The batch size is the final n.
+type Austere struct {
+	base
+	m    int
+	eps  float64
+	perm []int32
+}
+
+var _ Sampler = (*Austere)(nil)
+
+// NewAustere returns an AustereMH sampler.
+func NewAustere(t Target, o Options, r *rand.Rand) (*Austere, error) {
+	b, err := newBase("austere", t, &o, r)
+	if err != nil {
+		return nil, err
+	}
+	m := o.BatchSize
+	if m == 0 {
+		m = 30
+	}
+	if m < 2 {
+		return nil, fmt.Errorf("mh: austere: batch size %d must be at least 2", o.BatchSize)
+	}
+	eps := o.Epsilon
+	if eps == 0 {
+		eps = 0.01
+	}
+	if !(eps > 0 && eps < 1) {
+		return nil, fmt.Errorf("mh: austere: ε = %v must lie in (0, 1)", o.Epsilon)
+	}
+	s := &Austere{base: b, m: m, eps: eps, perm: make([]int32, b.n)}
+	for i := range s.perm {
+		s.perm[i] = int32(i)
+	}
+	return s, nil
+}
+
+// SetState implements Sampler.
+func (s *Austere) SetState(theta []float64) error { return s.setState(theta) }
+
+// Step implements Sampler.
+func (s *Austere) Step() {
+	if s.err != nil {
+		return
+	}
+	c0, ok := s.propose()
+	if !ok {
+		return
+	}
+	nf := float64(s.n)
+	mu0 := (math.Log(s.rng.Float64()) - c0) / nf
+	n := 0
+	mean, m2 := 0.0, 0.0
+	for {
+		end := min(n+s.m, s.n)
+		for ; n < end; n++ {
+			// Partial Fisher–Yates: a uniform draw without replacement.
+			j := n + s.rng.IntN(s.n-n)
+			s.perm[n], s.perm[j] = s.perm[j], s.perm[n]
+			l, _ := s.diff(int(s.perm[n]))
+			dl := l - mean
+			mean += dl / float64(n+1)
+			m2 += dl * (l - mean)
+		}
+		if s.err != nil {
+			return
+		}
+		decide := n == s.n
+		if !decide {
+			k := float64(n)
+			sd := math.Sqrt(m2/(k-1)) / math.Sqrt(k) * math.Sqrt(1-(k-1)/(nf-1))
+			t := math.Abs(mean-mu0) / sd
+			if sd == 0 || math.IsInf(t, 1) {
+				decide = true
+			} else if !math.IsNaN(t) {
+				p := 1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.CDF(t)
+				decide = p < s.eps
+			}
+		}
+		if decide {
+			s.st.Batch += float64(n)
+			if n == s.n {
+				s.st.FullSteps++
+			}
+			if mean > mu0 {
+				s.move()
+			}
+			return
+		}
+	}
+}

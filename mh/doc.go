@@ -1,0 +1,103 @@
+// Package mh implements minibatch Metropolis–Hastings samplers for
+// posteriors that are a product of many likelihood terms,
+//
+//	π(θ) ∝ π0(θ) · exp(Σ_{i<N} ℓ_i(θ)),
+//
+// in the log-likelihood sign convention of the design handbook (the TunaMH
+// paper's energies are U_i = −ℓ_i). A Target supplies the dimension, N, the
+// log prior and the per-datum log-likelihoods; the samplers that avoid
+// touching all N terms per step need more, which the target declares
+// through optional interfaces:
+//
+//   - LocalBounder, Assumption 1 of Zhang, Cooper & De Sa (NeurIPS 2020):
+//     |ℓ_i(θ) − ℓ_i(θ')| ≤ c_i M(θ, θ');
+//   - Ranger, global ranges lo_i ≤ ℓ_i ≤ hi_i;
+//   - ControlVariates, gradients and Hessians for Taylor control variates
+//     around a reference point θ̂ and a bound |r_i| ≤ c_i φ(θ̂; θ, θ') on the
+//     remainder;
+//   - LowerBounder, per-datum lower bounds for Firefly Monte Carlo.
+//
+// # Samplers
+//
+// Exact (π is the stationary law):
+//
+//   - MH: standard MH, N evaluations per step.
+//   - PoissonMH: Poisson-MH (TunaMH paper, Algorithm 3) with global ranges;
+//     auxiliary s_i ~ Poisson(λM_i/L + φ_i(θ)).
+//   - TunaMH: Algorithm 2 (χ form) and Algorithm 4 (constant λ); local
+//     Poisson variables s_i ~ Poisson(χc_iCM² + ½(ℓ_i(θ) − ℓ_i(θ') + c_iM)),
+//     E[B] = χC²M² + CM, asymptotically optimal among stateless exact
+//     minibatch MH methods (its Theorem 3).
+//   - TFMH (Cornish et al. 2019): factorised MH by Poisson thinning with early
+//     rejection; SMH-1/SMH-2 (NewSMH): TFMH with first/second-order control
+//     variates.
+//   - MHSS (Prado, Nemeth & Sherlock 2024): MH-SS-1/MH-SS-2, delayed
+//     acceptance with the control-variate surrogate in stage 1 and Poisson
+//     auxiliaries s_i ~ Poisson(c_iφ − r_i⁺) (γ = 0) in stage 2.
+//   - FlyMC (Maclaurin & Adams 2014): brightness variables over lower bounds,
+//     the bright set kept in index arrays with geometric skips.
+//
+// Approximate (biased, for comparison):
+//
+//   - Barker: the minibatch Barker test of Seita, Pan, Chen & Canny with the
+//     correction distribution computed by their regularised deconvolution
+//     (BarkerTable).
+//   - Austere: AustereMH (Korattikara, Chen & Welling 2014), a sequential
+//     t-test.
+//
+// New builds any of them by name (Names lists them).
+//
+// # Poisson minibatches
+//
+// PoissonMH, TunaMH, TFMH, SMH and MH-SS all need independent counts
+// s_i ~ Poisson(rate_i) with rate_i ≤ total·w_i/W. They draw them by
+// thinning with internal/minibatch, the one implementation of that
+// mechanism in this module: B ~ Poisson(total), B picks i ~ w_i/W from a
+// Walker alias table built once, each kept with probability
+// rate_i/(total·w_i/W). A step costs O(B) evaluations, independent of N.
+// TFMH and SMH stop at their first rejection event, so they draw B and the
+// picks from the same primitives without the aggregation.
+//
+// # Conventions
+//
+// Proposals return the log proposal ratio log q(θ|θ') − log q(θ'|θ), the
+// convention of eq. (1) of the TunaMH paper, under which its reversibility
+// proofs hold (its printed Algorithms 2–4 invert the ratio). The default
+// proposal is a Gaussian random walk (GaussianRW); any Proposal can be
+// plugged in (the bias example uses a lazy walk on integers). The prior
+// enters every acceptance ratio exactly rather than being folded into the
+// likelihood terms. Proposals outside the support (LogPrior = −Inf) are
+// rejected before any data is touched, which matters for bounds that hold
+// only on a bounded support (the truncated mixture's box).
+//
+// Each sampler reports Stats, with the batch size as its own paper defines
+// it: N for MH, B (picks before thinning) for TunaMH and Poisson-MH, picks
+// evaluated until the first rejection event for TFMH/SMH, bright points for
+// FlyMC, the expected batch Cφ (capped at N) for MH-SS, and the final
+// minibatch size for the Barker test and AustereMH.
+//
+// # Bad bounds are errors
+//
+// A declared bound that the data violate (|ℓ_i(θ') − ℓ_i(θ)| > c_iM, a keep
+// probability outside [0, 1], ℓ_i outside its declared range, a lower bound
+// above ℓ_i) or a NaN makes the chain silently wrong, so the sampler records
+// an error, available from Err, and stops moving. Bounds are checked on
+// every datum a step evaluates, with a relative slack of 10⁻⁹ for rounding.
+//
+// # Randomness and cost
+//
+// Every random number comes from the *rand.Rand given to the constructor;
+// equal seeds give identical chains. After construction a step allocates
+// nothing (the benchmarks report allocs/op).
+//
+// References: Zhang, Cooper & De Sa, "Asymptotically Optimal Exact Minibatch
+// Metropolis-Hastings", NeurIPS 2020; Zhang & De Sa, "Poisson-Minibatching
+// for Gibbs Sampling with Convergence Rate Guarantees", NeurIPS 2019;
+// Cornish, Vanetti, Bouchard-Côté, Deligiannidis & Doucet, "Scalable
+// Metropolis-Hastings for Exact Bayesian Inference with Large Datasets",
+// ICML 2019; Prado, Nemeth & Sherlock, "Metropolis–Hastings with Scalable
+// Subsampling", 2024; Maclaurin & Adams, "Firefly Monte Carlo", UAI 2014;
+// Seita, Pan, Chen & Canny, "An Efficient Minibatch Acceptance Test for
+// Metropolis-Hastings", UAI 2017; Korattikara, Chen & Welling, "Austerity in
+// MCMC Land", ICML 2014.
+package mh

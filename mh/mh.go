@@ -1,0 +1,78 @@
+package mh
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// MH is the standard Metropolis–Hastings sampler, eq. (1) of the TunaMH
+// paper: propose θ' ~ q(·|θ) and accept with probability
+//
+//	min(1, π0(θ')q(θ|θ') exp(Σ_i ℓ_i(θ')) / (π0(θ)q(θ'|θ) exp(Σ_i ℓ_i(θ)))).
+//
+// It caches Σ_i ℓ_i(θ), so a step costs N evaluations at θ'. Its batch size
+// is N.
+type MH struct {
+	base
+	ll float64 // Σ_i ℓ_i(x)
+}
+
+var _ Sampler = (*MH)(nil)
+
+// NewMH returns a standard MH sampler.
+func NewMH(t Target, o Options, r *rand.Rand) (*MH, error) {
+	b, err := newBase("mh", t, &o, r)
+	if err != nil {
+		return nil, err
+	}
+	s := &MH{base: b}
+	if err := s.SetState(s.x); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *MH) sumLogLik(theta []float64) float64 {
+	ll := 0.0
+	for i := range s.n {
+		ll += s.target.LogLik(i, theta)
+	}
+	return ll
+}
+
+// SetState implements Sampler.
+func (s *MH) SetState(theta []float64) error {
+	if err := s.setState(theta); err != nil {
+		return err
+	}
+	s.ll = s.sumLogLik(s.x)
+	if math.IsNaN(s.ll) || math.IsInf(s.ll, 0) {
+		return fmt.Errorf("mh: mh: log-likelihood at %v is %v", theta, s.ll)
+	}
+	return nil
+}
+
+// Step implements Sampler.
+func (s *MH) Step() {
+	if s.err != nil {
+		return
+	}
+	logr, ok := s.propose()
+	if !ok {
+		return
+	}
+	llp := 0.0
+	for i := range s.n {
+		llp += s.logLik(i, s.xp)
+	}
+	s.st.Batch += float64(s.n)
+	if math.IsNaN(llp) {
+		s.fail("log-likelihood at the proposal is NaN")
+		return
+	}
+	if s.accept(logr + llp - s.ll) {
+		s.move()
+		s.ll = llp
+	}
+}

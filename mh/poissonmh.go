@@ -1,0 +1,131 @@
+package mh
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/internal/minibatch"
+)
+
+// PoissonMH is Poisson-MH, Algorithm 3 of the TunaMH paper (Appendix D;
+// Zhang & De Sa 2019): with global ranges lo_i ≤ ℓ_i ≤ hi_i, factors
+// φ_i = ℓ_i − lo_i ∈ [0, M_i], M_i = hi_i − lo_i, L = Σ_i M_i and auxiliary
+// variables s_i | θ ~ Poisson(λM_i/L + φ_i(θ)), it accepts θ' with
+//
+//	r = π0(θ')q(θ|θ')/(π0(θ)q(θ'|θ)) · Π_{s_i>0} ((1 + Lφ_i(θ')/(λM_i)) / (1 + Lφ_i(θ)/(λM_i)))^{s_i}.
+//
+// The s_i are drawn by thinning (internal/minibatch): B ~ Poisson(λ + L),
+// picks i with probability M_i/L, kept with probability
+// (λM_i/L + φ_i(θ))/(λM_i/L + M_i). Its batch size is B (each pick
+// evaluates φ_i(θ); kept items also φ_i(θ')). The target must implement
+// Ranger. A value of ℓ_i outside its declared range is an error.
+type PoissonMH struct {
+	base
+	rg     Ranger
+	lo, m  []float64 // lo_i and M_i
+	l      float64   // L = Σ M_i
+	lambda float64
+	alias  minibatch.Alias
+	counts *minibatch.Counts
+	src    minibatch.Source
+	memo   memo // φ_i(θ) of the items picked this step
+}
+
+var _ Sampler = (*PoissonMH)(nil)
+
+// NewPoissonMH returns a Poisson-MH sampler with λ = o.Lambda > 0.
+func NewPoissonMH(t Target, o Options, r *rand.Rand) (*PoissonMH, error) {
+	b, err := newBase("poissonmh", t, &o, r)
+	if err != nil {
+		return nil, err
+	}
+	rg, ok := t.(Ranger)
+	if !ok {
+		return nil, fmt.Errorf("mh: poissonmh: target %T does not implement Ranger (global ranges of ℓ_i)", t)
+	}
+	if !(o.Lambda > 0) || math.IsInf(o.Lambda, 0) {
+		return nil, fmt.Errorf("mh: poissonmh: λ = %v must be positive and finite", o.Lambda)
+	}
+	s := &PoissonMH{base: b, rg: rg, lambda: o.Lambda,
+		lo: make([]float64, b.n), m: make([]float64, b.n),
+		memo: newMemo(b.n), counts: minibatch.NewCounts(b.n)}
+	for i := range b.n {
+		lo, hi := rg.LogLikRange(i)
+		if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || hi < lo {
+			return nil, fmt.Errorf("mh: poissonmh: datum %d has range [%v, %v]; ranges must be finite with lo ≤ hi", i, lo, hi)
+		}
+		s.lo[i], s.m[i] = lo, hi-lo
+		s.l += hi - lo
+	}
+	if !(s.l > 0) {
+		return nil, fmt.Errorf("mh: poissonmh: all ranges are empty (L = %v)", s.l)
+	}
+	if s.alias, err = minibatch.NewAlias(s.m); err != nil {
+		return nil, fmt.Errorf("mh: poissonmh: %v", err)
+	}
+	s.src = poissonSource{s}
+	return s, nil
+}
+
+// L returns L = Σ_i (hi_i − lo_i).
+func (s *PoissonMH) L() float64 { return s.l }
+
+// SetState implements Sampler.
+func (s *PoissonMH) SetState(theta []float64) error { return s.setState(theta) }
+
+// phiAt returns φ_i(θ) = ℓ_i(θ) − lo_i clamped to [0, M_i], checking it.
+func (s *PoissonMH) phiAt(i int, theta []float64) float64 {
+	l := s.logLik(i, theta)
+	phi := l - s.lo[i]
+	tol := relTol*s.m[i] + 8*epsilon*math.Abs(l)
+	switch {
+	case math.IsNaN(phi):
+		s.fail("datum %d: log-likelihood is NaN", i)
+		return 0
+	case phi < -tol || phi > s.m[i]+tol:
+		s.fail("datum %d: log-likelihood %v outside its declared range [%v, %v]", i, l, s.lo[i], s.lo[i]+s.m[i])
+	}
+	return min(max(phi, 0), s.m[i])
+}
+
+type poissonSource struct{ s *PoissonMH }
+
+func (p poissonSource) Pick(r *rand.Rand) int { return p.s.alias.Pick(r) }
+
+// Keep returns (λM_k/L + φ_k(θ)) / (λM_k/L + M_k), Algorithm 3 thinned.
+func (p poissonSource) Keep(k int) float64 {
+	s := p.s
+	e, ok := s.memo.get(k)
+	if !ok {
+		e.v0 = s.phiAt(k, s.x)
+	}
+	a := s.lambda / s.l
+	return (a + e.v0/s.m[k]) / (a + 1)
+}
+
+// Step implements Sampler.
+func (s *PoissonMH) Step() {
+	if s.err != nil {
+		return
+	}
+	logr, ok := s.propose()
+	if !ok {
+		return
+	}
+	s.memo.next()
+	b := minibatch.Draw(s.rng, s.lambda+s.l, s.src, s.counts)
+	s.st.Batch += float64(b)
+	for _, k := range s.counts.Keys() {
+		k := int(k)
+		c := s.lambda * s.m[k] / s.l
+		phiP := s.phiAt(k, s.xp)
+		logr += float64(s.counts.Count(k)) * (math.Log1p(phiP/c) - math.Log1p(s.memo.e[k].v0/c))
+	}
+	if s.err != nil {
+		return
+	}
+	if s.accept(logr) {
+		s.move()
+	}
+}

@@ -1,0 +1,362 @@
+package mh
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Sampler is a Metropolis–Hastings-type Markov chain on a Target.
+type Sampler interface {
+	// Step performs one proposal and accept/reject decision (FlyMC: one
+	// brightness update and one θ move). After Err returns non-nil, Step
+	// does nothing.
+	Step()
+	// State returns the current θ. The slice is a view owned by the
+	// sampler, valid until the next Step or SetState.
+	State() []float64
+	// SetState moves the chain to θ (copied), which must lie in the
+	// support. Auxiliary state (FlyMC's bright set) is redrawn from its
+	// conditional law given θ.
+	SetState(theta []float64) error
+	// Stats returns the running counts.
+	Stats() Stats
+	// Err returns the first detected violation of a declared bound or
+	// another numerical failure (NaN), or nil. A violated bound breaks
+	// exactness, so the sampler stops moving once Err is non-nil.
+	Err() error
+}
+
+// Stats are the running counts of a sampler.
+type Stats struct {
+	// Steps is the number of calls of Step.
+	Steps int
+	// Accepted is the number of accepted proposals.
+	Accepted int
+	// Batch is the sum over steps of the batch size as the algorithm's own
+	// paper defines it (see each sampler's doc comment): B for TunaMH and
+	// Poisson-MH, draws evaluated until the first rejection event for
+	// TFMH/SMH, the number of bright points for FlyMC, the expected batch
+	// size Cφ (capped at N) for MH-SS, the final minibatch size for the
+	// Barker test and AustereMH, and N for MH. Proposals outside the
+	// support touch no data and add 0.
+	Batch float64
+	// Evals is the number of calls of Target.LogLik (and of
+	// LowerBounder.LogLowerBound) made by Step (and by FlyMC's SetState,
+	// which redraws the bright set). MH caches Σℓ_i(θ) and makes N per step.
+	Evals int64
+	// FullSteps is the number of steps done with the full data set (the
+	// fallback of footnote 3 of the TunaMH paper and its relatives).
+	FullSteps int
+}
+
+// AcceptRate returns Accepted/Steps (NaN before the first step).
+func (s Stats) AcceptRate() float64 { return float64(s.Accepted) / float64(s.Steps) }
+
+// MeanBatch returns Batch/Steps, the average batch size per step.
+func (s Stats) MeanBatch() float64 { return s.Batch / float64(s.Steps) }
+
+// Options configures a sampler. Fields a sampler does not use are ignored.
+type Options struct {
+	// Proposal is the proposal kernel. If nil, a Gaussian random walk with
+	// standard deviation Step in every coordinate is used.
+	Proposal Proposal
+	// Step is the random-walk scale used when Proposal is nil (> 0).
+	Step float64
+	// Init is the initial state (len Dim); nil means the zero vector. It
+	// must lie in the support.
+	Init []float64
+
+	// Chi is TunaMH's χ > 0 (Algorithm 2). If Chi is 0 and Lambda > 0,
+	// TunaMH runs Algorithm 4 with the constant λ = Lambda.
+	Chi float64
+	// Lambda is Poisson-MH's λ > 0 (Algorithm 3), or TunaMH's constant λ.
+	Lambda float64
+	// Fallback makes TunaMH, TFMH, SMH and MH-SS take a full-data MH step
+	// whenever the expected batch size exceeds N (footnote 3 of the TunaMH
+	// paper; the TFMH truncation with R = N). The switch depends on (θ, θ')
+	// only through the symmetric bound, so the chain stays exact.
+	Fallback bool
+
+	// Ref is the reference point θ̂ of the control variates (SMH, MH-SS)
+	// and the expansion point of FlyMC's Taylor lower bound; nil means
+	// Init (or zero).
+	Ref []float64
+	// Gamma is MH-SS's γ ∈ [0, 1] (0, the paper's optimum, by default).
+	Gamma float64
+	// QDarkToBright is FlyMC's probability q_{d→b} ∈ (0, 1] of proposing
+	// a dark point to become bright; 0 means 0.01.
+	QDarkToBright float64
+
+	// BatchSize is the initial minibatch size and increment m of the
+	// Barker test and AustereMH; 0 means 30.
+	BatchSize int
+	// Epsilon is AustereMH's per-test error bound ε ∈ (0, 1); 0 means 0.01.
+	Epsilon float64
+	// Delta is the Barker test's bound δ on the CLT error ε(θ,θ',b) of
+	// Corollary 1 of Seita et al.; 0 disables the check (only the variance
+	// condition s² < 1 is enforced, as in the paper's reported runs).
+	Delta float64
+	// Table is the Barker test's correction distribution; nil means
+	// DefaultBarkerTable().
+	Table *BarkerTable
+}
+
+// Names lists the sampler names New accepts.
+var Names = []string{"mh", "poissonmh", "tunamh", "tfmh", "smh1", "smh2", "flymc", "mhss1", "mhss2", "barker", "austere"}
+
+// New returns the sampler called name (one of Names) on target t.
+func New(name string, t Target, o Options, r *rand.Rand) (Sampler, error) {
+	switch name {
+	case "mh":
+		return NewMH(t, o, r)
+	case "poissonmh":
+		return NewPoissonMH(t, o, r)
+	case "tunamh":
+		return NewTunaMH(t, o, r)
+	case "tfmh":
+		return NewTFMH(t, o, r)
+	case "smh1":
+		return NewSMH(t, 1, o, r)
+	case "smh2":
+		return NewSMH(t, 2, o, r)
+	case "flymc":
+		return NewFlyMC(t, o, r)
+	case "mhss1":
+		return NewMHSS(t, 1, o, r)
+	case "mhss2":
+		return NewMHSS(t, 2, o, r)
+	case "barker":
+		return NewBarker(t, o, r)
+	case "austere":
+		return NewAustere(t, o, r)
+	}
+	return nil, fmt.Errorf("mh: unknown sampler %q (want one of %v)", name, Names)
+}
+
+// base holds what every sampler shares: the target, the proposal, the
+// current and proposed states and the counts.
+type base struct {
+	name   string
+	target Target
+	prop   Proposal
+	rng    *rand.Rand
+	d, n   int
+	x, xp  []float64 // current and proposed state
+	lp     float64   // log prior at x
+	lpp    float64   // log prior at xp
+	st     Stats
+	err    error
+}
+
+func newBase(name string, t Target, o *Options, r *rand.Rand) (base, error) {
+	if t == nil {
+		return base{}, fmt.Errorf("mh: %s: nil target", name)
+	}
+	if r == nil {
+		return base{}, fmt.Errorf("mh: %s: nil random source", name)
+	}
+	d, n := t.Dim(), t.N()
+	if d < 1 {
+		return base{}, fmt.Errorf("mh: %s: target dimension %d must be at least 1", name, d)
+	}
+	if n < 1 {
+		return base{}, fmt.Errorf("mh: %s: target has %d data points, want at least 1", name, n)
+	}
+	b := base{name: name, target: t, rng: r, d: d, n: n, x: make([]float64, d), xp: make([]float64, d)}
+	b.prop = o.Proposal
+	if b.prop == nil {
+		if !(o.Step > 0) || math.IsInf(o.Step, 0) {
+			return base{}, fmt.Errorf("mh: %s: random-walk step %v must be positive and finite", name, o.Step)
+		}
+		g, err := NewGaussianRW(o.Step, nil, d)
+		if err != nil {
+			return base{}, err
+		}
+		b.prop = g
+	}
+	if o.Init != nil {
+		if len(o.Init) != d {
+			return base{}, fmt.Errorf("mh: %s: initial state has length %d, target dimension is %d", name, len(o.Init), d)
+		}
+		copy(b.x, o.Init)
+	}
+	if err := b.checkState(b.x); err != nil {
+		return base{}, err
+	}
+	b.lp = t.LogPrior(b.x)
+	return b, nil
+}
+
+// checkState reports whether theta has the right length, is finite and
+// lies in the support.
+func (b *base) checkState(theta []float64) error {
+	if len(theta) != b.d {
+		return fmt.Errorf("mh: %s: state has length %d, target dimension is %d", b.name, len(theta), b.d)
+	}
+	for j, v := range theta {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("mh: %s: state coordinate %d is %v", b.name, j, v)
+		}
+	}
+	lp := b.target.LogPrior(theta)
+	if math.IsNaN(lp) || math.IsInf(lp, 0) {
+		return fmt.Errorf("mh: %s: state %v is outside the support (log prior %v)", b.name, theta, lp)
+	}
+	return nil
+}
+
+func (b *base) setState(theta []float64) error {
+	if err := b.checkState(theta); err != nil {
+		return err
+	}
+	copy(b.x, theta)
+	b.lp = b.target.LogPrior(b.x)
+	return nil
+}
+
+// State implements Sampler.
+func (b *base) State() []float64 { return b.x }
+
+// Stats implements Sampler.
+func (b *base) Stats() Stats { return b.st }
+
+// Err implements Sampler.
+func (b *base) Err() error { return b.err }
+
+// fail records the first error; the sampler stops moving afterwards.
+func (b *base) fail(format string, args ...any) {
+	if b.err == nil {
+		b.err = fmt.Errorf("mh: %s: step %d: "+format, append([]any{b.name, b.st.Steps}, args...)...)
+	}
+}
+
+// propose counts a step, draws θ' into b.xp and returns the data-free part
+// of the log acceptance ratio, log π0(θ') − log π0(θ) + log q(θ|θ') −
+// log q(θ'|θ). ok is false when θ' lies outside the support (reject without
+// touching data) or on a numerical failure (recorded in b.err).
+func (b *base) propose() (logr float64, ok bool) {
+	b.st.Steps++
+	logq := b.prop.Propose(b.xp, b.x, b.rng)
+	b.lpp = b.target.LogPrior(b.xp)
+	switch {
+	case math.IsNaN(logq) || math.IsInf(logq, 0):
+		b.fail("proposal log ratio is %v", logq)
+		return 0, false
+	case math.IsNaN(b.lpp) || math.IsInf(b.lpp, 1):
+		b.fail("log prior at the proposal %v is %v", b.xp, b.lpp)
+		return 0, false
+	case math.IsInf(b.lpp, -1):
+		return 0, false
+	}
+	return b.lpp - b.lp + logq, true
+}
+
+// accept draws the decision for log acceptance ratio logr (accept iff
+// log u < logr); it draws no uniform when logr ≥ 0.
+func (b *base) accept(logr float64) bool {
+	if math.IsNaN(logr) {
+		b.fail("log acceptance ratio is NaN")
+		return false
+	}
+	return logr >= 0 || math.Log(b.rng.Float64()) < logr
+}
+
+// move makes the proposal the current state.
+func (b *base) move() {
+	b.x, b.xp = b.xp, b.x
+	b.lp = b.lpp
+	b.st.Accepted++
+}
+
+// logLik evaluates ℓ_i(θ), counting the evaluation.
+func (b *base) logLik(i int, theta []float64) float64 {
+	b.st.Evals++
+	return b.target.LogLik(i, theta)
+}
+
+// diff returns ℓ_i(θ') − ℓ_i(θ) and a scale for rounding, |ℓ_i(θ)| + |ℓ_i(θ')|.
+func (b *base) diff(i int) (d, scale float64) {
+	l0 := b.logLik(i, b.x)
+	l1 := b.logLik(i, b.xp)
+	d = l1 - l0
+	if math.IsNaN(d) {
+		b.fail("log-likelihood %d is NaN (ℓ(θ) = %v, ℓ(θ') = %v)", i, l0, l1)
+		return 0, 0
+	}
+	return d, math.Abs(l0) + math.Abs(l1)
+}
+
+// fullDiff returns Σ_i ℓ_i(θ') − ℓ_i(θ) over all data.
+func (b *base) fullDiff() float64 {
+	s := 0.0
+	for i := range b.n {
+		d, _ := b.diff(i)
+		s += d
+	}
+	b.st.FullSteps++
+	b.st.Batch += float64(b.n)
+	return s
+}
+
+// relTol is the relative slack allowed when checking a declared bound, to
+// absorb rounding in the difference of two log-likelihoods.
+const relTol = 1e-9
+
+// ratio returns t = v/bound clamped to [−1, 1], where the target declared
+// |v| ≤ bound; scale is the magnitude of the terms v was computed from.
+// It records an error when |v| exceeds bound by more than rounding.
+func (b *base) ratio(i int, v, bound, scale float64, what string) float64 {
+	if !(bound > 0) {
+		if math.Abs(v) <= 8*epsilon*scale {
+			return 0
+		}
+		b.fail("datum %d: %s %v exceeds its declared bound %v", i, what, v, bound)
+		return 0
+	}
+	t := v / bound
+	if math.Abs(t) > 1 {
+		if math.Abs(v)-bound > relTol*bound+8*epsilon*scale {
+			b.fail("datum %d: %s %v exceeds its declared bound %v (Assumption 1 violated)", i, what, v, bound)
+		}
+		t = math.Copysign(1, t)
+	}
+	return t
+}
+
+const epsilon = 0x1p-52
+
+// memo caches up to two values per item for the current step, with a stamp
+// per item so that starting a new step is O(1). Stamp and values share one
+// entry, so a lookup touches one cache line.
+type memo struct {
+	e   []memoEntry
+	cur uint32
+}
+
+type memoEntry struct {
+	stamp  uint32
+	v0, v1 float64
+}
+
+func newMemo(n int) memo { return memo{e: make([]memoEntry, n), cur: 1} }
+
+// next forgets every cached value.
+func (m *memo) next() {
+	m.cur++
+	if m.cur == 0 {
+		clear(m.e)
+		m.cur = 1
+	}
+}
+
+// get returns the entry of item k and whether it holds a value cached this
+// step; it marks the entry as current.
+func (m *memo) get(k int) (e *memoEntry, ok bool) {
+	e = &m.e[k]
+	if e.stamp == m.cur {
+		return e, true
+	}
+	e.stamp = m.cur
+	return e, false
+}
