@@ -1,0 +1,55 @@
+// Package uai reads and writes discrete graphical models in the UAI
+// inference-competition formats and turns them into factor graphs for the
+// samplers of package gibbs.
+//
+// # Formats
+//
+// A model file (.uai) is a sequence of white-space separated tokens, in
+// which lines whose first non-blank character is 'c' are comments:
+//
+//	MARKOV                 (or BAYES)
+//	3                      number of variables n
+//	2 2 3                  their cardinalities
+//	2                      number of factors F
+//	2 0 1                  scope of factor 0: its size k, then k variables
+//	2 1 2                  scope of factor 1
+//	4  0.5 0.0 0.0 0.5     table of factor 0: its size, then Π cards values
+//	6  0.2 0.3 0.5 …       table of factor 1
+//
+// Tables are in row-major order over their scope (the last variable varies
+// fastest) and hold non-negative potentials: π(x) ∝ Π_f T_f(x_{scope f}).
+// In a BAYES file the last variable of a scope is the child and its table a
+// conditional probability table; the joint is the same product. A zero is
+// a hard constraint: [Model.Graph] makes such a factor a hard factor of the
+// factor graph (log 0 = −Inf), which every sampler evaluates exactly.
+//
+// An evidence file (.evid) lists observed variables, "n v_1 x_1 … v_n
+// x_n"; [ReadEvidenceSamples] documents the older multi-sample form and
+// the rule that tells the forms apart ("0", "0 0" and "0\n0" mean no
+// evidence). A marginals file (.MAR) is "MAR" followed by "n d_1 p_1(0) …
+// p_1(d_1−1) d_2 …", the exact marginals of every variable (a point mass
+// for evidence).
+//
+// # Errors and limits
+//
+// Malformed input never panics: the readers return a [*ParseError] naming
+// the line and the token (a non-number, a negative or NaN probability, a
+// scope variable out of range, a wrong number of table values, a truncated
+// file, trailing data). Header counts are checked against [MaxVars],
+// [MaxFactors], [MaxTableSize] and [MaxTotalSize] before anything is
+// allocated for them, and slices grow with the tokens actually read, so a
+// short file cannot make the reader allocate much more than its own size.
+// [Model.Write] writes numbers in the shortest form that reads back
+// exactly: Read(Write(m)) equals m. The fuzz targets FuzzRead,
+// FuzzReadEvidence and FuzzReadMarginals check both properties.
+//
+// # Sampling
+//
+// [Model.Graph] builds the factor graph, with evidence clamped through
+// factorgraph.Builder.Observe: samplers never resample an observed variable
+// and its neighbours' conditionals use its value. Run any sampler of package
+// gibbs on it and compare the run-average marginals of the free variables
+// with a .MAR file by diag.MarginalAbsVars, the UAI convention (mean and
+// maximum absolute error over variable–value pairs); the command
+// `pgibbs uai` does exactly that.
+package uai

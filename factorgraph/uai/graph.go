@@ -1,0 +1,71 @@
+package uai
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// Graph compiles m with evidence ev (nil for none) into a factor graph:
+// variable i has domain {0, …, Cards[i]−1}, factor f is
+// factorgraph.NewProbTable over Scopes[f] (log-potentials log Tables[f]; a
+// zero becomes −Inf and makes the factor a hard factor), and each observed
+// variable is clamped with Builder.Observe, so that no sampler resamples it
+// and the conditionals of its neighbours use its value. Factor indices of
+// the graph are those of the file. A factor with an empty scope (a
+// constant) is attached to variable 0 as a constant table, which leaves π
+// unchanged and keeps the indices aligned.
+//
+// Graph returns an error for an invalid model (see Validate), evidence that
+// does not fit it (see CheckEvidence), and the errors of Builder.Build,
+// which name the factor, for example a table whose entries are all zero.
+func (m *Model) Graph(ev Evidence) (*factorgraph.Graph, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := m.CheckEvidence(ev); err != nil {
+		return nil, err
+	}
+	b := factorgraph.NewBuilder()
+	for _, c := range m.Cards {
+		b.AddVariable(factorgraph.Discrete(c))
+	}
+	for f, scope := range m.Scopes {
+		if len(scope) == 0 { // a constant: a factor of range [c, c] on variable 0
+			c := m.Tables[f][0]
+			if c == 0 {
+				return nil, fmt.Errorf("uai: factor %d: constant factor 0 (zero potential everywhere)", f)
+			}
+			logc := math.Log(c)
+			b.AddFactor(factorgraph.NewFunc([]int{0}, logc, logc, func([]float64) float64 { return logc }))
+			continue
+		}
+		sizes := make([]int, len(scope))
+		for k, v := range scope {
+			sizes[k] = m.Cards[v]
+		}
+		b.AddFactor(factorgraph.NewProbTable(slices.Clone(scope), sizes, m.Tables[f]))
+	}
+	for _, o := range ev {
+		b.Observe(o.Var, float64(o.Value))
+	}
+	g, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("uai: %w", err)
+	}
+	return g, nil
+}
+
+// HardFactors returns the number of factors whose table has a zero entry:
+// the hard factors of the graph (constraints no sampler may violate).
+func (m *Model) HardFactors() int {
+	n := 0
+	for _, t := range m.Tables {
+		if slices.Contains(t, 0) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,310 @@
+package uai
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Model types: the first token of a .uai file.
+const (
+	Markov = "MARKOV" // a Markov network: any non-negative potentials
+	Bayes  = "BAYES"  // a Bayesian network: factor f is the CPT of the last variable of its scope
+)
+
+// Limits of what Read accepts. They are checked against the header counts
+// before anything is allocated for them, so that an absurd header is refused
+// at once with a clear error instead of exhausting memory.
+const (
+	MaxVars      = 1 << 24 // variables in a model
+	MaxFactors   = 1 << 24 // factors in a model
+	MaxTableSize = 1 << 26 // entries of one table (the product of its scope's cardinalities)
+	MaxTotalSize = 1 << 28 // entries of all tables together
+)
+
+// Model is a discrete graphical model in the UAI format: variables
+// 0, …, len(Cards)−1 with Cards[i] values each, and one table of
+// non-negative potentials per factor,
+//
+//	π(x) ∝ Π_f Tables[f][index of x restricted to Scopes[f]],
+//
+// where the table of factor f is in row-major order over Scopes[f]: the last
+// variable of the scope varies fastest. For a BAYES model, Tables[f] is the
+// conditional probability table of the last variable of Scopes[f] given the
+// others; the joint distribution is the same product.
+type Model struct {
+	Type   string      // Markov or Bayes
+	Cards  []int       // domain size of each variable, ≥ 1
+	Scopes [][]int     // variables of each factor, distinct, in table order
+	Tables [][]float64 // potentials of each factor, finite and ≥ 0
+}
+
+// NumVars returns the number of variables.
+func (m *Model) NumVars() int { return len(m.Cards) }
+
+// TableSize returns the number of entries the table of factor f must
+// have: the product of the cardinalities of its scope.
+func (m *Model) TableSize(f int) int {
+	size := 1
+	for _, v := range m.Scopes[f] {
+		size *= m.Cards[v]
+	}
+	return size
+}
+
+// Validate reports the first reason m is not a model Write can write and
+// Read would return: an unknown type; no variables; more than MaxVars
+// variables or MaxFactors factors; a cardinality < 1; Scopes and Tables of
+// different lengths; a scope variable out of range or repeated; a table
+// larger than MaxTableSize or tables larger than MaxTotalSize in total; a
+// table of the wrong length; a NaN, infinite or negative entry.
+func (m *Model) Validate() error {
+	if m.Type != Markov && m.Type != Bayes {
+		return fmt.Errorf("uai: model type %q: want %s or %s", m.Type, Markov, Bayes)
+	}
+	n := len(m.Cards)
+	switch {
+	case n < 1 || n > MaxVars:
+		return fmt.Errorf("uai: %d variables: want 1 to %d", n, MaxVars)
+	case len(m.Scopes) > MaxFactors:
+		return fmt.Errorf("uai: %d factors: want at most %d", len(m.Scopes), MaxFactors)
+	case len(m.Scopes) != len(m.Tables):
+		return fmt.Errorf("uai: %d scopes for %d tables", len(m.Scopes), len(m.Tables))
+	}
+	for i, c := range m.Cards {
+		if c < 1 || c > MaxTableSize {
+			return fmt.Errorf("uai: variable %d: cardinality %d: want 1 to %d", i, c, MaxTableSize)
+		}
+	}
+	seen := make([]int, n) // seen[v] = 1 + the last factor listing v
+	total := 0
+	for f, scope := range m.Scopes {
+		size := 1
+		for _, v := range scope {
+			if v < 0 || v >= n {
+				return fmt.Errorf("uai: factor %d: variable %d out of range [0, %d)", f, v, n)
+			}
+			if seen[v] == f+1 {
+				return fmt.Errorf("uai: factor %d: variable %d repeated in scope", f, v)
+			}
+			seen[v] = f + 1
+			if size > MaxTableSize/m.Cards[v] {
+				return fmt.Errorf("uai: factor %d: table larger than %d entries (MaxTableSize)", f, MaxTableSize)
+			}
+			size *= m.Cards[v]
+		}
+		if total += size; total > MaxTotalSize {
+			return fmt.Errorf("uai: factor %d: tables larger than %d entries in total (MaxTotalSize)", f, MaxTotalSize)
+		}
+		if len(m.Tables[f]) != size {
+			return fmt.Errorf("uai: factor %d: table has %d entries, want %d (the product of its scope's cardinalities)", f, len(m.Tables[f]), size)
+		}
+		for k, p := range m.Tables[f] {
+			if math.IsNaN(p) || math.IsInf(p, 0) || p < 0 {
+				return fmt.Errorf("uai: factor %d: entry %d is %v: want a finite non-negative number", f, k, p)
+			}
+		}
+	}
+	return nil
+}
+
+// chunk caps the capacity reserved ahead of the tokens that fill a slice:
+// slices grow with the input, never with a header's claims.
+const chunk = 4096
+
+// Read reads a model in the UAI format: the type (MARKOV or BAYES), the
+// number of variables n, n cardinalities, the number of factors F, F scopes
+// (a count k and k variable indices), and F tables (a count and that many
+// non-negative numbers). Tokens are separated by any white space, so lines
+// may wrap anywhere; lines whose first non-blank character is 'c' are
+// comments. The type is case-insensitive; anything after the last table
+// other than blanks and comments is an error.
+//
+// Malformed input returns a *ParseError naming the line and the token: a
+// token that is not a number, a count out of range (including the limits
+// MaxVars, MaxFactors, MaxTableSize and MaxTotalSize, checked before any
+// allocation), a cardinality < 1, a scope variable out of range or repeated,
+// a table count different from the product of its scope's cardinalities, a
+// NaN, infinite or negative entry, the end of the input before the last
+// table, trailing data.
+func Read(r io.Reader) (*Model, error) {
+	s := newScanner(r, "")
+	tok, ok := s.next()
+	if !ok {
+		return nil, s.eof("want the model type %s or %s", Markov, Bayes)
+	}
+	m := &Model{}
+	switch {
+	case strings.EqualFold(string(tok), Markov):
+		m.Type = Markov
+	case strings.EqualFold(string(tok), Bayes):
+		m.Type = Bayes
+	default:
+		return nil, s.fail(tok, "want the model type %s or %s", Markov, Bayes)
+	}
+	n, err := s.int(1, MaxVars, "the number of variables")
+	if err != nil {
+		return nil, err
+	}
+	m.Cards = make([]int, 0, min(n, chunk))
+	for i := range n {
+		c, err := s.int(1, MaxTableSize, "the cardinality of variable %d", i)
+		if err != nil {
+			return nil, err
+		}
+		m.Cards = append(m.Cards, c)
+	}
+	nf, err := s.int(0, MaxFactors, "the number of factors")
+	if err != nil {
+		return nil, err
+	}
+	m.Scopes = make([][]int, 0, min(nf, chunk))
+	sizes := make([]int, 0, min(nf, chunk))
+	seen := make([]int, n) // seen[v] = 1 + the last factor listing v
+	total := 0
+	for f := range nf {
+		k, err := s.int(0, n, "the scope size of factor %d", f)
+		if err != nil {
+			return nil, err
+		}
+		scope := make([]int, 0, k)
+		size := 1
+		for range k {
+			v, err := s.int(0, n-1, "a variable of factor %d", f)
+			if err != nil {
+				return nil, err
+			}
+			if seen[v] == f+1 {
+				return nil, s.fail(s.tok, "variable %d repeated in the scope of factor %d", v, f)
+			}
+			seen[v] = f + 1
+			if size > MaxTableSize/m.Cards[v] {
+				return nil, s.fail(s.tok, "factor %d: table larger than %d entries (MaxTableSize)", f, MaxTableSize)
+			}
+			size *= m.Cards[v]
+			scope = append(scope, v)
+		}
+		if total += size; total > MaxTotalSize {
+			return nil, s.fail(s.tok, "factor %d: tables larger than %d entries in total (MaxTotalSize)", f, MaxTotalSize)
+		}
+		m.Scopes = append(m.Scopes, scope)
+		sizes = append(sizes, size)
+	}
+	m.Tables = make([][]float64, 0, min(nf, chunk))
+	for f, size := range sizes {
+		cnt, err := s.int(0, MaxTableSize, "the number of entries of factor %d", f)
+		if err != nil {
+			return nil, err
+		}
+		if cnt != size {
+			return nil, s.fail(s.tok, "factor %d has %d entries, want %d (the product of its scope's cardinalities)", f, cnt, size)
+		}
+		t := make([]float64, 0, min(size, chunk))
+		for k := range size {
+			p, err := s.prob("entry %d of factor %d", k, f)
+			if err != nil {
+				return nil, err
+			}
+			t = append(t, p)
+		}
+		m.Tables = append(m.Tables, t)
+	}
+	if err := s.end("the last table"); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ReadFile reads the model in the named file (see Read); errors name the
+// file.
+func ReadFile(name string) (*Model, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return m, nil
+}
+
+// Write writes m in the UAI format that Read reads: the header, one scope a
+// line, and each table as rows over the last variable of its scope. Numbers
+// are written in the shortest form that reads back exactly, so Read returns
+// a model equal to m. Write returns Validate's error for an invalid model,
+// before writing anything.
+func (m *Model) Write(w io.Writer) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	var buf []byte
+	fmt.Fprintf(bw, "%s\n%d\n", m.Type, len(m.Cards))
+	writeInts(bw, &buf, m.Cards)
+	fmt.Fprintf(bw, "%d\n", len(m.Scopes))
+	for _, scope := range m.Scopes {
+		buf = strconv.AppendInt(buf[:0], int64(len(scope)), 10)
+		for _, v := range scope {
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(v), 10)
+		}
+		buf = append(buf, '\n')
+		bw.Write(buf)
+	}
+	for f, t := range m.Tables {
+		fmt.Fprintf(bw, "\n%d\n", len(t))
+		row := len(t) // the cardinality of the last scope variable, or 1 value
+		if sc := m.Scopes[f]; len(sc) > 0 {
+			row = m.Cards[sc[len(sc)-1]]
+		}
+		for k := 0; k < len(t); k += row {
+			buf = buf[:0]
+			for j, p := range t[k : k+row] {
+				if j > 0 && j%16 == 0 { // keep wide rows readable
+					buf = append(buf, '\n')
+				}
+				buf = append(buf, ' ')
+				buf = strconv.AppendFloat(buf, p, 'g', -1, 64)
+			}
+			buf = append(buf, '\n')
+			bw.Write(buf)
+		}
+	}
+	return bw.Flush()
+}
+
+// writeInts writes xs on one line.
+func writeInts(w io.Writer, buf *[]byte, xs []int) {
+	b := (*buf)[:0]
+	for k, x := range xs {
+		if k > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	b = append(b, '\n')
+	w.Write(b)
+	*buf = b
+}
+
+// WriteFile writes m to the named file (see Write).
+func (m *Model) WriteFile(name string) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := m.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
