@@ -59,9 +59,6 @@ func globalModel(name string, m factorgraph.Model) (factorgraph.GlobalModel, err
 	if !ok {
 		return nil, fmt.Errorf("gibbs: %s needs a model with global factor access (a *factorgraph.Graph), not %T", name, m)
 	}
-	if !(g.Psi() > 0) {
-		return nil, fmt.Errorf("gibbs: %s: model has no soft factor touching a free variable (Ψ = 0): use plain Gibbs", name)
-	}
 	return g, nil
 }
 

@@ -41,9 +41,6 @@ type Runner struct {
 	Observers []Observer
 }
 
-// checkEvery is how many updates pass between checks of the context.
-const checkEvery = 1024
-
 // Run advances s by r.Steps updates. It stops early, returning the error,
 // when ctx is done or the sampler reports an error.
 func (r Runner) Run(ctx context.Context, s Sampler) error {
@@ -58,11 +55,14 @@ func (r Runner) Run(ctx context.Context, s Sampler) error {
 		}
 	}
 	x := s.State()
+	done := ctx.Done()
 	for t := int64(0); t < r.Steps; t++ {
-		if t%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		// A non-blocking receive costs a few nanoseconds, so cancellation
+		// is seen after at most one update however expensive updates are.
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
 		}
 		var i int
 		if r.Scan == SystematicScan {

@@ -104,6 +104,10 @@ type Options struct {
 	// MaxTries bounds the proposals of one rejection-sampling draw. Zero
 	// means DefaultMaxTries.
 	MaxTries int64
+
+	// shared, set by NewChromatic, makes a sampler work on this state slice
+	// instead of its own copy.
+	shared []float64
 }
 
 // lambda returns λ: Lambda, or LambdaScale·L².
@@ -133,7 +137,9 @@ func resolveLambda(name string, abs, scale float64, qname string, q float64) (fl
 		scale = 1
 	}
 	if q == 0 {
-		return 0, fmt.Errorf("model has no soft factors (%s = 0), so %s = scale·%s² is 0: use plain Gibbs", qname, name, qname)
+		// No soft factor: nothing to minibatch, and the samplers reduce to
+		// exact updates over the hard factors; λ plays no part.
+		return 0, nil
 	}
 	return scale * q * q, nil
 }
@@ -178,6 +184,10 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 	c.buf = make([]float64, maxD)
 	if opt == nil {
 		opt = &Options{}
+	}
+	if opt.shared != nil {
+		c.x = opt.shared
+		return c, nil
 	}
 	if opt.Init != nil {
 		if len(opt.Init) != n {
