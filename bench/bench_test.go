@@ -10,6 +10,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/potts"
 	"github.com/pgibbs/pgibbs/spin"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // lattices caches the Gaussian-kernel Potts graphs by width: the 80×80 one
@@ -52,9 +53,12 @@ func discreteSamplers() []discreteSampler {
 
 // runSteps benchmarks one variable update per op after a warm-up, and
 // reports the sampler's work per step.
-func runSteps(b *testing.B, s gibbs.Sampler) {
+func runSteps(b *testing.B, s gibbs.Sampler) { runStepsWarm(b, s, 10000) }
+
+// runStepsWarm is runSteps with warm updates of warm-up.
+func runStepsWarm(b *testing.B, s gibbs.Sampler, warm int) {
 	b.Helper()
-	for range 10000 { // leave the random initial state
+	for range warm { // leave the random initial state
 		s.Step()
 	}
 	before := s.Stats()
@@ -129,5 +133,58 @@ func BenchmarkContinuousStep(b *testing.B) {
 				b.ReportMetric(st.TriesPerStep(), "tries/op")
 			}
 		})
+	}
+}
+
+// tgmGraphs caches the mixture factor graphs by N (10⁶ takes seconds).
+var tgmGraphs sync.Map
+
+func tgmGraph(b *testing.B, n int) *factorgraph.Graph {
+	b.Helper()
+	if g, ok := tgmGraphs.Load(n); ok {
+		return g.(*factorgraph.Graph)
+	}
+	cfg := tgm.GibbsConfig()
+	cfg.N = n
+	m, err := tgm.Generate(cfg, rand.New(rand.NewPCG(1, 0x7e5a)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := m.Graph()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tgmGraphs.Store(n, g)
+	return g
+}
+
+// BenchmarkTGMStep measures one update on the truncated Gaussian mixture
+// with the paper's settings (β = 10⁻⁴, box [−6, 6]², λ = 500, m = 20,
+// k = 25): all six continuous samplers at N = 10⁴, the four polynomial ones
+// at the paper's N = 10⁶ (where a rejection step would take minutes:
+// each try evaluates all N factors, and the paper reports ~1000 tries).
+func BenchmarkTGMStep(b *testing.B) {
+	opts := gibbs.Options{Lambda: 500, M: 20, K: 25}
+	for _, n := range []int{10_000, 1_000_000} {
+		for _, name := range []string{"gibbs-its", "gibbs-da", "pgits", "pgda", "gibbs-rejection", "pg-rejection"} {
+			if n > 10_000 && (name == "gibbs-rejection" || name == "pg-rejection") {
+				continue
+			}
+			b.Run(fmt.Sprintf("model=tgm%s/sampler=%s", map[int]string{10_000: "1e4", 1_000_000: "1e6"}[n], name), func(b *testing.B) {
+				g := tgmGraph(b, n)
+				s, err := gibbs.New(name, g, rand.New(rand.NewPCG(1, 2)), &opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				warm := 1000
+				if n > 10_000 {
+					warm = 20
+				}
+				runStepsWarm(b, s, warm)
+				if st := s.Stats(); st.Tries > 0 {
+					b.ReportMetric(st.TriesPerStep(), "tries/op")
+				}
+			})
+		}
 	}
 }

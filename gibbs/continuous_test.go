@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // The continuous samplers are proven exact on graphs of one to three
@@ -92,6 +93,22 @@ func contGraphs(t *testing.T) []contGraph {
 	}))
 	b.AddFactor(fn([]int{0, 1}, 0, 2, func(x []float64) float64 { return 2 * x[0] * x[1] }))
 	out = append(out, contGraph{name: "hard", g: build(b), bins: 10, hard: true})
+
+	// The truncated Gaussian mixture of §4.3 with 30 data, β = 0.05 and the
+	// MH papers' box [−3, 3]² with the Gibbs paper's priors: L ≈ 16, so that
+	// λ = L² keeps the minibatch samplers quick (on [−6, 6]² with β·N = 10,
+	// L ≈ 380 and λ = L² asks for 1.4·10⁵ draws a step).
+	cfg := tgm.GibbsConfig()
+	cfg.N, cfg.Beta, cfg.Box = 30, 0.05, tgm.Box{Lo1: -3, Hi1: 3, Lo2: -3, Hi2: 3}
+	mix, err := tgm.Generate(cfg, rand.New(rand.NewPCG(4, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := mix.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, contGraph{name: "tgm", g: g, bins: 8, rejection: true})
 	return out
 }
 

@@ -54,3 +54,39 @@ func TestSpinUsageErrors(t *testing.T) {
 		t.Errorf("unwritable -hist: exit %d, %q", code, stderr)
 	}
 }
+
+func TestTGMJSON(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "d.csv")
+	for _, sampler := range []string{"pgda", "gibbs-its", "pg-rejection"} {
+		iters := "2000"
+		if sampler == "pg-rejection" {
+			iters = "20" // ~1700 tries a step on this model
+		}
+		code, out, stderr := runCLI(t, "tgm", "-n", "200", "-beta", "0.05", "-box", "3", "-sampler", sampler, "-m", "6", "-k", "8",
+			"-iters", iters, "-bins", "10", "-hist", hist, "-json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", sampler, code, stderr)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%s: not one JSON object: %v", sampler, err)
+		}
+		for _, k := range []string{"L", "lambda", "iterations", "factors_per_step", "seconds", "steps_per_second", "mean_x1", "mean_x2"} {
+			if _, ok := got[k]; !ok {
+				t.Errorf("%s: JSON lacks %q", sampler, k)
+			}
+		}
+		if got["lambda"].(float64) != 500 && sampler != "gibbs-its" {
+			t.Errorf("%s: default λ = %v, want the paper's 500", sampler, got["lambda"])
+		}
+	}
+	data, err := os.ReadFile(hist)
+	if err != nil || !strings.HasPrefix(string(data), "x1,x2,density\n") || strings.Count(string(data), "\n") != 101 {
+		t.Errorf("density CSV: %v\n%.200s", err, data)
+	}
+	for _, args := range [][]string{{"tgm", "-n", "0"}, {"tgm", "-beta", "2"}, {"tgm", "-box", "-1"}, {"tgm", "-sampler", "mh"}, {"tgm", "-bins", "0"}} {
+		if code, _, _ := runCLI(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
