@@ -48,3 +48,12 @@ type Model interface {
 	// its declared range.
 	Describe(i, k int) (name string, lo, hi float64)
 }
+
+// Adjacency is an optional interface of models that can list a variable's
+// neighbours: the variables sharing a factor with it. Chromatic samplers use
+// it to check that a colouring is proper.
+type Adjacency interface {
+	// Neighbours appends to dst the variables other than i that share a
+	// factor with i (each once) and returns it.
+	Neighbours(dst []int, i int) []int
+}

@@ -1,0 +1,64 @@
+package factorgraph
+
+import "slices"
+
+var _ Adjacency = (*Graph)(nil)
+
+// Neighbours implements Adjacency: the variables sharing a factor (soft or
+// hard, constants excluded) with i, in increasing order.
+func (g *Graph) Neighbours(dst []int, i int) []int {
+	start := len(dst)
+	add := func(es []entry) {
+		for _, e := range es {
+			for _, v := range e.f.Vars() {
+				if v != i {
+					dst = append(dst, v)
+				}
+			}
+		}
+	}
+	add(g.soft[g.softStart[i]:g.softStart[i+1]])
+	add(g.hard[g.hardStart[i]:g.hardStart[i+1]])
+	tail := dst[start:]
+	slices.Sort(tail)
+	return append(dst[:start], slices.Compact(tail)...)
+}
+
+// Colouring returns the free variables partitioned into classes of which no
+// two share a factor (a proper colouring of the free variables, greedy in
+// order of decreasing degree). Variables of one class are conditionally
+// independent given the others, so they can be resampled in parallel.
+func (g *Graph) Colouring() [][]int {
+	order := slices.Clone(g.free)
+	deg := func(i int) int { s, h := g.Degree(i); return s + h }
+	slices.SortStableFunc(order, func(a, b int) int { return deg(b) - deg(a) })
+	colour := make([]int, len(g.domains))
+	for i := range colour {
+		colour[i] = -1
+	}
+	var classes [][]int
+	var nb []int
+	var used []bool
+	for _, i := range order {
+		nb = g.Neighbours(nb[:0], i)
+		used = used[:0]
+		for range len(classes) + 1 {
+			used = append(used, false)
+		}
+		for _, j := range nb {
+			if c := colour[j]; c >= 0 {
+				used[c] = true
+			}
+		}
+		c := slices.Index(used, false)
+		if c == len(classes) {
+			classes = append(classes, nil)
+		}
+		colour[i] = c
+		classes[c] = append(classes[c], i)
+	}
+	for _, cl := range classes {
+		slices.Sort(cl)
+	}
+	return classes
+}

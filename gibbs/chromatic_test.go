@@ -1,0 +1,104 @@
+package gibbs
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// sweeper adapts a Chromatic to the Sampler interface of the exactness
+// check: a Step is a whole parallel sweep.
+type sweeper struct{ *Chromatic }
+
+func (s sweeper) Step() int  { s.Sweep(); return -1 }
+func (s sweeper) Update(int) { panic("not used") }
+
+func TestChromaticExactness(t *testing.T) {
+	for _, name := range []string{"gibbs", "pgibbs"} {
+		worst := 0.0
+		for _, tg := range testGraphs(t) {
+			classes := tg.g.Colouring()
+			rngs := Streams(tg.seed, 2)
+			c, err := NewChromatic(name, tg.g, classes, rngs, &Options{Init: tg.init})
+			if err != nil {
+				t.Fatal(err)
+			}
+			z, where := exactness(tg.g, sweeper{c}, 30000) // a sweep updates every variable
+			if z > zLimit {
+				t.Errorf("%s, graph %d (%d colours): %s: z = %.2f", name, tg.seed, len(classes), where, z)
+			}
+			worst = max(worst, z)
+		}
+		t.Logf("%s: largest z-score %.2f", name, worst)
+	}
+}
+
+// TestChromaticDeterministic: a run depends on the seeds and the number of
+// workers only, not on scheduling.
+func TestChromaticDeterministic(t *testing.T) {
+	g := smallPotts(t)
+	run := func() []float64 {
+		c, err := NewChromatic("pgibbs", g, g.Colouring(), Streams(3, 4), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 300 {
+			c.Sweep()
+		}
+		if c.Stats().Steps != 300*16 || c.Sweeps() != 300 {
+			t.Errorf("%d updates in %d sweeps, want %d in 300", c.Stats().Steps, c.Sweeps(), 300*16)
+		}
+		return slices.Clone(c.State())
+	}
+	a := run()
+	for range 5 {
+		if b := run(); !slices.Equal(a, b) {
+			t.Fatal("the same seeds gave different chains")
+		}
+	}
+}
+
+func TestColouring(t *testing.T) {
+	for _, tg := range testGraphs(t) {
+		classes := tg.g.Colouring()
+		if err := checkColouring(tg.g, classes); err != nil {
+			t.Errorf("graph %d: %v", tg.seed, err)
+		}
+	}
+	// A 4×4 torus of nearest neighbours needs 2 colours; greedy finds ≤ 3.
+	g := smallPotts(t)
+	if n := len(g.Colouring()); n < 2 {
+		t.Errorf("%d colours for a connected graph", n)
+	}
+}
+
+func TestChromaticErrors(t *testing.T) {
+	g := smallPotts(t)
+	all := make([]int, 16)
+	for i := range all {
+		all[i] = i
+	}
+	for _, tc := range []struct {
+		name    string
+		sampler string
+		classes [][]int
+		want    string
+	}{
+		{"improper", "gibbs", [][]int{all}, "share a factor"},
+		{"missing", "gibbs", [][]int{all[:15]}, "free variable 15 is in no colour class"},
+		{"twice", "gibbs", [][]int{all, {3}}, "variable 3 is in colour classes"},
+		{"range", "gibbs", [][]int{{99}}, "out of range"},
+		{"global sampler", "mingibbs", g.Colouring(), "reads more than A[i]"},
+	} {
+		_, err := NewChromatic(tc.sampler, g, tc.classes, Streams(1, 2), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := NewChromatic("gibbs", g, g.Colouring(), nil, nil); err == nil {
+		t.Error("no workers accepted")
+	}
+	var _ factorgraph.Adjacency = g
+}
