@@ -250,3 +250,68 @@ func PoolJoint2D(js ...*Joint2D) (*Joint2D, error) {
 	}
 	return &out, nil
 }
+
+// Trace is an Observer that records the values of chosen variables every
+// Every updates, for convergence diagnostics (R̂, ESS). It keeps at most
+// MaxDraws draws: when full, it drops every other draw and doubles its
+// interval, so any run length fits in bounded memory and the kept draws stay
+// equally spaced.
+type Trace struct {
+	vars  []int
+	every int64
+	max   int
+	draws [][]float64 // draws[j] for variable vars[j]
+	last  int64       // update of the last draw
+	next  int64       // update of the next draw
+}
+
+// NewTrace returns a trace of the variables vars (nil: all of m's free
+// variables) recorded every every updates (≥ 1), keeping at most maxDraws
+// (≥ 2) draws.
+func NewTrace(m factorgraph.Model, vars []int, every int64, maxDraws int) (*Trace, error) {
+	if vars == nil {
+		vars = m.Free()
+	}
+	for _, i := range vars {
+		if i < 0 || i >= m.NumVars() {
+			return nil, fmt.Errorf("gibbs: trace of variable %d out of range", i)
+		}
+	}
+	if every < 1 || maxDraws < 2 {
+		return nil, fmt.Errorf("gibbs: trace every %d updates with at most %d draws", every, maxDraws)
+	}
+	t := &Trace{vars: vars, every: every, max: maxDraws - maxDraws%2, draws: make([][]float64, len(vars)), next: every}
+	return t, nil
+}
+
+// Observe implements Observer.
+func (t *Trace) Observe(n int64, _ int, x []float64) {
+	if n < t.next {
+		return
+	}
+	if len(t.draws) > 0 && len(t.draws[0]) == t.max {
+		// Full: keep every other draw (those at even multiples of the
+		// interval) and double the interval.
+		for j, d := range t.draws {
+			for k := range t.max / 2 {
+				d[k] = d[2*k+1]
+			}
+			t.draws[j] = d[:t.max/2]
+		}
+		t.every *= 2
+		t.next = t.last + t.every
+		if n < t.next {
+			return
+		}
+	}
+	for j, i := range t.vars {
+		t.draws[j] = append(t.draws[j], x[i])
+	}
+	t.last, t.next = n, n+t.every
+}
+
+// Draws returns the recorded draws, one slice per traced variable (views).
+func (t *Trace) Draws() [][]float64 { return t.draws }
+
+// Vars returns the traced variables.
+func (t *Trace) Vars() []int { return t.vars }

@@ -417,3 +417,34 @@ func TestHistogramsMatchBruteForce(t *testing.T) {
 		t.Errorf("pooling a run with itself changed it")
 	}
 }
+
+func TestTraceThinning(t *testing.T) {
+	g := smallPotts(t)
+	tr, err := NewTrace(g, []int{2, 5}, 3, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen [][]float64 // every state at updates 3, 6, 9, …
+	obs := observerFunc(func(n int64, _ int, x []float64) {
+		if n%3 == 0 {
+			seen = append(seen, []float64{x[2], x[5]})
+		}
+	})
+	s, _ := NewGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
+	if err := (Runner{Steps: 100, Observers: []Observer{tr, obs}}).Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	d := tr.Draws()
+	if len(d) != 2 || len(d[0]) > 8 || len(d[0]) < 4 {
+		t.Fatalf("trace holds %d×%d draws, want 2 × 4..8", len(d), len(d[0]))
+	}
+	// After two halvings draws are 12 updates apart: updates 12, 24, …
+	for k, v := range d[0] {
+		if want := seen[4*(k+1)-1][0]; v != want {
+			t.Fatalf("draw %d = %v, want the state at update %d (%v)", k, v, 12*(k+1), want)
+		}
+	}
+	if _, err := NewTrace(g, []int{99}, 1, 10); err == nil {
+		t.Error("trace of variable 99 accepted")
+	}
+}

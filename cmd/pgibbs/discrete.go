@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -22,6 +23,9 @@ type job struct {
 	chains  int
 	seed    uint64
 	obs     func(chain int) []gibbs.Observer
+	// trace records every free variable once a sweep (every |free|
+	// updates) for R̂ and ESS across chains.
+	trace bool
 }
 
 // jobResult is what a job measured.
@@ -30,6 +34,33 @@ type jobResult struct {
 	stats    gibbs.Stats // summed over chains
 	lambda   float64     // λ of a minibatch sampler, 0 otherwise
 	seconds  float64
+	traces   []*gibbs.Trace // one a chain when job.trace
+}
+
+// convergence returns R̂ and ESS over the traced variables.
+func (r *jobResult) convergence() (convergence, error) {
+	if len(r.traces) == 0 {
+		return convergence{}, nil
+	}
+	nv := len(r.traces[0].Vars())
+	q := make([][][]float64, nv)
+	for j := range q {
+		q[j] = make([][]float64, len(r.traces))
+		for c, t := range r.traces {
+			q[j][c] = t.Draws()[j]
+		}
+	}
+	// Chains of unequal length (time budgets) are cut to the shortest.
+	shortest := math.MaxInt
+	for _, t := range r.traces {
+		shortest = min(shortest, len(t.Draws()[0]))
+	}
+	for j := range q {
+		for c := range q[j] {
+			q[j][c] = q[j][c][:shortest]
+		}
+	}
+	return summarize(q)
 }
 
 func (j *job) validate() error {
@@ -53,6 +84,7 @@ func (j *job) run(ctx context.Context) (*jobResult, error) {
 	}
 	samplers := make([]gibbs.Sampler, j.chains)
 	obs := make([][]gibbs.Observer, j.chains)
+	var traces []*gibbs.Trace
 	for c, r := range gibbs.Streams(j.seed, j.chains) {
 		s, err := gibbs.New(j.sampler, j.model, r, &j.opts)
 		if err != nil {
@@ -61,6 +93,14 @@ func (j *job) run(ctx context.Context) (*jobResult, error) {
 		samplers[c] = s
 		if j.obs != nil {
 			obs[c] = j.obs(c)
+		}
+		if j.trace {
+			t, err := gibbs.NewTrace(j.model, nil, int64(len(j.model.Free())), traceDraws)
+			if err != nil {
+				return nil, err
+			}
+			traces = append(traces, t)
+			obs[c] = append(obs[c], t)
 		}
 	}
 	runner := gibbs.Runner{Steps: j.steps, Burn: j.burn}
@@ -77,7 +117,7 @@ func (j *job) run(ctx context.Context) (*jobResult, error) {
 	if err != nil && !(j.budget > 0 && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) {
 		return nil, err
 	}
-	res := &jobResult{samplers: samplers, seconds: elapsed.Seconds()}
+	res := &jobResult{samplers: samplers, seconds: elapsed.Seconds(), traces: traces}
 	for _, s := range samplers {
 		st := s.Stats()
 		res.stats.Steps += st.Steps
@@ -115,6 +155,7 @@ type discreteJob struct {
 	budget  time.Duration // if > 0, each chain runs this long instead of steps
 	chains  int
 	seed    uint64
+	trace   bool // record traces for R̂ and ESS
 }
 
 // discreteResult is what a discreteJob measured.
@@ -123,13 +164,14 @@ type discreteResult struct {
 	stats     gibbs.Stats // summed over chains
 	lambda    float64     // λ of a minibatch sampler, 0 otherwise
 	seconds   float64
+	conv      convergence
 }
 
 // run performs the job.
 func (j *discreteJob) run(ctx context.Context) (*discreteResult, error) {
 	margs := make([]*gibbs.Marginals, max(j.chains, 0))
 	jb := &job{model: j.model, sampler: j.sampler, opts: j.opts, steps: j.steps, burn: j.burn,
-		budget: j.budget, chains: j.chains, seed: j.seed,
+		budget: j.budget, chains: j.chains, seed: j.seed, trace: j.trace,
 		obs: func(c int) []gibbs.Observer {
 			margs[c] = gibbs.NewMarginals(j.model)
 			return []gibbs.Observer{margs[c]}
@@ -138,7 +180,11 @@ func (j *discreteJob) run(ctx context.Context) (*discreteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &discreteResult{marginals: gibbs.Pool(margs...), stats: res.stats, lambda: res.lambda, seconds: res.seconds}, nil
+	conv, err := res.convergence()
+	if err != nil {
+		return nil, err
+	}
+	return &discreteResult{marginals: gibbs.Pool(margs...), stats: res.stats, lambda: res.lambda, seconds: res.seconds, conv: conv}, nil
 }
 
 // stepsPerSecond returns the update rate of one chain.

@@ -52,10 +52,9 @@ type mhOutput struct {
 	EvalsPerStep   float64   `json:"evals_per_step"`
 	FullSteps      int       `json:"full_steps"`
 	Mean           []float64 `json:"mean"`
-	ESSBulkMin     float64   `json:"ess_bulk_min"`
 	ESSPerSecond   float64   `json:"ess_per_second"`
-	RhatMax        float64   `json:"rhat_max,omitempty"`
 	TV             *float64  `json:"tv,omitempty"`
+	convergence
 }
 
 func runMH(ctx context.Context, e *env, args []string) error {
@@ -198,8 +197,7 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if *sampler == "poissonmh" {
 		out.Lambda = opts.Lambda
 	}
-	out.ESSBulkMin, out.RhatMax, err = res.diagnostics()
-	if err != nil {
+	if out.convergence, err = summarize(res.traces); err != nil {
 		return err
 	}
 	if res.seconds > 0 {
@@ -226,10 +224,8 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(tw, "acceptance\t%.4f\n", out.AcceptanceRate)
 	fmt.Fprintf(tw, "average batch size\t%.2f (%.2f ℓ_i evaluations a step)\n", out.AvgBatchSize, out.EvalsPerStep)
 	fmt.Fprintf(tw, "mean\t%.4g\n", out.Mean)
-	fmt.Fprintf(tw, "bulk ESS (min over coordinates)\t%.1f, %.2f a second\n", out.ESSBulkMin, out.ESSPerSecond)
-	if out.RhatMax > 0 {
-		fmt.Fprintf(tw, "R̂ (max)\t%.4f\n", out.RhatMax)
-	}
+	fmt.Fprintf(tw, "ESS a second\t%.2f\n", out.ESSPerSecond)
+	printConvergence(tw, out.convergence)
 	if out.TV != nil {
 		fmt.Fprintf(tw, "TV to the exact (uniform) target\t%.4f\n", *out.TV)
 	}
@@ -321,36 +317,6 @@ func runMHChains(ctx context.Context, t mh.Target, name string, opts mh.Options,
 		}
 	}
 	return res, nil
-}
-
-// diagnostics returns the smallest bulk ESS over coordinates and, with
-// several chains, the largest rank-normalised R̂ (0 with one chain). A
-// coordinate that never moved (ESS undefined) counts as ESS 0.
-func (r *mhResult) diagnostics() (essMin, rhatMax float64, err error) {
-	essMin = math.Inf(1)
-	for _, tr := range r.traces {
-		if len(tr[0]) < 6 {
-			return 0, 0, fmt.Errorf("too few draws (%d) for ESS: raise -iters", len(tr[0]))
-		}
-		ess, err := diag.BulkESS(tr)
-		if err != nil {
-			return 0, 0, err
-		}
-		if math.IsNaN(ess) {
-			ess = 0
-		}
-		essMin = min(essMin, ess)
-		if len(tr) > 1 {
-			rh, err := diag.RHat(tr)
-			if err != nil {
-				return 0, 0, err
-			}
-			if !math.IsNaN(rh) {
-				rhatMax = max(rhatMax, rh)
-			}
-		}
-	}
-	return essMin, rhatMax, nil
 }
 
 // biasTV returns the total variation between the chains' histogram of θ

@@ -47,6 +47,7 @@ type pottsOutput struct {
 	MarginalL2Error float64 `json:"marginal_l2_error"`
 	Seconds         float64 `json:"seconds"`
 	StepsPerSecond  float64 `json:"steps_per_second"`
+	convergence
 }
 
 func runPotts(ctx context.Context, e *env, args []string) error {
@@ -81,7 +82,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	job := &discreteJob{
-		model: g, sampler: *sampler, steps: *iters, burn: *burn, chains: *chains, seed: *seed,
+		model: g, sampler: *sampler, steps: *iters, burn: *burn, chains: *chains, seed: *seed, trace: true,
 		opts: gibbs.Options{Lambda: *lambda, LambdaScale: *lambdaScale, PerVariable: *perVar},
 	}
 	if err := checkLambdaFlags(*lambda, *lambdaScale); err != nil {
@@ -100,7 +101,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 		Sampler: *sampler, Seed: *seed, Chains: *chains, L: g.L(), Delta: g.MaxDegree(), Lambda: res.lambda,
 		Iterations: res.stats.Steps, Burn: *burn, FactorsPerStep: res.stats.FactorsPerStep(),
 		DrawsPerStep: res.stats.PicksPerStep(), MarginalL2Error: l2, Seconds: res.seconds,
-		StepsPerSecond: res.stepsPerSecond(*chains),
+		StepsPerSecond: res.stepsPerSecond(*chains), convergence: res.conv,
 	}
 	if *asJSON {
 		return writeJSON(e, out)
@@ -112,6 +113,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(tw, "iterations\t%d in %d chain(s), %.2f s, %.0f steps/s a chain\n", out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond)
 	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", out.FactorsPerStep, out.DrawsPerStep)
 	fmt.Fprintf(tw, "marginal ℓ2 error\t%.5f\n", out.MarginalL2Error)
+	printConvergence(tw, out.convergence)
 	return tw.Flush()
 }
 

@@ -57,6 +57,7 @@ type spinOutput struct {
 	Seconds        float64 `json:"seconds"`
 	StepsPerSecond float64 `json:"steps_per_second"`
 	Histogram      string  `json:"histogram_csv,omitempty"`
+	convergence
 }
 
 // continuousFlags are the sampler flags shared by spin and tgm.
@@ -137,7 +138,7 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 	}
 	hs := make([]*gibbs.Histograms, *cf.chains)
 	jb := &job{model: g, sampler: *cf.sampler, opts: cf.options(), steps: *cf.iters, burn: *cf.burn,
-		chains: *cf.chains, seed: *cf.seed,
+		chains: *cf.chains, seed: *cf.seed, trace: true,
 		obs: func(c int) []gibbs.Observer {
 			hs[c], _ = gibbs.NewHistograms(g, *bins) // bins ≥ 1 checked above
 			return []gibbs.Observer{hs[c]}
@@ -159,6 +160,9 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 		Burn: *cf.burn, FactorsPerStep: res.stats.FactorsPerStep(), DrawsPerStep: res.stats.PicksPerStep(),
 		TriesPerStep: res.stats.TriesPerStep(), MeanSpin: mean / float64(g.NumVars()), Seconds: res.seconds,
 		StepsPerSecond: res.stepsPerSecond(*cf.chains)}
+	if out.convergence, err = res.convergence(); err != nil {
+		return err
+	}
 	if res.stats.Proposals > 0 {
 		out.AcceptanceRate = res.stats.AcceptanceRate()
 	}
@@ -187,6 +191,7 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 	if out.Histogram != "" {
 		fmt.Fprintf(tw, "histogram\t%s\n", out.Histogram)
 	}
+	printConvergence(tw, out.convergence)
 	return tw.Flush()
 }
 

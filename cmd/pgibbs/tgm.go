@@ -47,6 +47,7 @@ type tgmOutput struct {
 	Seconds        float64 `json:"seconds"`
 	StepsPerSecond float64 `json:"steps_per_second"`
 	Histogram      string  `json:"histogram_csv,omitempty"`
+	convergence
 }
 
 func runTGM(ctx context.Context, e *env, args []string) error {
@@ -93,7 +94,7 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 	}
 	js := make([]*gibbs.Joint2D, *cf.chains)
 	jb := &job{model: g, sampler: *cf.sampler, opts: opts, steps: *cf.iters, burn: *cf.burn,
-		chains: *cf.chains, seed: *cf.seed,
+		chains: *cf.chains, seed: *cf.seed, trace: true,
 		obs: func(c int) []gibbs.Observer {
 			js[c], _ = gibbs.NewJoint2D(g, 0, 1, *bins, *bins) // arguments checked above
 			return []gibbs.Observer{js[c]}
@@ -112,6 +113,9 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 		Iterations: res.stats.Steps, Burn: *cf.burn, FactorsPerStep: res.stats.FactorsPerStep(),
 		DrawsPerStep: res.stats.PicksPerStep(), TriesPerStep: res.stats.TriesPerStep(), MeanX1: m1, MeanX2: m2,
 		Seconds: res.seconds, StepsPerSecond: res.stepsPerSecond(*cf.chains)}
+	if out.convergence, err = res.convergence(); err != nil {
+		return err
+	}
 	if res.stats.Proposals > 0 {
 		out.AcceptanceRate = res.stats.AcceptanceRate()
 	}
@@ -140,6 +144,7 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 	if out.Histogram != "" {
 		fmt.Fprintf(tw, "density histogram\t%s\n", out.Histogram)
 	}
+	printConvergence(tw, out.convergence)
 	return tw.Flush()
 }
 

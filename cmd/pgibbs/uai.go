@@ -51,6 +51,7 @@ type uaiOutput struct {
 	MeanAbsError   *float64 `json:"mean_abs_error,omitempty"`
 	MaxAbsError    *float64 `json:"max_abs_error,omitempty"`
 	Out            string   `json:"out,omitempty"`
+	convergence
 }
 
 func runUAI(ctx context.Context, e *env, args []string) error {
@@ -104,7 +105,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		g     *factorgraph.Graph // set once the files are read
 		margs []*gibbs.Marginals // one per chain, pooled at the end
 	)
-	jb := &job{sampler: *sampler, steps: *iters, burn: *burn, chains: *chains, seed: *seed,
+	jb := &job{sampler: *sampler, steps: *iters, burn: *burn, chains: *chains, seed: *seed, trace: true,
 		budget: time.Duration(*seconds * float64(time.Second)),
 		opts: gibbs.Options{Lambda: *lambda, LambdaScale: *lambdaScale, PerVariable: *perVar,
 			Lambda2: *lambda2, Lambda2Scale: *lambda2Scale},
@@ -155,6 +156,9 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		Iterations: res.stats.Steps, Burn: *burn, Seconds: res.seconds, StepsPerSecond: res.stepsPerSecond(*chains),
 		FactorsPerStep: res.stats.FactorsPerStep(), DrawsPerStep: res.stats.PicksPerStep(), Out: *out,
 	}
+	if o.convergence, err = res.convergence(); err != nil {
+		return err
+	}
 	if l2, ok := res.samplers[0].(interface{ Lambda2() float64 }); ok {
 		o.Lambda2 = l2.Lambda2()
 	}
@@ -197,5 +201,6 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	if o.Out != "" {
 		fmt.Fprintf(tw, "marginals written to\t%s\n", o.Out)
 	}
+	printConvergence(tw, o.convergence)
 	return tw.Flush()
 }

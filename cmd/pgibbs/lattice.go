@@ -1,0 +1,441 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/lattice"
+)
+
+func init() {
+	register(&command{
+		name:    "lattice",
+		summary: "Potts, Ising or continuous spins on an implicit periodic lattice (nn, Gaussian or power-law couplings)",
+		example: "pgibbs lattice -dim 2 -size 1000 -kernel power -sigma 1 -states 2 -beta 0.5 -sampler pgibbs -sweeps 8 -json",
+		run:     runLattice,
+	})
+}
+
+// latticeMaxSites bounds the lattices the command builds (the state alone
+// is 8 bytes a site, a full-torus kernel 40 bytes an offset).
+const latticeMaxSites = 1 << 24
+
+// discreteLatticeSamplers and continuousSamplers are the -sampler values
+// besides chromatic; chromaticUpdates are the -update values.
+var (
+	discreteLatticeSamplers = []string{"pgibbs", "gibbs", "auto", "mgpmh"}
+	chromaticUpdates        = []string{"pgibbs", "gibbs", "auto", "mgpmh",
+		"gibbs-its", "gibbs-da", "pgits", "pgda", "gibbs-rejection", "pg-rejection"}
+	minibatchSamplers = []string{"pgibbs", "auto", "mgpmh", "pgits", "pgda", "pg-rejection"}
+)
+
+// latticeOutput is the JSON object of `pgibbs lattice -json`.
+type latticeOutput struct {
+	Dim                int     `json:"dim"`
+	Size               int     `json:"size"`
+	Sites              int     `json:"sites"`
+	Kernel             string  `json:"kernel"`
+	Gamma              float64 `json:"gamma,omitempty"`
+	Sigma              float64 `json:"sigma,omitempty"`
+	Cutoff             float64 `json:"cutoff,omitempty"`
+	Spin               string  `json:"spin"`
+	States             int     `json:"states,omitempty"`
+	Lo                 float64 `json:"lo,omitempty"`
+	Hi                 float64 `json:"hi,omitempty"`
+	Beta               float64 `json:"beta"`
+	Sampler            string  `json:"sampler"`
+	Update             string  `json:"update,omitempty"`
+	Workers            int     `json:"workers,omitempty"`
+	Classes            int     `json:"colour_classes,omitempty"`
+	Seed               uint64  `json:"seed"`
+	Start              string  `json:"start"`
+	L                  float64 `json:"L"`
+	Lambda             float64 `json:"lambda,omitempty"`
+	Offsets            int     `json:"offsets"`
+	PairFactors        float64 `json:"pair_factors"`
+	CouplingSum        float64 `json:"coupling_sum"`
+	Sweeps             int     `json:"sweeps"`
+	Burn               int     `json:"burn"`
+	Measurements       int     `json:"measurements"`
+	EnergyPerSite      float64 `json:"energy_per_site"`
+	EnergyError        float64 `json:"energy_error"`
+	EnergyTau          float64 `json:"energy_tau"`
+	EnergyMethod       string  `json:"energy_method"`
+	EnergySamples      int     `json:"energy_samples,omitempty"`
+	Magnetisation      float64 `json:"magnetisation"`
+	MagnetisationError float64 `json:"magnetisation_error"`
+	MagnetisationTau   float64 `json:"magnetisation_tau"`
+	ErrorPlateau       bool    `json:"error_plateau"`
+	SetupSeconds       float64 `json:"setup_seconds"`
+	Seconds            float64 `json:"seconds"`
+	Steps              int64   `json:"steps"`
+	StepsPerSecond     float64 `json:"steps_per_second"`
+	FactorsPerStep     float64 `json:"factors_per_step"`
+	DrawsPerStep       float64 `json:"draws_per_step"`
+	Snapshot           string  `json:"snapshot,omitempty"`
+}
+
+// latticeFlags are the parsed flags of the lattice command.
+type latticeFlags struct {
+	dim, size, states, workers, sweeps, burn, energySamples, snapScale int
+	kernel, spin, sampler, update, start, snapshot                     string
+	gamma, sigma, cutoff, lo, hi, beta, lambda, lambdaScale            float64
+	seed                                                               uint64
+	asJSON                                                             bool
+	set                                                                map[string]bool
+}
+
+func runLattice(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "lattice", "Samples π(x) ∝ exp(β Σ_{i<j} J(r_ij) f(x_i, x_j)) on a periodic lattice of size^dim sites whose\n"+
+		"pair factors are generated from the kernel J, never stored: f = δ for Potts, s_i·s_j for Ising (β in Ising units),\n"+
+		"x_i·x_j for continuous spins; r is the minimal-image distance. Kernels: nn (J = 1 at r = 1), gaussian\n"+
+		"(J = exp(−γr²)) and power (J = r^−(dim+σ), every pair of sites). Prints the energy per site H/n\n"+
+		"(H = −Σ J f) and the order parameter (Potts: (q·max_v n_v/n − 1)/(q − 1); Ising and continuous: |Σ x|/n) with\n"+
+		"binning error bars over one measurement a sweep; the energy is exact for ≤ 64 offsets and otherwise a\n"+
+		"Monte Carlo estimate from n sampled pairs (see -energy-samples).")
+	var f latticeFlags
+	fs.IntVar(&f.dim, "dim", 2, "lattice dimension: 1, 2 or 3")
+	fs.IntVar(&f.size, "size", 64, "sites along each axis (size^dim sites)")
+	fs.StringVar(&f.kernel, "kernel", "nn", "coupling kernel: nn, gaussian or power")
+	fs.Float64Var(&f.gamma, "gamma", 1.5, "Gaussian kernel width γ of exp(−γ·r²) (-kernel gaussian)")
+	fs.Float64Var(&f.sigma, "sigma", 1, "power-law exponent σ of r^−(dim+σ), σ > 0 (-kernel power)")
+	fs.Float64Var(&f.cutoff, "cutoff", 0, "couple only pairs at distance r ≤ cutoff (0: no cutoff)")
+	fs.StringVar(&f.spin, "spin", "potts", "spins: potts (-states q), ising, or continuous (on [-lo, -hi])")
+	fs.IntVar(&f.states, "states", 2, "Potts states q")
+	fs.Float64Var(&f.lo, "lo", -1, "lower end of the continuous spins' interval")
+	fs.Float64Var(&f.hi, "hi", 1, "upper end of the continuous spins' interval")
+	fs.Float64Var(&f.beta, "beta", 1, "inverse temperature β (non-zero; negative for antiferromagnetic couplings)")
+	fs.StringVar(&f.sampler, "sampler", "pgibbs", "sampler: pgibbs, gibbs, auto, mgpmh (discrete spins), gibbs-its, gibbs-da, pgits,\n"+
+		"pgda, gibbs-rejection, pg-rejection (continuous spins), or chromatic (parallel colour-class sweeps)")
+	fs.StringVar(&f.update, "update", "", "site update of -sampler chromatic (default auto for discrete spins, pgda for continuous)")
+	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "parallel workers of -sampler chromatic")
+	fs.Float64Var(&f.lambda, "lambda", 0, "λ, the Poisson-minibatch size parameter (default L²)")
+	fs.Float64Var(&f.lambdaScale, "lambda-scale", 0, "λ as a multiple of L² (default 1 when -lambda is not set)")
+	fs.IntVar(&f.sweeps, "sweeps", 1000, "measured sweeps (one measurement each; at least 4)")
+	fs.IntVar(&f.burn, "burn", -1, "sweeps before measuring (default a tenth of -sweeps)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fs.StringVar(&f.start, "start", "hot", "initial state: hot (uniformly random) or cold (every site 0, or hi for continuous spins)")
+	fs.IntVar(&f.energySamples, "energy-samples", 0, "pairs sampled per energy measurement: 0 auto (exact for ≤ 64 offsets, else one per site), -1 exact")
+	fs.StringVar(&f.snapshot, "snapshot", "", "write the final configuration to this PNG file (3-D: the slice of first coordinate 0)")
+	fs.IntVar(&f.snapScale, "snapshot-scale", 0, "pixels per site of -snapshot (0: enough for a picture about 512 pixels wide)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	p, err := f.params()
+	if err != nil {
+		return err
+	}
+	if err := f.check(p); err != nil {
+		return err
+	}
+
+	setup := time.Now()
+	l, err := lattice.New(p)
+	if err != nil {
+		return usagef("%v", strings.TrimPrefix(err.Error(), "lattice: "))
+	}
+	setupSeconds := time.Since(setup).Seconds()
+	streams := gibbs.Streams(f.seed, f.workers+1)
+	meas, err := lattice.NewMeasurer(l, streams[f.workers], f.energySamples)
+	if err != nil {
+		return err
+	}
+	opts := gibbs.Options{Lambda: f.lambda, LambdaScale: f.lambdaScale}
+	if f.start == "cold" {
+		opts.Init = make([]float64, l.Sites())
+		if p.Spin.Kind == lattice.ContinuousSpins {
+			for i := range opts.Init {
+				opts.Init[i] = f.hi
+			}
+		}
+	}
+	n := int64(l.Sites())
+	var (
+		stats   gibbs.Stats
+		state   []float64
+		classes int
+		seconds float64
+	)
+	if f.sampler == "chromatic" {
+		cl, err := l.Colouring()
+		if err != nil {
+			return usagef("-sampler chromatic: %v", strings.TrimPrefix(err.Error(), "lattice: "))
+		}
+		classes = len(cl)
+		c, err := gibbs.NewChromatic(f.update, l, cl, streams[:f.workers], &opts)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		for s := range f.burn + f.sweeps {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			c.Sweep()
+			if err := c.Err(); err != nil {
+				return err
+			}
+			if s >= f.burn {
+				meas.Measure(c.State())
+			}
+		}
+		seconds = time.Since(start).Seconds()
+		stats, state = c.Stats(), c.State()
+	} else {
+		s, err := gibbs.New(f.sampler, l, streams[0], &opts)
+		if err != nil {
+			return err
+		}
+		run := gibbs.Runner{Steps: int64(f.burn+f.sweeps) * n, Burn: int64(f.burn) * n, Scan: gibbs.SystematicScan,
+			Observers: []gibbs.Observer{meas}}
+		start := time.Now()
+		if err := run.Run(ctx, s); err != nil {
+			return err
+		}
+		seconds = time.Since(start).Seconds()
+		stats, state = s.Stats(), s.State()
+	}
+	res, err := meas.Result()
+	if err != nil {
+		return err
+	}
+
+	out := latticeOutput{
+		Dim: f.dim, Size: f.size, Sites: l.Sites(), Kernel: f.kernel, Cutoff: f.cutoff, Spin: f.spin, Beta: f.beta,
+		Sampler: f.sampler, Seed: f.seed, Start: f.start, L: l.L(), Offsets: l.NumOffsets(), PairFactors: l.PairFactors(),
+		CouplingSum: l.CouplingSum(), Sweeps: f.sweeps, Burn: f.burn, Measurements: res.Measurements,
+		EnergyPerSite: res.Energy.Mean, EnergyError: res.Energy.Err, EnergyTau: finite(res.Energy.Tau),
+		EnergyMethod: "exact", EnergySamples: res.EnergySamples,
+		Magnetisation: res.Magnetisation.Mean, MagnetisationError: res.Magnetisation.Err,
+		MagnetisationTau: finite(res.Magnetisation.Tau), ErrorPlateau: res.Energy.Plateau && res.Magnetisation.Plateau,
+		SetupSeconds: setupSeconds, Seconds: seconds, Steps: stats.Steps,
+		FactorsPerStep: stats.FactorsPerStep(), DrawsPerStep: stats.PicksPerStep(),
+	}
+	if res.EnergySamples > 0 {
+		out.EnergyMethod = "monte-carlo"
+	}
+	switch f.kernel {
+	case "gaussian":
+		out.Gamma = f.gamma
+	case "power":
+		out.Sigma = f.sigma
+	}
+	switch p.Spin.Kind {
+	case lattice.PottsSpins:
+		out.States = f.states
+	case lattice.IsingSpins:
+		out.States = 2
+	default:
+		out.Lo, out.Hi = f.lo, f.hi
+	}
+	update := f.sampler
+	if f.sampler == "chromatic" {
+		out.Update, out.Workers, out.Classes = f.update, f.workers, classes
+		update = f.update
+	}
+	if slices.Contains(minibatchSamplers, update) {
+		out.Lambda = f.lambda
+		if out.Lambda == 0 {
+			scale := f.lambdaScale
+			if scale == 0 {
+				scale = 1
+			}
+			out.Lambda = scale * l.L() * l.L()
+		}
+	}
+	if seconds > 0 {
+		out.StepsPerSecond = float64(stats.Steps) / seconds
+	}
+	if f.snapshot != "" {
+		if err := writeSnapshot(f.snapshot, l, state, f.snapScale); err != nil {
+			return err
+		}
+		out.Snapshot = f.snapshot
+	}
+	if f.asJSON {
+		return writeJSON(e, out)
+	}
+	return printLattice(e, out, l)
+}
+
+// params turns the flags into lattice parameters, rejecting flags that do
+// not apply to the chosen kernel or spins.
+func (f *latticeFlags) params() (lattice.Params, error) {
+	p := lattice.Params{Dim: f.dim, Size: f.size, Beta: f.beta, Cutoff: f.cutoff}
+	switch f.kernel {
+	case "nn":
+		p.Kernel = lattice.NearestNeighbour{}
+	case "gaussian":
+		p.Kernel = lattice.Gaussian{Gamma: f.gamma}
+	case "power":
+		p.Kernel = lattice.PowerLaw{Sigma: f.sigma}
+	default:
+		return p, usagef("-kernel %q: want nn, gaussian or power", f.kernel)
+	}
+	if f.set["gamma"] && f.kernel != "gaussian" {
+		return p, usagef("-gamma applies to -kernel gaussian only")
+	}
+	if f.set["sigma"] && f.kernel != "power" {
+		return p, usagef("-sigma applies to -kernel power only")
+	}
+	switch f.spin {
+	case "potts":
+		p.Spin = lattice.Potts(f.states)
+	case "ising":
+		if f.set["states"] && f.states != 2 {
+			return p, usagef("-spin ising has 2 states, not -states %d", f.states)
+		}
+		p.Spin = lattice.Ising()
+	case "continuous":
+		if f.set["states"] {
+			return p, usagef("-states applies to -spin potts, not continuous spins")
+		}
+		p.Spin = lattice.Continuous(f.lo, f.hi)
+	default:
+		return p, usagef("-spin %q: want potts, ising or continuous", f.spin)
+	}
+	if (f.set["lo"] || f.set["hi"]) && f.spin != "continuous" {
+		return p, usagef("-lo and -hi apply to -spin continuous only")
+	}
+	return p, nil
+}
+
+// check validates the run flags; the lattice parameters are validated by
+// lattice.New.
+func (f *latticeFlags) check(p lattice.Params) error {
+	if f.dim < 1 || f.dim > 3 {
+		return usagef("-dim %d: want 1, 2 or 3", f.dim)
+	}
+	if f.size < 2 {
+		return usagef("-size %d: need at least 2", f.size)
+	}
+	if sites := math.Pow(float64(f.size), float64(f.dim)); sites > latticeMaxSites {
+		return usagef("-size %d in %d-D is %.3g sites: at most %d", f.size, f.dim, sites, latticeMaxSites)
+	}
+	continuous := p.Spin.Kind == lattice.ContinuousSpins
+	switch {
+	case f.sampler == "chromatic":
+		if f.update == "" {
+			f.update = "auto"
+			if continuous {
+				f.update = "pgda"
+			}
+		}
+		if !slices.Contains(chromaticUpdates, f.update) {
+			return usagef("-update %q: want one of %s", f.update, strings.Join(chromaticUpdates, ", "))
+		}
+		if continuous != isContinuousSampler(f.update) {
+			return usagef("-update %s does not sample %s spins", f.update, f.spin)
+		}
+		if f.workers < 1 || f.workers > 1024 {
+			return usagef("-workers %d: need 1 to 1024", f.workers)
+		}
+	case continuous && !isContinuousSampler(f.sampler):
+		return usagef("-sampler %q: continuous spins need one of %s or chromatic", f.sampler, strings.Join(continuousSamplers, ", "))
+	case !continuous && !slices.Contains(discreteLatticeSamplers, f.sampler):
+		return usagef("-sampler %q: %s spins need one of %s or chromatic", f.sampler, f.spin, strings.Join(discreteLatticeSamplers, ", "))
+	}
+	if f.sampler != "chromatic" {
+		if f.set["update"] || f.set["workers"] {
+			return usagef("-update and -workers apply to -sampler chromatic only")
+		}
+		f.workers = 1
+	}
+	if err := checkLambdaFlags(f.lambda, f.lambdaScale); err != nil {
+		return err
+	}
+	if f.sweeps < 4 || f.sweeps > 1<<30 {
+		return usagef("-sweeps %d: need 4 to 2³⁰ measured sweeps (error bars need at least 4 measurements)", f.sweeps)
+	}
+	if f.burn == -1 && !f.set["burn"] {
+		f.burn = f.sweeps / 10
+	}
+	if f.burn < 0 || f.burn > 1<<30 {
+		return usagef("-burn %d: need 0 to 2³⁰ sweeps", f.burn)
+	}
+	if f.start != "hot" && f.start != "cold" {
+		return usagef("-start %q: want hot or cold", f.start)
+	}
+	if f.energySamples < -1 || f.energySamples > 1<<30 {
+		return usagef("-energy-samples %d: want -1 (exact), 0 (auto) or a number of pairs up to 2³⁰", f.energySamples)
+	}
+	if f.snapScale < 0 || f.snapScale > 64 {
+		return usagef("-snapshot-scale %d: need 0 (auto) to 64", f.snapScale)
+	}
+	if f.set["snapshot-scale"] && f.snapshot == "" {
+		return usagef("-snapshot-scale needs -snapshot")
+	}
+	return nil
+}
+
+// writeSnapshot draws state x of l to a PNG file.
+func writeSnapshot(path string, l *lattice.Lattice, x []float64, scale int) error {
+	if scale == 0 {
+		scale = max(1, min(64, 512/l.Params().Size))
+	}
+	img, err := l.Image(x, scale)
+	if err != nil {
+		return err
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(file, img); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
+
+// finite returns v, or 0 if v is NaN or infinite (JSON has no NaN).
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "model\t%v\n", l)
+	fmt.Fprintf(tw, "couplings\tK = %d offsets a site, %.4g pair factors, Σ_j |J_ij| = %.6g, L = %.6g\n",
+		out.Offsets, out.PairFactors, out.CouplingSum, out.L)
+	sampler := out.Sampler
+	if out.Update != "" {
+		sampler = fmt.Sprintf("chromatic (%s updates, %d colour classes, %d workers)", out.Update, out.Classes, out.Workers)
+	}
+	if out.Lambda > 0 {
+		sampler += fmt.Sprintf(", λ = %.4g", out.Lambda)
+	}
+	fmt.Fprintf(tw, "sampler\t%s\n", sampler)
+	fmt.Fprintf(tw, "run\t%d + %d burn-in sweeps from a %s start, %d updates in %.3g s (setup %.3g s)\n",
+		out.Sweeps, out.Burn, out.Start, out.Steps, out.Seconds, out.SetupSeconds)
+	fmt.Fprintf(tw, "speed\t%.4g steps/s, %.4g factors/step, %.4g draws/step\n", out.StepsPerSecond, out.FactorsPerStep, out.DrawsPerStep)
+	method := "exact"
+	if out.EnergyMethod == "monte-carlo" {
+		method = fmt.Sprintf("Monte Carlo, %d pairs a measurement", out.EnergySamples)
+	}
+	fmt.Fprintf(tw, "energy per site\t%.6g ± %.2g (%s; τ = %.3g sweeps)\n", out.EnergyPerSite, out.EnergyError, method, out.EnergyTau)
+	fmt.Fprintf(tw, "magnetisation\t%.6g ± %.2g (τ = %.3g sweeps)\n", out.Magnetisation, out.MagnetisationError, out.MagnetisationTau)
+	if !out.ErrorPlateau {
+		fmt.Fprintf(tw, "warning\tthe binning analysis found no plateau: the run is short for its correlation time and the error bars are lower bounds\n")
+	}
+	if out.Snapshot != "" {
+		fmt.Fprintf(tw, "snapshot\t%s\n", out.Snapshot)
+	}
+	return tw.Flush()
+}
