@@ -44,24 +44,35 @@ type Runner struct {
 // Run advances s by r.Steps updates. It stops early, returning the error,
 // when ctx is done or the sampler reports an error.
 func (r Runner) Run(ctx context.Context, s Sampler) error {
-	if r.Steps < 0 || r.Burn < 0 {
-		return fmt.Errorf("gibbs: runner: negative steps %d or burn-in %d", r.Steps, r.Burn)
+	_, err := r.RunFrom(ctx, s, 0)
+	return err
+}
+
+// RunFrom continues a run of which start updates are done (a resumed
+// checkpoint): it performs updates start+1, …, r.Steps, numbering them as
+// an uninterrupted run would (observers see the same update numbers, and a
+// systematic scan resumes at the same variable), and returns the number of
+// updates done when it stops: r.Steps, or fewer when ctx is done or the
+// sampler reports an error, which it then returns.
+func (r Runner) RunFrom(ctx context.Context, s Sampler, start int64) (int64, error) {
+	if r.Steps < 0 || r.Burn < 0 || start < 0 {
+		return start, fmt.Errorf("gibbs: runner: negative steps %d, burn-in %d or start %d", r.Steps, r.Burn, start)
 	}
 	var free []int
 	if r.Scan == SystematicScan {
 		free = freeOf(s)
 		if len(free) == 0 {
-			return errors.New("gibbs: runner: systematic scan needs a sampler that exposes its model")
+			return start, errors.New("gibbs: runner: systematic scan needs a sampler that exposes its model")
 		}
 	}
 	x := s.State()
 	done := ctx.Done()
-	for t := int64(0); t < r.Steps; t++ {
+	for t := start; t < r.Steps; t++ {
 		// A non-blocking receive costs a few nanoseconds, so cancellation
 		// is seen after at most one update however expensive updates are.
 		select {
 		case <-done:
-			return ctx.Err()
+			return t, ctx.Err()
 		default:
 		}
 		var i int
@@ -72,7 +83,7 @@ func (r Runner) Run(ctx context.Context, s Sampler) error {
 			i = s.Step()
 		}
 		if err := s.Err(); err != nil {
-			return err
+			return t + 1, err
 		}
 		if t >= r.Burn {
 			for _, o := range r.Observers {
@@ -80,7 +91,7 @@ func (r Runner) Run(ctx context.Context, s Sampler) error {
 			}
 		}
 	}
-	return nil
+	return r.Steps, nil
 }
 
 // freeOf returns the free variables of a sampler of this package.
@@ -124,8 +135,20 @@ func splitmix(s *uint64) uint64 {
 // Streams). It returns the first error any chain met; a failing chain
 // cancels the others.
 func (r Runner) RunChains(ctx context.Context, chains []Sampler, obs [][]Observer) error {
+	_, err := r.RunChainsFrom(ctx, chains, obs, nil)
+	return err
+}
+
+// RunChainsFrom is RunChains for chains of which start[c] updates are done
+// (nil: none). It returns every chain's count of updates done when it
+// stopped, so that a run stopped by ctx can be checkpointed and resumed.
+func (r Runner) RunChainsFrom(ctx context.Context, chains []Sampler, obs [][]Observer, start []int64) ([]int64, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	done := make([]int64, len(chains))
+	if start != nil {
+		copy(done, start)
+	}
 	errs := make([]error, len(chains))
 	var wg sync.WaitGroup
 	for c, s := range chains {
@@ -136,20 +159,24 @@ func (r Runner) RunChains(ctx context.Context, chains []Sampler, obs [][]Observe
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := rc.Run(ctx, s); err != nil {
+			n, err := rc.RunFrom(ctx, s, done[c])
+			done[c] = n
+			if err != nil {
 				errs[c] = fmt.Errorf("chain %d: %w", c, err)
-				cancel()
+				if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+					cancel() // a failing chain stops the others
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	// Report a chain's own failure before the cancellations it caused.
 	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			return done, err
 		}
 	}
-	return errors.Join(errs...)
+	return done, errors.Join(errs...)
 }
 
 // Marginals is an Observer that accumulates the run-average marginal
