@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -26,6 +30,9 @@ type job struct {
 	// trace records every free variable once a sweep (every |free|
 	// updates) for R̂ and ESS across chains.
 	trace bool
+	// ctl holds the checkpoint, resume and trace-file settings (nil:
+	// none).
+	ctl *control
 }
 
 // jobResult is what a job measured.
@@ -35,6 +42,8 @@ type jobResult struct {
 	lambda   float64     // λ of a minibatch sampler, 0 otherwise
 	seconds  float64
 	traces   []*gibbs.Trace // one a chain when job.trace
+	// stateHash is the SHA-256 of the final states of all chains.
+	stateHash string
 }
 
 // convergence returns R̂ and ESS over the traced variables.
@@ -82,11 +91,27 @@ func (j *job) run(ctx context.Context) (*jobResult, error) {
 	if err := j.validate(); err != nil {
 		return nil, err
 	}
+	ctl := j.ctl
+	if ctl == nil {
+		ctl = &control{command: "run"}
+	}
+	if j.budget > 0 && (ctl.file != "" || ctl.resumed != nil) {
+		return nil, usagef("checkpoints need -iters: a time budget is not reproducible")
+	}
 	samplers := make([]gibbs.Sampler, j.chains)
+	units := make([]unit, j.chains)
 	obs := make([][]gibbs.Observer, j.chains)
 	var traces []*gibbs.Trace
-	for c, r := range gibbs.Streams(j.seed, j.chains) {
-		s, err := gibbs.New(j.sampler, j.model, r, &j.opts)
+	var files []*traceFile
+	defer func() {
+		for _, f := range files {
+			f.close()
+		}
+	}()
+	sweep := int64(len(j.model.Free()))
+	for c := range j.chains {
+		src := gibbs.StreamSource(j.seed, c)
+		s, err := gibbs.New(j.sampler, j.model, rand.New(src), &j.opts)
 		if err != nil {
 			return nil, err
 		}
@@ -95,28 +120,43 @@ func (j *job) run(ctx context.Context) (*jobResult, error) {
 			obs[c] = j.obs(c)
 		}
 		if j.trace {
-			t, err := gibbs.NewTrace(j.model, nil, int64(len(j.model.Free())), traceDraws)
+			t, err := gibbs.NewTrace(j.model, nil, sweep, traceDraws)
 			if err != nil {
 				return nil, err
 			}
 			traces = append(traces, t)
 			obs[c] = append(obs[c], t)
 		}
-	}
-	runner := gibbs.Runner{Steps: j.steps, Burn: j.burn}
-	runCtx := ctx
-	if j.budget > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, j.budget)
-		defer cancel()
-		runner.Steps = 1 << 62
+		u := &gibbsUnit{s: s, src: src, runner: gibbs.Runner{Steps: j.steps, Burn: j.burn}}
+		if ctl.trace != "" {
+			var size int64
+			if ctl.resumed != nil && c < len(ctl.resumed.Chains) {
+				size = ctl.resumed.Chains[c].TraceBytes
+			}
+			f, err := openTrace(tracePath(ctl.trace, c, j.chains), j.model.Free(), sweep, ctl.resumed != nil, size)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+			u.file = f
+			obs[c] = append(obs[c], f)
+		}
+		u.runner.Observers = obs[c]
+		units[c] = u
 	}
 	start := time.Now()
-	err := runner.RunChains(runCtx, samplers, obs)
-	elapsed := time.Since(start)
-	if err != nil && !(j.budget > 0 && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) {
+	if j.budget > 0 {
+		runCtx, cancel := context.WithTimeout(ctx, j.budget)
+		defer cancel()
+		runner := gibbs.Runner{Steps: 1 << 62, Burn: j.burn}
+		_, err := runner.RunChainsFrom(runCtx, samplers, obs, nil)
+		if err != nil && !(errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) {
+			return nil, err
+		}
+	} else if _, err := ctl.runUnits(ctx, units, j.steps); err != nil {
 		return nil, err
 	}
+	elapsed := time.Since(start)
 	res := &jobResult{samplers: samplers, seconds: elapsed.Seconds(), traces: traces}
 	for _, s := range samplers {
 		st := s.Stats()
@@ -133,7 +173,90 @@ func (j *job) run(ctx context.Context) (*jobResult, error) {
 	if res.stats.Steps <= int64(j.chains)*j.burn {
 		return nil, fmt.Errorf("the run ended after %d updates, within the burn-in", res.stats.Steps)
 	}
+	res.stateHash = stateHash(samplers)
 	return res, nil
+}
+
+// gibbsUnit is a chain of a job as the checkpointing loop drives it.
+type gibbsUnit struct {
+	s      gibbs.Sampler
+	src    *rand.PCG
+	runner gibbs.Runner
+	done   int64
+	file   *traceFile // nil without -trace
+}
+
+func (u *gibbsUnit) advance(ctx context.Context, to int64) (int64, error) {
+	r := u.runner
+	r.Steps = to
+	n, err := r.RunFrom(ctx, u.s, u.done)
+	u.done = n
+	return n, err
+}
+
+func (u *gibbsUnit) save() (chainCheck, error) {
+	var cc chainCheck
+	var err error
+	if cc.RNG, err = u.src.MarshalBinary(); err != nil {
+		return cc, err
+	}
+	sn, ok := u.s.(gibbs.Snapshotter)
+	if !ok {
+		return cc, fmt.Errorf("sampler %T cannot be checkpointed", u.s)
+	}
+	if cc.Sampler, err = sn.Snapshot(); err != nil {
+		return cc, err
+	}
+	for _, o := range u.runner.Observers {
+		so, ok := o.(gibbs.Snapshotter)
+		if !ok {
+			return cc, fmt.Errorf("observer %T cannot be checkpointed", o)
+		}
+		b, err := so.Snapshot()
+		if err != nil {
+			return cc, err
+		}
+		cc.Observers = append(cc.Observers, b)
+	}
+	if u.file != nil {
+		if cc.TraceBytes, err = u.file.flush(); err != nil {
+			return cc, err
+		}
+	}
+	return cc, nil
+}
+
+func (u *gibbsUnit) load(cc chainCheck) error {
+	if err := u.src.UnmarshalBinary(cc.RNG); err != nil {
+		return fmt.Errorf("random number generator: %w", err)
+	}
+	if err := u.s.(gibbs.Snapshotter).Restore(cc.Sampler); err != nil {
+		return err
+	}
+	if len(cc.Observers) != len(u.runner.Observers) {
+		return fmt.Errorf("the checkpoint has %d observers, the run %d", len(cc.Observers), len(u.runner.Observers))
+	}
+	for k, o := range u.runner.Observers {
+		if err := o.(gibbs.Snapshotter).Restore(cc.Observers[k]); err != nil {
+			return err
+		}
+	}
+	u.done = cc.Steps
+	return nil
+}
+
+// stateHash returns the SHA-256 of the chains' final states, for checking
+// that a resumed run ended where an uninterrupted one does.
+func stateHash(samplers []gibbs.Sampler) string {
+	h := sha256.New()
+	var b [8]byte
+	for _, s := range samplers {
+		for _, v := range s.State() {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+			h.Write(b[:])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // stepsPerSecond returns the update rate of one chain.
@@ -156,6 +279,7 @@ type discreteJob struct {
 	chains  int
 	seed    uint64
 	trace   bool // record traces for R̂ and ESS
+	ctl     *control
 }
 
 // discreteResult is what a discreteJob measured.
@@ -165,13 +289,14 @@ type discreteResult struct {
 	lambda    float64     // λ of a minibatch sampler, 0 otherwise
 	seconds   float64
 	conv      convergence
+	stateHash string
 }
 
 // run performs the job.
 func (j *discreteJob) run(ctx context.Context) (*discreteResult, error) {
 	margs := make([]*gibbs.Marginals, max(j.chains, 0))
 	jb := &job{model: j.model, sampler: j.sampler, opts: j.opts, steps: j.steps, burn: j.burn,
-		budget: j.budget, chains: j.chains, seed: j.seed, trace: j.trace,
+		budget: j.budget, chains: j.chains, seed: j.seed, trace: j.trace, ctl: j.ctl,
 		obs: func(c int) []gibbs.Observer {
 			margs[c] = gibbs.NewMarginals(j.model)
 			return []gibbs.Observer{margs[c]}
@@ -184,7 +309,8 @@ func (j *discreteJob) run(ctx context.Context) (*discreteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &discreteResult{marginals: gibbs.Pool(margs...), stats: res.stats, lambda: res.lambda, seconds: res.seconds, conv: conv}, nil
+	return &discreteResult{marginals: gibbs.Pool(margs...), stats: res.stats, lambda: res.lambda, seconds: res.seconds,
+		conv: conv, stateHash: res.stateHash}, nil
 }
 
 // stepsPerSecond returns the update rate of one chain.

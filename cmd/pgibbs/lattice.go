@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -148,7 +149,7 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 		return usagef("%v", strings.TrimPrefix(err.Error(), "lattice: "))
 	}
 	setupSeconds := time.Since(setup).Seconds()
-	streams := gibbs.Streams(f.seed, f.workers+1)
+	streams := paddedStreams(f.seed, f.workers+1)
 	meas, err := lattice.NewMeasurer(l, streams[f.workers], f.energySamples)
 	if err != nil {
 		return err
@@ -399,6 +400,25 @@ func writeSnapshot(path string, l *lattice.Lattice, x []float64, scale int) erro
 		return err
 	}
 	return file.Close()
+}
+
+// paddedStreams returns the generators of gibbs.Streams(seed, k) (the same
+// sequences), each PCG state alone on a cache line, so that chromatic
+// workers drawing at the same time do not invalidate each other's line.
+func paddedStreams(seed uint64, k int) []*rand.Rand {
+	out := make([]*rand.Rand, k)
+	for c := range out {
+		p := &paddedPCG{PCG: *gibbs.StreamSource(seed, c)}
+		out[c] = rand.New(&p.PCG)
+	}
+	return out
+}
+
+// paddedPCG fills the allocator's 64-byte size class, whose objects are
+// 64-byte aligned.
+type paddedPCG struct {
+	rand.PCG
+	_ [64 - 16]byte
 }
 
 // finite returns v, or 0 if v is NaN or infinite (JSON has no NaN).

@@ -95,7 +95,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		}
 		return 2
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(e.stderr, "pgibbs %s: interrupted\n", c.name)
+		fmt.Fprintf(e.stderr, "pgibbs %s: %v\n", c.name, err) // says how to resume if there is a checkpoint
 		return 130
 	default:
 		fmt.Fprintf(e.stderr, "pgibbs %s: %v\n", c.name, err)

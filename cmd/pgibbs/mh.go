@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -54,6 +57,7 @@ type mhOutput struct {
 	Mean           []float64 `json:"mean"`
 	ESSPerSecond   float64   `json:"ess_per_second"`
 	TV             *float64  `json:"tv,omitempty"`
+	StateSHA256    string    `json:"state_sha256"`
 	convergence
 }
 
@@ -78,7 +82,11 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	chains := fs.Int("chains", 1, "independent chains, run in parallel")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	ctl := addControlFlags(fs, "mh")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := ctl.setup(fs); err != nil {
 		return err
 	}
 	known := false
@@ -181,7 +189,7 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if opts.Lambda == 0 {
 		opts.Lambda = 500
 	}
-	res, err := runMHChains(ctx, target, *sampler, opts, *iters, *burn, *chains, *seed)
+	res, err := runMHChains(ctx, ctl, target, *sampler, opts, *iters, *burn, *chains, *seed)
 	if err != nil {
 		return err
 	}
@@ -190,7 +198,7 @@ func runMH(ctx context.Context, e *env, args []string) error {
 		AcceptanceRate: float64(res.stats.Accepted) / float64(res.stats.Steps),
 		AvgBatchSize:   res.stats.Batch / float64(res.stats.Steps),
 		EvalsPerStep:   float64(res.stats.Evals) / float64(res.stats.Steps),
-		FullSteps:      res.stats.FullSteps, Mean: res.mean}
+		FullSteps:      res.stats.FullSteps, Mean: res.mean, StateSHA256: res.stateHash}
 	if *sampler == "tunamh" {
 		out.Chi = opts.Chi
 	}
@@ -234,78 +242,159 @@ func runMH(ctx context.Context, e *env, args []string) error {
 
 // mhResult is what a set of MH chains measured.
 type mhResult struct {
-	stats   mh.Stats      // summed over chains
-	steps   int64         // total steps
-	seconds float64       // wall time
-	traces  [][][]float64 // [coordinate][chain][draw], thinned
-	mean    []float64
+	stats     mh.Stats      // summed over chains
+	steps     int64         // total steps
+	seconds   float64       // wall time
+	traces    [][][]float64 // [coordinate][chain][draw], thinned
+	mean      []float64
+	stateHash string
 }
 
 // maxDraws bounds the stored draws of a chain (the trace is thinned).
 const maxDraws = 20000
 
-// runMHChains runs independent chains in parallel.
-func runMHChains(ctx context.Context, t mh.Target, name string, opts mh.Options, iters, burn int64, chains int, seed uint64) (*mhResult, error) {
+// mhUnit is one MH chain as the checkpointing loop drives it, with its
+// running sums and thinned trace (which a checkpoint saves too).
+type mhUnit struct {
+	s          mh.Sampler
+	src        *rand.PCG
+	done       int64
+	burn, thin int64
+	acc        mhAccum
+	file       *traceFile
+}
+
+// mhAccum is what an MH chain accumulates past the burn-in.
+type mhAccum struct {
+	Sums  []float64   `json:"sums"`
+	Draws [][]float64 `json:"draws"` // per coordinate
+}
+
+func (u *mhUnit) advance(ctx context.Context, to int64) (int64, error) {
+	doneCh := ctx.Done()
+	for ; u.done < to; u.done++ {
+		select {
+		case <-doneCh:
+			return u.done, ctx.Err()
+		default:
+		}
+		u.s.Step()
+		if err := u.s.Err(); err != nil {
+			return u.done + 1, err
+		}
+		if u.done < u.burn {
+			continue
+		}
+		x := u.s.State()
+		for j, v := range x {
+			u.acc.Sums[j] += v
+		}
+		if (u.done-u.burn)%u.thin == 0 {
+			for j, v := range x {
+				u.acc.Draws[j] = append(u.acc.Draws[j], v)
+			}
+		}
+		if u.file != nil {
+			u.file.Observe(u.done+1-u.burn, 0, x)
+		}
+	}
+	return u.done, nil
+}
+
+func (u *mhUnit) save() (chainCheck, error) {
+	var cc chainCheck
+	var err error
+	if cc.RNG, err = u.src.MarshalBinary(); err != nil {
+		return cc, err
+	}
+	if cc.Sampler, err = u.s.(mh.Snapshotter).Snapshot(); err != nil {
+		return cc, err
+	}
+	acc, err := json.Marshal(u.acc)
+	if err != nil {
+		return cc, err
+	}
+	cc.Observers = []json.RawMessage{acc}
+	if u.file != nil {
+		b, err := u.file.Snapshot()
+		if err != nil {
+			return cc, err
+		}
+		cc.Observers = append(cc.Observers, b)
+		cc.TraceBytes = u.file.written
+	}
+	return cc, nil
+}
+
+func (u *mhUnit) load(cc chainCheck) error {
+	if err := u.src.UnmarshalBinary(cc.RNG); err != nil {
+		return fmt.Errorf("random number generator: %w", err)
+	}
+	if err := u.s.(mh.Snapshotter).Restore(cc.Sampler); err != nil {
+		return err
+	}
+	want := 1
+	if u.file != nil {
+		want = 2
+	}
+	if len(cc.Observers) != want {
+		return fmt.Errorf("the checkpoint has %d accumulators, the run %d", len(cc.Observers), want)
+	}
+	var acc mhAccum
+	if err := json.Unmarshal(cc.Observers[0], &acc); err != nil || len(acc.Sums) != len(u.acc.Sums) || len(acc.Draws) != len(u.acc.Draws) {
+		return fmt.Errorf("the checkpoint's accumulators do not fit the target (%v)", err)
+	}
+	u.acc = acc
+	if u.file != nil {
+		if err := u.file.Restore(cc.Observers[1]); err != nil {
+			return err
+		}
+	}
+	u.done = cc.Steps
+	return nil
+}
+
+// runMHChains runs independent chains in parallel, checkpointed by ctl.
+func runMHChains(ctx context.Context, ctl *control, t mh.Target, name string, opts mh.Options, iters, burn int64, chains int, seed uint64) (*mhResult, error) {
 	d := t.Dim()
 	thin := max(int64(1), (iters-burn+maxDraws-1)/maxDraws)
-	res := &mhResult{traces: make([][][]float64, d), mean: make([]float64, d)}
-	for j := range res.traces {
-		res.traces[j] = make([][]float64, chains)
+	units := make([]unit, chains)
+	mus := make([]*mhUnit, chains)
+	vars := make([]int, d)
+	for j := range vars {
+		vars[j] = j
 	}
-	samplers := make([]mh.Sampler, chains)
-	for c, r := range gibbs.Streams(seed, chains) {
-		s, err := mh.New(name, t, opts, r)
+	for c := range chains {
+		src := gibbs.StreamSource(seed, c)
+		s, err := mh.New(name, t, opts, rand.New(src))
 		if err != nil {
 			return nil, err
 		}
-		samplers[c] = s
-	}
-	errs := make([]error, chains)
-	sums := make([][]float64, chains)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for c, s := range samplers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sums[c] = make([]float64, d)
-			done := ctx.Done()
-			for it := int64(0); it < iters; it++ {
-				select {
-				case <-done:
-					errs[c] = ctx.Err()
-					return
-				default:
-				}
-				s.Step()
-				if err := s.Err(); err != nil {
-					errs[c] = fmt.Errorf("chain %d: %w", c, err)
-					return
-				}
-				if it < burn {
-					continue
-				}
-				x := s.State()
-				for j, v := range x {
-					sums[c][j] += v
-				}
-				if (it-burn)%thin == 0 {
-					for j, v := range x {
-						res.traces[j][c] = append(res.traces[j][c], v)
-					}
-				}
+		u := &mhUnit{s: s, src: src, burn: burn, thin: thin,
+			acc: mhAccum{Sums: make([]float64, d), Draws: make([][]float64, d)}}
+		if ctl.trace != "" {
+			var size int64
+			if ctl.resumed != nil && c < len(ctl.resumed.Chains) {
+				size = ctl.resumed.Chains[c].TraceBytes
 			}
-		}()
-	}
-	wg.Wait()
-	res.seconds = time.Since(start).Seconds()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+			f, err := openTrace(tracePath(ctl.trace, c, chains), vars, 1, ctl.resumed != nil, size)
+			if err != nil {
+				return nil, err
+			}
+			defer f.close()
+			u.file = f
 		}
+		units[c], mus[c] = u, u
 	}
-	for c, s := range samplers {
-		st := s.Stats()
+	start := time.Now()
+	if _, err := ctl.runUnits(ctx, units, iters); err != nil {
+		return nil, err
+	}
+	res := &mhResult{traces: make([][][]float64, d), mean: make([]float64, d), seconds: time.Since(start).Seconds()}
+	h := sha256.New()
+	var b [8]byte
+	for _, u := range mus {
+		st := u.s.Stats()
 		res.stats.Steps += st.Steps
 		res.stats.Accepted += st.Accepted
 		res.stats.Batch += st.Batch
@@ -313,9 +402,15 @@ func runMHChains(ctx context.Context, t mh.Target, name string, opts mh.Options,
 		res.stats.FullSteps += st.FullSteps
 		res.steps += int64(st.Steps)
 		for j := range res.mean {
-			res.mean[j] += sums[c][j] / float64(int64(chains)*(iters-burn))
+			res.mean[j] += u.acc.Sums[j] / float64(int64(chains)*(iters-burn))
+			res.traces[j] = append(res.traces[j], u.acc.Draws[j])
+		}
+		for _, v := range u.s.State() {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+			h.Write(b[:])
 		}
 	}
+	res.stateHash = hex.EncodeToString(h.Sum(nil))
 	return res, nil
 }
 

@@ -47,6 +47,7 @@ type pottsOutput struct {
 	MarginalL2Error float64 `json:"marginal_l2_error"`
 	Seconds         float64 `json:"seconds"`
 	StepsPerSecond  float64 `json:"steps_per_second"`
+	StateSHA256     string  `json:"state_sha256"`
 	convergence
 }
 
@@ -68,7 +69,11 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	chains := fs.Int("chains", 1, "independent chains, run in parallel")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	ctl := addControlFlags(fs, "potts")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := ctl.setup(fs); err != nil {
 		return err
 	}
 	if err := p.Validate(); err != nil {
@@ -82,7 +87,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	job := &discreteJob{
-		model: g, sampler: *sampler, steps: *iters, burn: *burn, chains: *chains, seed: *seed, trace: true,
+		model: g, sampler: *sampler, steps: *iters, burn: *burn, chains: *chains, seed: *seed, trace: true, ctl: ctl,
 		opts: gibbs.Options{Lambda: *lambda, LambdaScale: *lambdaScale, PerVariable: *perVar},
 	}
 	if err := checkLambdaFlags(*lambda, *lambdaScale); err != nil {
@@ -101,7 +106,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 		Sampler: *sampler, Seed: *seed, Chains: *chains, L: g.L(), Delta: g.MaxDegree(), Lambda: res.lambda,
 		Iterations: res.stats.Steps, Burn: *burn, FactorsPerStep: res.stats.FactorsPerStep(),
 		DrawsPerStep: res.stats.PicksPerStep(), MarginalL2Error: l2, Seconds: res.seconds,
-		StepsPerSecond: res.stepsPerSecond(*chains), convergence: res.conv,
+		StepsPerSecond: res.stepsPerSecond(*chains), convergence: res.conv, StateSHA256: res.stateHash,
 	}
 	if *asJSON {
 		return writeJSON(e, out)

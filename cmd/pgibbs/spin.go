@@ -57,6 +57,7 @@ type spinOutput struct {
 	Seconds        float64 `json:"seconds"`
 	StepsPerSecond float64 `json:"steps_per_second"`
 	Histogram      string  `json:"histogram_csv,omitempty"`
+	StateSHA256    string  `json:"state_sha256"`
 	convergence
 }
 
@@ -120,7 +121,11 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 	cf := addContinuousFlags(fs, "pgda", 3, 10, 200000)
 	bins := fs.Int("bins", 50, "bins of the spin histogram")
 	hist := fs.String("hist", "", "write the histogram of all spins (pooled over sites and chains) to this CSV file")
+	ctl := addControlFlags(fs, "spin")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := ctl.setup(fs); err != nil {
 		return err
 	}
 	if err := p.Validate(); err != nil {
@@ -138,7 +143,7 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 	}
 	hs := make([]*gibbs.Histograms, *cf.chains)
 	jb := &job{model: g, sampler: *cf.sampler, opts: cf.options(), steps: *cf.iters, burn: *cf.burn,
-		chains: *cf.chains, seed: *cf.seed, trace: true,
+		chains: *cf.chains, seed: *cf.seed, trace: true, ctl: ctl,
 		obs: func(c int) []gibbs.Observer {
 			hs[c], _ = gibbs.NewHistograms(g, *bins) // bins ≥ 1 checked above
 			return []gibbs.Observer{hs[c]}
@@ -159,7 +164,7 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 		Seed: *cf.seed, Chains: *cf.chains, L: g.L(), Delta: g.MaxDegree(), Lambda: res.lambda, Iterations: res.stats.Steps,
 		Burn: *cf.burn, FactorsPerStep: res.stats.FactorsPerStep(), DrawsPerStep: res.stats.PicksPerStep(),
 		TriesPerStep: res.stats.TriesPerStep(), MeanSpin: mean / float64(g.NumVars()), Seconds: res.seconds,
-		StepsPerSecond: res.stepsPerSecond(*cf.chains)}
+		StepsPerSecond: res.stepsPerSecond(*cf.chains), StateSHA256: res.stateHash}
 	if out.convergence, err = res.convergence(); err != nil {
 		return err
 	}

@@ -47,6 +47,7 @@ type tgmOutput struct {
 	Seconds        float64 `json:"seconds"`
 	StepsPerSecond float64 `json:"steps_per_second"`
 	Histogram      string  `json:"histogram_csv,omitempty"`
+	StateSHA256    string  `json:"state_sha256"`
 	convergence
 }
 
@@ -62,7 +63,11 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 	cf := addContinuousFlags(fs, "pgda", 20, 25, 100000)
 	bins := fs.Int("bins", 60, "bins per axis of the 2-D density histogram")
 	hist := fs.String("hist", "", "write the 2-D density histogram of (x1, x2) to this CSV file")
+	ctl := addControlFlags(fs, "tgm")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := ctl.setup(fs); err != nil {
 		return err
 	}
 	switch {
@@ -94,7 +99,7 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 	}
 	js := make([]*gibbs.Joint2D, *cf.chains)
 	jb := &job{model: g, sampler: *cf.sampler, opts: opts, steps: *cf.iters, burn: *cf.burn,
-		chains: *cf.chains, seed: *cf.seed, trace: true,
+		chains: *cf.chains, seed: *cf.seed, trace: true, ctl: ctl,
 		obs: func(c int) []gibbs.Observer {
 			js[c], _ = gibbs.NewJoint2D(g, 0, 1, *bins, *bins) // arguments checked above
 			return []gibbs.Observer{js[c]}
@@ -112,7 +117,7 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 		M: *cf.m, K: *cf.k, Seed: *cf.seed, Chains: *cf.chains, L: g.L(), Lambda: res.lambda,
 		Iterations: res.stats.Steps, Burn: *cf.burn, FactorsPerStep: res.stats.FactorsPerStep(),
 		DrawsPerStep: res.stats.PicksPerStep(), TriesPerStep: res.stats.TriesPerStep(), MeanX1: m1, MeanX2: m2,
-		Seconds: res.seconds, StepsPerSecond: res.stepsPerSecond(*cf.chains)}
+		Seconds: res.seconds, StepsPerSecond: res.stepsPerSecond(*cf.chains), StateSHA256: res.stateHash}
 	if out.convergence, err = res.convergence(); err != nil {
 		return err
 	}

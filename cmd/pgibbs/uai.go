@@ -51,6 +51,7 @@ type uaiOutput struct {
 	MeanAbsError   *float64 `json:"mean_abs_error,omitempty"`
 	MaxAbsError    *float64 `json:"max_abs_error,omitempty"`
 	Out            string   `json:"out,omitempty"`
+	StateSHA256    string   `json:"state_sha256"`
 	convergence
 }
 
@@ -76,7 +77,11 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	chains := fs.Int("chains", 1, "independent chains, run in parallel")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	ctl := addControlFlags(fs, "uai")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := ctl.setup(fs); err != nil {
 		return err
 	}
 	if *model == "" {
@@ -105,7 +110,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		g     *factorgraph.Graph // set once the files are read
 		margs []*gibbs.Marginals // one per chain, pooled at the end
 	)
-	jb := &job{sampler: *sampler, steps: *iters, burn: *burn, chains: *chains, seed: *seed, trace: true,
+	jb := &job{sampler: *sampler, steps: *iters, burn: *burn, chains: *chains, seed: *seed, trace: true, ctl: ctl,
 		budget: time.Duration(*seconds * float64(time.Second)),
 		opts: gibbs.Options{Lambda: *lambda, LambdaScale: *lambdaScale, PerVariable: *perVar,
 			Lambda2: *lambda2, Lambda2Scale: *lambda2Scale},
@@ -154,7 +159,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		Evidence: len(ev), Free: len(g.Free()), Sampler: *sampler, Seed: *seed, Chains: *chains,
 		L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Lambda: res.lambda,
 		Iterations: res.stats.Steps, Burn: *burn, Seconds: res.seconds, StepsPerSecond: res.stepsPerSecond(*chains),
-		FactorsPerStep: res.stats.FactorsPerStep(), DrawsPerStep: res.stats.PicksPerStep(), Out: *out,
+		FactorsPerStep: res.stats.FactorsPerStep(), DrawsPerStep: res.stats.PicksPerStep(), Out: *out, StateSHA256: res.stateHash,
 	}
 	if o.convergence, err = res.convergence(); err != nil {
 		return err
