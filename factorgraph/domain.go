@@ -43,6 +43,8 @@ func (d Domain) validate() error {
 		return fmt.Errorf("interval [%v, %v] is not finite", d.Lo, d.Hi)
 	case d.Lo >= d.Hi:
 		return fmt.Errorf("interval [%v, %v] is empty or reversed", d.Lo, d.Hi)
+	case math.IsInf(d.Hi-d.Lo, 0):
+		return fmt.Errorf("interval [%v, %v] is too wide: its width overflows", d.Lo, d.Hi)
 	}
 	return nil
 }

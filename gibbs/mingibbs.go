@@ -30,8 +30,11 @@ type globalSource struct{ m factorgraph.GlobalModel }
 func (g *globalSource) Pick(r *rand.Rand) int { return g.m.PickGlobal(r) }
 func (*globalSource) Keep(int) float64        { return 1 }
 
-func newEstimator(m factorgraph.GlobalModel, lambda float64) *estimator {
-	return &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors()), src: &globalSource{m}}
+func newEstimator(m factorgraph.GlobalModel, lambda float64) (*estimator, error) {
+	if err := minibatch.CheckMean(lambda); err != nil {
+		return nil, fmt.Errorf("λ = %g: %w", lambda, err)
+	}
+	return &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors()), src: &globalSource{m}}, nil
 }
 
 // estimate returns a fresh ε(x), the number of picks and the number of
@@ -113,7 +116,11 @@ func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*MINGibbs, er
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: %w", err)
 	}
-	s := &MINGibbs{chain: c, est: newEstimator(g, lambda), epsv: make([]float64, len(c.u))}
+	est, err := newEstimator(g, lambda)
+	if err != nil {
+		return nil, fmt.Errorf("gibbs: MINGibbs: %w", err)
+	}
+	s := &MINGibbs{chain: c, est: est, epsv: make([]float64, len(c.u))}
 	if s.eps, _, _, err = s.est.estimate(r, s.x); err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: initial estimate: %w", err)
 	}
@@ -277,6 +284,9 @@ func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *Options) (*MGPMH, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MGPMH: %w", err)
 	}
+	if err := minibatch.CheckMean(lambda); err != nil {
+		return nil, fmt.Errorf("gibbs: MGPMH: λ = %g: %w", lambda, err)
+	}
 	s := &MGPMH{chain: c}
 	s.prop = newProposal(&s.chain, lambda)
 	return s, nil
@@ -396,7 +406,14 @@ func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Double
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
 	}
-	s := &DoubleMINGibbs{chain: c, est: newEstimator(g, lambda2)}
+	if err := minibatch.CheckMean(lambda); err != nil {
+		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: λ = %g: %w", lambda, err)
+	}
+	est, err := newEstimator(g, lambda2)
+	if err != nil {
+		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
+	}
+	s := &DoubleMINGibbs{chain: c, est: est}
 	s.prop = newProposal(&s.chain, lambda)
 	if s.eps, _, _, err = s.est.estimate(r, s.x); err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: initial estimate: %w", err)

@@ -98,6 +98,10 @@ func newPGState(c *chain, opt *Options) (*pgState, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The largest expected draw of a step is λ + L (Statement 1).
+	if err := minibatch.CheckMean(lambda + c.m.L()); err != nil {
+		return nil, fmt.Errorf("λ = %g, L = %g: %w", lambda, c.m.L(), err)
+	}
 	p := &pgState{lambda: lambda, perVariable: opt.PerVariable, counts: minibatch.NewCounts(max(c.m.MaxDegree(), 1))}
 	p.src = &pgSource{c: c}
 	return p, nil

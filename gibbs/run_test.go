@@ -239,6 +239,29 @@ func TestConstructorErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
 		}
 	}
+	// A factor with an astronomically wide declared range makes λ + L too
+	// large to draw: the minibatch samplers refuse it instead of looping.
+	wide := func() *factorgraph.Graph {
+		b := factorgraph.NewBuilder()
+		b.AddVariables(2, factorgraph.Discrete(2))
+		b.AddFactor(factorgraph.NewFunc([]int{0, 1}, 0, 1e100, func([]float64) float64 { return 0 }))
+		gg, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gg
+	}()
+	for _, name := range []string{"pgibbs", "auto", "mingibbs", "mgpmh", "doublemin", "pgits"} {
+		if _, err := New(name, wide, r, nil); err == nil || !strings.Contains(err.Error(), "cannot be drawn") {
+			t.Errorf("%s on a factor of range 1e200: %v, want a refusal", name, err)
+		}
+	}
+	if _, err := NewGibbs(wide, r, nil); err != nil {
+		t.Errorf("plain Gibbs refused a wide but valid range: %v", err)
+	}
+	if _, err := NewPoissonGibbs(wide, r, &Options{LambdaScale: 1e300}); err == nil || !strings.Contains(err.Error(), "overflows") {
+		t.Errorf("λ = 1e300·L² accepted: %v", err)
+	}
 	// Without soft factors (L = Ψ = 0) there is nothing to minibatch: every
 	// sampler reduces to exact updates instead of refusing the model.
 	for _, g := range []*factorgraph.Graph{noSoft, hard} {

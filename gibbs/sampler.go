@@ -141,7 +141,10 @@ func resolveLambda(name string, abs, scale float64, qname string, q float64) (fl
 		// exact updates over the hard factors; λ plays no part.
 		return 0, nil
 	}
-	return scale * q * q, nil
+	if l := scale * q * q; !math.IsInf(l, 0) {
+		return l, nil
+	}
+	return 0, fmt.Errorf("%s = scale·%s² overflows (%s = %g)", name, qname, qname, q)
 }
 
 // chain is the state every sampler shares.

@@ -136,6 +136,10 @@ func (s *MHSS) Step() {
 			logr2 += d - s.cv.diff(i)
 		}
 	} else if total > 0 {
+		if err := minibatch.CheckMean(total); err != nil {
+			s.fail("%v", err)
+			return
+		}
 		s.memo.next()
 		minibatch.Draw(s.rng, total, s.src, s.counts)
 		for _, k := range s.counts.Keys() {

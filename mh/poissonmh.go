@@ -113,6 +113,10 @@ func (s *PoissonMH) Step() {
 	if !ok {
 		return
 	}
+	if err := minibatch.CheckMean(s.lambda + s.l); err != nil {
+		s.fail("%v", err)
+		return
+	}
 	s.memo.next()
 	b := minibatch.Draw(s.rng, s.lambda+s.l, s.src, s.counts)
 	s.st.Batch += float64(b)

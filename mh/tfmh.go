@@ -118,6 +118,10 @@ func (s *TFMH) Step() {
 		return
 	}
 	// Factors 2..N+1 by thinning with early exit.
+	if err := minibatch.CheckMean(total); err != nil {
+		s.fail("%v", err)
+		return
+	}
 	s.m = m
 	picks, stopped := minibatch.DrawUntil(s.rng, total, s.events)
 	s.st.Batch += float64(picks)

@@ -155,6 +155,10 @@ func (s *TunaMH) Step() {
 		if s.fallback && cm*(1+s.a) > float64(s.n) {
 			logr += s.fullDiff()
 		} else {
+			if err := minibatch.CheckMean(cm * (1 + s.a)); err != nil {
+				s.fail("%v", err)
+				return
+			}
 			s.memo.next()
 			b := minibatch.Draw(s.rng, cm*(1+s.a), s.src, s.counts)
 			s.st.Batch += float64(b)

@@ -102,8 +102,8 @@ func runMH(ctx context.Context, e *env, args []string) error {
 		return usagef("-chi %v: need χ > 0", *chi)
 	case *lambda < 0 || *lambda != *lambda || math.IsInf(*lambda, 0):
 		return usagef("-lambda %v: need λ > 0", *lambda)
-	case *n < 0 || *n > 100_000_000:
-		return usagef("-n %d: need 1 to 10⁸", *n)
+	case *n < 0 || *n > 10_000_000:
+		return usagef("-n %d: need 1 to 10⁷", *n)
 	case *dim < 1 || *dim > 10000:
 		return usagef("-d %d: need 1 to 10⁴", *dim)
 	case *k < 2 || *k > 1_000_000:

@@ -79,6 +79,9 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	if err := p.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if p.Width > maxMaterialised {
+		return usagef("-width %d: at most %d (every pair is a stored factor); use `pgibbs lattice` for larger implicit lattices", p.Width, maxMaterialised)
+	}
 	if *sampler != "gibbs" && *sampler != "pgibbs" {
 		return usagef("-sampler %q: want gibbs or pgibbs", *sampler)
 	}
@@ -134,6 +137,11 @@ func checkLambdaFlags(lambda, scale float64) error {
 	}
 	return nil
 }
+
+// maxMaterialised is the largest lattice side of the models whose pair
+// factors are stored: 100×100 sites hold about 8·10⁶ factors within the
+// kernel's reach (1 GB); implicit lattices have no such limit.
+const maxMaterialised = 100
 
 // uniform returns n uniform marginals over d values.
 func uniform(n, d int) [][]float64 {

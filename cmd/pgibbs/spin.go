@@ -131,6 +131,9 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 	if err := p.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if p.Width > maxMaterialised {
+		return usagef("-width %d: at most %d (every pair is a stored factor); use `pgibbs lattice` for larger implicit lattices", p.Width, maxMaterialised)
+	}
 	if err := cf.check(); err != nil {
 		return err
 	}

@@ -71,8 +71,8 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	switch {
-	case *n < 1 || *n > 100_000_000:
-		return usagef("-n %d: need 1 to 10⁸ data points", *n)
+	case *n < 1 || *n > 10_000_000:
+		return usagef("-n %d: need 1 to 10⁷ data points", *n)
 	case !(*beta > 0 && *beta <= 1):
 		return usagef("-beta %v: need 0 < β ≤ 1", *beta)
 	case !(*box > 0) || math.IsInf(*box, 0):

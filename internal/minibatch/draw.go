@@ -1,6 +1,7 @@
 package minibatch
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -17,8 +18,24 @@ type Source interface {
 	Keep(k int) float64
 }
 
+// MaxMean bounds the mean of a draw. A step that expects more picks than
+// this (10¹⁵, far beyond anything that finishes) comes from a model or an
+// option that cannot work, such as a factor whose declared range is
+// astronomically wide; samplers check their means against it with
+// CheckMean and report an error instead of looping for ever.
+const MaxMean = 1e15
+
+// CheckMean returns an error if a draw of mean total cannot be made: NaN,
+// negative, infinite or above MaxMean.
+func CheckMean(total float64) error {
+	if !(total >= 0) || total > MaxMean {
+		return fmt.Errorf("a minibatch of mean size %g cannot be drawn (the limit is %g): the factors' ranges or λ are too large", total, float64(MaxMean))
+	}
+	return nil
+}
+
 // Poisson returns a draw from Poisson(mean) using gonum's distuv.Poisson
-// (zero when mean ≤ 0).
+// (zero when mean ≤ 0). The caller checks the mean with CheckMean.
 func Poisson(r *rand.Rand, mean float64) int {
 	if !(mean > 0) {
 		return 0
