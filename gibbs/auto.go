@@ -29,6 +29,7 @@ func NewAuto(m factorgraph.Model, r *rand.Rand, opt *Options) (*Auto, error) {
 		return nil, fmt.Errorf("gibbs: Auto: %w", err)
 	}
 	a := &Auto{PoissonGibbs: pg, exact: make([]bool, m.NumVars())}
+	a.update = a.Update // Step and Sweep use Auto's choice
 	for _, i := range m.Free() {
 		soft, _ := m.Degree(i)
 		l, lambda := pg.pg.scale(m, i)
@@ -46,20 +47,6 @@ func NewAuto(m factorgraph.Model, r *rand.Rand, opt *Options) (*Auto, error) {
 // Kinds returns how many free variables Auto updates by plain Gibbs and by
 // Poisson-Gibbs.
 func (a *Auto) Kinds() (gibbs, poissonGibbs int) { return a.nGibbs, a.nPG }
-
-// Step resamples a uniformly chosen free variable and returns it.
-func (a *Auto) Step() int {
-	i := a.pick()
-	a.Update(i)
-	return i
-}
-
-// Sweep resamples every free variable once, in increasing order.
-func (a *Auto) Sweep() {
-	for _, i := range a.free {
-		a.Update(i)
-	}
-}
 
 // Update resamples variable i by the update chosen for it.
 func (a *Auto) Update(i int) {

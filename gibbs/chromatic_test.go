@@ -16,6 +16,7 @@ func (s sweeper) Step() int  { s.Sweep(); return -1 }
 func (s sweeper) Update(int) { panic("not used") }
 
 func TestChromaticExactness(t *testing.T) {
+	skipShort(t)
 	for _, name := range []string{"gibbs", "pgibbs"} {
 		worst := 0.0
 		for _, tg := range testGraphs(t) {

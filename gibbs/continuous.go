@@ -54,6 +54,7 @@ func newContinuous(name string, meth method, minibatched bool, m factorgraph.Mod
 		return nil, err
 	}
 	s := &continuous{chain: c, name: name, method: meth, degM: opt.M, degK: opt.K, maxTries: opt.MaxTries}
+	s.update = s.Update
 	if s.degM == 0 {
 		s.degM = 3
 	}
@@ -101,20 +102,6 @@ func (s *continuous) Lambda() float64 {
 		return 0
 	}
 	return s.pg.lambda
-}
-
-// Step resamples a uniformly chosen free variable and returns it.
-func (s *continuous) Step() int {
-	i := s.pick()
-	s.Update(i)
-	return i
-}
-
-// Sweep resamples every free variable once, in increasing order.
-func (s *continuous) Sweep() {
-	for _, i := range s.free {
-		s.Update(i)
-	}
 }
 
 // Update resamples variable i.

@@ -272,6 +272,7 @@ func contSamplers() []contCase {
 const contSteps = 60000
 
 func TestContinuousExactness(t *testing.T) {
+	skipShort(t)
 	graphs := contGraphs(t)
 	for _, sc := range contSamplers() {
 		t.Run(sc.name, func(t *testing.T) {
@@ -307,6 +308,7 @@ func TestContinuousExactness(t *testing.T) {
 // correction, a low-degree polynomial sampler draws from its polynomial,
 // not from π, and the same check rejects it.
 func TestContinuousCatchesUncorrected(t *testing.T) {
+	skipShort(t)
 	graphs := contGraphs(t)
 	for _, sc := range []contCase{
 		{"GibbsITS/m=2", func(m factorgraph.Model, r *rand.Rand) (Sampler, error) {

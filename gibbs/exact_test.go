@@ -354,6 +354,7 @@ const exactSteps = 200000
 const minSteps = 100000
 
 func TestExactness(t *testing.T) {
+	skipShort(t)
 	graphs := testGraphs(t)
 	for _, sc := range exactSamplers() {
 		t.Run(sc.name, func(t *testing.T) {
@@ -434,6 +435,7 @@ func (d dropFactor) Pick(i int, r *rand.Rand) int {
 // TestExactnessCatchesBrokenSamplers runs the same check on broken variants
 // and requires it to fail.
 func TestExactnessCatchesBrokenSamplers(t *testing.T) {
+	skipShort(t)
 	graphs := testGraphs(t)
 	broken := []struct {
 		name  string

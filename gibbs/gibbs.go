@@ -26,21 +26,9 @@ func NewGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Gibbs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Gibbs{chain: c}, nil
-}
-
-// Step resamples a uniformly chosen free variable and returns it.
-func (s *Gibbs) Step() int {
-	i := s.pick()
-	s.Update(i)
-	return i
-}
-
-// Sweep resamples every free variable once, in increasing order.
-func (s *Gibbs) Sweep() {
-	for _, i := range s.free {
-		s.Update(i)
-	}
+	s := &Gibbs{chain: c}
+	s.update = s.Update
+	return s, nil
 }
 
 // Update resamples variable i from its full conditional.

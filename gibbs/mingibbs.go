@@ -121,6 +121,7 @@ func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*MINGibbs, er
 		return nil, fmt.Errorf("gibbs: MINGibbs: %w", err)
 	}
 	s := &MINGibbs{chain: c, est: est, epsv: make([]float64, len(c.u))}
+	s.update = s.Update
 	if s.eps, _, _, err = s.est.estimate(r, s.x); err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: initial estimate: %w", err)
 	}
@@ -129,20 +130,6 @@ func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*MINGibbs, er
 
 // Lambda returns λ.
 func (s *MINGibbs) Lambda() float64 { return s.est.lambda }
-
-// Step resamples a uniformly chosen free variable and returns it.
-func (s *MINGibbs) Step() int {
-	i := s.pick()
-	s.Update(i)
-	return i
-}
-
-// Sweep resamples every free variable once, in increasing order.
-func (s *MINGibbs) Sweep() {
-	for _, i := range s.free {
-		s.Update(i)
-	}
-}
 
 // Update resamples variable i.
 func (s *MINGibbs) Update(i int) {
@@ -288,26 +275,13 @@ func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *Options) (*MGPMH, error) {
 		return nil, fmt.Errorf("gibbs: MGPMH: λ = %g: %w", lambda, err)
 	}
 	s := &MGPMH{chain: c}
+	s.update = s.Update
 	s.prop = newProposal(&s.chain, lambda)
 	return s, nil
 }
 
 // Lambda returns λ.
 func (s *MGPMH) Lambda() float64 { return s.prop.lambda }
-
-// Step resamples a uniformly chosen free variable and returns it.
-func (s *MGPMH) Step() int {
-	i := s.pick()
-	s.Update(i)
-	return i
-}
-
-// Sweep resamples every free variable once, in increasing order.
-func (s *MGPMH) Sweep() {
-	for _, i := range s.free {
-		s.Update(i)
-	}
-}
 
 // Update proposes a new value of variable i and accepts or rejects it.
 func (s *MGPMH) Update(i int) {
@@ -414,6 +388,7 @@ func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Double
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
 	}
 	s := &DoubleMINGibbs{chain: c, est: est}
+	s.update = s.Update
 	s.prop = newProposal(&s.chain, lambda)
 	if s.eps, _, _, err = s.est.estimate(r, s.x); err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: initial estimate: %w", err)
@@ -426,20 +401,6 @@ func (s *DoubleMINGibbs) Lambda() float64 { return s.prop.lambda }
 
 // Lambda2 returns λ2, the global estimate's batch parameter.
 func (s *DoubleMINGibbs) Lambda2() float64 { return s.est.lambda }
-
-// Step resamples a uniformly chosen free variable and returns it.
-func (s *DoubleMINGibbs) Step() int {
-	i := s.pick()
-	s.Update(i)
-	return i
-}
-
-// Sweep resamples every free variable once, in increasing order.
-func (s *DoubleMINGibbs) Sweep() {
-	for _, i := range s.free {
-		s.Update(i)
-	}
-}
 
 // Update proposes a new value of variable i with a fresh global estimate
 // and accepts or rejects the pair.

@@ -45,6 +45,7 @@ func NewPoissonGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*PoissonG
 		return nil, err
 	}
 	s := &PoissonGibbs{chain: c}
+	s.update = s.Update
 	if s.pg, err = newPGState(&s.chain, opt); err != nil {
 		return nil, fmt.Errorf("gibbs: PoissonGibbs: %w", err)
 	}
@@ -53,20 +54,6 @@ func NewPoissonGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*PoissonG
 
 // Lambda returns λ.
 func (s *PoissonGibbs) Lambda() float64 { return s.pg.lambda }
-
-// Step resamples a uniformly chosen free variable and returns it.
-func (s *PoissonGibbs) Step() int {
-	i := s.pick()
-	s.Update(i)
-	return i
-}
-
-// Sweep resamples every free variable once, in increasing order.
-func (s *PoissonGibbs) Sweep() {
-	for _, i := range s.free {
-		s.Update(i)
-	}
-}
 
 // Update resamples variable i (Algorithm 2).
 func (s *PoissonGibbs) Update(i int) {

@@ -156,7 +156,8 @@ type chain struct {
 	clamped []bool
 	stats   Stats
 	err     error
-	u, buf  []float64 // per-value energies and factor values, len ≥ max domain size
+	u, buf  []float64   // per-value energies and factor values, len ≥ max domain size
+	update  func(i int) // the sampler's Update, for Step and Sweep
 }
 
 // newChain checks the model and options common to all samplers and sets up
@@ -261,6 +262,20 @@ func (c *chain) Err() error { return c.err }
 
 // pick returns a free variable chosen uniformly.
 func (c *chain) pick() int { return c.free[c.r.IntN(len(c.free))] }
+
+// Step resamples a uniformly chosen free variable and returns it.
+func (c *chain) Step() int {
+	i := c.pick()
+	c.update(i)
+	return i
+}
+
+// Sweep resamples every free variable once, in increasing order.
+func (c *chain) Sweep() {
+	for _, i := range c.free {
+		c.update(i)
+	}
+}
 
 // fail records the first error.
 func (c *chain) fail(err error) {

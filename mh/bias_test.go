@@ -119,6 +119,7 @@ func stationaryTV(p []float64, k int) float64 {
 // 5s in the batch, TV 0.02, 0.08, 0.20 at K = 50, 200, 500), and resolving
 // it by simulation would take about 10⁷ trials.
 func TestBiasExample(t *testing.T) {
+	skipShort(t)
 	ks := []int{50, 200, 500}
 	cases := []struct {
 		name   string

@@ -118,6 +118,7 @@ func checkExact(t *testing.T, c exactCase, tg mh.Target, q *marginals, base mh.O
 }
 
 func TestExactOneDim(t *testing.T) {
+	skipShort(t)
 	tg, mode := rlr1(t)
 	q := quadrature(tg, []float64{-1}, []float64{3}, 200, 8, 0.04)
 	// The control variates are centred away from the mode: still exact, and
@@ -135,6 +136,7 @@ func TestExactOneDim(t *testing.T) {
 // bounds on the bimodal truncated Gaussian mixture, and the control-variate
 // samplers on a two-dimensional robust regression.
 func TestExactTwoDim(t *testing.T) {
+	skipShort(t)
 	mix := tgm2(t)
 	qm := quadrature(mix, []float64{-3, -3}, []float64{3, 3}, 60, 6, 0.04)
 	reg, mode := rlr2(t)

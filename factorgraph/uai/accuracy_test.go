@@ -118,6 +118,7 @@ func (m skipFirst) Describe(i, k int) (string, float64, float64) { return m.Mode
 // tempered) is run with Gibbs for the same number of steps, and the same
 // check must reject it.
 func TestAccuracyMAR(t *testing.T) {
+	skipShort(t)
 	type run struct {
 		sampler string
 		opt     gibbs.Options
@@ -324,6 +325,7 @@ func TestExactMarginalsHelper(t *testing.T) {
 // marginals computed by enumeration. The same check must reject the sampler
 // run with the evidence left unclamped, or with the hard factor hidden.
 func TestAccuracyExact(t *testing.T) {
+	skipShort(t)
 	tests := []struct {
 		model   string
 		steps   int64
