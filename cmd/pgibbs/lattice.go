@@ -42,48 +42,48 @@ var (
 
 // latticeOutput is the JSON object of `pgibbs lattice -json`.
 type latticeOutput struct {
-	Dim                int     `json:"dim"`
-	Size               int     `json:"size"`
-	Sites              int     `json:"sites"`
-	Kernel             string  `json:"kernel"`
-	Gamma              float64 `json:"gamma,omitempty"`
-	Sigma              float64 `json:"sigma,omitempty"`
-	Cutoff             float64 `json:"cutoff,omitempty"`
-	Spin               string  `json:"spin"`
-	States             int     `json:"states,omitempty"`
-	Lo                 float64 `json:"lo,omitempty"`
-	Hi                 float64 `json:"hi,omitempty"`
-	Beta               float64 `json:"beta"`
-	Sampler            string  `json:"sampler"`
-	Update             string  `json:"update,omitempty"`
-	Workers            int     `json:"workers,omitempty"`
-	Classes            int     `json:"colour_classes,omitempty"`
-	Seed               uint64  `json:"seed"`
-	Start              string  `json:"start"`
-	L                  float64 `json:"L"`
-	Lambda             float64 `json:"lambda,omitempty"`
-	Offsets            int     `json:"offsets"`
-	PairFactors        float64 `json:"pair_factors"`
-	CouplingSum        float64 `json:"coupling_sum"`
-	Sweeps             int     `json:"sweeps"`
-	Burn               int     `json:"burn"`
-	Measurements       int     `json:"measurements"`
-	EnergyPerSite      float64 `json:"energy_per_site"`
-	EnergyError        float64 `json:"energy_error"`
-	EnergyTau          float64 `json:"energy_tau"`
-	EnergyMethod       string  `json:"energy_method"`
-	EnergySamples      int     `json:"energy_samples,omitempty"`
-	Magnetisation      float64 `json:"magnetisation"`
-	MagnetisationError float64 `json:"magnetisation_error"`
-	MagnetisationTau   float64 `json:"magnetisation_tau"`
-	ErrorPlateau       bool    `json:"error_plateau"`
-	SetupSeconds       float64 `json:"setup_seconds"`
-	Seconds            float64 `json:"seconds"`
-	Steps              int64   `json:"steps"`
-	StepsPerSecond     float64 `json:"steps_per_second"`
-	FactorsPerStep     float64 `json:"factors_per_step"`
-	DrawsPerStep       float64 `json:"draws_per_step"`
-	Snapshot           string  `json:"snapshot,omitempty"`
+	Dim                int      `json:"dim"`
+	Size               int      `json:"size"`
+	Sites              int      `json:"sites"`
+	Kernel             string   `json:"kernel"`
+	Gamma              float64  `json:"gamma,omitempty"`
+	Sigma              float64  `json:"sigma,omitempty"`
+	Cutoff             float64  `json:"cutoff,omitempty"`
+	Spin               string   `json:"spin"`
+	States             int      `json:"states,omitempty"`
+	Lo                 *float64 `json:"lo,omitempty"` // continuous spins only
+	Hi                 *float64 `json:"hi,omitempty"`
+	Beta               float64  `json:"beta"`
+	Sampler            string   `json:"sampler"`
+	Update             string   `json:"update,omitempty"`
+	Workers            int      `json:"workers,omitempty"`
+	Classes            int      `json:"colour_classes,omitempty"`
+	Seed               uint64   `json:"seed"`
+	Start              string   `json:"start"`
+	L                  float64  `json:"L"`
+	Lambda             float64  `json:"lambda,omitempty"`
+	Offsets            int      `json:"offsets"`
+	PairFactors        float64  `json:"pair_factors"`
+	CouplingSum        float64  `json:"coupling_sum"`
+	Sweeps             int      `json:"sweeps"`
+	Burn               int      `json:"burn"`
+	Measurements       int      `json:"measurements"`
+	EnergyPerSite      float64  `json:"energy_per_site"`
+	EnergyError        float64  `json:"energy_error"`
+	EnergyTau          float64  `json:"energy_tau"`
+	EnergyMethod       string   `json:"energy_method"`
+	EnergySamples      int      `json:"energy_samples,omitempty"`
+	Magnetisation      float64  `json:"magnetisation"`
+	MagnetisationError float64  `json:"magnetisation_error"`
+	MagnetisationTau   float64  `json:"magnetisation_tau"`
+	ErrorPlateau       bool     `json:"error_plateau"`
+	SetupSeconds       float64  `json:"setup_seconds"`
+	Seconds            float64  `json:"seconds"`
+	Steps              int64    `json:"steps"`
+	StepsPerSecond     float64  `json:"steps_per_second"`
+	FactorsPerStep     float64  `json:"factors_per_step"`
+	DrawsPerStep       float64  `json:"draws_per_step"`
+	Snapshot           string   `json:"snapshot,omitempty"`
 }
 
 // latticeFlags are the parsed flags of the lattice command.
@@ -240,7 +240,7 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 	case lattice.IsingSpins:
 		out.States = 2
 	default:
-		out.Lo, out.Hi = f.lo, f.hi
+		out.Lo, out.Hi = &f.lo, &f.hi
 	}
 	update := f.sampler
 	if f.sampler == "chromatic" {

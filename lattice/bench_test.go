@@ -1,0 +1,285 @@
+package lattice
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/potts"
+)
+
+// paperL is L of the Poisson-Gibbs paper's Potts model (20×20, D = 10,
+// β = 4.6, γ = 1.5): the power-law benchmark's β is chosen to match it, so
+// that λ = L² and the expected minibatch λ + L are the paper's.
+const paperL = 5.087798
+
+// benchModels are the models of BenchmarkStep, built once.
+var benchModels = map[string]func() (factorgraph.Model, error){
+	// The paper's model as a materialised factor graph (open boundaries).
+	"potts20": func() (factorgraph.Model, error) { return potts.New(potts.Paper()) },
+	// The same kernel on implicit periodic lattices of 400 and 10⁶ sites.
+	"gauss20": func() (factorgraph.Model, error) {
+		return New(Params{Dim: 2, Size: 20, Kernel: Gaussian{Gamma: 1.5}, Spin: Potts(10), Beta: 4.6})
+	},
+	"gauss1000": func() (factorgraph.Model, error) {
+		return New(Params{Dim: 2, Size: 1000, Kernel: Gaussian{Gamma: 1.5}, Spin: Potts(10), Beta: 4.6})
+	},
+	// Every pair of 10⁶ sites coupled by r^−3: K = 999 999 offsets,
+	// 5·10¹¹ pair factors, β set so that L equals the paper's.
+	"power1000": func() (factorgraph.Model, error) { return powerLattice(1000, 10) },
+	"power20":   func() (factorgraph.Model, error) { return powerLattice(20, 10) },
+	"power100":  func() (factorgraph.Model, error) { return powerLattice(100, 10) },
+	// The Ising version (2 states).
+	"ising-power1000": func() (factorgraph.Model, error) { return powerLattice(1000, 2) },
+}
+
+// powerLattice returns the σ = 1 power-law Potts lattice of side n with β
+// such that L = paperL.
+func powerLattice(n, q int) (*Lattice, error) {
+	p := Params{Dim: 2, Size: n, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(q), Beta: 1}
+	l, err := New(p)
+	if err != nil {
+		return nil, err
+	}
+	p.Beta = paperL / l.L()
+	return New(p)
+}
+
+var (
+	modelCache   = map[string]factorgraph.Model{}
+	modelCacheMu sync.Mutex
+)
+
+func benchModel(b *testing.B, name string) factorgraph.Model {
+	b.Helper()
+	modelCacheMu.Lock()
+	defer modelCacheMu.Unlock()
+	if m, ok := modelCache[name]; ok {
+		return m
+	}
+	m, err := benchModels[name]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	modelCache[name] = m
+	return m
+}
+
+// runSteps benchmarks one random-scan update per op after warm updates, and
+// reports the work per step (as bench/bench_test.go does).
+func runSteps(b *testing.B, s gibbs.Sampler, warm int) {
+	b.Helper()
+	for range warm {
+		s.Step()
+	}
+	before := s.Stats()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s.Step()
+	}
+	b.StopTimer()
+	if err := s.Err(); err != nil {
+		b.Fatal(err)
+	}
+	st := s.Stats()
+	steps := float64(st.Steps - before.Steps)
+	b.ReportMetric(float64(st.Factors-before.Factors)/steps, "factors/op")
+	b.ReportMetric(float64(st.Picks-before.Picks)/steps, "draws/op")
+}
+
+// BenchmarkStep measures one Poisson-Gibbs update (λ = L²) on the paper's
+// 20×20 model and on implicit lattices of up to 10⁶ sites and 5·10¹¹ pair
+// factors: the cost follows λ + L, not the number of factors. Plain Gibbs on
+// the 10⁶-offset lattice evaluates every factor of A[i] (ns/factor reports
+// the cost of one).
+func BenchmarkStep(b *testing.B) {
+	for _, tc := range []struct{ model, sampler string }{
+		{"potts20", "pgibbs"},
+		{"gauss20", "pgibbs"},
+		{"gauss1000", "pgibbs"},
+		{"power1000", "pgibbs"},
+		{"ising-power1000", "pgibbs"},
+		{"power1000", "gibbs"},
+	} {
+		b.Run(fmt.Sprintf("model=%s/sampler=%s", tc.model, tc.sampler), func(b *testing.B) {
+			m := benchModel(b, tc.model)
+			s, err := gibbs.New(tc.sampler, m, rand.New(rand.NewPCG(1, 2)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			warm := 10000
+			if tc.sampler == "gibbs" && m.MaxDegree() > 10000 {
+				warm = 0 // 10⁶ factors a step
+			}
+			runSteps(b, s, warm)
+			b.ReportMetric(float64(m.MaxDegree()), "Δ")
+			if tc.sampler == "gibbs" {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(m.MaxDegree()), "ns/factor")
+			}
+		})
+	}
+}
+
+// BenchmarkScaling grows the full-torus power-law lattice at fixed L
+// (K = 399, 9 999, 999 999 offsets): Poisson-Gibbs's draws per step stay at
+// λ + L ≈ 31 (its time grows only with cache misses as the state and the
+// offset table outgrow the caches), plain Gibbs's cost follows K.
+func BenchmarkScaling(b *testing.B) {
+	for _, model := range []string{"power20", "power100", "power1000"} {
+		for _, sampler := range []string{"pgibbs", "gibbs"} {
+			if model == "power1000" && sampler == "gibbs" {
+				continue // in BenchmarkStep
+			}
+			b.Run(fmt.Sprintf("model=%s/sampler=%s", model, sampler), func(b *testing.B) {
+				m := benchModel(b, model)
+				s, err := gibbs.New(sampler, m, rand.New(rand.NewPCG(1, 2)), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				warm := 10000
+				if sampler == "gibbs" {
+					warm = 100
+				}
+				runSteps(b, s, warm)
+				b.ReportMetric(float64(m.MaxDegree()), "Δ")
+			})
+		}
+	}
+}
+
+// BenchmarkSweepStep measures Poisson-Gibbs updates in systematic-scan
+// order (sites 0, 1, 2, …) on the 10⁶-site lattices: neighbouring updates
+// share the state's cache lines, which random-scan updates of a 10⁶-site
+// state (8 MB) do not.
+func BenchmarkSweepStep(b *testing.B) {
+	for _, model := range []string{"gauss20", "gauss1000", "power1000"} {
+		b.Run("model="+model+"/sampler=pgibbs", func(b *testing.B) {
+			m := benchModel(b, model)
+			s, err := gibbs.New("pgibbs", m, rand.New(rand.NewPCG(1, 2)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := m.NumVars()
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Update(i)
+				if i++; i == n {
+					i = 0
+				}
+			}
+			if err := s.Err(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(s.Stats().PicksPerStep(), "draws/op")
+		})
+	}
+}
+
+// BenchmarkSetup builds the 1000×1000 power-law lattice (10⁶ offsets: the
+// enumeration, the sort by |J| and the tiered alias table) and reports the
+// heap it retains.
+func BenchmarkSetup(b *testing.B) {
+	for _, n := range []int{1000} {
+		b.Run(fmt.Sprintf("model=power%d", n), func(b *testing.B) {
+			var l *Lattice
+			var before, after runtime.MemStats
+			for b.Loop() {
+				b.StopTimer()
+				l = nil
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				b.StartTimer()
+				var err error
+				if l, err = New(Params{Dim: 2, Size: n, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(10), Beta: 0.5}); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "MB")
+			b.ReportMetric(float64(l.NumOffsets()), "offsets")
+			runtime.KeepAlive(l)
+		})
+	}
+}
+
+// BenchmarkChromatic measures one parallel sweep over all sites (op = a
+// sweep) with 1 and 2 workers: the 1000×1000 nearest-neighbour Ising model
+// at β = 0.4 (checkerboard, plain Gibbs updates) and a 512×512 power-law
+// Potts lattice cut off at distance 3 (16 classes, Poisson-Gibbs updates).
+func BenchmarkChromatic(b *testing.B) {
+	for _, tc := range []struct {
+		model, sampler string
+		p              Params
+	}{
+		{"ising-nn1000", "gibbs", Params{Dim: 2, Size: 1000, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.4}},
+		{"power512-cut3", "pgibbs", Params{Dim: 2, Size: 512, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.3, Cutoff: 3}},
+	} {
+		l, err := New(tc.p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		classes, err := l.Colouring()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("model=%s/sampler=%s/workers=%d", tc.model, tc.sampler, workers), func(b *testing.B) {
+				c, err := gibbs.NewChromatic(tc.sampler, l, classes, paddedStreams(1, workers), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.Sweep()
+				b.ReportAllocs()
+				for b.Loop() {
+					c.Sweep()
+				}
+				if err := c.Err(); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(l.Sites())*float64(b.N)/b.Elapsed().Seconds(), "updates/s")
+				b.ReportMetric(float64(len(classes)), "classes")
+			})
+		}
+	}
+}
+
+// paddedStreams returns the generators of gibbs.Streams, each PCG state
+// alone on its cache line: gibbs.Streams allocates the 16-byte states back
+// to back, so parallel workers drawing from neighbouring states would
+// invalidate each other's line at every draw (false sharing).
+func paddedStreams(seed uint64, k int) []*rand.Rand {
+	out := make([]*rand.Rand, k)
+	for c := range out {
+		p := &paddedPCG{PCG: *gibbs.StreamSource(seed, c)}
+		out[c] = rand.New(&p.PCG)
+	}
+	return out
+}
+
+// paddedPCG fills a 64-byte size class, which the Go allocator aligns to 64
+// bytes: one cache line.
+type paddedPCG struct {
+	rand.PCG
+	_ [64 - 16]byte
+}
+
+// BenchmarkEnergyMC measures one sampled pair of the Monte Carlo energy on
+// the 10⁶-offset lattice.
+func BenchmarkEnergyMC(b *testing.B) {
+	l := benchModel(b, "power1000").(*Lattice)
+	r := rand.New(rand.NewPCG(1, 2))
+	x := factorgraph.RandomState(l, r)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.EnergyMC(x, r, 1)
+	}
+}

@@ -1,0 +1,611 @@
+package lattice
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/minibatch"
+)
+
+// SpinKind is the kind of variable at each site.
+type SpinKind int
+
+const (
+	// PottsSpins are q-state Potts variables x ∈ {0, …, q−1} with the pair
+	// function δ(x_i, x_j).
+	PottsSpins SpinKind = iota
+	// IsingSpins are Ising spins s = 2x − 1 ∈ {−1, +1} stored as
+	// x ∈ {0, 1}, with the pair function s_i·s_j.
+	IsingSpins
+	// ContinuousSpins are real spins x ∈ [Lo, Hi] with the pair function
+	// x_i·x_j.
+	ContinuousSpins
+)
+
+// Spin describes the variable at each site and its pair function f(x_i, x_j).
+type Spin struct {
+	Kind   SpinKind
+	States int     // q ≥ 2 for PottsSpins; 2 for IsingSpins; unused for ContinuousSpins
+	Lo, Hi float64 // the interval of ContinuousSpins
+}
+
+// Potts returns q-state Potts spins.
+func Potts(q int) Spin { return Spin{Kind: PottsSpins, States: q} }
+
+// Ising returns Ising spins ±1 (stored as 0 for −1 and 1 for +1).
+func Ising() Spin { return Spin{Kind: IsingSpins, States: 2} }
+
+// Continuous returns real spins on [lo, hi].
+func Continuous(lo, hi float64) Spin { return Spin{Kind: ContinuousSpins, Lo: lo, Hi: hi} }
+
+// String returns e.g. "potts(q=3)", "ising" or "continuous[-1, 1]".
+func (s Spin) String() string {
+	switch s.Kind {
+	case PottsSpins:
+		return fmt.Sprintf("potts(q=%d)", s.States)
+	case IsingSpins:
+		return "ising"
+	case ContinuousSpins:
+		return fmt.Sprintf("continuous[%g, %g]", s.Lo, s.Hi)
+	}
+	return fmt.Sprintf("spin kind %d", int(s.Kind))
+}
+
+func (s Spin) validate() error {
+	switch s.Kind {
+	case PottsSpins:
+		if s.States < 2 || s.States > MaxStates {
+			return fmt.Errorf("%d Potts states: need 2 to %d", s.States, MaxStates)
+		}
+	case IsingSpins:
+		if s.States != 2 {
+			return fmt.Errorf("Ising spins with %d states: Ising spins have 2", s.States)
+		}
+	case ContinuousSpins:
+		if math.IsNaN(s.Lo) || math.IsNaN(s.Hi) || math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || !(s.Lo < s.Hi) {
+			return fmt.Errorf("continuous spin interval [%v, %v] is empty or not finite", s.Lo, s.Hi)
+		}
+	default:
+		return fmt.Errorf("unknown spin kind %d", int(s.Kind))
+	}
+	return nil
+}
+
+// pairRange returns the range [fmin, fmax] of the pair function.
+func (s Spin) pairRange() (fmin, fmax float64) {
+	switch s.Kind {
+	case PottsSpins:
+		return 0, 1
+	case IsingSpins:
+		return -1, 1
+	}
+	a, b := s.Lo, s.Hi
+	fmin = min(a*a, a*b, b*b)
+	fmax = max(a*a, a*b, b*b)
+	return fmin, fmax
+}
+
+// Params describes a periodic lattice model
+//
+//	π(x) ∝ exp(β Σ_{i<j} J(r_ij) f(x_i, x_j))
+//
+// on the Size^Dim sites of a Dim-dimensional torus.
+type Params struct {
+	Dim    int     // 1, 2 or 3
+	Size   int     // N, the number of sites along each axis: N^Dim sites
+	Kernel Kernel  // the coupling J(r)
+	Spin   Spin    // the variables and pair function
+	Beta   float64 // the inverse temperature β (finite, non-zero; negative flips every coupling)
+	// Cutoff, if positive, couples only the pairs at distance r ≤ Cutoff
+	// (a finite-range version of a long-range kernel). Zero means no cutoff.
+	Cutoff float64
+}
+
+// Limits of the lattices New builds.
+const (
+	// MaxSites is the largest number of sites, N^Dim.
+	MaxSites = 1 << 28
+	// MaxOffsets is the largest number of coupled offsets K (each a few
+	// tens of bytes); use a Cutoff for larger long-range lattices.
+	MaxOffsets = 1 << 26
+	// MaxStates is the largest number of Potts states.
+	MaxStates = 1 << 16
+)
+
+// Lattice is an implicit translation-invariant lattice model: a
+// factorgraph.Model whose pair factors are generated from a list of K
+// coupled offsets, never stored. It is immutable and safe for concurrent use
+// by any number of samplers.
+//
+// The k-th factor of A[i] is the pair {i, Neighbour(i, k)}, a soft factor
+// with M = |βJ_k|·(fmax − fmin); offsets are sorted by decreasing |J|, and
+// one tiered alias table over them serves every site. Memory is O(K).
+type Lattice struct {
+	p          Params
+	dim, size  int
+	n          int
+	div        fastDiv // division by size
+	kind       SpinKind
+	q          int
+	fmin, fmax float64 // range of the pair function
+	invSpan    float64 // 1/(fmax − fmin)
+	jPerM      float64 // |J_k| = M_k·jPerM
+	signBeta   float64 // ±1
+
+	off   []entry // the offsets, by decreasing M
+	l     float64 // L = Σ_k M_k
+	jsum  float64 // Σ_k |J_k|
+	table minibatch.Tiered
+	free  []int
+	dom   factorgraph.Domain
+}
+
+var (
+	_ factorgraph.Model     = (*Lattice)(nil)
+	_ factorgraph.Adjacency = (*Lattice)(nil)
+)
+
+// entry is one offset of A[i]: what Eval and Bound read, in one place so
+// that a pick of a light, rarely used offset costs one cache line here.
+type entry struct {
+	m    float64  // M_k
+	c    [3]int32 // components, axis 0 first; unused axes 0
+	anti bool     // β·J_k < 0
+}
+
+// offset is one coupled displacement during construction.
+type offset struct {
+	c [3]int32
+	j float64
+}
+
+// New returns the lattice model p describes. It returns an error for a
+// dimension other than 1, 2 or 3, a side below 2 (below 3 for the
+// nearest-neighbour kernel, whose ±1 neighbours would coincide), more than
+// MaxSites sites or MaxOffsets coupled offsets, an invalid kernel or spin, a
+// coupling that is NaN or infinite, β zero or not finite, and a lattice with
+// no coupled pair.
+func New(p Params) (*Lattice, error) {
+	if err := p.validate(); err != nil {
+		return nil, fmt.Errorf("lattice: %w", err)
+	}
+	offs, err := p.enumerate()
+	if err != nil {
+		return nil, fmt.Errorf("lattice: %w", err)
+	}
+	l, err := build(p, offs)
+	if err != nil {
+		return nil, fmt.Errorf("lattice: %w", err)
+	}
+	return l, nil
+}
+
+func (p Params) validate() error {
+	if p.Dim < 1 || p.Dim > 3 {
+		return fmt.Errorf("dimension %d: need 1, 2 or 3", p.Dim)
+	}
+	if p.Kernel == nil {
+		return errors.New("no coupling kernel")
+	}
+	minSize := 2
+	if _, nn := p.Kernel.(NearestNeighbour); nn {
+		minSize = 3
+	}
+	if p.Size < minSize {
+		return fmt.Errorf("side %d: need at least %d sites along each axis for the %v kernel", p.Size, minSize, p.Kernel)
+	}
+	sites := 1
+	for range p.Dim {
+		if sites > MaxSites/p.Size {
+			return fmt.Errorf("%d^%d sites: more than %d", p.Size, p.Dim, MaxSites)
+		}
+		sites *= p.Size
+	}
+	if v, ok := p.Kernel.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	if err := p.Spin.validate(); err != nil {
+		return err
+	}
+	switch {
+	case math.IsNaN(p.Beta) || math.IsInf(p.Beta, 0):
+		return fmt.Errorf("β = %v: need a finite β", p.Beta)
+	case p.Beta == 0:
+		return errors.New("β = 0: every factor is constant; use a non-zero β")
+	case !(p.Cutoff >= 0) || math.IsInf(p.Cutoff, 0):
+		return fmt.Errorf("cutoff %v: need a finite cutoff ≥ 0 (0 for none)", p.Cutoff)
+	}
+	return nil
+}
+
+// enumerate lists the offsets with a non-zero coupling: one canonical
+// representative c_a ∈ (−N/2, N/2] per axis for each other site, within the
+// kernel's reach and the cutoff, in no particular order.
+func (p Params) enumerate() ([]offset, error) {
+	n := p.Size
+	lo, hi := -((n - 1) / 2), n/2 // canonical components; |c| is the minimal image
+	maxD2 := math.Inf(1)
+	if r := p.Kernel.Reach(); r > 0 {
+		maxD2 = float64(r)
+	}
+	if p.Cutoff > 0 {
+		maxD2 = min(maxD2, math.Floor(p.Cutoff*p.Cutoff))
+	}
+	if maxD2 < float64(n*n) { // restrict each axis to |c| ≤ √maxD2
+		r := int(math.Sqrt(maxD2))
+		for r*r > int(maxD2) {
+			r--
+		}
+		lo, hi = max(lo, -r), min(hi, r)
+	}
+	// The kernel is a function of d2 alone: memoise it when the distinct
+	// squared distances are not many more than the offsets enumerated.
+	box, d2max := 1, 0
+	for range p.Dim {
+		box *= hi - lo + 1
+		d2max += max(lo*lo, hi*hi)
+	}
+	var memo []float64
+	if d2max <= 4*box {
+		memo = make([]float64, d2max+1)
+		for d := range memo {
+			memo[d] = math.NaN() // not yet computed
+		}
+	}
+	coupling := func(d2 int) float64 {
+		if memo == nil {
+			return p.Kernel.Coupling(p.Dim, d2)
+		}
+		if j := memo[d2]; !math.IsNaN(j) {
+			return j
+		}
+		j := p.Kernel.Coupling(p.Dim, d2)
+		if !math.IsNaN(j) {
+			memo[d2] = j
+		}
+		return j
+	}
+	offs := make([]offset, 0, min(box, MaxOffsets))
+	var c [3]int32
+	var rec func(axis, d2 int) error
+	rec = func(axis, d2 int) error {
+		if axis == p.Dim {
+			if d2 == 0 || float64(d2) > maxD2 {
+				return nil
+			}
+			j := coupling(d2)
+			if math.IsNaN(j) || math.IsInf(j, 0) {
+				return fmt.Errorf("kernel %v: coupling at offset %v (r² = %d) is %v", p.Kernel, fmtOffset(c, p.Dim), d2, j)
+			}
+			if j == 0 {
+				return nil
+			}
+			if len(offs) == MaxOffsets {
+				return fmt.Errorf("kernel %v on %d^%d sites couples more than %d offsets per site; set a cutoff", p.Kernel, n, p.Dim, MaxOffsets)
+			}
+			offs = append(offs, offset{c: c, j: j})
+			return nil
+		}
+		for v := lo; v <= hi; v++ {
+			c[axis] = int32(v)
+			if err := rec(axis+1, d2+v*v); err != nil {
+				return err
+			}
+		}
+		c[axis] = 0
+		return nil
+	}
+	if err := rec(0, 0); err != nil {
+		return nil, err
+	}
+	if len(offs) == 0 {
+		return nil, fmt.Errorf("kernel %v with cutoff %v couples no pair of sites", p.Kernel, p.Cutoff)
+	}
+	return offs, nil
+}
+
+// build sorts the offsets by decreasing |J| and sets up the model.
+func build(p Params, offs []offset) (*Lattice, error) {
+	offs = sortOffsets(offs)
+	n := 1
+	for range p.Dim {
+		n *= p.Size
+	}
+	fmin, fmax := p.Spin.pairRange()
+	span := fmax - fmin
+	l := &Lattice{
+		p: p, dim: p.Dim, size: p.Size, n: n, div: newFastDiv(p.Size), kind: p.Spin.Kind, q: p.Spin.States,
+		fmin: fmin, fmax: fmax, invSpan: 1 / span, jPerM: 1 / (span * math.Abs(p.Beta)), signBeta: math.Copysign(1, p.Beta),
+		off: make([]entry, len(offs)),
+	}
+	if l.kind == ContinuousSpins {
+		l.dom = factorgraph.Interval(p.Spin.Lo, p.Spin.Hi)
+		l.q = 0
+	} else {
+		l.dom = factorgraph.Discrete(l.q)
+	}
+	for k, o := range offs {
+		w := p.Beta * o.j // the factor is w·f(x_i, x_j)
+		mk := math.Abs(w) * span
+		if !(mk > 0) || math.IsInf(mk, 0) {
+			return nil, fmt.Errorf("β·J·(range of f) = %v·%v·%v at offset %v is not a finite positive bound", p.Beta, o.j, span, fmtOffset(o.c, p.Dim))
+		}
+		l.off[k] = entry{m: mk, c: o.c, anti: w < 0}
+		l.l += mk
+		l.jsum += math.Abs(o.j)
+	}
+	if math.IsInf(l.l, 0) {
+		return nil, fmt.Errorf("L = Σ M over %d offsets overflows", len(offs))
+	}
+	kk := len(offs)
+	nt := minibatch.NumTiers(kk)
+	l.table = minibatch.Tiered{
+		Top:  minibatch.Alias{Prob: make([]float64, nt), Index: make([]int32, nt)},
+		Cols: minibatch.Alias{Prob: make([]float64, kk), Index: make([]int32, kk)},
+	}
+	w := make([]float64, kk)
+	for k, e := range l.off {
+		w[k] = e.m
+	}
+	if err := l.table.Build(w, make([]int32, kk)); err != nil {
+		return nil, err
+	}
+	l.free = make([]int, n)
+	for i := range l.free {
+		l.free[i] = i
+	}
+	return l, nil
+}
+
+// sortOffsets returns the offsets in order of decreasing |J| (compared in
+// float32 precision, ties in enumeration order). The order only serves the
+// alias table's locality (heavy offsets share a few cache lines), so the
+// rounding is harmless; packing the key and the index into one uint64 lets a
+// plain integer sort order 10⁶ offsets in tens of milliseconds.
+func sortOffsets(offs []offset) []offset {
+	keys := make([]uint64, len(offs))
+	for k, o := range offs {
+		mag := math.Float32bits(float32(math.Abs(o.j))) // monotone in |J| for non-negative values
+		keys[k] = uint64(^mag)<<32 | uint64(k)
+	}
+	slices.Sort(keys)
+	out := make([]offset, len(offs))
+	for k, key := range keys {
+		out[k] = offs[uint32(key)]
+	}
+	return out
+}
+
+// fmtOffset formats the first dim components of c, e.g. "(1,-2)".
+func fmtOffset(c [3]int32, dim int) string {
+	s := "("
+	for a := range dim {
+		if a > 0 {
+			s += ","
+		}
+		s += fmt.Sprint(c[a])
+	}
+	return s + ")"
+}
+
+// fastDiv divides non-negative integers below 2³² by a fixed divisor
+// 2 ≤ d < 2³² with one multiplication: ⌊a/d⌋ = ⌊c·a/2⁶⁴⌋ for c = ⌈2⁶⁴/d⌉
+// (Lemire, Kaser & Kurz, "Faster remainder by direct computation", 2019).
+type fastDiv struct{ c uint64 }
+
+func newFastDiv(d int) fastDiv { return fastDiv{c: ^uint64(0)/uint64(d) + 1} }
+
+func (f fastDiv) quo(a int) int {
+	hi, _ := bits.Mul64(f.c, uint64(a))
+	return int(hi)
+}
+
+// wrap brings a coordinate in (−n, 2n) back to [0, n).
+func wrap(c, n int) int {
+	if c >= n {
+		return c - n
+	}
+	if c < 0 {
+		return c + n
+	}
+	return c
+}
+
+// Params returns the parameters of the lattice.
+func (l *Lattice) Params() Params { return l.p }
+
+// Sites returns the number of sites N^Dim.
+func (l *Lattice) Sites() int { return l.n }
+
+// NumOffsets returns K, the number of coupled offsets: every site's degree.
+func (l *Lattice) NumOffsets() int { return len(l.off) }
+
+// PairFactors returns the number of implicit pair factors, n·K/2.
+func (l *Lattice) PairFactors() float64 { return float64(l.n) * float64(len(l.off)) / 2 }
+
+// Offset appends to dst the components of the k-th offset (axis 0, the
+// slowest in site numbering, first) and returns it.
+func (l *Lattice) Offset(dst []int, k int) []int {
+	for a := range l.dim {
+		dst = append(dst, int(l.off[k].c[a]))
+	}
+	return dst
+}
+
+// Coupling returns J of the k-th offset.
+func (l *Lattice) Coupling(k int) float64 {
+	j := l.off[k].m * l.jPerM * l.signBeta
+	if l.off[k].anti {
+		return -j
+	}
+	return j
+}
+
+// CouplingSum returns Σ_j |J_ij| over the other sites j of any site i.
+func (l *Lattice) CouplingSum() float64 { return l.jsum }
+
+// Site returns the index of the site with coordinates c (axis 0 slowest:
+// i = Σ_a c_a·N^(Dim−1−a)); coordinates are taken modulo N.
+func (l *Lattice) Site(c ...int) int {
+	i := 0
+	for a := range l.dim {
+		v := 0
+		if a < len(c) {
+			v = ((c[a] % l.size) + l.size) % l.size
+		}
+		i = i*l.size + v
+	}
+	return i
+}
+
+// Coords appends the coordinates of site i to dst and returns it.
+func (l *Lattice) Coords(dst []int, i int) []int {
+	start := len(dst)
+	for range l.dim {
+		q := l.div.quo(i)
+		dst = append(dst, i-q*l.size)
+		i = q
+	}
+	slices.Reverse(dst[start:])
+	return dst
+}
+
+// Neighbour returns the site j = i + offset k (modulo N along each axis), the
+// other site of the k-th factor of A[i]. It does not allocate.
+func (l *Lattice) Neighbour(i, k int) int {
+	o := &l.off[k].c
+	n := l.size
+	switch l.dim {
+	case 1:
+		return wrap(i+int(o[0]), n)
+	case 2:
+		r := l.div.quo(i)
+		c := i - r*n
+		return wrap(r+int(o[0]), n)*n + wrap(c+int(o[1]), n)
+	}
+	rc := l.div.quo(i) // z·N + y
+	c := i - rc*n
+	z := l.div.quo(rc)
+	y := rc - z*n
+	return (wrap(z+int(o[0]), n)*n+wrap(y+int(o[1]), n))*n + wrap(c+int(o[2]), n)
+}
+
+// isAnti reports whether β·J_k < 0.
+func (l *Lattice) isAnti(k int) bool { return l.off[k].anti }
+
+// NumVars returns the number of sites.
+func (l *Lattice) NumVars() int { return l.n }
+
+// Domain returns the domain of every site: {0, …, q−1}, or [Lo, Hi].
+func (l *Lattice) Domain(int) factorgraph.Domain { return l.dom }
+
+// Free returns all sites, 0, …, n−1; the caller must not modify the slice.
+func (l *Lattice) Free() []int { return l.free }
+
+// Observed returns false: a lattice has no evidence.
+func (l *Lattice) Observed(int) (float64, bool) { return 0, false }
+
+// L returns L = Σ_k M_k, the same for every site.
+func (l *Lattice) L() float64 { return l.l }
+
+// Li returns L.
+func (l *Lattice) Li(int) float64 { return l.l }
+
+// MaxDegree returns K.
+func (l *Lattice) MaxDegree() int { return len(l.off) }
+
+// Degree returns K soft factors and no hard factor.
+func (l *Lattice) Degree(int) (soft, hard int) { return len(l.off), 0 }
+
+// Bound returns M of the k-th offset.
+func (l *Lattice) Bound(_, k int) float64 { return l.off[k].m }
+
+// Pick returns an offset drawn with probability M_k/L from the one tiered
+// alias table shared by all sites.
+func (l *Lattice) Pick(_ int, r *rand.Rand) int { return l.table.Pick(r) }
+
+// Eval returns φ̃ = φ − lo of the pair {i, Neighbour(i, k)}: for discrete
+// spins M_k·δ(x_i, x_j) (M_k·(1 − δ) when βJ_k < 0); for continuous spins
+// |βJ_k|·(x_i x_j − fmin) (|βJ_k|·(fmax − x_i x_j) when βJ_k < 0).
+func (l *Lattice) Eval(i, k int, x []float64) float64 {
+	j := l.Neighbour(i, k)
+	if l.kind != ContinuousSpins {
+		if e := &l.off[k]; (x[i] == x[j]) != e.anti {
+			return e.m
+		}
+		return 0
+	}
+	return l.contEval(k, x[i]*x[j])
+}
+
+// contEval returns φ̃ of the k-th offset for continuous spins with product p.
+func (l *Lattice) contEval(k int, p float64) float64 {
+	if e := &l.off[k]; e.anti {
+		return e.m * (l.fmax - p) * l.invSpan
+	}
+	return l.off[k].m * (p - l.fmin) * l.invSpan
+}
+
+// EvalAll sets dst[v] = φ̃ of the k-th factor of A[i] with x_i = v. For
+// discrete spins it writes one non-zero value (all but one when βJ_k < 0).
+// It does not modify x.
+func (l *Lattice) EvalAll(i, k int, x, dst []float64) {
+	j := l.Neighbour(i, k)
+	if l.kind == ContinuousSpins {
+		for v := range dst {
+			dst[v] = l.contEval(k, float64(v)*x[j])
+		}
+		return
+	}
+	v := int(x[j])
+	mk := l.off[k].m
+	if l.off[k].anti {
+		for t := range dst {
+			dst[t] = mk
+		}
+		if v >= 0 && v < len(dst) {
+			dst[v] = 0
+		}
+		return
+	}
+	clear(dst)
+	if v >= 0 && v < len(dst) {
+		dst[v] = mk
+	}
+}
+
+// Describe names the k-th factor of A[i], e.g. "pair (5, 6) at offset (0,1)
+// (J = 1)", and returns its declared range [lo, lo + M].
+func (l *Lattice) Describe(i, k int) (name string, lo, hi float64) {
+	c := l.off[k].c
+	name = fmt.Sprintf("pair (%d, %d) at offset %s (J = %g)", i, l.Neighbour(i, k), fmtOffset(c, l.dim), l.Coupling(k))
+	w := l.p.Beta * l.Coupling(k)
+	if w >= 0 {
+		lo = w * l.fmin
+	} else {
+		lo = w * l.fmax
+	}
+	return name, lo, lo + l.off[k].m
+}
+
+// Neighbours implements factorgraph.Adjacency: it appends the K sites
+// coupled to i (each once, in offset order) to dst.
+func (l *Lattice) Neighbours(dst []int, i int) []int {
+	for k := range l.off {
+		dst = append(dst, l.Neighbour(i, k))
+	}
+	return dst
+}
+
+// String summarises the lattice.
+func (l *Lattice) String() string {
+	return fmt.Sprintf("lattice: %d-D torus of %d^%d = %d sites, %v spins, kernel %v, β = %g, K = %d offsets, L = %.6g",
+		l.dim, l.size, l.dim, l.n, l.p.Spin, l.p.Kernel, l.p.Beta, len(l.off), l.l)
+}

@@ -1,0 +1,331 @@
+package lattice
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/diag"
+)
+
+// pair returns the pair function f(x_i, x_j): δ for Potts, s_i·s_j for Ising,
+// x_i·x_j for continuous spins.
+func (l *Lattice) pair(a, b float64) float64 {
+	switch l.kind {
+	case PottsSpins:
+		if a == b {
+			return 1
+		}
+		return 0
+	case IsingSpins:
+		return (2*a - 1) * (2*b - 1)
+	}
+	return a * b
+}
+
+// CheckState returns an error naming the first site whose value lies
+// outside its domain, or a length mismatch, if x is not a state of l. O(n).
+func (l *Lattice) CheckState(x []float64) error {
+	if len(x) != l.n {
+		return fmt.Errorf("lattice: state of %d values for %d sites", len(x), l.n)
+	}
+	for i, v := range x {
+		if !l.dom.Contains(v) {
+			return fmt.Errorf("lattice: site %d holds %v, outside its domain %v", i, v, l.dom)
+		}
+	}
+	return nil
+}
+
+// Energy returns the energy per site H(x)/n of state x, where
+//
+//	H(x) = −Σ_{i<j} J_ij f(x_i, x_j),   π(x) ∝ exp(−βH(x)),
+//
+// computed exactly from every pair: O(n·K). For long-range lattices see
+// EnergyMC. It returns NaN if x is not a state of l (see CheckState).
+func (l *Lattice) Energy(x []float64) float64 {
+	if l.CheckState(x) != nil {
+		return math.NaN()
+	}
+	e := 0.0
+	for i := range l.n {
+		xi := x[i]
+		for k := range l.off {
+			e += l.Coupling(k) * l.pair(xi, x[l.Neighbour(i, k)])
+		}
+	}
+	return -e / (2 * float64(l.n)) // each pair is counted from both ends
+}
+
+// EnergyMC returns an unbiased Monte Carlo estimate of the energy per site
+// H(x)/n from samples pairs: each a uniform site i and an offset k drawn
+// with probability |J_k|/Σ|J| from the lattice's alias table, so that
+//
+//	H(x)/n = −(Σ_k |J_k|/2)·E[sign(J_k)·f(x_i, x_{i+k})].
+//
+// The estimate's standard deviation is at most (Σ|J|/2)·(fmax−fmin)/(2√samples).
+// It costs O(samples) whatever K is, and does not allocate. It returns NaN
+// for samples ≤ 0 or a state of the wrong length; the values of x are not
+// checked (see CheckState).
+func (l *Lattice) EnergyMC(x []float64, r *rand.Rand, samples int) float64 {
+	if samples <= 0 || len(x) != l.n {
+		return math.NaN()
+	}
+	s := 0.0
+	for range samples {
+		i := r.IntN(l.n)
+		k := l.table.Pick(r)
+		f := l.pair(x[i], x[l.Neighbour(i, k)])
+		if (l.signBeta < 0) != l.isAnti(k) { // J_k < 0
+			f = -f
+		}
+		s += f
+	}
+	return -l.jsum / 2 * s / float64(samples)
+}
+
+// Magnetisation returns the order parameter of state x: for Potts spins
+// (q·max_v n_v/n − 1)/(q − 1), where n_v counts the sites in state v (0 when
+// the states are equally populated, 1 when all sites agree); for Ising spins
+// |Σ_i s_i|/n (the same number for q = 2); for continuous spins |Σ_i x_i|/n.
+// O(n). It returns NaN if x is not a state of l (see CheckState).
+func (l *Lattice) Magnetisation(x []float64) float64 {
+	if l.CheckState(x) != nil {
+		return math.NaN()
+	}
+	if l.kind == ContinuousSpins {
+		s := 0.0
+		for _, v := range x[:l.n] {
+			s += v
+		}
+		return math.Abs(s) / float64(l.n)
+	}
+	counts := make([]int64, l.q)
+	for _, v := range x[:l.n] {
+		counts[int(v)]++
+	}
+	return l.order(counts)
+}
+
+// order returns the Potts order parameter from the state counts.
+func (l *Lattice) order(counts []int64) float64 {
+	var mx int64
+	for _, c := range counts {
+		mx = max(mx, c)
+	}
+	q := float64(l.q)
+	return (q*float64(mx)/float64(l.n) - 1) / (q - 1)
+}
+
+// ExactEnergy, as the samples argument of NewMeasurer, makes every
+// measurement compute the energy exactly.
+const ExactEnergy = -1
+
+// AutoExactOffsets is the largest K for which a Measurer built with samples
+// = 0 computes the energy exactly (O(n·K) a measurement, at most a few times
+// the cost of a sweep); above it, it estimates the energy from n sampled
+// pairs (O(n), the cost of a cheap sweep).
+const AutoExactOffsets = 64
+
+// Measurer records the energy per site and the order parameter of a chain on
+// a lattice once per sweep (every n updates): as a gibbs.Observer it keeps
+// the per-state counts of discrete spins incrementally (O(1) an update) and
+// measures when t is a multiple of n; Measure records a measurement of any
+// state directly (for chromatic sweeps). Result turns the two series into
+// means with binning error bars.
+type Measurer struct {
+	l       *Lattice
+	r       *rand.Rand
+	samples int // energy pairs a measurement; 0: exact
+
+	counts []int64 // per state (discrete spins)
+	cur    []int32 // state of each site as the counts know it
+	ready  bool
+	err    error // the first invalid state seen
+
+	energy, mag []float64
+}
+
+// NewMeasurer returns a Measurer for l. samples sets how the energy is
+// measured: ExactEnergy (or any negative value) for the exact O(n·K) sum, a
+// positive number for EnergyMC with that many pairs drawn from r, and 0 for
+// the default: exact when K ≤ AutoExactOffsets, else EnergyMC with n pairs.
+// r may be nil when the energy is exact.
+func NewMeasurer(l *Lattice, r *rand.Rand, samples int) (*Measurer, error) {
+	if samples == 0 {
+		samples = ExactEnergy
+		if l.NumOffsets() > AutoExactOffsets {
+			samples = l.n
+		}
+	}
+	if samples < 0 {
+		samples = 0
+	}
+	if samples > 0 && r == nil {
+		return nil, errors.New("lattice: measurer: Monte Carlo energies need a *rand.Rand")
+	}
+	m := &Measurer{l: l, r: r, samples: samples}
+	if l.kind != ContinuousSpins {
+		m.counts = make([]int64, l.q)
+		m.cur = make([]int32, l.n)
+	}
+	return m, nil
+}
+
+// EnergySamples returns the number of pairs a measurement samples, 0 when the
+// energy is exact.
+func (m *Measurer) EnergySamples() int { return m.samples }
+
+// fail records the first error.
+func (m *Measurer) fail(err error) {
+	if m.err == nil {
+		m.err = fmt.Errorf("%w (measurement %d)", err, len(m.energy)+1)
+	}
+}
+
+// recount sets the state counts from x, which must be a state of l.
+func (m *Measurer) recount(x []float64) {
+	if m.counts == nil {
+		return
+	}
+	clear(m.counts)
+	for i, v := range x[:m.l.n] {
+		m.cur[i] = int32(v)
+		m.counts[int32(v)]++
+	}
+	m.ready = true
+}
+
+// Observe implements gibbs.Observer: it updates the counts after an update of
+// site i and records a measurement every n updates (t = n, 2n, …). An
+// invalid state is reported by Result.
+func (m *Measurer) Observe(t int64, i int, x []float64) {
+	if m.err != nil {
+		return
+	}
+	if m.counts != nil && m.ready {
+		v := x[i]
+		if !m.l.dom.Contains(v) {
+			m.fail(fmt.Errorf("lattice: site %d holds %v, outside its domain %v", i, v, m.l.dom))
+			return
+		}
+		if v := int32(v); v != m.cur[i] {
+			m.counts[m.cur[i]]--
+			m.counts[v]++
+			m.cur[i] = v
+		}
+	}
+	if t%int64(m.l.n) == 0 {
+		m.record(x, !m.ready)
+	}
+}
+
+// Measure records a measurement of state x, recounting from scratch. An
+// invalid state is reported by Result.
+func (m *Measurer) Measure(x []float64) {
+	if m.err == nil {
+		m.record(x, true)
+	}
+}
+
+// record checks x and records a measurement, recounting first if asked.
+func (m *Measurer) record(x []float64, recount bool) {
+	if err := m.l.CheckState(x); err != nil {
+		m.fail(err)
+		return
+	}
+	if recount {
+		m.recount(x)
+	}
+	var mag float64
+	if m.counts != nil {
+		mag = m.l.order(m.counts)
+	} else {
+		mag = m.l.Magnetisation(x)
+	}
+	var e float64
+	if m.samples > 0 {
+		e = m.l.EnergyMC(x, m.r, m.samples)
+	} else {
+		e = m.l.Energy(x)
+	}
+	m.energy = append(m.energy, e)
+	m.mag = append(m.mag, mag)
+}
+
+// Energies returns the energy-per-site series, one value a measurement; the
+// caller must not modify it.
+func (m *Measurer) Energies() []float64 { return m.energy }
+
+// Magnetisations returns the order-parameter series.
+func (m *Measurer) Magnetisations() []float64 { return m.mag }
+
+// Estimate is the mean of a measured series with its standard error from a
+// binning analysis.
+type Estimate struct {
+	Mean float64
+	// Err is the standard error of Mean from diag.BinningError: at the
+	// plateau, or, when the series is too short to show one (Plateau
+	// false), the largest error of the levels with at least 16 blocks, a
+	// lower bound on the true error.
+	Err     float64
+	Tau     float64 // integrated autocorrelation time in measurements
+	Plateau bool
+}
+
+// Result summarises a run's measurements.
+type Result struct {
+	Measurements  int
+	Energy        Estimate // energy per site H/n
+	Magnetisation Estimate // order parameter
+	// EnergySamples is the number of pairs each energy measurement sampled
+	// (0: exact). The Monte Carlo noise is independent between measurements,
+	// so Energy.Err includes it.
+	EnergySamples int
+}
+
+// Result returns the means and binning errors of the series. It needs at
+// least 4 measurements, and returns the first invalid state the Measurer saw
+// as an error.
+func (m *Measurer) Result() (Result, error) {
+	res := Result{Measurements: len(m.energy), EnergySamples: m.samples}
+	if m.err != nil {
+		return res, m.err
+	}
+	var err error
+	if res.Energy, err = estimate(m.energy); err != nil {
+		return res, fmt.Errorf("lattice: energy: %w", err)
+	}
+	if res.Magnetisation, err = estimate(m.mag); err != nil {
+		return res, fmt.Errorf("lattice: magnetisation: %w", err)
+	}
+	return res, nil
+}
+
+// estimate returns the mean of x and its binning error.
+func estimate(x []float64) (Estimate, error) {
+	b, err := diag.BinningError(x)
+	if err != nil && !errors.Is(err, diag.ErrNoPlateau) {
+		return Estimate{}, err
+	}
+	mean := 0.0
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if err == nil {
+		return Estimate{Mean: mean, Err: b.SE, Tau: b.Tau, Plateau: true}, nil
+	}
+	se := b.Levels[0].SE
+	for _, lv := range b.Levels {
+		if lv.Blocks >= 16 {
+			se = max(se, lv.SE)
+		}
+	}
+	tau := math.NaN()
+	if s1 := b.Levels[0].SE; s1 > 0 {
+		tau = (se / s1) * (se / s1)
+	}
+	return Estimate{Mean: mean, Err: se, Tau: tau}, nil
+}

@@ -1,0 +1,254 @@
+package lattice
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
+)
+
+// pairEnergy returns H(x)/n = −(1/n) Σ_{i<j} J(r_ij) f(x_i, x_j) from the
+// kernel and minimal-image distances, independently of the offset list.
+func pairEnergy(p Params, x []float64) float64 {
+	n := len(x)
+	e := 0.0
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			d2 := minimalD2(p.Dim, p.Size, i, j)
+			if p.Cutoff > 0 && float64(d2) > p.Cutoff*p.Cutoff {
+				continue
+			}
+			var f float64
+			switch p.Spin.Kind {
+			case PottsSpins:
+				if x[i] == x[j] {
+					f = 1
+				}
+			case IsingSpins:
+				f = (2*x[i] - 1) * (2*x[j] - 1)
+			default:
+				f = x[i] * x[j]
+			}
+			e += p.Kernel.Coupling(p.Dim, d2) * f
+		}
+	}
+	return -e / float64(n)
+}
+
+func TestEnergyExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, p := range structureCases() {
+		for _, spin := range []Spin{Potts(3), Ising(), Continuous(-0.5, 2)} {
+			p.Spin = spin
+			l := mustNew(t, p)
+			x := factorgraph.RandomState(l, r)
+			got, want := l.Energy(x), pairEnergy(p, x)
+			if math.Abs(got-want) > 1e-12*max(1, math.Abs(want)) {
+				t.Fatalf("%v: energy per site %v, pair sum %v", l, got, want)
+			}
+		}
+	}
+}
+
+// mcZ returns the z-score of the mean of reps Monte Carlo energy estimates
+// of x against the exact energy.
+func mcZ(l *Lattice, x []float64, exact float64, r *rand.Rand) float64 {
+	const reps, samples = 400, 2000
+	mean, sq := 0.0, 0.0
+	for range reps {
+		e := l.EnergyMC(x, r, samples)
+		mean += e
+		sq += e * e
+	}
+	mean /= reps
+	sd := math.Sqrt(max(0, sq/reps-mean*mean))
+	return math.Abs(mean-exact) / (sd / math.Sqrt(reps))
+}
+
+// TestEnergyMC: the Monte Carlo energy is unbiased (the mean of 400
+// estimates lies within 4 standard errors of the exact energy) for ferro-
+// and antiferromagnetic couplings, Potts, Ising and continuous spins; the
+// same check rejects estimates drawn with offsets not ∝ |J|.
+func TestEnergyMC(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, p := range []Params{
+		{Dim: 2, Size: 16, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.5},
+		{Dim: 2, Size: 16, Kernel: PowerLaw{Sigma: 0.5}, Spin: Ising(), Beta: -0.5},
+		{Dim: 1, Size: 50, Kernel: Gaussian{Gamma: 0.05}, Spin: Continuous(-1, 1), Beta: 1},
+	} {
+		l := mustNew(t, p)
+		x := factorgraph.RandomState(l, r)
+		for i := range len(x) / 2 { // half the lattice ordered: a large energy to estimate
+			x[i] = 1
+		}
+		if z := mcZ(l, x, l.Energy(x), r); z > 4 {
+			t.Errorf("%v: Monte Carlo energy off by %.1f standard errors", l, z)
+		}
+		if z := mcZ(uniformPicks(t, p), x, l.Energy(x), r); z < 4 {
+			t.Errorf("%v: biased estimator (uniform offsets) passed, z = %.1f", l, z)
+		}
+	}
+	l := mustNew(t, Params{Dim: 2, Size: 4, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 1})
+	if e := l.EnergyMC(make([]float64, 16), r, 0); !math.IsNaN(e) {
+		t.Errorf("estimate from 0 samples = %v", e)
+	}
+}
+
+func TestMagnetisation(t *testing.T) {
+	potts3 := mustNew(t, Params{Dim: 1, Size: 6, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 1})
+	ising := mustNew(t, Params{Dim: 1, Size: 4, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 1})
+	cont := mustNew(t, Params{Dim: 1, Size: 4, Kernel: NearestNeighbour{}, Spin: Continuous(-1, 1), Beta: 1})
+	for _, tc := range []struct {
+		l    *Lattice
+		x    []float64
+		want float64
+	}{
+		{potts3, []float64{2, 2, 2, 2, 2, 2}, 1},
+		{potts3, []float64{0, 1, 2, 0, 1, 2}, 0},
+		{potts3, []float64{0, 0, 0, 1, 1, 2}, (3*3.0/6 - 1) / 2},
+		{ising, []float64{1, 1, 1, 0}, 0.5},
+		{ising, []float64{0, 0, 0, 0}, 1},
+		{cont, []float64{-1, -0.5, 0, 0.5}, 0.25},
+	} {
+		if got := tc.l.Magnetisation(tc.x); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("%v, x = %v: order parameter %v, want %v", tc.l, tc.x, got, tc.want)
+		}
+	}
+}
+
+// everySweep measures the state directly after every n updates.
+type everySweep struct {
+	m *Measurer
+	n int64
+}
+
+func (e everySweep) Observe(t int64, _ int, x []float64) {
+	if t%e.n == 0 {
+		e.m.Measure(x)
+	}
+}
+
+// TestMeasurerObserve: the incremental counts of Observe give the same
+// series as recounting every state.
+func TestMeasurerObserve(t *testing.T) {
+	for _, p := range []Params{
+		{Dim: 2, Size: 8, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: 1},
+		{Dim: 2, Size: 8, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.4},
+		{Dim: 1, Size: 30, Kernel: Gaussian{Gamma: 0.2}, Spin: Continuous(-1, 1), Beta: 1},
+	} {
+		l := mustNew(t, p)
+		inc, err := NewMeasurer(l, nil, ExactEnergy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, _ := NewMeasurer(l, nil, ExactEnergy)
+		name := "pgibbs"
+		if p.Spin.Kind == ContinuousSpins {
+			name = "pgda"
+		}
+		s, err := gibbs.New(name, l, rand.New(rand.NewPCG(1, 1)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(l.Sites())
+		run := gibbs.Runner{Steps: 50 * n, Burn: 5 * n, Observers: []gibbs.Observer{inc, everySweep{direct, n}}}
+		if err := run.Run(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		if len(inc.Energies()) != 45 || !slices.Equal(inc.Energies(), direct.Energies()) ||
+			!slices.Equal(inc.Magnetisations(), direct.Magnetisations()) {
+			t.Errorf("%v: incremental and direct measurements differ:\n%v\n%v", l, inc.Magnetisations(), direct.Magnetisations())
+		}
+		res, err := inc.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Measurements != 45 || res.EnergySamples != 0 || !(res.Energy.Err >= 0) || !(res.Magnetisation.Err >= 0) {
+			t.Errorf("%v: result %+v", l, res)
+		}
+	}
+}
+
+func TestMeasurerOptions(t *testing.T) {
+	short := mustNew(t, Params{Dim: 2, Size: 10, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 1})
+	long := mustNew(t, Params{Dim: 2, Size: 10, Kernel: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 1})
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, tc := range []struct {
+		l       *Lattice
+		samples int
+		want    int
+	}{
+		{short, 0, 0}, {long, 0, 100}, {long, ExactEnergy, 0}, {short, 37, 37},
+	} {
+		m, err := NewMeasurer(tc.l, r, tc.samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.EnergySamples() != tc.want {
+			t.Errorf("K = %d, samples %d: %d samples a measurement, want %d", tc.l.NumOffsets(), tc.samples, m.EnergySamples(), tc.want)
+		}
+	}
+	if _, err := NewMeasurer(long, nil, 0); err == nil || !strings.Contains(err.Error(), "rand") {
+		t.Errorf("Monte Carlo measurer without an RNG: %v", err)
+	}
+	m, _ := NewMeasurer(short, nil, ExactEnergy)
+	for range 3 {
+		m.Measure(make([]float64, 100))
+	}
+	if _, err := m.Result(); err == nil || !strings.Contains(err.Error(), "at least 4") {
+		t.Errorf("result of 3 measurements: %v", err)
+	}
+	m.Measure(make([]float64, 100))
+	res, err := m.Result()
+	if err != nil || res.Energy.Mean != -2 || res.Energy.Err != 0 || res.Magnetisation.Mean != 1 {
+		t.Errorf("constant ordered series: %+v, %v", res, err)
+	}
+}
+
+// TestInvalidStates: measurements of something that is not a state give NaN
+// or an error naming the site, never a panic.
+func TestInvalidStates(t *testing.T) {
+	l := mustNew(t, Params{Dim: 2, Size: 4, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 1})
+	bad := make([]float64, 16)
+	bad[5] = 3
+	for name, x := range map[string][]float64{"value 3": bad, "short": make([]float64, 15)} {
+		if e := l.Energy(x); !math.IsNaN(e) {
+			t.Errorf("%s: energy %v", name, e)
+		}
+		if m := l.Magnetisation(x); !math.IsNaN(m) {
+			t.Errorf("%s: magnetisation %v", name, m)
+		}
+		if err := l.CheckState(x); err == nil {
+			t.Errorf("%s: CheckState passed", name)
+		}
+		m, _ := NewMeasurer(l, nil, ExactEnergy)
+		for range 5 {
+			m.Measure(x)
+		}
+		if _, err := m.Result(); err == nil || !strings.HasPrefix(err.Error(), "lattice: ") {
+			t.Errorf("%s: result error %v", name, err)
+		}
+	}
+	if e := l.EnergyMC(make([]float64, 15), rand.New(rand.NewPCG(1, 1)), 10); !math.IsNaN(e) {
+		t.Errorf("Monte Carlo energy of a short state: %v", e)
+	}
+	// Through Observe: the counts never index out of range.
+	m, _ := NewMeasurer(l, nil, ExactEnergy)
+	x := make([]float64, 16)
+	for t0 := int64(1); t0 <= 16; t0++ {
+		m.Observe(t0, int(t0-1), x)
+	}
+	x[2] = 7
+	m.Observe(17, 2, x)
+	if _, err := m.Result(); err == nil || !strings.Contains(err.Error(), "site 2 holds 7") {
+		t.Errorf("observe of an invalid value: %v", err)
+	}
+	if err := l.CheckState(make([]float64, 16)); err != nil {
+		t.Error(err)
+	}
+}
