@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
@@ -39,6 +40,10 @@ type Runner struct {
 	Scan Scan
 	// Observers see the chain after every update past Burn.
 	Observers []Observer
+	// Progress, if non-nil, is set to the number of updates done every
+	// 1024 updates and when RunFrom returns, so that another goroutine can
+	// display the progress of a long run.
+	Progress *atomic.Int64
 }
 
 // Run advances s by r.Steps updates. It stops early, returning the error,
@@ -54,7 +59,7 @@ func (r Runner) Run(ctx context.Context, s Sampler) error {
 // systematic scan resumes at the same variable), and returns the number of
 // updates done when it stops: r.Steps, or fewer when ctx is done or the
 // sampler reports an error, which it then returns.
-func (r Runner) RunFrom(ctx context.Context, s Sampler, start int64) (int64, error) {
+func (r Runner) RunFrom(ctx context.Context, s Sampler, start int64) (n int64, err error) {
 	if r.Steps < 0 || r.Burn < 0 || start < 0 {
 		return start, fmt.Errorf("gibbs: runner: negative steps %d, burn-in %d or start %d", r.Steps, r.Burn, start)
 	}
@@ -67,6 +72,9 @@ func (r Runner) RunFrom(ctx context.Context, s Sampler, start int64) (int64, err
 	}
 	x := s.State()
 	done := ctx.Done()
+	if r.Progress != nil {
+		defer func() { r.Progress.Store(n) }()
+	}
 	for t := start; t < r.Steps; t++ {
 		// A non-blocking receive costs a few nanoseconds, so cancellation
 		// is seen after at most one update however expensive updates are.
@@ -74,6 +82,9 @@ func (r Runner) RunFrom(ctx context.Context, s Sampler, start int64) (int64, err
 		case <-done:
 			return t, ctx.Err()
 		default:
+		}
+		if r.Progress != nil && t&1023 == 0 {
+			r.Progress.Store(t)
 		}
 		var i int
 		if r.Scan == SystematicScan {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -469,5 +470,41 @@ func TestTraceThinning(t *testing.T) {
 	}
 	if _, err := NewTrace(g, []int{99}, 1, 10); err == nil {
 		t.Error("trace of variable 99 accepted")
+	}
+}
+
+// TestRunnerProgress: the progress counter follows the run while it goes
+// and ends at the number of updates done, also for a resumed run.
+func TestRunnerProgress(t *testing.T) {
+	g := smallPotts(t)
+	s, _ := NewPoissonGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
+	var p atomic.Int64
+	var seen []int64
+	obs := observerFunc(func(n int64, _ int, _ []float64) {
+		if n%1000 == 0 {
+			seen = append(seen, p.Load())
+		}
+	})
+	r := Runner{Steps: 5000, Progress: &p, Observers: []Observer{obs}}
+	if err := r.Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if p.Load() != 5000 {
+		t.Errorf("progress %d after 5000 updates", p.Load())
+	}
+	for k, v := range seen {
+		if lag := int64(1000*(k+1)) - v; lag < 0 || lag > 1024 {
+			t.Errorf("progress %d at update %d", v, 1000*(k+1))
+		}
+	}
+	r.Steps = 7000
+	if n, err := r.RunFrom(context.Background(), s, 5000); err != nil || n != 7000 || p.Load() != 7000 {
+		t.Errorf("resumed run: %d updates, %v, progress %d", n, err, p.Load())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r.Steps = 9000
+	if n, _ := r.RunFrom(ctx, s, 7000); n != 7000 || p.Load() != 7000 {
+		t.Errorf("cancelled run: %d updates, progress %d", n, p.Load())
 	}
 }

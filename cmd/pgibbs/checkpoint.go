@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pgibbs/pgibbs/gibbs"
@@ -128,12 +129,16 @@ func readCheckpoint(path string) (*checkpoint, error) {
 // control carries a run's checkpoint, resume and trace settings.
 type control struct {
 	command string
+	out     io.Writer     // where the progress bar goes: the flag set's output, stderr
 	args    []string      // the run's flags, canonical, for the checkpoint
 	file    string        // -checkpoint
 	every   time.Duration // -checkpoint-every
 	resume  string        // -resume
 	trace   string        // -trace
+	quiet   bool          // -quiet
 	resumed *checkpoint
+	// bar shows the run's progress on a terminal (nil: none).
+	bar *progress
 }
 
 // controlFlagNames are the flags that may differ between a run and its
@@ -148,6 +153,8 @@ func addControlFlags(fs *flag.FlagSet, command string) *control {
 	fs.DurationVar(&c.every, "checkpoint-every", time.Minute, "interval between checkpoints")
 	fs.StringVar(&c.resume, "resume", "", "continue the run saved in this checkpoint (its flags are reused)")
 	fs.StringVar(&c.trace, "trace", "", "stream the chains' states to this CSV file (one file a chain: FILE, or FILE with .cK before the extension for K chains), flushed at each checkpoint")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar (it is drawn on stderr only when stderr is a terminal and the run lasts over a second)")
+	c.out = fs.Output()
 	return c
 }
 
@@ -195,6 +202,9 @@ func (c *control) setup(fs *flag.FlagSet) error {
 		}
 		c.resumed = ck
 	}
+	if c.bar == nil && c.out != nil {
+		c.bar = newProgress(c.out, c.quiet)
+	}
 	c.args = nil
 	fs.VisitAll(func(f *flag.Flag) {
 		if !controlFlagNames[f.Name] {
@@ -212,6 +222,44 @@ type unit interface {
 	// save and load the chain's state for a checkpoint.
 	save() (chainCheck, error)
 	load(chainCheck) error
+}
+
+// progressCounter is implemented by units that publish their step count
+// while they advance (same units as runUnits' total), for the progress bar.
+type progressCounter interface {
+	progressCounter() *atomic.Int64
+}
+
+// watch draws the progress of the counters on c.bar, label and total (≤ 0:
+// unknown) as for progress.Start, until the returned stop is called.
+func (c *control) watch(label string, total int64, counters []*atomic.Int64) (stop func()) {
+	if c == nil || c.bar == nil || !c.bar.enabled || len(counters) == 0 {
+		return func() {}
+	}
+	c.bar.Start(label, total)
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(progressInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				var sum int64
+				for _, n := range counters {
+					sum += n.Load()
+				}
+				c.bar.Set(sum)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+		c.bar.Done()
+	}
 }
 
 // errInterrupted reports a run stopped by SIGINT/SIGTERM; with a
@@ -249,6 +297,16 @@ func (c *control) runUnits(ctx context.Context, units []unit, total int64) ([]in
 			done[k] = ck.Chains[k].Steps
 		}
 	}
+	var counters []*atomic.Int64
+	for k, u := range units {
+		if p, ok := u.(progressCounter); ok {
+			n := p.progressCounter()
+			n.Store(done[k])
+			counters = append(counters, n)
+		}
+	}
+	stop := c.watch(c.command, total*int64(len(units)), counters)
+	defer stop()
 	for {
 		seg, cancel := context.WithCancel(ctx)
 		var timer *time.Timer

@@ -5,10 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -148,9 +149,31 @@ func (j *job) run(ctx context.Context) (*jobResult, error) {
 	if j.budget > 0 {
 		runCtx, cancel := context.WithTimeout(ctx, j.budget)
 		defer cancel()
-		runner := gibbs.Runner{Steps: 1 << 62, Burn: j.burn}
-		_, err := runner.RunChainsFrom(runCtx, samplers, obs, nil)
-		if err != nil && !(errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) {
+		counts := make([]*atomic.Int64, len(samplers))
+		for c := range samplers {
+			counts[c] = new(atomic.Int64)
+		}
+		stop := ctl.watch(j.sampler, 0, counts)
+		var wg sync.WaitGroup
+		errs := make([]error, len(samplers))
+		for c, s := range samplers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := gibbs.Runner{Steps: 1 << 62, Burn: j.burn, Observers: obs[c], Progress: counts[c]}
+				if _, errs[c] = r.RunFrom(runCtx, s, 0); errs[c] != nil && !stopped(errs[c]) {
+					cancel() // a failing chain stops the others
+				}
+			}()
+		}
+		wg.Wait()
+		stop()
+		for c, err := range errs { // a chain's own failure first, then an interrupt
+			if err != nil && !stopped(err) {
+				return nil, fmt.Errorf("chain %d: %w", c, err)
+			}
+		}
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	} else if _, err := ctl.runUnits(ctx, units, j.steps); err != nil {
@@ -184,11 +207,15 @@ type gibbsUnit struct {
 	runner gibbs.Runner
 	done   int64
 	file   *traceFile // nil without -trace
+	count  atomic.Int64
 }
+
+func (u *gibbsUnit) progressCounter() *atomic.Int64 { return &u.count }
 
 func (u *gibbsUnit) advance(ctx context.Context, to int64) (int64, error) {
 	r := u.runner
 	r.Steps = to
+	r.Progress = &u.count
 	n, err := r.RunFrom(ctx, u.s, u.done)
 	u.done = n
 	return n, err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -262,7 +263,10 @@ type mhUnit struct {
 	burn, thin int64
 	acc        mhAccum
 	file       *traceFile
+	count      atomic.Int64 // u.done, published for the progress bar
 }
+
+func (u *mhUnit) progressCounter() *atomic.Int64 { return &u.count }
 
 // mhAccum is what an MH chain accumulates past the burn-in.
 type mhAccum struct {
@@ -272,11 +276,15 @@ type mhAccum struct {
 
 func (u *mhUnit) advance(ctx context.Context, to int64) (int64, error) {
 	doneCh := ctx.Done()
+	defer func() { u.count.Store(u.done) }()
 	for ; u.done < to; u.done++ {
 		select {
 		case <-doneCh:
 			return u.done, ctx.Err()
 		default:
+		}
+		if u.done&1023 == 0 {
+			u.count.Store(u.done)
 		}
 		u.s.Step()
 		if err := u.s.Err(); err != nil {

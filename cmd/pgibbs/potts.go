@@ -168,12 +168,14 @@ func runDefault(ctx context.Context, e *env, args []string) error {
 		"plain Gibbs and Poisson-Gibbs with λ = L², each for the same wall-clock budget, and prints a table.")
 	seconds := fs.Float64("seconds", 6, "wall-clock budget of each sampler")
 	seed := fs.Uint64("seed", 1, "random seed")
+	quiet := fs.Bool("quiet", false, "no progress bar (drawn on stderr only when it is a terminal)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if !(*seconds > 0) || *seconds > 86400 {
 		return usagef("-seconds %v: need a budget in (0, 86400]", *seconds)
 	}
+	ctl := &control{command: "default", bar: newProgress(e.stderr, *quiet)}
 	p := potts.Paper()
 	g, err := potts.New(p)
 	if err != nil {
@@ -188,7 +190,7 @@ func runDefault(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintln(tw, "sampler\tλ\titerations\tsteps/s\tfactors/step\tdraws/step\tmarginal ℓ2 error\t")
 	var rates [2]float64
 	for k, name := range []string{"gibbs", "pgibbs"} {
-		job := &discreteJob{model: g, sampler: name, budget: budget, chains: 1, seed: *seed}
+		job := &discreteJob{model: g, sampler: name, budget: budget, chains: 1, seed: *seed, ctl: ctl}
 		res, err := job.run(ctx)
 		if err != nil {
 			return err
