@@ -77,20 +77,24 @@ func TestCheckpointResume(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			ref := filepath.Join(dir, "ref.csv")
+			start := time.Now()
 			code, want, stderr := runCLI(t, append(tc.args, "-json", "-trace", ref)...)
 			if code != 0 {
 				t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
 			}
+			// Interruptions and checkpoints at fractions of the run's own
+			// duration, so that they land mid-run on fast and slow machines.
+			d := time.Since(start)
 			ck, tr := filepath.Join(dir, "ck"), filepath.Join(dir, "tr.csv")
-			args := append(tc.args, "-json", "-trace", tr, "-checkpoint", ck, "-checkpoint-every", "10ms")
-			code, _, stderr = runCtx(t, 60*time.Millisecond, args...)
+			args := append(tc.args, "-json", "-trace", tr, "-checkpoint", ck, "-checkpoint-every", (d / 10).String())
+			code, _, stderr = runCtx(t, d/3, args...)
 			if code != 130 || !strings.Contains(stderr, "-resume "+ck) {
 				t.Fatalf("interrupted run: exit %d, stderr %q; want 130 and how to resume", code, stderr)
 			}
 			// Resume and interrupt a few more times, then let it finish.
 			var got string
 			for range 4 {
-				code, got, stderr = runCtx(t, 40*time.Millisecond, tc.args[0], "-resume", ck, "-json")
+				code, got, stderr = runCtx(t, d/4, tc.args[0], "-resume", ck, "-json")
 				if code == 0 {
 					break
 				}
