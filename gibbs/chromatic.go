@@ -1,6 +1,10 @@
 package gibbs
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -180,3 +184,129 @@ func (c *Chromatic) Err() error {
 	}
 	return nil
 }
+
+// chromaticState is the snapshot of a Chromatic: the shared state once, and
+// each worker's own snapshot without its copy of the shared state.
+type chromaticState struct {
+	Version int       `json:"version"`
+	Kind    string    `json:"kind"`
+	Workers int       `json:"workers"`
+	Layout  string    `json:"layout"` // SHA-256 of the colour classes as split among the workers
+	Sweeps  int64     `json:"sweeps"`
+	X       []float64 `json:"x"`
+	// WorkerStates are the workers' snapshots (see Snapshotter) with
+	// their field "x", the shared state, left out.
+	WorkerStates []json.RawMessage `json:"worker_states"`
+}
+
+// layout returns a hash of which worker updates which variables in which
+// class, in which order: two Chromatics with the same layout, workers and
+// RNG streams run the same chain.
+func (c *Chromatic) layout() string {
+	h := sha256.New()
+	var b [8]byte
+	put := func(v int) {
+		binary.LittleEndian.PutUint64(b[:], uint64(v))
+		h.Write(b[:])
+	}
+	put(len(c.chunks))
+	for _, chunk := range c.chunks {
+		put(len(chunk))
+		for _, vars := range chunk {
+			put(len(vars))
+			for _, i := range vars {
+				put(i)
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Snapshot implements Snapshotter: it returns the shared state, the number
+// of sweeps and the workers' states (their counters) as versioned JSON.
+// The workers' random number generators are the caller's: marshal their
+// *rand.PCG sources alongside. It fails if a worker stopped on an error.
+func (c *Chromatic) Snapshot() ([]byte, error) {
+	if err := c.Err(); err != nil {
+		return nil, fmt.Errorf("gibbs: chromatic: snapshot of a sampler that stopped on an error: %w", err)
+	}
+	st := chromaticState{Version: snapshotVersion, Kind: "chromatic", Workers: len(c.workers), Layout: c.layout(),
+		Sweeps: c.sweeps, X: c.x}
+	for w, s := range c.workers {
+		sn, ok := s.(Snapshotter)
+		if !ok {
+			return nil, fmt.Errorf("gibbs: chromatic: worker %d (%T) cannot be snapshot", w, s)
+		}
+		data, err := sn.Snapshot()
+		if err != nil {
+			return nil, fmt.Errorf("gibbs: chromatic: worker %d: %w", w, err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(data, &fields); err != nil {
+			return nil, fmt.Errorf("gibbs: chromatic: worker %d: %w", w, err)
+		}
+		delete(fields, "x") // the shared state, stored once
+		if data, err = json.Marshal(fields); err != nil {
+			return nil, fmt.Errorf("gibbs: chromatic: worker %d: %w", w, err)
+		}
+		st.WorkerStates = append(st.WorkerStates, data)
+	}
+	return json.Marshal(st)
+}
+
+// Restore implements Snapshotter: it sets the shared state, the sweep count
+// and the workers' states from a snapshot of a Chromatic with the same
+// update sampler, number of workers and colour classes on the same model;
+// any difference is an error saying which. The caller restores the
+// workers' random number generators. If Restore fails after checking the
+// snapshot's shape, the sampler's state is unspecified (restore again
+// before sweeping).
+func (c *Chromatic) Restore(data []byte) error {
+	var st chromaticState
+	if err := json.Unmarshal(data, &st); err != nil {
+		return fmt.Errorf("gibbs: restore chromatic: %w", err)
+	}
+	switch {
+	case st.Version != snapshotVersion:
+		return fmt.Errorf("gibbs: restore chromatic: snapshot version %d, this build reads %d", st.Version, snapshotVersion)
+	case st.Kind != "chromatic":
+		return fmt.Errorf("gibbs: restore chromatic from a snapshot of %q", st.Kind)
+	case st.Workers != len(c.workers) || len(st.WorkerStates) != st.Workers:
+		return fmt.Errorf("gibbs: restore chromatic: snapshot of %d workers (%d worker states), the sampler has %d",
+			st.Workers, len(st.WorkerStates), len(c.workers))
+	case len(st.X) != len(c.x):
+		return fmt.Errorf("gibbs: restore chromatic: snapshot has %d variables, the model %d", len(st.X), len(c.x))
+	case st.Sweeps < 0:
+		return fmt.Errorf("gibbs: restore chromatic: snapshot has %d sweeps", st.Sweeps)
+	case st.Layout != c.layout():
+		return errors.New("gibbs: restore chromatic: the snapshot's colour classes or their split among workers differ from the sampler's")
+	}
+	x, err := json.Marshal(st.X)
+	if err != nil {
+		return fmt.Errorf("gibbs: restore chromatic: %w", err)
+	}
+	for w, s := range c.workers {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(st.WorkerStates[w], &fields); err != nil {
+			return fmt.Errorf("gibbs: restore chromatic: worker %d: %w", w, err)
+		}
+		fields["x"] = x
+		data, err := json.Marshal(fields)
+		if err != nil {
+			return fmt.Errorf("gibbs: restore chromatic: worker %d: %w", w, err)
+		}
+		sn, ok := s.(Snapshotter)
+		if !ok {
+			return fmt.Errorf("gibbs: restore chromatic: worker %d (%T) cannot be restored", w, s)
+		}
+		// Every worker's state is the shared slice: each Restore checks
+		// st.X against the model and copies it there.
+		if err := sn.Restore(data); err != nil {
+			return fmt.Errorf("gibbs: restore chromatic: worker %d: %w", w, err)
+		}
+	}
+	c.sweeps = st.Sweeps
+	return nil
+}
+
+var _ Snapshotter = (*Chromatic)(nil)

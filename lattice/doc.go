@@ -93,7 +93,9 @@
 // (short range: O(n·K), a few sweeps' worth) and otherwise by EnergyMC with n
 // pairs (O(n)); the Monte Carlo noise is independent between measurements,
 // so the binning error bars of [Measurer.Result] (diag.BinningError over the
-// per-sweep series) include it.
+// per-sweep series) include it. [Measurer.Snapshot] and [Measurer.Restore]
+// carry the series across a checkpoint (the counts are recomputed at the
+// next measurement; the Monte Carlo RNG is the caller's to save).
 //
 // # Validation
 //

@@ -252,3 +252,135 @@ func TestInvalidStates(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestMeasurerSnapshot: a run interrupted mid-sweep, its Measurer (and the
+// Monte Carlo energies' RNG) snapshotted and restored into a fresh one that
+// has measured other states, continues with the uninterrupted run's series.
+func TestMeasurerSnapshot(t *testing.T) {
+	for _, tc := range []struct {
+		p       Params
+		samples int
+	}{
+		{Params{Dim: 2, Size: 8, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: 1}, 0}, // Monte Carlo energies
+		{Params{Dim: 2, Size: 8, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.4}, ExactEnergy},
+		{Params{Dim: 1, Size: 30, Kernel: Gaussian{Gamma: 0.2}, Spin: Continuous(-1, 1), Beta: 1}, 50},
+	} {
+		l := mustNew(t, tc.p)
+		n := int64(l.Sites())
+		name := "pgibbs"
+		if tc.p.Spin.Kind == ContinuousSpins {
+			name = "pgda"
+		}
+		build := func() (*Measurer, *rand.PCG, gibbs.Sampler, *rand.PCG) {
+			msrc, ssrc := rand.NewPCG(3, 4), rand.NewPCG(5, 6)
+			m, err := NewMeasurer(l, rand.New(msrc), tc.samples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := gibbs.New(name, l, rand.New(ssrc), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m, msrc, s, ssrc
+		}
+		runner := gibbs.Runner{Steps: 40 * n, Burn: 3 * n, Scan: gibbs.SystematicScan}
+		ctx := context.Background()
+
+		want, _, s, _ := build()
+		runner.Observers = []gibbs.Observer{want}
+		if err := runner.Run(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+
+		first := 17*n + n/3 // mid-sweep
+		m, msrc, s, ssrc := build()
+		runner.Observers = []gibbs.Observer{m}
+		if _, err := (gibbs.Runner{Steps: first, Burn: runner.Burn, Scan: gibbs.SystematicScan, Observers: runner.Observers}).RunFrom(ctx, s, 0); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := m.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ssnap, _ := s.(gibbs.Snapshotter).Snapshot()
+		mrng, _ := msrc.MarshalBinary()
+		srng, _ := ssrc.MarshalBinary()
+
+		m2, msrc2, s2, ssrc2 := build()
+		for range 6 { // stale counts and series: Restore must replace them
+			m2.Measure(factorgraph.RandomState(l, rand.New(rand.NewPCG(9, 9))))
+		}
+		if err := m2.Restore(snap); err != nil {
+			t.Fatalf("%v: %v", l, err)
+		}
+		if err := s2.(gibbs.Snapshotter).Restore(ssnap); err != nil {
+			t.Fatal(err)
+		}
+		if msrc2.UnmarshalBinary(mrng) != nil || ssrc2.UnmarshalBinary(srng) != nil {
+			t.Fatal("unmarshal PCG")
+		}
+		runner.Observers = []gibbs.Observer{m2}
+		if _, err := runner.RunFrom(ctx, s2, first); err != nil {
+			t.Fatal(err)
+		}
+		if len(m2.Energies()) != 37 || !slices.Equal(want.Energies(), m2.Energies()) || !slices.Equal(want.Magnetisations(), m2.Magnetisations()) {
+			t.Errorf("%v: resumed series differ:\n%v\n%v", l, want.Magnetisations(), m2.Magnetisations())
+		}
+	}
+}
+
+func TestMeasurerRestoreErrors(t *testing.T) {
+	p := Params{Dim: 2, Size: 6, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 1}
+	l := mustNew(t, p)
+	m, _ := NewMeasurer(l, nil, ExactEnergy)
+	for range 5 {
+		m.Measure(make([]float64, 36))
+	}
+	good, err := m.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := func(p Params, samples int) []byte {
+		o, err := NewMeasurer(mustNew(t, p), rand.New(rand.NewPCG(1, 1)), samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := o.Snapshot()
+		return b
+	}
+	size, states, kernel := p, p, p
+	size.Size = 7
+	states.Spin = Potts(4)
+	kernel.Kernel = Gaussian{Gamma: 0.5}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"not JSON", []byte("{"), "restore measurer"},
+		{"other version", []byte(strings.Replace(string(good), `"version":1`, `"version":2`, 1)), "version 2"},
+		{"other kind", []byte(strings.Replace(string(good), `"lattice-measurer"`, `"trace"`, 1)), `"trace"`},
+		{"other size", other(size, ExactEnergy), "49 sites"},
+		{"other states", other(states, ExactEnergy), "4 states"},
+		{"other kernel", other(kernel, ExactEnergy), "offsets"},
+		{"other energy method", other(p, 10), "10 sampled pairs"},
+		{"ragged series", []byte(strings.Replace(string(good), `"magnetisation":[1,`, `"magnetisation":[`, 1)), "5 energies but 4"},
+	} {
+		if err := m.Restore(tc.data); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Restore error %v; want one saying %q", tc.name, err, tc.want)
+		}
+	}
+	if res, err := m.Result(); err != nil || res.Measurements != 5 {
+		t.Errorf("failed restores changed the measurer: %+v, %v", res, err)
+	}
+	// An invalid state seen before the snapshot is still reported after it.
+	m.Measure(make([]float64, 3))
+	bad, _ := m.Snapshot()
+	fresh, _ := NewMeasurer(l, nil, ExactEnergy)
+	if err := fresh.Restore(bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.Result(); err == nil || !strings.Contains(err.Error(), "state of 3 values") {
+		t.Errorf("restored error: %v", err)
+	}
+}

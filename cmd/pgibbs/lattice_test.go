@@ -1,13 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // latticeJSON runs `pgibbs lattice args… -json` and decodes its output.
@@ -167,6 +176,9 @@ func TestLatticeUsageErrors(t *testing.T) {
 		{"-sampler", "chromatic", "-kernel", "power"},
 		{"-update", "gibbs"},
 		{"-workers", "2"},
+		{"-chains", "0"},
+		{"-chains", "5000"},
+		{"-size", "4096", "-chains", "8"},
 		{"-lambda", "-1"},
 		{"-lambda", "1", "-lambda-scale", "1"},
 		{"-sweeps", "3"},
@@ -183,6 +195,374 @@ func TestLatticeUsageErrors(t *testing.T) {
 		}
 		if stderr == "" {
 			t.Errorf("%v: no message on stderr", args)
+		}
+	}
+}
+
+// readMeasurements reads a lattice trace file: the sweep numbers and the
+// two series.
+func readMeasurements(t *testing.T, path string) (sweeps []int, energy, mag []float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || strings.Join(rows[0], ",") != "sweep,energy_per_site,magnetisation" {
+		t.Fatalf("%s: header %v", path, rows[:min(1, len(rows))])
+	}
+	for _, r := range rows[1:] {
+		s, err1 := strconv.Atoi(r[0])
+		e, err2 := strconv.ParseFloat(r[1], 64)
+		m, err3 := strconv.ParseFloat(r[2], 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			t.Fatalf("%s: row %v", path, r)
+		}
+		sweeps, energy, mag = append(sweeps, s), append(energy, e), append(mag, m)
+	}
+	return sweeps, energy, mag
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// TestLatticeChains: -chains 3 runs three distinct chains, the first of
+// which is the single-chain run, pools their estimates and reports R̂ and
+// bulk ESS of the per-sweep series; the trace files hold those series.
+func TestLatticeChains(t *testing.T) {
+	dir := t.TempDir()
+	for _, sampler := range [][]string{{"-sampler", "pgibbs"}, {"-sampler", "chromatic", "-workers", "2"}} {
+		args := append([]string{"-size", "8", "-spin", "ising", "-beta", "0.3", "-sweeps", "800", "-burn", "50", "-seed", "4"}, sampler...)
+		one := filepath.Join(dir, "one.csv")
+		single := latticeJSON(t, append(args, "-trace", one)...)
+		three := filepath.Join(dir, "three.csv")
+		got := latticeJSON(t, append(args, "-chains", "3", "-trace", three)...)
+		if got["chains"] != 3.0 || single["chains"] != 1.0 {
+			t.Errorf("%v: chains %v and %v", sampler, single["chains"], got["chains"])
+		}
+		if got["steps"] != 3*64*850.0 || got["measurements"] != 800.0 {
+			t.Errorf("%v: %v steps, %v measurements; want 3 chains × 64 sites × 850 sweeps and 800 a chain", sampler, got["steps"], got["measurements"])
+		}
+		// Chain 0 is the single-chain run; the others differ.
+		if fileHash(t, one) != fileHash(t, tracePath(three, 0, 3)) {
+			t.Errorf("%v: chain 0 of three differs from the single chain", sampler)
+		}
+		var es, ms []float64
+		for c := range 3 {
+			sw, e, m := readMeasurements(t, tracePath(three, c, 3))
+			if len(sw) != 800 || sw[0] != 51 || sw[799] != 850 {
+				t.Fatalf("%v: chain %d's trace has %d rows, sweeps %d to %d; want 800, 51 to 850", sampler, c, len(sw), sw[0], sw[len(sw)-1])
+			}
+			if c > 0 && fileHash(t, tracePath(three, c, 3)) == fileHash(t, tracePath(three, c-1, 3)) {
+				t.Errorf("%v: chains %d and %d are the same chain", sampler, c-1, c)
+			}
+			es, ms = append(es, mean(e)), append(ms, mean(m))
+		}
+		// The pooled means are the chains' means averaged.
+		if e := got["energy_per_site"].(float64); math.Abs(e-mean(es)) > 1e-12 {
+			t.Errorf("%v: pooled energy %v, mean of the chains' traces %v", sampler, e, mean(es))
+		}
+		if m := got["magnetisation"].(float64); math.Abs(m-mean(ms)) > 1e-12 {
+			t.Errorf("%v: pooled magnetisation %v, mean of the chains' traces %v", sampler, m, mean(ms))
+		}
+		// At β = 0.3 (disordered) the chains mix in a few sweeps: R̂ ≈ 1
+		// and the bulk ESS is within a small factor of 3·800 draws over
+		// the correlation time.
+		rhat, ok := got["rhat_max"].(float64)
+		ess := got["ess_bulk_min"].(float64)
+		if !ok || !(rhat > 0.99 && rhat < 1.05) {
+			t.Errorf("%v: R̂ %v", sampler, got["rhat_max"])
+		}
+		tau := max(got["energy_tau"].(float64), got["magnetisation_tau"].(float64), 1)
+		if want := 3 * 800 / tau; !(ess > want/4 && ess < 4*want) {
+			t.Errorf("%v: bulk ESS %v, expected about %v (τ = %v)", sampler, ess, want, tau)
+		}
+		if single["rhat_max"] != nil || !(single["ess_bulk_min"].(float64) > 0) {
+			t.Errorf("%v: one chain: R̂ %v, ESS %v; want none and some", sampler, single["rhat_max"], single["ess_bulk_min"])
+		}
+		// Three chains' error bar is about a single chain's over √3.
+		if r := got["energy_error"].(float64) * math.Sqrt(3) / single["energy_error"].(float64); !(r > 0.5 && r < 2) {
+			t.Errorf("%v: pooled energy error %v, single chain %v", sampler, got["energy_error"], single["energy_error"])
+		}
+		if len(got["state_sha256"].(string)) != 64 || got["state_sha256"] == single["state_sha256"] {
+			t.Errorf("%v: state hashes %v, %v", sampler, single["state_sha256"], got["state_sha256"])
+		}
+	}
+}
+
+func TestPoolEstimates(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		in   []lattice.Estimate
+		want lattice.Estimate
+	}{
+		{[]lattice.Estimate{{Mean: 1.5, Err: 0.3, Tau: 2, Plateau: false}}, lattice.Estimate{Mean: 1.5, Err: 0.3, Tau: 2}},
+		{[]lattice.Estimate{{Mean: 1, Err: 0.3, Tau: 2, Plateau: true}, {Mean: 2, Err: 0.4, Tau: 4, Plateau: true}},
+			lattice.Estimate{Mean: 1.5, Err: 0.25, Tau: 3, Plateau: true}},
+		{[]lattice.Estimate{{Mean: 1, Err: 1, Tau: nan, Plateau: true}, {Mean: 1, Err: 1, Tau: 5}, {Mean: 4, Err: 1, Tau: 7, Plateau: true}, {Mean: 2, Err: 1, Tau: 3, Plateau: true}},
+			lattice.Estimate{Mean: 2, Err: 0.5, Tau: 5}},
+	} {
+		got := poolEstimates(tc.in)
+		if math.Abs(got.Mean-tc.want.Mean) > 1e-15 || math.Abs(got.Err-tc.want.Err) > 1e-15 || got.Tau != tc.want.Tau || got.Plateau != tc.want.Plateau {
+			t.Errorf("pool %+v = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// latticeCases are runs for the resume tests: a systematic-scan one that
+// stops mid-sweep and a chromatic one that stops between sweeps, each of
+// two chains with Monte Carlo or exact energies.
+var latticeCases = []struct {
+	name string
+	args []string
+}{
+	{"pgibbs", []string{"lattice", "-size", "16", "-spin", "ising", "-beta", "0.44", "-chains", "2", "-sweeps", "1500", "-seed", "2"}},
+	{"chromatic", []string{"lattice", "-size", "16", "-states", "3", "-beta", "1", "-sampler", "chromatic", "-workers", "2",
+		"-chains", "2", "-sweeps", "6000", "-seed", "3"}},
+	{"power", []string{"lattice", "-size", "10", "-kernel", "power", "-states", "3", "-beta", "0.4", "-sweeps", "1500"}},
+}
+
+// TestLatticeCheckpointResume: a lattice run interrupted several times and
+// resumed ends with the state, outputs and trace files of an uninterrupted
+// run.
+func TestLatticeCheckpointResume(t *testing.T) {
+	for _, tc := range latticeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ref := filepath.Join(dir, "ref.csv")
+			code, want, stderr := runCLI(t, append(tc.args, "-json", "-trace", ref)...)
+			if code != 0 {
+				t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
+			}
+			ck, tr := filepath.Join(dir, "ck"), filepath.Join(dir, "tr.csv")
+			args := append(tc.args, "-json", "-trace", tr, "-checkpoint", ck, "-checkpoint-every", "10ms")
+			code, _, stderr = runCtx(t, 60*time.Millisecond, args...)
+			if code != 130 || !strings.Contains(stderr, "-resume "+ck) {
+				t.Fatalf("interrupted run: exit %d, stderr %q; want 130 and how to resume", code, stderr)
+			}
+			var got string
+			for range 4 {
+				code, got, stderr = runCtx(t, 40*time.Millisecond, "lattice", "-resume", ck, "-json")
+				if code == 0 {
+					break
+				}
+				if code != 130 {
+					t.Fatalf("resumed run: exit %d: %s", code, stderr)
+				}
+			}
+			if code != 0 {
+				if code, got, stderr = runCLI(t, "lattice", "-resume", ck, "-json"); code != 0 {
+					t.Fatalf("final resumed run: exit %d: %s", code, stderr)
+				}
+			}
+			w, g := deterministic(t, want), deterministic(t, got)
+			delete(w, "setup_seconds")
+			delete(g, "setup_seconds")
+			if wj, gj := mustJSON(w), mustJSON(g); wj != gj {
+				t.Errorf("resumed run differs from the uninterrupted one:\n got %s\nwant %s", gj, wj)
+			}
+			chains := 1
+			if k := slices.Index(tc.args, "-chains"); k >= 0 {
+				chains, _ = strconv.Atoi(tc.args[k+1])
+			}
+			for c := range chains {
+				if a, b := fileHash(t, tracePath(ref, c, chains)), fileHash(t, tracePath(tr, c, chains)); a != b {
+					t.Errorf("trace of chain %d differs after interruptions", c)
+				}
+			}
+		})
+	}
+}
+
+// TestLatticeUnitResume drives lattice chains directly: stopped at every
+// kind of point (in the burn-in, mid-sweep, at a sweep's end), saved and
+// loaded into fresh chains, they end where uninterrupted chains end, and
+// their progress counters follow.
+func TestLatticeUnitResume(t *testing.T) {
+	for _, args := range [][]string{
+		{"-size", "10", "-kernel", "power", "-spin", "ising", "-beta", "0.3", "-sweeps", "30", "-burn", "5"}, // Monte Carlo energies
+		{"-size", "6", "-spin", "continuous", "-sampler", "pgda", "-sweeps", "20", "-burn", "3"},
+		{"-size", "6", "-sampler", "chromatic", "-workers", "3", "-states", "3", "-sweeps", "30", "-burn", "4"},
+	} {
+		build := func() *latticeUnit {
+			t.Helper()
+			fs := newFlags(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, "lattice", "")
+			var f latticeFlags
+			fs.IntVar(&f.dim, "dim", 2, "")
+			fs.IntVar(&f.size, "size", 0, "")
+			fs.StringVar(&f.kernel, "kernel", "nn", "")
+			fs.Float64Var(&f.sigma, "sigma", 1, "")
+			fs.StringVar(&f.spin, "spin", "potts", "")
+			fs.IntVar(&f.states, "states", 2, "")
+			fs.Float64Var(&f.lo, "lo", -1, "")
+			fs.Float64Var(&f.hi, "hi", 1, "")
+			fs.Float64Var(&f.beta, "beta", 1, "")
+			fs.StringVar(&f.sampler, "sampler", "pgibbs", "")
+			fs.IntVar(&f.workers, "workers", 1, "")
+			fs.IntVar(&f.sweeps, "sweeps", 0, "")
+			fs.IntVar(&f.burn, "burn", 0, "")
+			f.chains, f.seed, f.start = 1, 9, "hot"
+			if err := fs.Parse(args); err != nil {
+				t.Fatal(err)
+			}
+			f.set = map[string]bool{}
+			fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+			p, err := f.params()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.check(p); err != nil {
+				t.Fatal(err)
+			}
+			l, err := lattice.New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var classes [][]int
+			if f.sampler == "chromatic" {
+				if classes, err = l.Colouring(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			u, err := f.newUnit(l, p, classes, 0, &control{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return u
+		}
+		ctx := context.Background()
+		ref := build()
+		if n, err := ref.advance(ctx, ref.total); err != nil || n != ref.total || ref.count.Load() != ref.total {
+			t.Fatalf("%v: advanced to %d (progress %d) of %d: %v", args, n, ref.count.Load(), ref.total, err)
+		}
+		for _, stop := range []int64{2*ref.n + 1, 7*ref.n - 3, 9 * ref.n} {
+			u := build()
+			to := stop
+			if u.chrom != nil {
+				to = (stop + u.n - 1) / u.n * u.n // a chromatic chain stops between sweeps
+			}
+			if n, err := u.advance(ctx, to); err != nil || n != to || u.count.Load() != to {
+				t.Fatalf("%v: advanced to %d (progress %d), want %d: %v", args, n, u.count.Load(), to, err)
+			}
+			cc, err := u.save()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cc.Steps = to
+			v := build()
+			if _, err := v.advance(ctx, 3*v.n); err != nil { // scramble
+				t.Fatal(err)
+			}
+			if err := v.load(cc); err != nil {
+				t.Fatalf("%v: stopped at %d: %v", args, to, err)
+			}
+			if v.count.Load() != to {
+				t.Errorf("%v: progress %d after loading %d", args, v.count.Load(), to)
+			}
+			if _, err := v.advance(ctx, v.total); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ref.state(), v.state()) || ref.stats() != v.stats() ||
+				!slices.Equal(ref.meas.Energies(), v.meas.Energies()) || !slices.Equal(ref.meas.Magnetisations(), v.meas.Magnetisations()) {
+				t.Errorf("%v: resumed at %d: the chain ends elsewhere", args, to)
+			}
+		}
+	}
+}
+
+// TestLatticeCheckpointErrors: corrupt checkpoints, and checkpoints whose
+// contents do not fit the run they describe, are refused with a message
+// saying what is wrong; the good one still resumes.
+func TestLatticeCheckpointErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range latticeCases[:2] {
+		ck := filepath.Join(dir, tc.name)
+		code, _, stderr := runCtx(t, 60*time.Millisecond, append(tc.args, "-checkpoint", ck, "-checkpoint-every", "10ms")...)
+		if code != 130 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
+		}
+		good, err := readCheckpoint(ck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sweeps, _ := strconv.Atoi(tc.args[slices.Index(tc.args, "-sweeps")+1])
+		total := int64(sweeps+sweeps/10) * 256 // 16×16 sites, the default burn-in
+		nbad := 0
+		mutate := func(f func(c *checkpoint)) string {
+			var c checkpoint
+			b, _ := json.Marshal(good)
+			if err := json.Unmarshal(b, &c); err != nil {
+				t.Fatal(err)
+			}
+			f(&c)
+			nbad++
+			p := filepath.Join(dir, tc.name+strconv.Itoa(nbad))
+			if err := writeCheckpoint(p, &c); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		setArg := func(c *checkpoint, name, value string) {
+			for k, a := range c.Args {
+				if strings.HasPrefix(a, "-"+name+"=") {
+					c.Args[k] = "-" + name + "=" + value
+				}
+			}
+		}
+		raw, err := os.ReadFile(ck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flipped := bytes.Clone(raw)
+		flipped[len(flipped)/2] ^= 0x01
+		flippedPath := filepath.Join(dir, tc.name+"flipped")
+		if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name, path, want string
+		}{
+			{"bit flip", flippedPath, "corrupt"},
+			{"other chain count", mutate(func(c *checkpoint) { setArg(c, "chains", "3") }), "holds 2 chains, the run 3"},
+			{"past the end", mutate(func(c *checkpoint) { c.Chains[0].Steps = 1 << 40 }), "outside the run's"},
+			{"lost measurements", mutate(func(c *checkpoint) { c.Chains[1].Observers = c.Chains[1].Observers[:1] }), "measurement states"},
+			{"lost generator", mutate(func(c *checkpoint) { c.Chains[0].RNG = c.Chains[0].RNG[:7] }), "generator"},
+			{"measurements out of step", mutate(func(c *checkpoint) {
+				if c.Chains[0].Steps != total {
+					c.Chains[0].Steps = total
+				} else {
+					c.Chains[0].Steps = 0
+				}
+			}), "measurements after"},
+			{"other energies", mutate(func(c *checkpoint) { setArg(c, "energy-samples", "10") }), "sampled pairs"},
+		}
+		if tc.name == "chromatic" {
+			cases = append(cases,
+				struct{ name, path, want string }{"other workers", mutate(func(c *checkpoint) { setArg(c, "workers", "3") }), "snapshot of 2 workers"},
+				struct{ name, path, want string }{"mid-sweep", mutate(func(c *checkpoint) { c.Chains[0].Steps++ }), "whole sweeps"},
+				struct{ name, path, want string }{"other update", mutate(func(c *checkpoint) { setArg(c, "update", "gibbs") }), "restore gibbs from a snapshot of auto"})
+		} else {
+			cases = append(cases,
+				struct{ name, path, want string }{"other sampler", mutate(func(c *checkpoint) { setArg(c, "sampler", "gibbs") }), "restore gibbs from a snapshot of pgibbs"},
+				struct{ name, path, want string }{"other size", mutate(func(c *checkpoint) { setArg(c, "size", "12") }), "the model 144"})
+		}
+		for _, bc := range cases {
+			code, _, stderr := runCLI(t, "lattice", "-resume", bc.path)
+			if code != 1 || !strings.Contains(stderr, bc.want) {
+				t.Errorf("%s, %s: exit %d, stderr %q; want 1 and %q", tc.name, bc.name, code, stderr, bc.want)
+			}
+		}
+		if code, _, stderr := runCLI(t, "lattice", "-resume", ck); code != 0 {
+			t.Errorf("%s: good checkpoint: exit %d: %s", tc.name, code, stderr)
 		}
 	}
 }
