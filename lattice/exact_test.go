@@ -29,8 +29,8 @@ var exactCases = []struct {
 }
 
 // exactPi returns π over all states (site 0 fastest) from the pair sum
-// Σ_{i<j} βJ(r_ij) f(x_i, x_j), with the minimal-image distance computed from
-// coordinates, not from the lattice's offsets.
+// Σ_{i<j} βJ(r_ij) f(x_i, x_j) of pairEnergy, with the minimal-image distance
+// computed from coordinates, not from the lattice's offsets.
 func exactPi(p Params) []float64 {
 	n := 1
 	for range p.Dim {
@@ -46,25 +46,7 @@ func exactPi(p Params) []float64 {
 	mx := math.Inf(-1)
 	for s := range logp {
 		decodeState(s, q, x)
-		e := 0.0
-		for i := range n {
-			for j := i + 1; j < n; j++ {
-				d2 := minimalD2(p.Dim, p.Size, i, j)
-				if p.Cutoff > 0 && float64(d2) > p.Cutoff*p.Cutoff {
-					continue
-				}
-				var f float64
-				switch p.Spin.Kind {
-				case PottsSpins:
-					if x[i] == x[j] {
-						f = 1
-					}
-				case IsingSpins:
-					f = (2*x[i] - 1) * (2*x[j] - 1)
-				}
-				e += p.Beta * p.Kernel.Coupling(p.Dim, d2) * f
-			}
-		}
+		e := -p.Beta * float64(n) * pairEnergy(p, x) // β Σ_{i<j} J f
 		logp[s] = e
 		mx = max(mx, e)
 	}
