@@ -116,21 +116,6 @@ func (p *pgState) draw(c *chain, i int) bool {
 	return c.err == nil
 }
 
-// cache records the kept factors of the current draw with their
-// coefficients, for energy.
-func (p *pgState) cache(c *chain, i int) {
-	p.keys, p.s, p.inv, p.lo, p.hi = p.keys[:0], p.s[:0], p.inv[:0], p.lo[:0], p.hi[:0]
-	for _, k32 := range p.counts.Keys() {
-		k := int(k32)
-		mk := c.m.Bound(i, k)
-		lo, hi := factorgraph.Limits(mk)
-		p.keys = append(p.keys, k)
-		p.s = append(p.s, float64(p.counts.Count(k)))
-		p.inv = append(p.inv, 1/(p.a*mk))
-		p.lo, p.hi = append(p.lo, lo), append(p.hi, hi)
-	}
-}
-
 // discreteUpdate resamples discrete variable i (Algorithm 2).
 func (p *pgState) discreteUpdate(c *chain, i int) {
 	c.stats.Steps++
@@ -165,33 +150,6 @@ func (p *pgState) discreteUpdate(c *chain, i int) {
 		}
 	}
 	c.set(i, u)
-}
-
-// energy returns the minibatched energy U_s(x) = Σ_{s_φ>0} s_φ log(1 +
-// L φ̃(x)/(λM_φ)) of the soft factors of A[i] cached last, at the current x.
-func (p *pgState) energy(c *chain, i int) (float64, bool) {
-	u := 0.0
-	for j, k := range p.keys {
-		t := c.m.Eval(i, k, c.x)
-		if !(t >= p.lo[j] && t <= p.hi[j]) {
-			c.fail(factorgraph.CheckError(c.m, i, k, t))
-			return 0, false
-		}
-		if t != 0 {
-			u += p.s[j] * math.Log1p(t*p.inv[j])
-		}
-	}
-	return u, true
-}
-
-// bound returns max_x U_s(x) = Σ s_φ log(1 + L/λ), the envelope of
-// PG-rejection, for the cached draw.
-func (p *pgState) bound() float64 {
-	n := 0.0
-	for _, s := range p.s {
-		n += s
-	}
-	return n * math.Log1p(1/p.a)
 }
 
 // pgSource is the thinning of Statement 1 for the current variable.
