@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -97,27 +98,41 @@ func (a Alias) Build(w []float64, work []int32) error {
 func (a Alias) Len() int { return len(a.Prob) }
 
 // Pick returns an index drawn with probability proportional to its weight,
-// using one uniform variate from r.
+// using one 64-bit word from r (see Column).
 func (a Alias) Pick(r *rand.Rand) int {
-	k, u := Column(r, len(a.Prob))
-	if u < a.Prob[k] {
+	k, lo := column(r, len(a.Prob))
+	if unit(lo) < a.Prob[k] {
 		return k
 	}
 	return int(a.Index[k])
 }
 
 // Column is the first half of an alias pick from a table of n columns: a
-// uniform column k and a uniform u ∈ [0, 1) from one variate of r. The pick
-// is k if u < Prob[k], else Index[k]. Tables stored in other layouts (such as
+// uniform column k and a uniform u ∈ [0, 1) from one 64-bit word x of r.
+// The 128-bit product x·n is split: its high word is k = ⌊x·n/2⁶⁴⌋, its low
+// word the fraction x·n/2⁶⁴ − k, whose top 53 bits give u = (lo>>11)·2⁻⁵³,
+// a float of the same resolution as r.Float64. Given k, u is uniform and
+// independent of k; each column has probability 1/n and each threshold
+// test u < p probability ⌈p·2⁵³⌉·2⁻⁵³, both to within n·2⁻⁶⁴. The pick is k
+// if u < Prob[k], else Index[k]. Tables stored in other layouts (such as
 // factorgraph's per-variable entries) finish the pick themselves.
+//
+// (Splitting r.Float64()·n into integer and fractional part instead, as
+// this package did before, leaves u only 53 − log₂ n bits.)
 func Column(r *rand.Rand, n int) (k int, u float64) {
-	x := r.Float64() * float64(n)
-	k = int(x)
-	if k >= n { // x < n always for n < 2^53; keep the table safe anyway.
-		k = n - 1
-	}
-	return k, x - float64(k)
+	k, lo := column(r, n)
+	return k, unit(lo)
 }
+
+// column returns Column's k and the low word it takes u from; unlike
+// Column it is small enough for the compiler to inline.
+func column(r *rand.Rand, n int) (int, uint64) {
+	hi, lo := bits.Mul64(r.Uint64(), uint64(n))
+	return int(hi), lo
+}
+
+// unit returns the top 53 bits of x as a float in [0, 1).
+func unit(x uint64) float64 { return float64(x>>11) * 0x1p-53 }
 
 // Weight returns the probability with which Pick returns k, reconstructed
 // from the table (used in tests and diagnostics; O(n)).

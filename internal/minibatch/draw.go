@@ -2,9 +2,8 @@ package minibatch
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Source supplies the two operations of a thinned Poisson draw: a pick of an
@@ -34,13 +33,20 @@ func CheckMean(total float64) error {
 	return nil
 }
 
-// Poisson returns a draw from Poisson(mean) using gonum's distuv.Poisson
-// (zero when mean ≤ 0). The caller checks the mean with CheckMean.
-func Poisson(r *rand.Rand, mean float64) int {
-	if !(mean > 0) {
+// Threshold returns the integer t for which r.Uint64() < t has
+// probability p, exact to 2⁻⁶⁴: t = ⌊p·2⁶⁴⌋. A p ≤ 0 (or NaN) gives 0,
+// never true. A p ≥ 1 gives math.MaxUint64, true with probability
+// 1 − 2⁻⁶⁴ only: a caller whose p can be 1 handles it by keeping without a
+// draw, as Draw does with Keep ≥ 1. Precomputed thresholds let a hot loop
+// thin with an integer comparison and no float conversion.
+func Threshold(p float64) uint64 {
+	if !(p > 0) {
 		return 0
 	}
-	return int(distuv.Poisson{Lambda: mean, Src: r}.Rand())
+	if p >= 1 {
+		return math.MaxUint64
+	}
+	return uint64(p * 0x1p64) // p < 1, so p·2⁶⁴ ≤ 2⁶⁴ − 2¹¹: no overflow
 }
 
 // Draw samples independent counts s_k ~ Poisson(rate_k) by thinning
@@ -53,7 +59,21 @@ func Poisson(r *rand.Rand, mean float64) int {
 // bound is violated and the caller's model is wrong (callers check this).
 func Draw(r *rand.Rand, total float64, src Source, c *Counts) int {
 	c.Reset()
-	b := Poisson(r, total)
+	return thin(r, Poisson(r, total), src, c)
+}
+
+// DrawGen is Draw with B drawn from g, for a caller that draws many times
+// with one total (such as a per-variable bound) and keeps its generator,
+// g = NewPoissonGen(total). It gives the same counts as
+// Draw(r, g.Mean(), src, c) from the same stream.
+func DrawGen(r *rand.Rand, g *PoissonGen, src Source, c *Counts) int {
+	c.Reset()
+	return thin(r, g.Rand(r), src, c)
+}
+
+// thin makes b picks from src, keeps each with probability src.Keep(k)
+// into c, and returns b.
+func thin(r *rand.Rand, b int, src Source, c *Counts) int {
 	for range b {
 		k := src.Pick(r)
 		if p := src.Keep(k); p >= 1 || r.Float64() < p {

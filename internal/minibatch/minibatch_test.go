@@ -1,7 +1,9 @@
 package minibatch
 
 import (
+	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -34,25 +36,46 @@ func chiSquareP(t *testing.T, obs []int, p []float64) float64 {
 	return distuv.ChiSquared{K: float64(df)}.Survival(stat)
 }
 
-func TestAliasFrequencies(t *testing.T) {
-	tests := []struct {
-		name string
-		w    []float64
-	}{
-		{"single", []float64{3}},
-		{"uniform", []float64{1, 1, 1, 1}},
-		{"skewed", []float64{1000, 1, 1, 1, 0.001}},
-		{"zeros", []float64{0, 2, 0, 1, 0}},
-		{"random", func() []float64 {
-			r := rand.New(rand.NewPCG(7, 7))
-			w := make([]float64, 50)
-			for i := range w {
-				w[i] = r.ExpFloat64()
-			}
-			return w
-		}()},
+// aliasCases are the weights of the alias frequency tests.
+var aliasCases = []struct {
+	name string
+	w    []float64
+}{
+	{"single", []float64{3}},
+	{"uniform", []float64{1, 1, 1, 1}},
+	{"skewed", []float64{1000, 1, 1, 1, 0.001}},
+	{"zeros", []float64{0, 2, 0, 1, 0}},
+	{"random", func() []float64 {
+		r := rand.New(rand.NewPCG(7, 7))
+		w := make([]float64, 50)
+		for i := range w {
+			w[i] = r.ExpFloat64()
+		}
+		return w
+	}()},
+}
+
+// aliasFrequencyP returns the chi-square p-value of 200000 picks against
+// the normalised weights w.
+func aliasFrequencyP(t *testing.T, w []float64, pick func() int) float64 {
+	t.Helper()
+	total := 0.0
+	for _, x := range w {
+		total += x
 	}
-	for _, tt := range tests {
+	p := make([]float64, len(w))
+	for k, x := range w {
+		p[k] = x / total
+	}
+	obs := make([]int, len(w))
+	for range 200000 {
+		obs[pick()]++
+	}
+	return chiSquareP(t, obs, p)
+}
+
+func TestAliasFrequencies(t *testing.T) {
+	for _, tt := range aliasCases {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := NewAlias(tt.w)
 			if err != nil {
@@ -62,23 +85,83 @@ func TestAliasFrequencies(t *testing.T) {
 			for _, w := range tt.w {
 				total += w
 			}
-			p := make([]float64, len(tt.w))
 			for k, w := range tt.w {
-				p[k] = w / total
-				if got := a.Weight(k); math.Abs(got-p[k]) > 1e-12 {
-					t.Errorf("table weight of %d = %v, want %v", k, got, p[k])
+				if got := a.Weight(k); math.Abs(got-w/total) > 1e-12 {
+					t.Errorf("table weight of %d = %v, want %v", k, got, w/total)
 				}
 			}
 			r := rand.New(rand.NewPCG(1, 2))
-			obs := make([]int, len(tt.w))
-			for range 200000 {
-				obs[a.Pick(r)]++
-			}
-			if pv := chiSquareP(t, obs, p); pv < 1e-4 {
-				t.Errorf("chi-square p = %g: frequencies %v do not match weights %v", pv, obs, tt.w)
+			if pv := aliasFrequencyP(t, tt.w, func() int { return a.Pick(r) }); pv < 1e-4 {
+				t.Errorf("chi-square p = %g: frequencies do not match weights %v", pv, tt.w)
 			}
 		})
 	}
+}
+
+// pickWith is Alias.Pick with the column pick passed in.
+func pickWith(a Alias, r *rand.Rand, column func(*rand.Rand, int) (int, float64)) int {
+	k, u := column(r, len(a.Prob))
+	if u < a.Prob[k] {
+		return k
+	}
+	return int(a.Index[k])
+}
+
+// correlatedColumn is a broken Column: its threshold comes from the same
+// top bits of the word that chose the column, so that u ∈ [k/n, (k+1)/n).
+func correlatedColumn(r *rand.Rand, n int) (int, float64) {
+	x := r.Uint64()
+	hi, _ := bits.Mul64(x, uint64(n))
+	return int(hi), unit(x)
+}
+
+// TestAliasCatchesCorrelatedThreshold shows that the frequency check of
+// TestAliasFrequencies, same picks and sample size, rejects an alias pick
+// whose threshold u is not independent of its column k, on every table
+// where the pick depends on u at all (single and uniform tables have
+// Prob = 1 everywhere). pickWith is checked against Alias.Pick first.
+func TestAliasCatchesCorrelatedThreshold(t *testing.T) {
+	for _, tt := range aliasCases {
+		a, _ := NewAlias(tt.w)
+		r1, r2 := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
+		for range 1000 {
+			if x, y := a.Pick(r1), pickWith(a, r2, Column); x != y {
+				t.Fatalf("%s: Alias.Pick gave %d, pickWith(Column) %d", tt.name, x, y)
+			}
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		pv := aliasFrequencyP(t, tt.w, func() int { return pickWith(a, r, correlatedColumn) })
+		if broken := tt.name != "single" && tt.name != "uniform"; broken && pv > 1e-4 {
+			t.Errorf("%s: a correlated column/threshold pick passed the check (p = %g)", tt.name, pv)
+		}
+		t.Logf("%s: correlated pick p = %.3g", tt.name, pv)
+	}
+}
+
+// TestColumn checks Column's split of one word: the column from the high
+// word of x·n, the threshold from the top 53 bits of the low word.
+func TestColumn(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 1000, 1 << 20, 1<<31 - 1} {
+		r1, r2 := rand.New(rand.NewPCG(uint64(n), 3)), rand.New(rand.NewPCG(uint64(n), 3))
+		for range 100 {
+			k, u := Column(r1, n)
+			x := r2.Uint64()
+			hi, lo := bits.Mul64(x, uint64(n))
+			if k != int(hi) || u != float64(lo>>11)/(1<<53) || k < 0 || k >= n || u < 0 || u >= 1 {
+				t.Fatalf("n=%d: Column = (%d, %v) for x = %#x", n, k, u, x)
+			}
+		}
+	}
+	// Extremes: the largest word gives the last column and u < 1.
+	k, u := columnOf(math.MaxUint64, 5)
+	if k != 4 || !(u < 1) {
+		t.Errorf("x = 2⁶⁴−1, n = 5: (%d, %v)", k, u)
+	}
+}
+
+func columnOf(x uint64, n int) (int, float64) {
+	hi, lo := bits.Mul64(x, uint64(n))
+	return int(hi), unit(lo)
 }
 
 func TestAliasErrors(t *testing.T) {
@@ -217,6 +300,24 @@ func TestDrawDeterministic(t *testing.T) {
 	}
 }
 
+// TestDrawGen: DrawGen with NewPoissonGen(total) is Draw(total).
+func TestDrawGen(t *testing.T) {
+	w := []float64{1, 2, 3}
+	a, _ := NewAlias(w)
+	src := &rateSource{a: a, rate: []float64{0.5, 1, 2}, bound: w}
+	for _, total := range []float64{0, 0.3, 6, 60, 6e4} {
+		g := NewPoissonGen(total)
+		r1, r2 := rand.New(rand.NewPCG(9, 9)), rand.New(rand.NewPCG(9, 9))
+		c1, c2 := NewCounts(3), NewCounts(3)
+		for i := range 200 {
+			b1, b2 := Draw(r1, total, src, c1), DrawGen(r2, &g, src, c2)
+			if b1 != b2 || c1.Count(0) != c2.Count(0) || c1.Count(1) != c2.Count(1) || c1.Count(2) != c2.Count(2) {
+				t.Fatalf("total %g, draw %d: Draw and DrawGen differ", total, i)
+			}
+		}
+	}
+}
+
 func BenchmarkAliasPick(b *testing.B) {
 	w := make([]float64, 1000)
 	r := rand.New(rand.NewPCG(1, 1))
@@ -230,6 +331,32 @@ func BenchmarkAliasPick(b *testing.B) {
 		s += a.Pick(r)
 	}
 	_ = s
+}
+
+func BenchmarkTieredPick(b *testing.B) {
+	for _, n := range []int{100, 3000} {
+		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
+			w := make([]float64, n)
+			for k := range w {
+				w[k] = math.Exp(-0.01 * float64(k))
+			}
+			nt := NumTiers(n)
+			a := Tiered{
+				Top:  Alias{Prob: make([]float64, nt), Index: make([]int32, nt)},
+				Cols: Alias{Prob: make([]float64, n), Index: make([]int32, n)},
+			}
+			if err := a.Build(w, make([]int32, n)); err != nil {
+				b.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(1, 1))
+			s := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				s += a.Pick(r)
+			}
+			sinkInt = s
+		})
+	}
 }
 
 func BenchmarkDraw(b *testing.B) {

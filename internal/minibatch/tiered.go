@@ -99,17 +99,25 @@ func (a Tiered) Build(w []float64, work []int32) error {
 	return nil
 }
 
-// Pick returns entry k with probability w_k/Σw.
+// Pick returns entry k with probability w_k/Σw, from one 64-bit word of r
+// for the tier (when there are several) and one for the entry (see Column).
+// Two words, not one: the low word left by the tier's pick is uniform, but
+// its top bits have already decided the tier's alias test (u < Prob[t]),
+// so picking the entry with them would tie the entry to that decision.
 func (a Tiered) Pick(r *rand.Rand) int {
 	lo := 0
 	n := len(a.Cols.Prob)
-	if len(a.Top.Prob) > 1 {
+	if nt := len(a.Top.Prob); nt > 1 {
+		t, u := column(r, nt)
+		if unit(u) >= a.Top.Prob[t] {
+			t = int(a.Top.Index[t])
+		}
 		var hi int
-		lo, hi = TierBounds(a.Top.Pick(r), n)
+		lo, hi = TierBounds(t, n)
 		n = hi - lo
 	}
-	k, u := Column(r, n)
-	if u < a.Cols.Prob[lo+k] {
+	k, u := column(r, n)
+	if unit(u) < a.Cols.Prob[lo+k] {
 		return lo + k
 	}
 	return lo + int(a.Cols.Index[lo+k])
