@@ -178,7 +178,9 @@ func (t *Table) Validate(domains []Domain) error {
 }
 
 // Potts is the pairwise factor φ(x) = W·δ(x_A, x_B) of the Potts model: W
-// when the two discrete variables agree, 0 otherwise.
+// when the two discrete variables agree, 0 otherwise. Builder.Build
+// compiles Potts factors (and Tables) into flat arrays that the samplers
+// read instead of calling Value, so W must not change after Build.
 type Potts struct {
 	scope [2]int
 	W     float64

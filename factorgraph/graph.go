@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pgibbs/pgibbs/internal/kernel"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -52,6 +53,8 @@ type Graph struct {
 	bipOnce sync.Once
 	bip     *bipartite
 	bipErr  error
+
+	kern *kernel.Graph // the compiled neighbourhoods (compiled.go)
 }
 
 // entry is one factor of A[i] with what a minibatch draw needs once the
@@ -135,6 +138,7 @@ func (g *Graph) compile(softDeg, hardDeg []int32) {
 	work := make([]int32, maxSoft)
 	g.alias = minibatch.Alias{Prob: make([]float64, len(g.soft)), Index: make([]int32, len(g.soft))}
 	g.top = minibatch.Alias{Prob: make([]float64, g.topStart[n]), Index: make([]int32, g.topStart[n])}
+	g.kern = &kernel.Graph{SoftStart: g.softStart, Cols: g.alias, TopStart: g.topStart, Top: g.top}
 	for i := range n {
 		s, e := g.softStart[i], g.softStart[i+1]
 		if s == e {
@@ -149,6 +153,7 @@ func (g *Graph) compile(softDeg, hardDeg []int32) {
 			panic("factorgraph: internal error: " + err.Error()) // weights are positive and finite by construction
 		}
 	}
+	g.compileKernel()
 }
 
 // NumVars returns the number of variables.
@@ -204,14 +209,7 @@ func (g *Graph) Pick(i int, r *rand.Rand) int {
 }
 
 // tiers returns the tiered alias table of A[i].
-func (g *Graph) tiers(i int) minibatch.Tiered {
-	s, e := g.softStart[i], g.softStart[i+1]
-	ts, te := g.topStart[i], g.topStart[i+1]
-	return minibatch.Tiered{
-		Top:  minibatch.Alias{Prob: g.top.Prob[ts:te], Index: g.top.Index[ts:te]},
-		Cols: minibatch.Alias{Prob: g.alias.Prob[s:e], Index: g.alias.Index[s:e]},
-	}
-}
+func (g *Graph) tiers(i int) minibatch.Tiered { return g.kern.Tiers(i) }
 
 // FactorIndex returns the index (as added to the Builder) of the k-th factor
 // of A[i].

@@ -34,11 +34,22 @@ type continuous struct {
 	pg       *pgState  // nil: exact energies
 	degM     int       // m: degree of the energy (DA) or density (ITS) interpolant
 	degK     int       // k: degree of DA's density interpolant
-	nodes    []float64 // Chebyshev points of the current variable's interval
-	energies []float64 // energies at the nodes
+	nodes    []float64 // Chebyshev points of [nodesLo, nodesHi], then x_i
+	energies []float64 // energies at nodes
+	nodesLo  float64
+	nodesHi  float64
+	nodesOK  bool // nodes hold the Chebyshev points of [nodesLo, nodesHi]
 	series   chebyshev.Series
 	its      its.Sampler
 	maxTries int64
+
+	// sec is the model's batched evaluation along one variable, or nil
+	// (then section evaluates point by point).
+	sec factorgraph.SectionEvaluator
+	// vals holds one factor's values at the points of a section, chunk
+	// the values of a chunk of factors at one point.
+	vals  []float64
+	chunk [64]float64
 
 	// uncorrected skips the Metropolis–Hastings correction: the deliberately
 	// broken variant of the exactness tests. Never set outside tests.
@@ -86,8 +97,10 @@ func newContinuous(name string, meth method, minibatched bool, m factorgraph.Mod
 			}
 		}
 	}
-	s.nodes = make([]float64, s.degM+1)
-	s.energies = make([]float64, s.degM+1)
+	s.nodes = make([]float64, s.degM+2)
+	s.energies = make([]float64, s.degM+2)
+	s.vals = make([]float64, s.degM+2)
+	s.sec, _ = m.(factorgraph.SectionEvaluator)
 	return s, nil
 }
 
@@ -139,21 +152,106 @@ func (s *continuous) Update(i int) {
 	s.polynomial(i, d)
 }
 
-// energy returns the energy of variable i's conditional at x_{i←v}: the
-// exact Σ_{φ∈A[i]} φ̃, or the minibatched U_s plus the exact hard factors.
-func (s *continuous) energy(i int, v float64) (float64, bool) {
+// energy sets u[j] to the energy of variable i's conditional at
+// x_{i←at[j]}: the exact Σ_{φ∈A[i]} φ̃, or the minibatched U_s of the soft
+// factors cached last plus the exact hard factors. It evaluates one factor
+// at all the points at once (section) and, for every point, adds the
+// factors' terms in the order of A[i] (soft factors in the order of the
+// draw's keys, then hard factors), so each u[j] is the same sum, bit for
+// bit, as a point-by-point evaluation. It reports false after recording an
+// error (a value outside its factor's range, or NaN).
+func (s *continuous) energy(i int, at, u []float64) bool {
+	u = u[:len(at)]
+	clear(u)
+	soft, hard := s.m.Degree(i)
+	from := 0
+	if p := s.pg; p != nil {
+		for j, k := range p.keys {
+			t := s.section(i, k, at)
+			lo, hi, sk, inv := p.lo[j], p.hi[j], p.s[j], p.inv[j]
+			for v, tv := range t {
+				if !(tv >= lo && tv <= hi) {
+					s.fail(factorgraph.CheckError(s.m, i, k, tv))
+					return false
+				}
+				if tv != 0 {
+					u[v] += sk * math.Log1p(tv*inv) // s_φ log(1 + L φ̃/(λM_φ))
+				}
+			}
+		}
+		from = soft
+	}
+	for k := from; k < soft+hard; k++ {
+		t := s.section(i, k, at)
+		lo, hi := factorgraph.Limits(s.m.Bound(i, k))
+		for v, tv := range t {
+			if !(tv >= lo && tv <= hi) {
+				s.fail(factorgraph.CheckError(s.m, i, k, tv))
+				return false
+			}
+			u[v] += tv
+		}
+	}
+	return true
+}
+
+// section returns φ̃ of the k-th factor of A[i] at x_{i←at[j]} for every j,
+// in s.vals.
+func (s *continuous) section(i, k int, at []float64) []float64 {
+	t := s.vals[:len(at)]
+	if s.sec != nil {
+		s.sec.EvalSection(i, k, s.x, at, t)
+		return t
+	}
+	save := s.x[i]
+	for j, v := range at {
+		s.x[i] = v
+		t[j] = s.m.Eval(i, k, s.x)
+	}
+	s.x[i] = save
+	return t
+}
+
+// energyAt returns the energy of variable i's conditional at the single
+// point x_{i←v}, the same sum as energy's: for one point, setting x_i and
+// evaluating each factor directly costs less than a section per factor.
+func (s *continuous) energyAt(i int, v float64) (float64, bool) {
 	save := s.x[i]
 	s.x[i] = v
-	defer func() { s.x[i] = save }()
+	u, ok := s.energyHere(i)
+	s.x[i] = save
+	return u, ok
+}
+
+// energyHere returns the energy of variable i's conditional at the current
+// state. It evaluates the minibatch's factors in chunks, values first and
+// their terms after, so that the evaluations of a chunk, independent of
+// each other, overlap in the processor (one after the other, each term's
+// log1p would wait for its factor's value); the terms are added in the
+// same order. The exact terms (a plain sum) are added as they come:
+// chunking them measured slower on cheap factors.
+func (s *continuous) energyHere(i int) (float64, bool) {
 	soft, hard := s.m.Degree(i)
 	u := 0.0
 	from := 0
-	if s.pg != nil {
-		e, ok := s.pg.energy(&s.chain, i)
-		if !ok {
-			return 0, false
+	if p := s.pg; p != nil {
+		for c := 0; c < len(p.keys); c += len(s.chunk) {
+			keys := p.keys[c:min(c+len(s.chunk), len(p.keys))]
+			t := s.chunk[:len(keys)]
+			for j, k := range keys {
+				t[j] = s.m.Eval(i, k, s.x)
+			}
+			for j, tj := range t {
+				if !(tj >= p.lo[c+j] && tj <= p.hi[c+j]) {
+					s.fail(factorgraph.CheckError(s.m, i, keys[j], tj))
+					return 0, false
+				}
+				if tj != 0 {
+					u += p.s[c+j] * math.Log1p(tj*p.inv[c+j])
+				}
+			}
 		}
-		u, from = e, soft
+		from = soft
 	}
 	for k := from; k < soft+hard; k++ {
 		t := s.m.Eval(i, k, s.x)
@@ -169,23 +267,28 @@ func (s *continuous) energy(i int, v float64) (float64, bool) {
 // polynomial draws x_i from a Chebyshev approximation of its conditional
 // and corrects the draw by Metropolis–Hastings (Algorithm 3).
 func (s *continuous) polynomial(i int, d factorgraph.Domain) {
-	nodes, err := chebyshev.Points(s.nodes, s.degM, d.Lo, d.Hi) // reuses s.nodes
-	if err != nil {
-		s.fail(fmt.Errorf("variable %d: %w", i, err))
-		return
-	}
-	for j, t := range nodes {
-		u, ok := s.energy(i, t)
-		if !ok {
+	if !s.nodesOK || d.Lo != s.nodesLo || d.Hi != s.nodesHi {
+		s.nodesOK = false
+		nodes, err := chebyshev.Points(s.nodes[:0], s.degM, d.Lo, d.Hi) // reuses s.nodes
+		if err != nil {
+			s.fail(fmt.Errorf("variable %d: %w", i, err))
 			return
 		}
-		s.energies[j] = u
+		s.nodes, s.nodesLo, s.nodesHi, s.nodesOK = nodes[:s.degM+2], d.Lo, d.Hi, true
 	}
+	// The energies at the m+1 nodes and, for the correction, at x_i, in
+	// one pass over the factors.
+	s.nodes[s.degM+1] = s.x[i]
+	if !s.energy(i, s.nodes, s.energies) {
+		return
+	}
+	u := s.energies[:s.degM+1]
+	var err error
 	if s.method == methodITS {
-		err = s.its.FitLogDensity(d.Lo, d.Hi, s.energies) // f̃ ≈ exp(U), degree 2m
+		err = s.its.FitLogDensity(d.Lo, d.Hi, u) // f̃ ≈ exp(U), degree 2m
 	} else {
-		floorHard(s.energies)
-		if err = s.series.Fit(d.Lo, d.Hi, s.energies); err == nil { // Ũ, degree m
+		floorHard(u)
+		if err = s.series.Fit(d.Lo, d.Hi, u); err == nil { // Ũ, degree m
 			err = s.its.FitEnergySeries(&s.series, s.degK) // f̃ ≈ exp(Ũ), degree 2k
 		}
 	}
@@ -201,15 +304,11 @@ func (s *continuous) polynomial(i int, d factorgraph.Domain) {
 		return
 	}
 	// MH correction: p = exp(U(v)) f̃(x_i) / (exp(U(x_i)) f̃(v)).
-	uOld, ok := s.energy(i, s.x[i])
+	uNew, ok := s.energyAt(i, v)
 	if !ok {
 		return
 	}
-	uNew, ok := s.energy(i, v)
-	if !ok {
-		return
-	}
-	logp := s.its.LogAcceptRatio(s.x[i], uOld, v, uNew)
+	logp := s.its.LogAcceptRatio(s.x[i], s.energies[s.degM+1], v, uNew)
 	if logp >= 0 || math.Log(s.r.Float64()) < logp {
 		s.x[i] = v
 		s.stats.Accepted++
@@ -261,7 +360,7 @@ func (s *continuous) rejection(i int, d factorgraph.Domain) {
 		}
 		s.stats.Tries++
 		v := d.Lo + (d.Hi-d.Lo)*s.r.Float64()
-		u, ok := s.energy(i, v)
+		u, ok := s.energyAt(i, v)
 		if !ok {
 			return
 		}
@@ -360,7 +459,7 @@ func NewPGRejection(m factorgraph.Model, r *rand.Rand, opt *Options) (PGRejectio
 }
 
 // cache records the kept factors of the current draw with their
-// coefficients, for energy.
+// coefficients, for continuous.energy.
 func (p *pgState) cache(c *chain, i int) {
 	p.keys, p.s, p.inv, p.lo, p.hi = p.keys[:0], p.s[:0], p.inv[:0], p.lo[:0], p.hi[:0]
 	for _, k32 := range p.counts.Keys() {
@@ -372,23 +471,6 @@ func (p *pgState) cache(c *chain, i int) {
 		p.inv = append(p.inv, 1/(p.a*mk))
 		p.lo, p.hi = append(p.lo, lo), append(p.hi, hi)
 	}
-}
-
-// energy returns the minibatched energy U_s(x) = Σ_{s_φ>0} s_φ log(1 +
-// L φ̃(x)/(λM_φ)) of the soft factors of A[i] cached last, at the current x.
-func (p *pgState) energy(c *chain, i int) (float64, bool) {
-	u := 0.0
-	for j, k := range p.keys {
-		t := c.m.Eval(i, k, c.x)
-		if !(t >= p.lo[j] && t <= p.hi[j]) {
-			c.fail(factorgraph.CheckError(c.m, i, k, t))
-			return 0, false
-		}
-		if t != 0 {
-			u += p.s[j] * math.Log1p(t*p.inv[j])
-		}
-	}
-	return u, true
 }
 
 // bound returns max_x U_s(x) = Σ s_φ log(1 + L/λ), the envelope of

@@ -1,14 +1,17 @@
 package gibbs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/spin"
 	"github.com/pgibbs/pgibbs/tgm"
 )
 
@@ -407,5 +410,132 @@ func TestContinuousErrors(t *testing.T) {
 	}
 	if s.Err() == nil {
 		t.Error("rejection sampling with acceptance ≈ e⁻¹⁹⁰ reported no error after its try budget")
+	}
+}
+
+// narrowed is a factor that declares a narrower range than its values
+// take: the inner factor's range shrunk to its lower fraction frac. It
+// passes the inner factor's Section on, so the samplers' batched path is
+// what meets the bad values.
+type narrowed struct {
+	factorgraph.Factor
+	frac float64
+}
+
+func (f narrowed) Range() (lo, hi float64) {
+	lo, hi = f.Factor.Range()
+	return lo, lo + f.frac*(hi-lo)
+}
+
+func (f narrowed) Section(dst, x []float64, i int, at []float64) {
+	f.Factor.(factorgraph.Sectioner).Section(dst, x, i, at)
+}
+
+// TestContinuousRangeErrors: a value outside its factor's declared range
+// (or NaN), met while the continuous samplers evaluate a factor along a
+// variable at many points at once, stops the chain with a RangeError that
+// names the factor: for a Func factor (evaluated point by point), a spin
+// pair and a mixture datum factor (their own Section), soft or hard, exact
+// and minibatched.
+func TestContinuousRangeErrors(t *testing.T) {
+	build := func(b *factorgraph.Builder) *factorgraph.Graph {
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	type bad struct {
+		name   string
+		g      *factorgraph.Graph
+		factor string // substring of the error naming the culprit
+		hard   bool
+	}
+	var cases []bad
+
+	// A Func factor that returns 2 on part of the interval, declared [0, 1].
+	b := factorgraph.NewBuilder()
+	b.AddVariables(2, factorgraph.Interval(0, 1))
+	b.AddFactor(fn([]int{0, 1}, 0, 1, func(x []float64) float64 { return x[0] * x[1] }))
+	b.AddFactor(fn([]int{0, 1}, 0, 1, func(x []float64) float64 {
+		if x[0] > 0.9 {
+			return 2
+		}
+		return 0.5 * x[1]
+	}))
+	cases = append(cases, bad{"func", build(b), "factor 1 (vars 0,1)", false})
+
+	// The same as a hard factor returning NaN.
+	b = factorgraph.NewBuilder()
+	b.AddVariables(2, factorgraph.Interval(0, 1))
+	b.AddFactor(fn([]int{0, 1}, 0, 1, func(x []float64) float64 { return x[0] * x[1] }))
+	b.AddFactor(fn([]int{0, 1}, 0, math.Inf(1), func(x []float64) float64 {
+		if x[0] > 0.9 {
+			return math.NaN()
+		}
+		return 0
+	}))
+	cases = append(cases, bad{"hard-NaN", build(b), "factor 1 (vars 0,1)", true})
+
+	// Spin pairs, the third declaring a third of its true range.
+	b = factorgraph.NewBuilder()
+	b.AddVariables(3, factorgraph.Interval(-1, 1))
+	b.AddFactor(spin.NewPair(0, 1, 0.5, -1, 1))
+	b.AddFactor(spin.NewPair(1, 2, 0.7, -1, 1))
+	b.AddFactor(narrowed{spin.NewPair(0, 2, 0.9, -1, 1), 1.0 / 3})
+	cases = append(cases, bad{"spin", build(b), "factor 2 (vars 0,2)", false})
+
+	// Mixture data factors, datum 7 declaring half of its range.
+	cfg := tgm.GibbsConfig()
+	cfg.N, cfg.Beta = 10, 0.5
+	mix, err := tgm.Generate(cfg, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mg, err := mix.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = factorgraph.NewBuilder()
+	b.AddVariable(mg.Domain(0))
+	b.AddVariable(mg.Domain(1))
+	for f := range mg.NumFactors() {
+		if f == 7 {
+			b.AddFactor(narrowed{mg.Factor(f), 0.5})
+			continue
+		}
+		b.AddFactor(mg.Factor(f))
+	}
+	cases = append(cases, bad{"tgm", build(b), "factor 7 (vars 0,1)", false})
+
+	for _, c := range cases {
+		for _, sc := range contSamplers() {
+			if sc.rejection && c.hard {
+				continue
+			}
+			s, err := sc.new(c.g, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", c.name, sc.name, err)
+			}
+			for range 2000 {
+				s.Step()
+				if s.Err() != nil {
+					break
+				}
+			}
+			var re *factorgraph.RangeError
+			if !errors.As(s.Err(), &re) {
+				t.Errorf("%s: %s: Err() = %v, want a RangeError", c.name, sc.name, s.Err())
+				continue
+			}
+			if !strings.Contains(re.Error(), c.factor) {
+				t.Errorf("%s: %s: error %q does not name %s", c.name, sc.name, re, c.factor)
+			}
+			steps := s.Stats().Steps
+			s.Step()
+			if s.Stats().Steps != steps {
+				t.Errorf("%s: %s: chain kept moving after an error", c.name, sc.name)
+			}
+		}
 	}
 }

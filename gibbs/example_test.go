@@ -72,7 +72,7 @@ func ExamplePoissonGibbs() {
 	// L = 3.0, λ = L² = 9.00
 	// P(x0 = 1) ≈ 0.73
 	// P(x1 = 1) ≈ 0.65
-	// P(x2 = 1) ≈ 0.60
+	// P(x2 = 1) ≈ 0.59
 }
 
 // Independent chains run in parallel, each with its own RNG stream.
@@ -155,7 +155,7 @@ func ExampleDoubleMINGibbs() {
 	fmt.Printf("P(x0 = 1) ≈ %.2f (exact 0.731)\n", m.Probs()[0][1])
 	// Output:
 	// λ1 = 9, λ2 = 90
-	// P(x0 = 1) ≈ 0.73 (exact 0.731)
+	// P(x0 = 1) ≈ 0.74 (exact 0.731)
 }
 
 // Auto updates each variable by plain Gibbs or Poisson-Gibbs, whichever is

@@ -42,6 +42,18 @@ func (s *Gibbs) Update(i int) {
 // exactUpdate resamples discrete variable i from its full conditional
 // (Algorithm 1).
 func (c *chain) exactUpdate(i int) {
+	switch {
+	case c.kg != nil:
+		c.exactCompiled(i)
+	case c.torus != nil:
+		c.exactTorus(i)
+	default:
+		c.exactGeneric(i)
+	}
+}
+
+// exactGeneric is exactUpdate through the model's interface.
+func (c *chain) exactGeneric(i int) {
 	c.stats.Steps++
 	u := c.u[:c.m.Domain(i).Size]
 	clear(u)

@@ -22,7 +22,8 @@ type estimator struct {
 	lambda float64
 	psi    float64
 	counts *minibatch.Counts
-	src    *globalSource // a pointer: a value would be boxed, allocating, at each draw
+	src    *globalSource      // a pointer: a value would be boxed, allocating, at each draw
+	ce     *compiledEstimator // the compiled path (compiled.go), or nil
 }
 
 type globalSource struct{ m factorgraph.GlobalModel }
@@ -34,13 +35,20 @@ func newEstimator(m factorgraph.GlobalModel, lambda float64) (*estimator, error)
 	if err := minibatch.CheckMean(lambda); err != nil {
 		return nil, fmt.Errorf("λ = %g: %w", lambda, err)
 	}
-	return &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors()), src: &globalSource{m}}, nil
+	e := &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors()), src: &globalSource{m}}
+	if k, ok := m.(kerneler); ok {
+		e.ce = newCompiledEstimator(k.Kernel(), m, lambda)
+	}
+	return e, nil
 }
 
 // estimate returns a fresh ε(x), the number of picks and the number of
 // distinct factors evaluated, or an error for a factor value outside its
 // range.
 func (e *estimator) estimate(r *rand.Rand, x []float64) (eps float64, picks, factors int, err error) {
+	if e.ce != nil {
+		return e.estimateCompiled(r, x)
+	}
 	picks = minibatch.Draw(r, e.lambda, e.src, e.counts)
 	for _, f32 := range e.counts.Keys() {
 		f := int(f32)
@@ -68,6 +76,9 @@ func globalModel(name string, m factorgraph.Model) (factorgraph.GlobalModel, err
 // hardEnergies sets h[v] to the sum of the hard factors of A[i] at x_{i←v}
 // (0 everywhere without hard factors). It reports false after an error.
 func (c *chain) hardEnergies(i int, h []float64) bool {
+	if c.kg != nil {
+		return c.hardCompiled(i, h)
+	}
 	clear(h)
 	soft, hard := c.m.Degree(i)
 	for k := soft; k < soft+hard; k++ {
@@ -178,6 +189,7 @@ func (s *MINGibbs) Update(i int) {
 //	log ψ(u) = Σ_{s_φ>0} s_φ (L/(λM_φ)) φ̃(x_{i←u}).
 type proposal struct {
 	lambda float64
+	li     []float64 // L_i
 	counts *minibatch.Counts
 	src    *localSource
 	logPsi []float64 // log ψ of the soft part, per value
@@ -193,8 +205,13 @@ func (l *localSource) Pick(r *rand.Rand) int { return l.m.Pick(l.i, r) }
 func (*localSource) Keep(int) float64        { return 1 }
 
 func newProposal(c *chain, lambda float64) *proposal {
+	li := make([]float64, c.m.NumVars())
+	for i := range li {
+		li[i] = c.m.Li(i)
+	}
 	return &proposal{
 		lambda: lambda,
+		li:     li,
 		counts: minibatch.NewCounts(max(c.m.MaxDegree(), 1)),
 		src:    &localSource{m: c.m},
 		logPsi: make([]float64, len(c.u)),
@@ -205,6 +222,9 @@ func newProposal(c *chain, lambda float64) *proposal {
 // draw draws the minibatch and a value v ~ ψ·exp(hard factors) for variable
 // i; it fills p.logPsi. It returns −1 after recording an error.
 func (p *proposal) draw(c *chain, i int) int {
+	if c.kg != nil {
+		return p.drawCompiled(c, i)
+	}
 	d := c.m.Domain(i).Size
 	logPsi, w := p.logPsi[:d], p.w[:d]
 	if !c.hardEnergies(i, w) {
@@ -315,6 +335,9 @@ func (s *MGPMH) Update(i int) {
 // softDelta returns Σ_{soft φ∈A[i]} φ̃(x_{i←v}) − φ̃(x_{i←cur}), evaluating
 // every soft factor of A[i] at both values.
 func (c *chain) softDelta(i, cur, v int) (float64, bool) {
+	if c.kg != nil {
+		return c.softDeltaCompiled(i, cur, v)
+	}
 	soft, _ := c.m.Degree(i)
 	du := 0.0
 	for k := range soft {

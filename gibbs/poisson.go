@@ -69,8 +69,21 @@ type pgState struct {
 	lambda      float64
 	perVariable bool
 	counts      *minibatch.Counts
-	src         *pgSource
+	picks       []int32 // the B2 picks of draw
 	a           float64 // λ/L of the current draw
+
+	// The compiled path (compiled.go): L_i per variable, log(1 + L/λ) and
+	// its negative powers for the global λ, Potts counts per value.
+	li     []float64
+	full   float64
+	pow    []float64
+	n      []int32
+	gens   []pgGen
+	genIdx []int32
+	tmp    pgGen
+	seen   []uint32 // seen[k] = epoch: the k-th soft factor of A[i] was picked
+	epoch  uint32
+	tor    *torusPG // the torus path's precomputed draw (torus.go), or nil
 
 	// The kept factors of the current draw, for repeated energy
 	// evaluations (continuous samplers): local index, count s_φ,
@@ -90,7 +103,23 @@ func newPGState(c *chain, opt *Options) (*pgState, error) {
 		return nil, fmt.Errorf("λ = %g, L = %g: %w", lambda, c.m.L(), err)
 	}
 	p := &pgState{lambda: lambda, perVariable: opt.PerVariable, counts: minibatch.NewCounts(max(c.m.MaxDegree(), 1))}
-	p.src = &pgSource{c: c}
+	if c.kg != nil {
+		p.li = make([]float64, c.m.NumVars())
+		for i := range p.li {
+			p.li[i] = c.m.Li(i)
+		}
+		if l := c.m.L(); l > 0 {
+			p.a = lambda / l
+			p.full = math.Log1p(1 / p.a)
+			p.pow = newPow(p.full)
+		}
+		p.n = make([]int32, len(c.u))
+		p.initGens(c)
+		p.seen = make([]uint32, max(c.m.MaxDegree(), 1))
+	}
+	if c.torus != nil {
+		p.tor = newTorusPG(c.torus, lambda)
+	}
 	return p, nil
 }
 
@@ -106,18 +135,70 @@ func (p *pgState) scale(m factorgraph.Model, i int) (l, lambda float64) {
 
 // draw draws the counts s_φ of the soft factors of A[i] at the current
 // state into p.counts. It reports false after recording an error.
+//
+// It draws Statement 1's counts s_φ ~ Poisson(aM_φ + φ̃(x)), a = λ/L, as
+// the sum of two independent thinned processes (see compiledUpdate for the
+// argument): B1 ~ Poisson(a·L_i) picks ∝ M_φ, all kept, evaluate nothing;
+// B2 ~ Poisson(L_i) picks ∝ M_φ, each kept with probability φ̃(x)/M_φ. The
+// B2 picks are all drawn before any is evaluated, so that the memory reads
+// of the picks and then of the picked factors overlap.
 func (p *pgState) draw(c *chain, i int) bool {
 	l, lambda := p.scale(c.m, i)
-	p.a = lambda / l
-	p.src.i, p.src.a = i, p.a
-	// Statement 1: B ~ Poisson(L_i(λ/L + 1)), picks ∝ M_φ, thinning.
-	c.stats.Picks += int64(minibatch.Draw(c.r, c.m.Li(i)*(p.a+1), p.src, p.counts))
-	c.stats.Factors += int64(p.counts.Len())
-	return c.err == nil
+	a := lambda / l
+	p.a = a
+	li := c.m.Li(i)
+	b1, b2 := minibatch.Poisson(c.r, a*li), minibatch.Poisson(c.r, li)
+	c.stats.Picks += int64(b1 + b2)
+	counts := p.counts
+	counts.Reset()
+	picks := p.picks[:0]
+	if c.kg != nil {
+		tiers := c.kg.Tiers(i)
+		for range b1 {
+			counts.Add(tiers.Pick(c.r))
+		}
+		for range b2 {
+			picks = append(picks, int32(tiers.Pick(c.r)))
+		}
+	} else {
+		for range b1 {
+			counts.Add(c.m.Pick(i, c.r))
+		}
+		for range b2 {
+			picks = append(picks, int32(c.m.Pick(i, c.r)))
+		}
+	}
+	p.picks = picks
+	for _, k32 := range picks {
+		k := int(k32)
+		mk := c.m.Bound(i, k)
+		t := c.m.Eval(i, k, c.x)
+		if !factorgraph.InRange(t, mk) {
+			c.fail(factorgraph.CheckError(c.m, i, k, t))
+			return false
+		}
+		if t >= mk || c.r.Float64()*mk < t {
+			counts.Add(k)
+		}
+	}
+	c.stats.Factors += int64(counts.Len())
+	return true
 }
 
 // discreteUpdate resamples discrete variable i (Algorithm 2).
 func (p *pgState) discreteUpdate(c *chain, i int) {
+	switch {
+	case c.kg != nil:
+		p.compiledUpdate(c, i)
+	case c.torus != nil:
+		p.torusUpdate(c, i)
+	default:
+		p.genericUpdate(c, i)
+	}
+}
+
+// genericUpdate is discreteUpdate through the model's interface.
+func (p *pgState) genericUpdate(c *chain, i int) {
 	c.stats.Steps++
 	u := c.u[:c.m.Domain(i).Size]
 	if !c.hardEnergies(i, u) {
@@ -150,25 +231,4 @@ func (p *pgState) discreteUpdate(c *chain, i int) {
 		}
 	}
 	c.set(i, u)
-}
-
-// pgSource is the thinning of Statement 1 for the current variable.
-type pgSource struct {
-	c *chain
-	i int
-	a float64 // λ/L
-}
-
-func (p *pgSource) Pick(r *rand.Rand) int { return p.c.m.Pick(p.i, r) }
-
-// Keep returns (λM_φ/L + φ̃(x)) / (M_φ(λ/L + 1)).
-func (p *pgSource) Keep(k int) float64 {
-	c := p.c
-	mk := c.m.Bound(p.i, k)
-	t := c.m.Eval(p.i, k, c.x)
-	if !factorgraph.InRange(t, mk) {
-		c.fail(factorgraph.CheckError(c.m, p.i, k, t))
-		return 0
-	}
-	return (p.a*mk + t) / (mk * (p.a + 1))
 }

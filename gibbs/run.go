@@ -130,7 +130,18 @@ func Streams(seed uint64, k int) []*rand.Rand {
 // StreamSource returns the PCG source of chain c for seed (see Streams).
 func StreamSource(seed uint64, c int) *rand.PCG {
 	s := seed ^ (uint64(c)+1)*0x9e3779b97f4a7c15
-	return rand.NewPCG(splitmix(&s), splitmix(&s))
+	p := new(paddedPCG)
+	p.Seed(splitmix(&s), splitmix(&s))
+	return &p.PCG
+}
+
+// paddedPCG fills a 64-byte size class, which the allocator aligns to 64
+// bytes: each stream's state alone on its cache line, so that parallel
+// workers (Chromatic) drawing from neighbouring streams do not invalidate
+// each other's line at every draw.
+type paddedPCG struct {
+	rand.PCG
+	_ [64 - 16]byte
 }
 
 func splitmix(s *uint64) uint64 {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/kernel"
 )
 
 // Sampler is a single-site Markov chain on a factor graph.
@@ -153,11 +154,17 @@ type chain struct {
 	r       *rand.Rand
 	x       []float64
 	free    []int
+	allFree bool // free is 0, 1, …, n−1: pick needs no lookup (identityFree)
 	clamped []bool
 	stats   Stats
 	err     error
 	u, buf  []float64   // per-value energies and factor values, len ≥ max domain size
+	buf2    []float64   // a second per-value buffer
 	update  func(i int) // the sampler's Update, for Step and Sweep
+
+	kg    *kernel.Graph // the model's compiled neighbourhoods, or nil (compiled.go)
+	torus *kernel.Torus // the model's compiled torus form, or nil (torus.go)
+	size  []int32       // domain size of each variable (0: continuous)
 }
 
 // newChain checks the model and options common to all samplers and sets up
@@ -171,12 +178,21 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 	}
 	n := m.NumVars()
 	c := chain{m: m, r: r, free: m.Free(), clamped: make([]bool, n)}
+	c.allFree = identityFree(c.free, n)
 	if len(c.free) == 0 {
 		return chain{}, fmt.Errorf("gibbs: %s: every variable is observed; nothing to sample", name)
 	}
 	maxD := 1
+	c.size = make([]int32, n)
+	if k, ok := m.(kerneler); ok {
+		c.kg = k.Kernel()
+	}
+	if t, ok := m.(toruser); ok {
+		c.torus = t.Torus()
+	}
 	for i := range n {
 		d := m.Domain(i)
+		c.size[i] = int32(d.Size)
 		if _, ok := m.Observed(i); ok {
 			c.clamped[i] = true
 		} else if discrete && !d.IsDiscrete() {
@@ -186,6 +202,7 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 	}
 	c.u = make([]float64, maxD)
 	c.buf = make([]float64, maxD)
+	c.buf2 = make([]float64, maxD)
 	if opt == nil {
 		opt = &Options{}
 	}
@@ -261,7 +278,12 @@ func (c *chain) Stats() Stats { return c.stats }
 func (c *chain) Err() error { return c.err }
 
 // pick returns a free variable chosen uniformly.
-func (c *chain) pick() int { return c.free[c.r.IntN(len(c.free))] }
+func (c *chain) pick() int {
+	if c.allFree {
+		return c.r.IntN(len(c.free))
+	}
+	return c.free[c.r.IntN(len(c.free))]
+}
 
 // Step resamples a uniformly chosen free variable and returns it.
 func (c *chain) Step() int {

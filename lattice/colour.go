@@ -52,8 +52,8 @@ func (l *Lattice) checkerboard() (func(i int) int, int) {
 	if l.size%2 != 0 {
 		return nil, 0
 	}
-	for _, o := range l.off {
-		if (o.c[0]+o.c[1]+o.c[2])%2 == 0 {
+	for k := range l.ents {
+		if c := l.geo.Components(&l.ents[k]); (c[0]+c[1]+c[2])%2 == 0 {
 			return nil, 0
 		}
 	}
@@ -74,8 +74,8 @@ func (l *Lattice) product() (func(i int) int, int, error) {
 	total := 1
 	for a := range l.dim {
 		r := 0
-		for _, o := range l.off {
-			r = max(r, abs32(o.c[a]))
+		for k := range l.ents {
+			r = max(r, abs32(l.geo.Components(&l.ents[k])[a]))
 		}
 		col, m := axisColouring(l.size, r)
 		if err := checkAxis(col, r); err != nil {

@@ -58,16 +58,29 @@
 // # Memory and cost
 //
 // Nothing of size n·K is stored. The model holds, per offset, its
-// components, M_k, and one column of a tiered Walker alias table
-// (internal/minibatch.Tiered) over the offsets sorted by decreasing |J|: one
-// table serves every site, Pick is O(1) and reads a few cache lines because
-// the heavy offsets come first. That is about 36 bytes an offset plus the
+// components premultiplied by the axes' strides and its signed bound ±M_k,
+// and one Walker alias table over the offsets sorted by decreasing |J|
+// (internal/kernel.TorusTable): a flat table of packed 40-byte columns over
+// the 1024 heaviest offsets, which one 64-bit random word picks from and
+// which stays in cache, with one bucket column for each tier of lighter
+// offsets (tiers of 1024, 2048, 4096, … offsets, each with a flat table of
+// its own, drawn from with a second word when its bucket comes up). One
+// table serves every site. That is about 40 bytes an offset plus the
 // free-variable list of n ints that factorgraph.Model requires: the
 // 1000×1000 power-law lattice (K = 999 999 offsets, 5·10¹¹ implicit pair
-// factors) takes 44 MB and is built in about 0.15 s (enumeration, an integer
-// sort of the offsets by |J|, the alias table). Neighbour(i, k) computes the
+// factors) takes 48 MB and is built in about 0.2 s (enumeration, an integer
+// sort of the offsets by |J|, the alias tables). Neighbour(i, k) computes the
 // coordinates of i with a multiplication-based division (no division
-// instruction) and wraps the offset's components.
+// instruction) and wraps the offset's components without a branch.
+//
+// For discrete spins the same arrays form a kernel.Torus ([Lattice.Torus]),
+// which package gibbs's Gibbs and Poisson-Gibbs updates detect and run on
+// directly: no interface call per factor, the neighbours computed inline,
+// Potts and Ising pairs (whose φ̃ is M_k or 0) accumulated into per-value
+// counts, the exact two-phase Poisson draw with precomputed generators
+// (every site has the same L_i = L), and for nearest-neighbour Ising
+// models a tabulated heat bath whose chromatic sweep runs within a factor
+// 1.5 of a hand-written int8 checkerboard loop.
 //
 // A *Lattice is a factorgraph.Model, so every single-site sampler of package
 // gibbs runs on it unchanged: Poisson-Gibbs touches O(λ + L) factors a step

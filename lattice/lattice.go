@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/internal/minibatch"
+	"github.com/pgibbs/pgibbs/internal/kernel"
 )
 
 // SpinKind is the kind of variable at each site.
@@ -124,12 +124,13 @@ const (
 //
 // The k-th factor of A[i] is the pair {i, Neighbour(i, k)}, a soft factor
 // with M = |βJ_k|·(fmax − fmin); offsets are sorted by decreasing |J|, and
-// one tiered alias table over them serves every site. Memory is O(K).
+// one alias table over them serves every site. Memory is O(K).
 type Lattice struct {
 	p          Params
 	dim, size  int
 	n          int
 	div        fastDiv // division by size
+	geo        kernel.Geometry
 	kind       SpinKind
 	q          int
 	fmin, fmax float64 // range of the pair function
@@ -137,10 +138,15 @@ type Lattice struct {
 	jPerM      float64 // |J_k| = M_k·jPerM
 	signBeta   float64 // ±1
 
-	off   []entry // the offsets, by decreasing M
+	// The offsets, by decreasing M, in the form package gibbs's loops read
+	// (kernel.Torus shares both slices): ents[k] the components
+	// premultiplied by the strides, w[k] = ±M_k (negative when β·J_k < 0).
+	ents  []kernel.TorusEnt
+	w     []float64
 	l     float64 // L = Σ_k M_k
 	jsum  float64 // Σ_k |J_k|
-	table minibatch.Tiered
+	table *kernel.TorusTable
+	torus *kernel.Torus // the samplers' compiled form (discrete spins), or nil
 	free  []int
 	dom   factorgraph.Domain
 }
@@ -149,14 +155,6 @@ var (
 	_ factorgraph.Model     = (*Lattice)(nil)
 	_ factorgraph.Adjacency = (*Lattice)(nil)
 )
-
-// entry is one offset of A[i]: what Eval and Bound read, in one place so
-// that a pick of a light, rarely used offset costs one cache line here.
-type entry struct {
-	m    float64  // M_k
-	c    [3]int32 // components, axis 0 first; unused axes 0
-	anti bool     // β·J_k < 0
-}
 
 // offset is one coupled displacement during construction.
 type offset struct {
@@ -323,7 +321,11 @@ func build(p Params, offs []offset) (*Lattice, error) {
 	l := &Lattice{
 		p: p, dim: p.Dim, size: p.Size, n: n, div: newFastDiv(p.Size), kind: p.Spin.Kind, q: p.Spin.States,
 		fmin: fmin, fmax: fmax, invSpan: 1 / span, jPerM: 1 / (span * math.Abs(p.Beta)), signBeta: math.Copysign(1, p.Beta),
-		off: make([]entry, len(offs)),
+		w: make([]float64, len(offs)),
+	}
+	var err error
+	if l.geo, err = kernel.NewGeometry(p.Dim, p.Size); err != nil {
+		return nil, err
 	}
 	if l.kind == ContinuousSpins {
 		l.dom = factorgraph.Interval(p.Spin.Lo, p.Spin.Hi)
@@ -337,7 +339,7 @@ func build(p Params, offs []offset) (*Lattice, error) {
 		if !(mk > 0) || math.IsInf(mk, 0) {
 			return nil, fmt.Errorf("β·J·(range of f) = %v·%v·%v at offset %v is not a finite positive bound", p.Beta, o.j, span, fmtOffset(o.c, p.Dim))
 		}
-		l.off[k] = entry{m: mk, c: o.c, anti: w < 0}
+		l.w[k] = math.Copysign(mk, w)
 		l.l += mk
 		l.jsum += math.Abs(o.j)
 	}
@@ -345,17 +347,22 @@ func build(p Params, offs []offset) (*Lattice, error) {
 		return nil, fmt.Errorf("L = Σ M over %d offsets overflows", len(offs))
 	}
 	kk := len(offs)
-	nt := minibatch.NumTiers(kk)
-	l.table = minibatch.Tiered{
-		Top:  minibatch.Alias{Prob: make([]float64, nt), Index: make([]int32, nt)},
-		Cols: minibatch.Alias{Prob: make([]float64, kk), Index: make([]int32, kk)},
+	comps := make([][3]int32, kk)
+	m := make([]float64, kk)
+	for k, o := range offs {
+		comps[k], m[k] = o.c, math.Abs(l.w[k])
 	}
-	w := make([]float64, kk)
-	for k, e := range l.off {
-		w[k] = e.m
-	}
-	if err := l.table.Build(w, make([]int32, kk)); err != nil {
+	if l.ents, err = kernel.NewEnts(l.dim, l.size, comps, l.w); err != nil {
 		return nil, err
+	}
+	l.table = kernel.NewTorusTable(l.ents)
+	if err := l.table.Build(m, make([]int32, kk)); err != nil {
+		return nil, err
+	}
+	if l.kind != ContinuousSpins {
+		if l.torus, err = kernel.NewTorus(l.dim, l.size, l.q, l.kind == IsingSpins, l.ents, l.w, l.table); err != nil {
+			return nil, err
+		}
 	}
 	l.free = make([]int, n)
 	for i := range l.free {
@@ -407,17 +414,6 @@ func (f fastDiv) quo(a int) int {
 	return int(hi)
 }
 
-// wrap brings a coordinate in (−n, 2n) back to [0, n).
-func wrap(c, n int) int {
-	if c >= n {
-		return c - n
-	}
-	if c < 0 {
-		return c + n
-	}
-	return c
-}
-
 // Params returns the parameters of the lattice.
 func (l *Lattice) Params() Params { return l.p }
 
@@ -425,27 +421,24 @@ func (l *Lattice) Params() Params { return l.p }
 func (l *Lattice) Sites() int { return l.n }
 
 // NumOffsets returns K, the number of coupled offsets: every site's degree.
-func (l *Lattice) NumOffsets() int { return len(l.off) }
+func (l *Lattice) NumOffsets() int { return len(l.w) }
 
 // PairFactors returns the number of implicit pair factors, n·K/2.
-func (l *Lattice) PairFactors() float64 { return float64(l.n) * float64(len(l.off)) / 2 }
+func (l *Lattice) PairFactors() float64 { return float64(l.n) * float64(len(l.w)) / 2 }
 
 // Offset appends to dst the components of the k-th offset (axis 0, the
 // slowest in site numbering, first) and returns it.
 func (l *Lattice) Offset(dst []int, k int) []int {
+	c := l.geo.Components(&l.ents[k])
 	for a := range l.dim {
-		dst = append(dst, int(l.off[k].c[a]))
+		dst = append(dst, int(c[a]))
 	}
 	return dst
 }
 
 // Coupling returns J of the k-th offset.
 func (l *Lattice) Coupling(k int) float64 {
-	j := l.off[k].m * l.jPerM * l.signBeta
-	if l.off[k].anti {
-		return -j
-	}
-	return j
+	return l.w[k] * l.jPerM * l.signBeta
 }
 
 // CouplingSum returns Σ_j |J_ij| over the other sites j of any site i.
@@ -480,25 +473,19 @@ func (l *Lattice) Coords(dst []int, i int) []int {
 // Neighbour returns the site j = i + offset k (modulo N along each axis), the
 // other site of the k-th factor of A[i]. It does not allocate.
 func (l *Lattice) Neighbour(i, k int) int {
-	o := &l.off[k].c
-	n := l.size
-	switch l.dim {
-	case 1:
-		return wrap(i+int(o[0]), n)
-	case 2:
-		r := l.div.quo(i)
-		c := i - r*n
-		return wrap(r+int(o[0]), n)*n + wrap(c+int(o[1]), n)
-	}
-	rc := l.div.quo(i) // z·N + y
-	c := i - rc*n
-	z := l.div.quo(rc)
-	y := rc - z*n
-	return (wrap(z+int(o[0]), n)*n+wrap(y+int(o[1]), n))*n + wrap(c+int(o[2]), n)
+	b0, b1, b2 := l.geo.Bases(i)
+	return l.geo.Neighbour(b0, b1, b2, &l.ents[k])
 }
 
+// Torus returns the compiled form of the lattice that package gibbs's hot
+// loops run on, or nil for continuous spins. The caller must not modify it.
+func (l *Lattice) Torus() *kernel.Torus { return l.torus }
+
+// m returns M_k.
+func (l *Lattice) m(k int) float64 { return math.Abs(l.w[k]) }
+
 // isAnti reports whether β·J_k < 0.
-func (l *Lattice) isAnti(k int) bool { return l.off[k].anti }
+func (l *Lattice) isAnti(k int) bool { return l.w[k] < 0 }
 
 // NumVars returns the number of sites.
 func (l *Lattice) NumVars() int { return l.n }
@@ -519,16 +506,17 @@ func (l *Lattice) L() float64 { return l.l }
 func (l *Lattice) Li(int) float64 { return l.l }
 
 // MaxDegree returns K.
-func (l *Lattice) MaxDegree() int { return len(l.off) }
+func (l *Lattice) MaxDegree() int { return len(l.w) }
 
 // Degree returns K soft factors and no hard factor.
-func (l *Lattice) Degree(int) (soft, hard int) { return len(l.off), 0 }
+func (l *Lattice) Degree(int) (soft, hard int) { return len(l.w), 0 }
 
 // Bound returns M of the k-th offset.
-func (l *Lattice) Bound(_, k int) float64 { return l.off[k].m }
+func (l *Lattice) Bound(_, k int) float64 { return l.m(k) }
 
-// Pick returns an offset drawn with probability M_k/L from the one tiered
-// alias table shared by all sites.
+// Pick returns an offset drawn with probability M_k/L from the one alias
+// table shared by all sites (a flat table over the heaviest offsets, a
+// tiered one over the rest: kernel.TorusTable).
 func (l *Lattice) Pick(_ int, r *rand.Rand) int { return l.table.Pick(r) }
 
 // Eval returns φ̃ = φ − lo of the pair {i, Neighbour(i, k)}: for discrete
@@ -537,8 +525,8 @@ func (l *Lattice) Pick(_ int, r *rand.Rand) int { return l.table.Pick(r) }
 func (l *Lattice) Eval(i, k int, x []float64) float64 {
 	j := l.Neighbour(i, k)
 	if l.kind != ContinuousSpins {
-		if e := &l.off[k]; (x[i] == x[j]) != e.anti {
-			return e.m
+		if w := l.w[k]; (x[i] == x[j]) != (w < 0) {
+			return math.Abs(w)
 		}
 		return 0
 	}
@@ -547,10 +535,10 @@ func (l *Lattice) Eval(i, k int, x []float64) float64 {
 
 // contEval returns φ̃ of the k-th offset for continuous spins with product p.
 func (l *Lattice) contEval(k int, p float64) float64 {
-	if e := &l.off[k]; e.anti {
-		return e.m * (l.fmax - p) * l.invSpan
+	if w := l.w[k]; w < 0 {
+		return -w * (l.fmax - p) * l.invSpan
 	}
-	return l.off[k].m * (p - l.fmin) * l.invSpan
+	return l.w[k] * (p - l.fmin) * l.invSpan
 }
 
 // EvalAll sets dst[v] = φ̃ of the k-th factor of A[i] with x_i = v. For
@@ -565,8 +553,8 @@ func (l *Lattice) EvalAll(i, k int, x, dst []float64) {
 		return
 	}
 	v := int(x[j])
-	mk := l.off[k].m
-	if l.off[k].anti {
+	mk := l.m(k)
+	if l.isAnti(k) {
 		for t := range dst {
 			dst[t] = mk
 		}
@@ -584,7 +572,7 @@ func (l *Lattice) EvalAll(i, k int, x, dst []float64) {
 // Describe names the k-th factor of A[i], e.g. "pair (5, 6) at offset (0,1)
 // (J = 1)", and returns its declared range [lo, lo + M].
 func (l *Lattice) Describe(i, k int) (name string, lo, hi float64) {
-	c := l.off[k].c
+	c := l.geo.Components(&l.ents[k])
 	name = fmt.Sprintf("pair (%d, %d) at offset %s (J = %g)", i, l.Neighbour(i, k), fmtOffset(c, l.dim), l.Coupling(k))
 	w := l.p.Beta * l.Coupling(k)
 	if w >= 0 {
@@ -592,14 +580,15 @@ func (l *Lattice) Describe(i, k int) (name string, lo, hi float64) {
 	} else {
 		lo = w * l.fmax
 	}
-	return name, lo, lo + l.off[k].m
+	return name, lo, lo + l.m(k)
 }
 
 // Neighbours implements factorgraph.Adjacency: it appends the K sites
 // coupled to i (each once, in offset order) to dst.
 func (l *Lattice) Neighbours(dst []int, i int) []int {
-	for k := range l.off {
-		dst = append(dst, l.Neighbour(i, k))
+	b0, b1, b2 := l.geo.Bases(i)
+	for k := range l.ents {
+		dst = append(dst, l.geo.Neighbour(b0, b1, b2, &l.ents[k]))
 	}
 	return dst
 }
@@ -607,5 +596,5 @@ func (l *Lattice) Neighbours(dst []int, i int) []int {
 // String summarises the lattice.
 func (l *Lattice) String() string {
 	return fmt.Sprintf("lattice: %d-D torus of %d^%d = %d sites, %v spins, kernel %v, β = %g, K = %d offsets, L = %.6g",
-		l.dim, l.size, l.dim, l.n, l.p.Spin, l.p.Kernel, l.p.Beta, len(l.off), l.l)
+		l.dim, l.size, l.dim, l.n, l.p.Spin, l.p.Kernel, l.p.Beta, len(l.w), l.l)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/internal/minibatch"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -176,34 +175,25 @@ func TestPowerLawFullTorus(t *testing.T) {
 	}
 }
 
-// pickProbs reconstructs the probability of each offset from the tiered
-// alias table.
+// pickProbs reconstructs the probability of each offset from the alias
+// table.
 func pickProbs(l *Lattice) []float64 {
-	kk := l.NumOffsets()
-	out := make([]float64, kk)
-	tb := l.table
-	for t := range tb.Top.Len() {
-		pt := 1.0
-		if tb.Top.Len() > 1 {
-			pt = tb.Top.Weight(t)
-		}
-		lo, hi := minibatch.TierBounds(t, kk)
-		s := float64(hi - lo)
-		for c := lo; c < hi; c++ {
-			out[c] += pt * tb.Cols.Prob[c] / s
-			out[lo+int(tb.Cols.Index[c])] += pt * (1 - tb.Cols.Prob[c]) / s
-		}
+	out := make([]float64, l.NumOffsets())
+	for k := range out {
+		out[k] = l.table.Weight(k)
 	}
 	return out
 }
 
 // TestPickProbabilities: the shared alias table draws offset k with
-// probability M_k/L exactly (reconstructed from the table), for a flat and a
-// tiered table.
+// probability M_k/L exactly (reconstructed from the table), for a flat
+// table, and for a flat table over the kernel.HeavyMax heaviest offsets
+// with a tiered one over the rest.
 func TestPickProbabilities(t *testing.T) {
 	for _, p := range []Params{
 		{Dim: 2, Size: 5, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1},  // 24 offsets: flat
-		{Dim: 2, Size: 40, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1}, // 1599: tiered
+		{Dim: 2, Size: 40, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1}, // 1599: flat
+		{Dim: 2, Size: 70, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1}, // 4899: flat + tiered
 		{Dim: 3, Size: 9, Kernel: Gaussian{Gamma: 0.2}, Spin: Ising(), Beta: -2},
 	} {
 		l := mustNew(t, p)

@@ -52,7 +52,7 @@ func (l *Lattice) Energy(x []float64) float64 {
 	e := 0.0
 	for i := range l.n {
 		xi := x[i]
-		for k := range l.off {
+		for k := range l.w {
 			e += l.Coupling(k) * l.pair(xi, x[l.Neighbour(i, k)])
 		}
 	}
@@ -279,7 +279,7 @@ type measurerState struct {
 // kept. The *rand.Rand of Monte Carlo energies is the caller's: marshal its
 // source (a *rand.PCG) alongside.
 func (m *Measurer) Snapshot() ([]byte, error) {
-	st := measurerState{Version: measurerVersion, Kind: "lattice-measurer", Sites: m.l.n, Offsets: len(m.l.off),
+	st := measurerState{Version: measurerVersion, Kind: "lattice-measurer", Sites: m.l.n, Offsets: len(m.l.w),
 		Samples: m.samples, Energy: m.energy, Magnetisation: m.mag}
 	if m.l.kind != ContinuousSpins {
 		st.States = m.l.q
@@ -310,9 +310,9 @@ func (m *Measurer) Restore(data []byte) error {
 	case st.Version != measurerVersion || st.Kind != "lattice-measurer":
 		return fmt.Errorf("lattice: restore measurer from a snapshot of %q version %d; this build reads %q version %d",
 			st.Kind, st.Version, "lattice-measurer", measurerVersion)
-	case st.Sites != m.l.n || st.Offsets != len(m.l.off) || st.States != states:
+	case st.Sites != m.l.n || st.Offsets != len(m.l.w) || st.States != states:
 		return fmt.Errorf("lattice: restore measurer: snapshot of a lattice of %d sites, %d offsets and %d states; this one has %d, %d and %d",
-			st.Sites, st.Offsets, st.States, m.l.n, len(m.l.off), states)
+			st.Sites, st.Offsets, st.States, m.l.n, len(m.l.w), states)
 	case st.Samples != m.samples:
 		return fmt.Errorf("lattice: restore measurer: snapshot measured energies with %d sampled pairs, this measurer with %d (0: exact)",
 			st.Samples, m.samples)

@@ -123,3 +123,48 @@ func BenchmarkStep(b *testing.B) {
 		}
 	}
 }
+
+// loopTarget hides a target's batched fast paths: the per-datum interface
+// path that a target without them gets.
+type loopTarget struct{ mh.Target }
+
+// BenchmarkFullLogLik measures the full-data log-likelihood sum of a
+// standard MH step on the TunaMH paper's mixture (N = 10⁶), in ns a datum:
+// sampler=mh is MH's step (proposal, Σ_i ℓ_i(θ') through the target's
+// SumLogLik, accept/reject), path=loop the same step through one LogLik
+// interface call a datum, path=sum the bare tgm.Model.SumLogLik.
+func BenchmarkFullLogLik(b *testing.B) {
+	benchModels(b)
+	n := float64(benchTGM.N())
+	for _, c := range []struct {
+		name string
+		t    mh.Target
+	}{{"sampler=mh/path=batch", benchTGM}, {"sampler=mh/path=loop", loopTarget{benchTGM}}} {
+		b.Run("model=tgm/"+c.name, func(b *testing.B) {
+			s, err := mh.NewMH(c.t, tgmOptions("mh"), rng(101, 1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Step()
+			}
+			if err := s.Err(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*n), "ns/datum")
+		})
+	}
+	b.Run("model=tgm/path=sum", func(b *testing.B) {
+		theta := []float64{0, 1}
+		b.ReportAllocs()
+		s := 0.0
+		for b.Loop() {
+			s += benchTGM.SumLogLik(theta)
+		}
+		if math.IsNaN(s) {
+			b.Fatal("NaN")
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*n), "ns/datum")
+	})
+}

@@ -17,6 +17,16 @@
 //     remainder;
 //   - LowerBounder, per-datum lower bounds for Firefly Monte Carlo.
 //
+// Two more optional interfaces are fast paths, not bounds: BatchLogLiker
+// (many terms in one call) and SumLogLiker (the full-data sum). A target
+// whose terms cost a few transcendental functions evaluates a batch about
+// twice as fast as one LogLik call at a time (the calls of a batch overlap
+// in the processor; no interface call per datum); MH's full-data sums, the
+// full-data fallback steps, Poisson-MH's kept set and FlyMC's bright set
+// use them. They must return LogLik's values bit for bit, so the chain is
+// the same whichever path evaluated a term (tgm.Target, targets.RobustLinear
+// and targets.Logistic implement both).
+//
 // # Samplers
 //
 // Exact (π is the stationary law):

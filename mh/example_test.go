@@ -41,5 +41,5 @@ func Example() {
 	// Output:
 	// mh     acceptance 0.72, mean batch 10000.0
 	// tunamh acceptance 0.54, mean batch     6.5
-	// mhss2  acceptance 0.73, mean batch     0.2
+	// mhss2  acceptance 0.72, mean batch     0.2
 }

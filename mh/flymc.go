@@ -55,8 +55,9 @@ type FlyMC struct {
 	pos             []int32  // position in bright, −1 when dark
 	darkened        []uint32 // stamp: turned dark in the z-update numbered sweep
 	sweep           uint32
-	sumB            float64 // Σ_i log B_i(x)
-	sumGap          float64 // Σ_{bright} log(L_i/B_i − 1) at x
+	sumB            float64   // Σ_i log B_i(x)
+	sumGap          float64   // Σ_{bright} log(L_i/B_i − 1) at x
+	lb0             []float64 // ℓ_i of the bright points, batched
 }
 
 var _ Sampler = (*FlyMC)(nil)
@@ -213,7 +214,11 @@ func (s *FlyMC) sumLogB(theta []float64, phi float64) float64 {
 
 // gap returns log L_i(θ) − log B_i(θ) ≥ 0, checking the bound.
 func (s *FlyMC) gap(i int, theta []float64, phi float64) float64 {
-	l := s.logLik(i, theta)
+	return s.gapOf(i, s.logLik(i, theta), theta, phi)
+}
+
+// gapOf is gap for l = ℓ_i(θ) evaluated already.
+func (s *FlyMC) gapOf(i int, l float64, theta []float64, phi float64) float64 {
 	lb := s.logB(i, theta, phi)
 	g := l - lb
 	switch {
@@ -227,6 +232,18 @@ func (s *FlyMC) gap(i int, theta []float64, phi float64) float64 {
 		return 0
 	}
 	return g
+}
+
+// brightLogLiks returns ℓ_i(θ) of the bright points, in the order of
+// s.bright, evaluated in one batch.
+func (s *FlyMC) brightLogLiks(theta []float64) []float64 {
+	n := len(s.bright)
+	if cap(s.lb0) < n {
+		s.lb0 = make([]float64, n, 2*n)
+	}
+	l := s.lb0[:n]
+	s.logLiks(l, s.bright, theta)
+	return l
 }
 
 // logExpm1 returns log(e^x − 1) for x ≥ 0 (−Inf at 0).
@@ -254,8 +271,9 @@ func (s *FlyMC) Step() {
 	phiP := s.phi(s.xp)
 	sumBP := s.sumLogB(s.xp, phiP)
 	sumGapP := 0.0
-	for _, i := range s.bright {
-		sumGapP += logExpm1(s.gap(int(i), s.xp, phiP))
+	l := s.brightLogLiks(s.xp)
+	for j, i := range s.bright {
+		sumGapP += logExpm1(s.gapOf(int(i), l[j], s.xp, phiP))
 	}
 	if s.err != nil {
 		return
@@ -279,10 +297,12 @@ func (s *FlyMC) zStep() {
 	}
 	sum := 0.0
 	// Bright → dark, iterating downwards so that swap-removal only moves
-	// points already visited.
+	// points already visited: bright[j] is still the point that was at j
+	// when l was evaluated.
+	l := s.brightLogLiks(s.x)
 	for j := len(s.bright) - 1; j >= 0; j-- {
 		i := int(s.bright[j])
-		g := logExpm1(s.gap(i, s.x, s.phiX))
+		g := logExpm1(s.gapOf(i, l[j], s.x, s.phiX))
 		if g <= s.logQ || math.Log(s.rng.Float64()) < s.logQ-g {
 			s.remove(j)
 			s.darkened[i] = s.sweep

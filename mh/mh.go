@@ -11,8 +11,9 @@ import (
 //
 //	min(1, π0(θ')q(θ|θ') exp(Σ_i ℓ_i(θ')) / (π0(θ)q(θ'|θ) exp(Σ_i ℓ_i(θ)))).
 //
-// It caches Σ_i ℓ_i(θ), so a step costs N evaluations at θ'. Its batch size
-// is N.
+// It caches Σ_i ℓ_i(θ), so a step costs N evaluations at θ' (one
+// SumLogLik or batched calls when the target has those fast paths). Its
+// batch size is N.
 type MH struct {
 	base
 	ll float64 // Σ_i ℓ_i(x)
@@ -31,14 +32,6 @@ func NewMH(t Target, o Options, r *rand.Rand) (*MH, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-func (s *MH) sumLogLik(theta []float64) float64 {
-	ll := 0.0
-	for i := range s.n {
-		ll += s.target.LogLik(i, theta)
-	}
-	return ll
 }
 
 // SetState implements Sampler.
@@ -62,10 +55,8 @@ func (s *MH) Step() {
 	if !ok {
 		return
 	}
-	llp := 0.0
-	for i := range s.n {
-		llp += s.logLik(i, s.xp)
-	}
+	llp := s.sumLogLik(s.xp)
+	s.st.Evals += int64(s.n)
 	s.st.Batch += float64(s.n)
 	if math.IsNaN(llp) {
 		s.fail("log-likelihood at the proposal is NaN")

@@ -23,13 +23,24 @@ import (
 type PoissonMH struct {
 	base
 	rg     Ranger
-	lo, m  []float64 // lo_i and M_i
-	l      float64   // L = Σ M_i
+	items  []pmhItem
+	cur    uint32  // stamp of the current step
+	l      float64 // L = Σ M_i
 	lambda float64
 	alias  minibatch.Alias
 	counts *minibatch.Counts
 	src    minibatch.Source
-	memo   memo // φ_i(θ) of the items picked this step
+	lp     []float64 // ℓ_i(θ') of the kept items
+}
+
+// pmhItem is all a pick of datum i reads, in one 32-byte cell (a pick
+// lands on a random datum, so each separate array would cost a cache miss):
+// lo_i, M_i, and φ_i(θ) cached for the current step (valid when stamp is
+// the step's).
+type pmhItem struct {
+	lo, m float64
+	phi   float64
+	stamp uint32
 }
 
 var _ Sampler = (*PoissonMH)(nil)
@@ -48,20 +59,20 @@ func NewPoissonMH(t Target, o Options, r *rand.Rand) (*PoissonMH, error) {
 		return nil, fmt.Errorf("mh: poissonmh: λ = %v must be positive and finite", o.Lambda)
 	}
 	s := &PoissonMH{base: b, rg: rg, lambda: o.Lambda,
-		lo: make([]float64, b.n), m: make([]float64, b.n),
-		memo: newMemo(b.n), counts: minibatch.NewCounts(b.n)}
+		items: make([]pmhItem, b.n), cur: 1, counts: minibatch.NewCounts(b.n)}
+	m := make([]float64, b.n)
 	for i := range b.n {
 		lo, hi := rg.LogLikRange(i)
 		if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || hi < lo {
 			return nil, fmt.Errorf("mh: poissonmh: datum %d has range [%v, %v]; ranges must be finite with lo ≤ hi", i, lo, hi)
 		}
-		s.lo[i], s.m[i] = lo, hi-lo
+		s.items[i].lo, s.items[i].m, m[i] = lo, hi-lo, hi-lo
 		s.l += hi - lo
 	}
 	if !(s.l > 0) {
 		return nil, fmt.Errorf("mh: poissonmh: all ranges are empty (L = %v)", s.l)
 	}
-	if s.alias, err = minibatch.NewAlias(s.m); err != nil {
+	if s.alias, err = minibatch.NewAlias(m); err != nil {
 		return nil, fmt.Errorf("mh: poissonmh: %v", err)
 	}
 	s.src = poissonSource{s}
@@ -76,17 +87,22 @@ func (s *PoissonMH) SetState(theta []float64) error { return s.setState(theta) }
 
 // phiAt returns φ_i(θ) = ℓ_i(θ) − lo_i clamped to [0, M_i], checking it.
 func (s *PoissonMH) phiAt(i int, theta []float64) float64 {
-	l := s.logLik(i, theta)
-	phi := l - s.lo[i]
-	tol := relTol*s.m[i] + 8*epsilon*math.Abs(l)
+	return s.phi(i, s.logLik(i, theta))
+}
+
+// phi returns φ_i = l − lo_i clamped to [0, M_i] for l = ℓ_i(θ), checking it.
+func (s *PoissonMH) phi(i int, l float64) float64 {
+	it := &s.items[i]
+	phi := l - it.lo
+	tol := relTol*it.m + 8*epsilon*math.Abs(l)
 	switch {
 	case math.IsNaN(phi):
 		s.fail("datum %d: log-likelihood is NaN", i)
 		return 0
-	case phi < -tol || phi > s.m[i]+tol:
-		s.fail("datum %d: log-likelihood %v outside its declared range [%v, %v]", i, l, s.lo[i], s.lo[i]+s.m[i])
+	case phi < -tol || phi > it.m+tol:
+		s.fail("datum %d: log-likelihood %v outside its declared range [%v, %v]", i, l, it.lo, it.lo+it.m)
 	}
-	return min(max(phi, 0), s.m[i])
+	return min(max(phi, 0), it.m)
 }
 
 type poissonSource struct{ s *PoissonMH }
@@ -96,12 +112,13 @@ func (p poissonSource) Pick(r *rand.Rand) int { return p.s.alias.Pick(r) }
 // Keep returns (λM_k/L + φ_k(θ)) / (λM_k/L + M_k), Algorithm 3 thinned.
 func (p poissonSource) Keep(k int) float64 {
 	s := p.s
-	e, ok := s.memo.get(k)
-	if !ok {
-		e.v0 = s.phiAt(k, s.x)
+	it := &s.items[k]
+	if it.stamp != s.cur {
+		it.stamp = s.cur
+		it.phi = s.phiAt(k, s.x)
 	}
 	a := s.lambda / s.l
-	return (a + e.v0/s.m[k]) / (a + 1)
+	return (a + it.phi/it.m) / (a + 1)
 }
 
 // Step implements Sampler.
@@ -117,14 +134,25 @@ func (s *PoissonMH) Step() {
 		s.fail("%v", err)
 		return
 	}
-	s.memo.next()
+	if s.cur++; s.cur == 0 { // forget the cached φ_i(θ) of the last step
+		for i := range s.items {
+			s.items[i].stamp = 0
+		}
+		s.cur = 1
+	}
 	b := minibatch.Draw(s.rng, s.lambda+s.l, s.src, s.counts)
 	s.st.Batch += float64(b)
-	for _, k := range s.counts.Keys() {
+	keys := s.counts.Keys()
+	if cap(s.lp) < len(keys) {
+		s.lp = make([]float64, len(keys), 2*len(keys))
+	}
+	lp := s.lp[:len(keys)]
+	s.logLiks(lp, keys, s.xp)
+	for j, k := range keys {
 		k := int(k)
-		c := s.lambda * s.m[k] / s.l
-		phiP := s.phiAt(k, s.xp)
-		logr += float64(s.counts.Count(k)) * (math.Log1p(phiP/c) - math.Log1p(s.memo.e[k].v0/c))
+		c := s.lambda * s.items[k].m / s.l
+		phiP := s.phi(k, lp[j])
+		logr += float64(s.counts.Count(k)) * (math.Log1p(phiP/c) - math.Log1p(s.items[k].phi/c))
 	}
 	if s.err != nil {
 		return

@@ -147,7 +147,18 @@ type base struct {
 	lpp    float64   // log prior at xp
 	st     Stats
 	err    error
+
+	// The target's batched fast paths, or nil, and the buffers of the
+	// full-data passes (fullBlock data at a time).
+	batch  BatchLogLiker
+	sum    SumLogLiker
+	seq    []int32
+	l0, l1 []float64
 }
+
+// fullBlock is the number of data a full-data pass evaluates per batched
+// call.
+const fullBlock = 256
 
 func newBase(name string, t Target, o *Options, r *rand.Rand) (base, error) {
 	if t == nil {
@@ -164,6 +175,11 @@ func newBase(name string, t Target, o *Options, r *rand.Rand) (base, error) {
 		return base{}, fmt.Errorf("mh: %s: target has %d data points, want at least 1", name, n)
 	}
 	b := base{name: name, target: t, rng: r, d: d, n: n, x: make([]float64, d), xp: make([]float64, d)}
+	b.sum, _ = t.(SumLogLiker)
+	if b.batch, _ = t.(BatchLogLiker); b.batch != nil {
+		k := min(n, fullBlock)
+		b.seq, b.l0, b.l1 = make([]int32, k), make([]float64, k), make([]float64, k)
+	}
 	b.prop = o.Proposal
 	if b.prop == nil {
 		if !(o.Step > 0) || math.IsInf(o.Step, 0) {
@@ -275,6 +291,53 @@ func (b *base) logLik(i int, theta []float64) float64 {
 	return b.target.LogLik(i, theta)
 }
 
+// logLiks sets dst[j] = ℓ_{idx[j]}(θ) for every j, counting the
+// evaluations: one batched call if the target has the fast path.
+func (b *base) logLiks(dst []float64, idx []int32, theta []float64) {
+	b.st.Evals += int64(len(idx))
+	if b.batch != nil {
+		b.batch.LogLikBatch(dst, idx, theta)
+		return
+	}
+	for j, i := range idx {
+		dst[j] = b.target.LogLik(int(i), theta)
+	}
+}
+
+// block returns the indices from, from+1, … of the next full-data block.
+func (b *base) block(from int) []int32 {
+	idx := b.seq[:min(len(b.seq), b.n-from)]
+	for j := range idx {
+		idx[j] = int32(from + j)
+	}
+	return idx
+}
+
+// sumLogLik returns Σ_i ℓ_i(θ) over all data, summed in increasing i
+// (the same float64 whichever path computes it). It does not count
+// evaluations.
+func (b *base) sumLogLik(theta []float64) float64 {
+	if b.sum != nil {
+		return b.sum.SumLogLik(theta)
+	}
+	ll := 0.0
+	if b.batch != nil {
+		for from := 0; from < b.n; from += len(b.seq) {
+			idx := b.block(from)
+			l := b.l0[:len(idx)]
+			b.batch.LogLikBatch(l, idx, theta)
+			for _, v := range l {
+				ll += v
+			}
+		}
+		return ll
+	}
+	for i := range b.n {
+		ll += b.target.LogLik(i, theta)
+	}
+	return ll
+}
+
 // diff returns ℓ_i(θ') − ℓ_i(θ) and a scale for rounding, |ℓ_i(θ)| + |ℓ_i(θ')|.
 func (b *base) diff(i int) (d, scale float64) {
 	l0 := b.logLik(i, b.x)
@@ -290,9 +353,26 @@ func (b *base) diff(i int) (d, scale float64) {
 // fullDiff returns Σ_i ℓ_i(θ') − ℓ_i(θ) over all data.
 func (b *base) fullDiff() float64 {
 	s := 0.0
-	for i := range b.n {
-		d, _ := b.diff(i)
-		s += d
+	if b.batch != nil {
+		for from := 0; from < b.n; from += len(b.seq) {
+			idx := b.block(from)
+			l0, l1 := b.l0[:len(idx)], b.l1[:len(idx)]
+			b.logLiks(l0, idx, b.x)
+			b.logLiks(l1, idx, b.xp)
+			for j, i := range idx {
+				d := l1[j] - l0[j]
+				if math.IsNaN(d) { // as diff
+					b.fail("log-likelihood %d is NaN (ℓ(θ) = %v, ℓ(θ') = %v)", i, l0[j], l1[j])
+					d = 0
+				}
+				s += d
+			}
+		}
+	} else {
+		for i := range b.n {
+			d, _ := b.diff(i)
+			s += d
+		}
 	}
 	b.st.FullSteps++
 	b.st.Batch += float64(b.n)

@@ -79,3 +79,24 @@ type LowerBounder interface {
 	// SumLogLowerBound returns Σ_i log B_i(θ).
 	SumLogLowerBound(theta []float64) float64
 }
+
+// BatchLogLiker is an optional fast path for targets that evaluate many
+// likelihood terms faster in one call than one LogLik call at a time (no
+// interface call per datum; the transcendental functions of a batch
+// pipelined). Samplers use it wherever they evaluate a set of terms known
+// in advance: MH's full-data sums, the full-data fallback steps, the kept
+// set of Poisson-MH, the bright set of FlyMC.
+//
+// LogLikBatch sets dst[j] = ℓ_{idx[j]}(θ) for j < len(idx) (len(dst) ≥
+// len(idx)). It must return the values LogLik returns, bit for bit: a
+// sampler may evaluate the same term through either path in one run.
+type BatchLogLiker interface {
+	LogLikBatch(dst []float64, idx []int32, theta []float64)
+}
+
+// SumLogLiker is an optional fast path for the full-data sum of standard
+// MH. SumLogLik returns Σ_{i<N} ℓ_i(θ) summed in increasing i, the same
+// float64 as the loop over LogLik.
+type SumLogLiker interface {
+	SumLogLik(theta []float64) float64
+}

@@ -153,6 +153,22 @@ func (p *Pair) Range() (lo, hi float64) { return p.lo, p.hi }
 // Value returns w·(x_a x_b + 1).
 func (p *Pair) Value(x []float64) float64 { return p.w * (x[p.scope[0]]*x[p.scope[1]] + 1) }
 
+var _ factorgraph.Sectioner = (*Pair)(nil)
+
+// Section implements factorgraph.Sectioner: the factor is affine in x_i,
+// dst[j] = w·(at[j]·x_other + 1), the values of Value bit for bit.
+func (p *Pair) Section(dst, x []float64, i int, at []float64) {
+	other := x[p.scope[1]]
+	if i == p.scope[1] {
+		other = x[p.scope[0]]
+	}
+	w := p.w
+	dst = dst[:len(at)]
+	for j, v := range at {
+		dst[j] = w * (v*other + 1)
+	}
+}
+
 // New returns the fully connected Gaussian-kernel continuous spin model.
 // Pairs whose coupling underflows to exactly 0 are left out (constants).
 func New(p Params) (*factorgraph.Graph, error) {

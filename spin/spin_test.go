@@ -60,3 +60,39 @@ func TestErrors(t *testing.T) {
 		t.Error("GammaForL accepted an unreachable L")
 	}
 }
+
+// TestPairSection: Section along either variable returns Value's values
+// bit for bit and leaves x alone.
+func TestPairSection(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	for range 200 {
+		lo := -2 * r.Float64()
+		hi := lo + 3*r.Float64() + 0.1
+		p := NewPair(3, 1, 2*r.Float64()-0.5, lo, hi)
+		x := make([]float64, 4)
+		for k := range x {
+			x[k] = lo + (hi-lo)*r.Float64()
+		}
+		x0 := append([]float64(nil), x...)
+		at := make([]float64, 1+r.IntN(30))
+		for j := range at {
+			at[j] = lo + (hi-lo)*r.Float64()
+		}
+		dst := make([]float64, len(at))
+		for _, i := range p.Vars() {
+			p.Section(dst, x, i, at)
+			for j, v := range at {
+				y := append([]float64(nil), x...)
+				y[i] = v
+				if want := p.Value(y); math.Float64bits(dst[j]) != math.Float64bits(want) {
+					t.Fatalf("along x%d at %v: Section %v, Value %v", i, v, dst[j], want)
+				}
+			}
+			for k := range x {
+				if x[k] != x0[k] {
+					t.Fatal("Section modified x")
+				}
+			}
+		}
+	}
+}

@@ -53,4 +53,16 @@
 // |r_i| ≤ ½βŪ_{2,i}(‖θ−θ̂‖₁² + ‖θ'−θ̂‖₁²) of SMH-1 and, at θ̂ = θ⁰, as FlyMC's
 // lower bound. These bounds are loose (the true ones are several times
 // smaller) but they are the ones behind the paper's Table 1 batch sizes.
+//
+// # Batched evaluation
+//
+// A term costs one exp and one log1p (log-sum-exp of the two components).
+// One at a time, each log1p waits for its exp and consecutive terms
+// overlap little; the batched kernels (LogLikSection, LogLiks, SumLogLik)
+// compute the exponents of a block, then all its exps, then all its
+// log1ps, which runs about twice as fast with the same arithmetic, so they
+// return LogLik's values bit for bit. The factor graph's data and prior
+// factors implement factorgraph.Sectioner with them (the continuous Gibbs
+// samplers evaluate a factor at all their Chebyshev nodes in one call),
+// and Target implements mh.BatchLogLiker and mh.SumLogLiker.
 package tgm

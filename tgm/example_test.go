@@ -50,5 +50,5 @@ func ExampleModel_Target() {
 	st := s.Stats()
 	fmt.Printf("acceptance %.2f, mean batch %.1f, error %v\n", st.AcceptRate(), st.MeanBatch(), s.Err())
 	// Output:
-	// acceptance 0.86, mean batch 8.4, error <nil>
+	// acceptance 0.87, mean batch 8.4, error <nil>
 }

@@ -8,7 +8,8 @@ import (
 
 // Target adapts a Model to package mh (θ = (x1, x2)). It implements
 // mh.Target, mh.LocalBounder, mh.Ranger and mh.ControlVariates (order 1,
-// with the Ū_{2,i} bound of Cornish et al. form; see the package comment).
+// with the Ū_{2,i} bound of Cornish et al. form; see the package comment),
+// and the batched fast paths mh.BatchLogLiker and mh.SumLogLiker.
 type Target struct{ m *Model }
 
 var (
@@ -16,6 +17,8 @@ var (
 	_ mh.LocalBounder    = Target{}
 	_ mh.Ranger          = Target{}
 	_ mh.ControlVariates = Target{}
+	_ mh.BatchLogLiker   = Target{}
+	_ mh.SumLogLiker     = Target{}
 )
 
 // Target returns the mh view of the model.
@@ -66,3 +69,12 @@ func (t Target) RemainderBound(order, i int) float64 { return t.m.u2[i] }
 func (t Target) RemainderScale(order int, ref, theta, thetaP []float64) float64 {
 	return mh.L1PowScale(1, ref, theta, thetaP)
 }
+
+// LogLikBatch implements mh.BatchLogLiker (values bit for bit those of
+// LogLik; see Model.LogLiks).
+func (t Target) LogLikBatch(dst []float64, idx []int32, theta []float64) {
+	t.m.LogLiks(dst, idx, theta[0], theta[1])
+}
+
+// SumLogLik implements mh.SumLogLiker (see Model.SumLogLik).
+func (t Target) SumLogLik(theta []float64) float64 { return t.m.SumLogLik(theta[0], theta[1]) }

@@ -66,6 +66,8 @@ type Model struct {
 	inv2s2   float64   // 1/(2σ²)
 	invS2    float64   // 1/σ²
 	sumRange float64
+	// The Gaussian prior's variances and ½ log(2π·variance), per variable.
+	priorVar, priorLog [2]float64
 }
 
 // Generate draws cfg.N data points from the mixture with (cfg.X1, cfg.X2)
@@ -128,6 +130,10 @@ func New(cfg Config, y []float64) (*Model, error) {
 		c: make([]float64, len(y)), u2: make([]float64, len(y)),
 		logNorm: math.Log(0.5) - 0.5*math.Log(2*math.Pi*cfg.SigmaY2),
 		inv2s2:  0.5 / cfg.SigmaY2, invS2: 1 / cfg.SigmaY2}
+	m.priorVar = [2]float64{cfg.PriorVar1, cfg.PriorVar2}
+	for j, v := range m.priorVar {
+		m.priorLog[j] = 0.5 * math.Log(2*math.Pi*v)
+	}
 	m.computeRanges()
 	m.computeBounds()
 	return m, nil
@@ -209,11 +215,7 @@ func (m *Model) PriorTerm(j int, x float64) float64 {
 	if m.cfg.Prior == Flat {
 		return 0
 	}
-	v := m.cfg.PriorVar1
-	if j == 1 {
-		v = m.cfg.PriorVar2
-	}
-	return -0.5*x*x/v - 0.5*math.Log(2*math.Pi*v)
+	return -0.5*x*x/m.priorVar[j] - m.priorLog[j]
 }
 
 // PriorRange returns the range of PriorTerm(j, ·) over the box side j.

@@ -21,5 +21,8 @@
 //     values 5, so that the posterior is uniform; the lazy random-walk
 //     proposal LazyWalk of the paper (its boundary moves are not symmetric).
 //
+// RobustLinear and Logistic also implement the batched fast paths
+// mh.BatchLogLiker and mh.SumLogLiker (LogLik's values, bit for bit).
+//
 // Data generators take an explicit *rand.Rand.
 package targets

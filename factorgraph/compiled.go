@@ -1,0 +1,135 @@
+package factorgraph
+
+import (
+	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/minibatch"
+)
+
+// Kernel returns the compiled form of the graph's neighbourhoods that the
+// samplers of this module run on: Potts pairs and dense tables as flat
+// typed arrays, other factors as references to the generic path. Its type
+// is internal to the module; the graph builds it once, in Build.
+func (g *Graph) Kernel() *kernel.Graph { return g.kern }
+
+// compileKernel builds g.kern from the sorted neighbourhoods. A factor is
+// compiled only if it is exactly a *Potts or a *Table (a user type wrapping
+// one is generic), so its values are known to lie in its range: a Potts
+// value is W or 0, a table value one of the entries Validate checked.
+func (g *Graph) compileKernel() {
+	n := len(g.domains)
+	k := g.kern // its alias tables are already built
+	k.PottsStart = make([]int32, n+1)
+	k.ExactStart = make([]int32, n+1)
+	k.SoftStart, k.HardStart = g.softStart, g.hardStart
+	k.Soft = make([]kernel.Op, len(g.soft))
+	k.Hard = make([]kernel.Op, len(g.hard))
+	pairs := 0
+	for f := range g.factors {
+		if _, ok := g.factors[f].(*Potts); ok && g.m[f] > 0 {
+			pairs += 2
+		}
+	}
+	k.PottsNbr, k.PottsW = make([]int32, 0, pairs), make([]float64, 0, pairs)
+	k.Exact = make([]kernel.Op, 0, len(g.soft)+len(g.hard)-pairs)
+	tabIndex := make(map[*Table]int32)
+	op := func(i int, e *entry) kernel.Op {
+		o := kernel.Op{Kind: kernel.Generic, M: e.m, Lo: e.lo}
+		switch f := e.f.(type) {
+		case *Potts:
+			o.Kind = kernel.Potts
+			o.Neg = f.W < 0
+			o.Ref = int32(f.scope[0])
+			if f.scope[0] == i {
+				o.Ref = int32(f.scope[1])
+			}
+			return o
+		case *Table:
+			t, ok := tabIndex[f]
+			if !ok {
+				t = int32(len(k.Tables))
+				tab := kernel.Tab{Values: f.values}
+				for j, v := range f.scope {
+					tab.Vars = append(tab.Vars, int32(v))
+					tab.Strides = append(tab.Strides, int32(f.strides[j]))
+				}
+				k.Tables = append(k.Tables, tab)
+				tabIndex[f] = t
+			}
+			o.Kind, o.Ref = kernel.Table, t
+			for j, v := range f.scope {
+				if v == i {
+					o.Stride = int32(f.strides[j])
+				}
+			}
+			return o
+		}
+		k.Generic = true
+		return o
+	}
+	for i := range n {
+		s, e := g.softStart[i], g.softStart[i+1]
+		for j := s; j < e; j++ {
+			k.Soft[j] = op(i, &g.soft[j])
+			if k.Soft[j].Kind == kernel.Generic {
+				k.Soft[j].Ref = int32(j - s)
+			}
+		}
+		hs, he := g.hardStart[i], g.hardStart[i+1]
+		for j := hs; j < he; j++ {
+			k.Hard[j] = op(i, &g.hard[j])
+			if k.Hard[j].Kind == kernel.Generic {
+				k.Hard[j].Ref = int32(e - s + j - hs)
+			}
+		}
+		// The exact lists: Potts pairs apart, everything else after.
+		for _, o := range k.Soft[s:e] {
+			if o.Kind == kernel.Potts {
+				w := o.M
+				if o.Neg {
+					w = -w
+				}
+				k.PottsNbr = append(k.PottsNbr, o.Ref)
+				k.PottsW = append(k.PottsW, w)
+			} else {
+				k.Exact = append(k.Exact, o)
+			}
+		}
+		k.Exact = append(k.Exact, k.Hard[hs:he]...)
+		k.PottsStart[i+1] = int32(len(k.PottsNbr))
+		k.ExactStart[i+1] = int32(len(k.Exact))
+	}
+	k.Global = make([]kernel.Factor, len(g.factors))
+	for f, fac := range g.factors {
+		gf := kernel.Factor{Kind: kernel.Generic, M: g.m[f], Lo: g.lo[f]}
+		switch fac := fac.(type) {
+		case *Potts:
+			gf.Kind, gf.Neg, gf.A, gf.B = kernel.Potts, fac.W < 0, int32(fac.scope[0]), int32(fac.scope[1])
+		case *Table:
+			if t, ok := tabIndex[fac]; ok {
+				gf.Kind, gf.A = kernel.Table, t
+			}
+		}
+		k.Global[f] = gf
+	}
+	k.Pick = make([]kernel.Col, len(k.Soft))
+	k.ThrLo = make([]uint32, len(k.Soft))
+	for i := range n {
+		s, e := g.softStart[i], g.softStart[i+1]
+		if k.TopStart[i+1]-k.TopStart[i] > 1 {
+			continue // tiered: picks go through Tiers
+		}
+		for j := s; j < e; j++ {
+			alias := k.Cols.Index[j]
+			thr := minibatch.Threshold(k.Cols.Prob[j])
+			k.ThrLo[j] = uint32(thr)
+			k.Pick[j] = kernel.Col{
+				Thr:   uint32(thr >> 32),
+				Alias: alias,
+				Ref:   [2]int32{kernel.PottsRef(&k.Soft[j]), kernel.PottsRef(&k.Soft[s+int(alias)])},
+			}
+			if k.Cols.Prob[j] >= 1 {
+				k.Pick[j].Alias, k.Pick[j].Ref[1] = int32(j-s), k.Pick[j].Ref[0] // never its alias
+			}
+		}
+	}
+}

@@ -1,0 +1,574 @@
+package gibbs
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/minibatch"
+)
+
+// The samplers' hot loops over a graph's compiled neighbourhoods
+// (internal/kernel): Potts pairs and dense tables read from flat arrays,
+// with no interface call, buffer round trip or range check per factor (their
+// ranges are proven when the graph compiles them); factors of other types
+// take the generic path through the model, range checks included.
+
+// kerneler is a model with compiled neighbourhoods (factorgraph.Graph).
+type kerneler interface{ Kernel() *kernel.Graph }
+
+// exactCompiled resamples discrete variable i from its full conditional
+// over the compiled A[i] (Algorithm 1): U_v = Σ_{φ∈A[i]} φ(x_{i←v}).
+func (c *chain) exactCompiled(i int) {
+	c.stats.Steps++
+	u := c.u[:c.size[i]]
+	clear(u)
+	n, ok := c.addCompiled(i, u, true)
+	if !ok {
+		return
+	}
+	c.stats.Factors += int64(n)
+	c.set(i, u)
+}
+
+// addCompiled adds Σ φ(x_{i←v}) over the soft factors of A[i] (and the hard
+// ones if hard is set) to u[v] for every v, lower bounds left out, using
+// c.buf2 as scratch (u must be another slice). It
+// returns the number of factors, or false after recording an error of a
+// generic factor.
+func (c *chain) addCompiled(i int, u []float64, hard bool) (int, bool) {
+	k := c.kg
+	x := c.x
+	ps, pe := k.PottsStart[i], k.PottsStart[i+1]
+	nb, w := k.PottsNbr[ps:pe], k.PottsW[ps:pe]
+	w = w[:len(nb)]
+	// u[x_j] += W (W·δ(v, x_j)), in two interleaved accumulators so that
+	// consecutive neighbours with equal values do not wait on each other.
+	ub := c.buf2[:len(u)]
+	clear(ub)
+	p := 0
+	for ; p+1 < len(nb); p += 2 {
+		if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
+			u[v] += w[p]
+		}
+		if v := int(x[nb[p+1]]); uint(v) < uint(len(ub)) {
+			ub[v] += w[p+1]
+		}
+	}
+	if p < len(nb) {
+		if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
+			u[v] += w[p]
+		}
+	}
+	for v := range u {
+		u[v] += ub[v]
+	}
+	ops := k.Exact[k.ExactStart[i]:k.ExactStart[i+1]]
+	n := len(nb)
+	for o := range ops {
+		if !hard && math.IsInf(ops[o].M, 1) {
+			continue
+		}
+		if !c.addOp(i, &ops[o], u) {
+			return 0, false
+		}
+		n++
+	}
+	return n, true
+}
+
+// hardCompiled sets h to the sum of the hard factors of A[i] at x_{i←v}.
+func (c *chain) hardCompiled(i int, h []float64) bool {
+	clear(h)
+	hard := c.kg.Hard[c.kg.HardStart[i]:c.kg.HardStart[i+1]]
+	for o := range hard {
+		if !c.addOp(i, &hard[o], h) {
+			return false
+		}
+	}
+	c.stats.Factors += int64(len(hard))
+	return true
+}
+
+// addOp adds the values of a compiled table or generic factor of A[i] at
+// every value of variable i to u (a table's lower bound left out: a
+// conditional does not see constants). It reports false after recording
+// an error of a generic factor.
+func (c *chain) addOp(i int, o *kernel.Op, u []float64) bool {
+	if o.Kind != kernel.Table {
+		return c.addExact(i, int(o.Ref), u)
+	}
+	t := &c.kg.Tables[o.Ref]
+	b, st := t.Base(c.x, o.Stride, c.x[i]), int(o.Stride)
+	vals := t.Values
+	for v := range u {
+		u[v] += vals[b+v*st]
+	}
+	return true
+}
+
+// compiledUpdate resamples discrete variable i by Poisson-Gibbs over the
+// compiled A[i] (Algorithm 2).
+//
+// The counts s_φ ~ Poisson(aM_φ + φ̃(x)), a = λ/L, are drawn as the sum of
+// two independent thinned processes (Statement 1, split by superposition):
+// B1 ~ Poisson(a·L_i) picks ∝ M_φ, all kept, give Poisson(aM_φ) copies of
+// each φ; B2 ~ Poisson(L_i) picks ∝ M_φ, each kept with probability
+// φ̃(x)/M_φ, give Poisson(φ̃(x)) more. The sum is Poisson(aM_φ + φ̃(x)),
+// independent across φ, exactly as the single thinned draw of DESIGN §5.2,
+// with the same expected number of picks, L_i(a + 1). For a Potts pair φ̃/M_φ
+// is 0 or 1, so its picks need no uniform variate at all, and its term of
+// U_v is s_φ·log(1 + 1/a) at one value of v: the conditional of a variable
+// whose kept factors are all Potts pairs is ∝ (1 + 1/a)^{n_v}, n_v the kept
+// counts pointing at v, and needs no exp or log1p per value.
+func (p *pgState) compiledUpdate(c *chain, i int) {
+	k := c.kg
+	c.stats.Steps++
+	u := c.u[:c.size[i]]
+	if !c.hardCompiled(i, u) {
+		return
+	}
+	nhard := k.HardStart[i+1] - k.HardStart[i]
+	s0, s1 := k.SoftStart[i], k.SoftStart[i+1]
+	if s0 == s1 {
+		c.set(i, u)
+		return
+	}
+	soft := k.Soft[s0:s1]
+	r, x := c.r, c.x
+	xi := x[i]
+	gen := p.gen(c, i)
+	a, full, pow := gen.a, p.full, p.pow
+	if p.perVariable {
+		full, pow = math.Log1p(1/a), nil
+	}
+	p.a = a
+	b1, b2 := gen.b1.Rand(r), gen.b2.Rand(r)
+	c.stats.Picks += int64(b1 + b2)
+	// A kept copy of a Potts pair adds ±log(1 + 1/a) at the value of its
+	// other variable: it goes straight into n. Other kinds collect their
+	// counts s_φ for the per-value terms below.
+	n := p.n[:len(u)]
+	clear(n)
+	counts := p.counts
+	counts.Reset()
+	seen := p.seen
+	if p.epoch++; p.epoch == 0 { // wrapped after 2³² updates
+		clear(seen)
+		p.epoch = 1
+	}
+	epoch, distinct := p.epoch, 0
+	if k.TopStart[i+1]-k.TopStart[i] <= 1 {
+		// A flat table: one 64-bit word and one 24-byte column a pick.
+		cols, thrLo := k.Pick[s0:s1], k.ThrLo[s0:s1]
+		nc := uint64(len(cols))
+		// Phase 1: every pick kept.
+		for range b1 {
+			hi, lo := bits.Mul64(r.Uint64(), nc)
+			j, ref := cols[hi].Pick(hi, lo, thrLo)
+			distinct += newPick(seen, j, epoch)
+			if ref == kernel.NotPotts {
+				counts.Add(j)
+				continue
+			}
+			sgn := ref >> 31 // 0 for W > 0, −1 for W < 0
+			if v := int(x[ref^sgn]); uint(v) < uint(len(n)) {
+				n[v] += 1 + 2*sgn
+			}
+		}
+		// Phase 2: a Potts pick kept where φ̃ = M_φ, a W > 0 pair that
+		// agrees or a W < 0 pair that differs.
+		for range b2 {
+			hi, lo := bits.Mul64(r.Uint64(), nc)
+			j, ref := cols[hi].Pick(hi, lo, thrLo)
+			distinct += newPick(seen, j, epoch)
+			if ref == kernel.NotPotts {
+				if !p.thin(c, i, j, &soft[j], xi) {
+					return
+				}
+				continue
+			}
+			sgn := ref >> 31
+			xj := x[ref^sgn]
+			if v := int(xj); uint(v) < uint(len(n)) {
+				keep := int32(0)
+				if (xj == xi) != (sgn != 0) {
+					keep = 1
+				}
+				n[v] += keep * (1 + 2*sgn)
+			}
+		}
+	} else {
+		tiers := k.Tiers(i)
+		for phase, b := range [2]int{b1, b2} {
+			for range b {
+				j := tiers.Pick(r)
+				distinct += newPick(seen, j, epoch)
+				o := &soft[j]
+				if o.Kind != kernel.Potts {
+					if phase == 0 {
+						counts.Add(j)
+					} else if !p.thin(c, i, j, o, xi) {
+						return
+					}
+					continue
+				}
+				v := int(x[o.Ref])
+				if phase == 1 && (float64(v) == xi) == o.Neg {
+					continue
+				}
+				if uint(v) < uint(len(n)) {
+					if o.Neg {
+						n[v]--
+					} else {
+						n[v]++
+					}
+				}
+			}
+		}
+	}
+	// The paper's "factors evaluated": the distinct factors picked.
+	c.stats.Factors += int64(distinct)
+	// U_v = Σ s_φ log(1 + φ̃(x_{i←v})/(aM_φ)): Potts pairs in n (counts of
+	// log(1 + 1/a), up to a constant), the other kinds into u.
+	mixed := nhard > 0
+	for _, j32 := range counts.Keys() {
+		j := int(j32)
+		mixed = true
+		if !p.addSoft(c, i, &soft[j], float64(counts.Count(j)), a, full, u) {
+			return
+		}
+	}
+	if !mixed && pow != nil {
+		c.setPow(i, n, pow, full)
+		return
+	}
+	for v, nv := range n {
+		if nv != 0 {
+			u[v] += float64(nv) * full
+		}
+	}
+	c.set(i, u)
+}
+
+// newPick marks the k-th soft factor as picked in this update and returns 1
+// if it was not yet, without a branch.
+func newPick(seen []uint32, k int, epoch uint32) int {
+	d := seen[k] ^ epoch
+	seen[k] = epoch
+	return int((d | -d) >> 31)
+}
+
+// thin keeps a phase-2 pick of the table or generic soft factor j of A[i]
+// with probability φ̃(x)/M_φ. It reports false after recording an error.
+func (p *pgState) thin(c *chain, i, j int, o *kernel.Op, xi float64) bool {
+	t, ok := p.softValue(c, i, o, xi)
+	if !ok {
+		return false
+	}
+	if t >= o.M || c.r.Float64()*o.M < t {
+		p.counts.Add(j)
+	}
+	return true
+}
+
+// pgGen is what the compiled Poisson-Gibbs draw of one variable needs: a =
+// λ/L (λ_i/L_i in the per-variable variant) and the generators of its two
+// batch sizes, B1 ~ Poisson(a·L_i) and B2 ~ Poisson(L_i).
+type pgGen struct {
+	a      float64
+	b1, b2 minibatch.PoissonGen
+}
+
+// maxGens bounds the distinct generators a sampler keeps; a model with more
+// distinct L_i builds each variable's generators at each update.
+const maxGens = 1 << 14
+
+// initGens precomputes the generators of every free variable with soft
+// factors, shared between variables with equal L_i.
+func (p *pgState) initGens(c *chain) {
+	p.genIdx = make([]int32, c.m.NumVars())
+	seen := make(map[float64]int32)
+	for _, i := range c.free {
+		li := p.li[i]
+		if li == 0 {
+			continue
+		}
+		g, ok := seen[li]
+		if !ok {
+			if len(p.gens) == maxGens {
+				p.gens, p.genIdx = nil, nil
+				return
+			}
+			g = int32(len(p.gens))
+			p.gens = append(p.gens, p.newGen(c, i))
+			seen[li] = g
+		}
+		p.genIdx[i] = g
+	}
+}
+
+// newGen returns the generators of variable i.
+func (p *pgState) newGen(c *chain, i int) pgGen {
+	l, lambda := p.scale(c.m, i)
+	a := lambda / l
+	return pgGen{a: a, b1: minibatch.NewPoissonTable(a * p.li[i]), b2: minibatch.NewPoissonTable(p.li[i])}
+}
+
+// gen returns the generators of variable i.
+func (p *pgState) gen(c *chain, i int) *pgGen {
+	if p.gens != nil {
+		return &p.gens[p.genIdx[i]]
+	}
+	p.tmp = p.newGen(c, i)
+	return &p.tmp
+}
+
+// softValue returns φ̃(x) of a compiled table or generic soft factor of
+// A[i] at the current state (x_i = xi), checking a generic factor's range.
+func (p *pgState) softValue(c *chain, i int, o *kernel.Op, xi float64) (float64, bool) {
+	if o.Kind == kernel.Table {
+		t := &c.kg.Tables[o.Ref]
+		return t.Values[t.Base(c.x, o.Stride, xi)+int(o.Stride)*int(xi)] - o.Lo, true
+	}
+	t := c.m.Eval(i, int(o.Ref), c.x)
+	if !factorgraph.InRange(t, o.M) {
+		c.fail(factorgraph.CheckError(c.m, i, int(o.Ref), t))
+		return 0, false
+	}
+	return t, true
+}
+
+// addSoft adds s·log(1 + φ̃(x_{i←v})/(aM_φ)) for every v to u, for a kept
+// table or generic soft factor of A[i].
+func (p *pgState) addSoft(c *chain, i int, o *kernel.Op, s, a, full float64, u []float64) bool {
+	buf := c.buf[:len(u)]
+	if o.Kind == kernel.Table {
+		t := &c.kg.Tables[o.Ref]
+		b, st := t.Base(c.x, o.Stride, c.x[i]), int(o.Stride)
+		for v := range buf {
+			buf[v] = t.Values[b+v*st] - o.Lo
+		}
+	} else {
+		c.m.EvalAll(i, int(o.Ref), c.x, buf)
+	}
+	lo, hi := factorgraph.Limits(o.M)
+	inv := 1 / (a * o.M)
+	for v, t := range buf {
+		switch {
+		case t == 0:
+		case t == o.M:
+			u[v] += s * full
+		case t >= lo && t <= hi:
+			u[v] += s * math.Log1p(t*inv) // s_φ log(1 + L φ̃/(λ M_φ))
+		default:
+			c.fail(factorgraph.CheckError(c.m, i, int(o.Ref), t))
+			return false
+		}
+	}
+	return true
+}
+
+// powTable is the number of powers (1 + 1/a)^{−k} a Poisson-Gibbs sampler
+// keeps for Potts conditionals; larger gaps use exp.
+const powTable = 64
+
+// newPow returns pow[k] = (1 + 1/a)^{−k} = exp(−k·log(1 + 1/a)).
+func newPow(full float64) []float64 {
+	pow := make([]float64, powTable)
+	for k := range pow {
+		pow[k] = math.Exp(-float64(k) * full)
+	}
+	return pow
+}
+
+// setPow finishes an update of i whose conditional is ∝ (1 + 1/a)^{n_v}:
+// weights pow[max n − n_v], one uniform variate.
+func (c *chain) setPow(i int, n []int32, pow []float64, full float64) {
+	top := n[0]
+	for _, nv := range n[1:] {
+		top = max(top, nv)
+	}
+	w := c.u[:len(n)]
+	total := 0.0
+	for v, nv := range n {
+		g := int(top - nv)
+		if g < len(pow) {
+			w[v] = pow[g]
+		} else {
+			w[v] = math.Exp(-float64(g) * full)
+		}
+		total += w[v]
+	}
+	t := c.r.Float64() * total
+	last := 0
+	for v, wv := range w {
+		if wv > 0 {
+			last = v
+			if t < wv {
+				c.x[i] = float64(v)
+				return
+			}
+			t -= wv
+		}
+	}
+	c.x[i] = float64(last) // rounding left t ≥ 0 after the last positive weight
+}
+
+// The MIN-Gibbs family over the compiled graph.
+
+// compiledEstimator is the global estimator of the MIN-Gibbs family over a
+// compiled graph: B ~ Poisson(λ) picks ∝ M_φ over the active factors, all
+// kept, and ε(y) = Σ_picks log(1 + Ψφ̃(y)/(λM_φ)) — the same sum as
+// Σ_{s_φ>0} s_φ log(1 + Ψφ̃(y)/(λM_φ)), without collecting the counts. A
+// Potts pair adds log(1 + Ψ/λ) or nothing.
+type compiledEstimator struct {
+	kg     *kernel.Graph
+	gen    minibatch.PoissonGen
+	alias  minibatch.Alias // over active, ∝ M_φ
+	active []int32
+	full   float64 // log(1 + Ψ/λ)
+	seen   []uint32
+	epoch  uint32
+}
+
+func newCompiledEstimator(k *kernel.Graph, m factorgraph.GlobalModel, lambda float64) *compiledEstimator {
+	active := m.(interface{ Active() []int32 }).Active()
+	if len(active) == 0 || !(lambda > 0) {
+		return nil
+	}
+	w := make([]float64, len(active))
+	for j, f := range active {
+		w[j] = k.Global[f].M
+	}
+	alias, err := minibatch.NewAlias(w)
+	if err != nil {
+		return nil // the generic path reports what is wrong
+	}
+	return &compiledEstimator{
+		kg: k, gen: minibatch.NewPoissonTable(lambda), alias: alias, active: active,
+		full: math.Log1p(m.Psi() / lambda), seen: make([]uint32, m.NumFactors()),
+	}
+}
+
+// estimate is estimator.estimate over the compiled graph.
+func (e *estimator) estimateCompiled(r *rand.Rand, x []float64) (eps float64, picks, factors int, err error) {
+	ce := e.ce
+	picks = ce.gen.Rand(r)
+	if ce.epoch++; ce.epoch == 0 {
+		clear(ce.seen)
+		ce.epoch = 1
+	}
+	scale := e.psi / e.lambda
+	for range picks {
+		f := ce.active[ce.alias.Pick(r)]
+		if ce.seen[f] != ce.epoch {
+			ce.seen[f] = ce.epoch
+			factors++
+		}
+		gf := &ce.kg.Global[f]
+		switch gf.Kind {
+		case kernel.Potts:
+			if (x[gf.A] == x[gf.B]) != gf.Neg {
+				eps += ce.full
+			}
+			continue
+		case kernel.Table:
+			if t := ce.kg.Value(gf, x); t != 0 {
+				eps += math.Log1p(scale * t / gf.M)
+			}
+			continue
+		}
+		t := e.m.EvalFactor(int(f), x)
+		if !factorgraph.InRange(t, gf.M) {
+			return 0, picks, factors, factorgraph.GlobalCheckError(e.m, int(f), t)
+		}
+		if t != 0 {
+			eps += math.Log1p(scale * t / gf.M)
+		}
+	}
+	return eps, picks, factors, nil
+}
+
+// drawCompiled is proposal.draw over the compiled A[i]: B ~ Poisson(λL_i/L)
+// picks ∝ M_φ, all kept, log ψ(u) = Σ_φ s_φ (L/(λM_φ)) φ̃(x_{i←u}); a Potts
+// pair adds L/λ at the value of its other variable (or, W < 0, at every
+// other value: −L/λ there up to a constant).
+func (p *proposal) drawCompiled(c *chain, i int) int {
+	k := c.kg
+	d := int(c.size[i])
+	logPsi, w := p.logPsi[:d], p.w[:d]
+	if !c.hardCompiled(i, w) {
+		return -1
+	}
+	clear(logPsi)
+	if s0, s1 := k.SoftStart[i], k.SoftStart[i+1]; s1 > s0 {
+		l := c.m.L()
+		b := minibatch.Poisson(c.r, p.lambda*p.li[i]/l)
+		c.stats.Picks += int64(b)
+		p.counts.Reset()
+		tiers := k.Tiers(i)
+		for range b {
+			p.counts.Add(tiers.Pick(c.r))
+		}
+		soft := k.Soft[s0:s1]
+		buf := c.buf[:d]
+		for _, j32 := range p.counts.Keys() {
+			o := &soft[j32]
+			coef := float64(p.counts.Count(int(j32))) * l / (p.lambda * o.M) // s_φ L/(λM_φ)
+			if o.Kind == kernel.Potts {
+				if v := int(c.x[o.Ref]); v < d {
+					if o.Neg {
+						logPsi[v] -= coef * o.M
+					} else {
+						logPsi[v] += coef * o.M
+					}
+				}
+				continue
+			}
+			if o.Kind == kernel.Table {
+				t := &k.Tables[o.Ref]
+				base, st := t.Base(c.x, o.Stride, c.x[i]), int(o.Stride)
+				for v := range buf {
+					logPsi[v] += coef * (t.Values[base+v*st] - o.Lo)
+				}
+				continue
+			}
+			c.m.EvalAll(i, int(o.Ref), c.x, buf)
+			lo, hi := factorgraph.Limits(o.M)
+			for v, t := range buf {
+				if !(t >= lo && t <= hi) {
+					c.fail(factorgraph.CheckError(c.m, i, int(o.Ref), t))
+					return -1
+				}
+				logPsi[v] += coef * t
+			}
+		}
+		c.stats.Factors += int64(p.counts.Len())
+	}
+	for v := range w {
+		w[v] += logPsi[v]
+	}
+	v := sampleLog(c.r, w)
+	if v < 0 {
+		c.fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
+	}
+	return v
+}
+
+// softDeltaCompiled is softDelta over the compiled A[i]: the exact soft
+// conditional at every value, one pass over A[i] (into c.u, which MGPMH
+// does not otherwise use; addCompiled takes c.buf2).
+func (c *chain) softDeltaCompiled(i, cur, v int) (float64, bool) {
+	u := c.u[:c.size[i]]
+	clear(u)
+	n, ok := c.addCompiled(i, u, false)
+	if !ok {
+		return 0, false
+	}
+	c.stats.Factors += int64(n)
+	return u[v] - u[cur], true
+}

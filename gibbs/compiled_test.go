@@ -1,0 +1,364 @@
+package gibbs
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/minibatch"
+	"github.com/pgibbs/pgibbs/potts"
+)
+
+// opaque hides a factor's concrete type, so the graph cannot compile it and
+// samplers take the generic path for it.
+type opaque struct{ factorgraph.Factor }
+
+// rebuild returns g rebuilt with every factor f for which wrap(f) holds
+// hidden behind opaque: a graph that mixes compiled and generic factors.
+func rebuild(t *testing.T, g *factorgraph.Graph, wrap func(f int) bool) *factorgraph.Graph {
+	t.Helper()
+	b := factorgraph.NewBuilder()
+	for i := range g.NumVars() {
+		b.AddVariable(g.Domain(i))
+		if v, ok := g.Observed(i); ok {
+			b.Observe(i, v)
+		}
+	}
+	for f := range g.NumFactors() {
+		fac := g.Factor(f)
+		if wrap(f) {
+			fac = opaque{fac}
+		}
+		b.AddFactor(fac)
+	}
+	out, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// mixedGraphs are the exactness tests' graphs with every other factor
+// generic.
+func mixedGraphs(t *testing.T) []testGraph {
+	gs := testGraphs(t)
+	for k := range gs {
+		gs[k].g = rebuild(t, gs[k].g, func(f int) bool { return f%2 == 1 })
+		if !gs[k].g.Kernel().Generic {
+			t.Fatalf("graph %d: no generic factor after wrapping", gs[k].seed)
+		}
+	}
+	return gs
+}
+
+// withKernel is a graph whose samplers run on a substituted compiled form:
+// the broken variants of the compiled path.
+type withKernel struct {
+	*factorgraph.Graph
+	k *kernel.Graph
+}
+
+func (w withKernel) Kernel() *kernel.Graph { return w.k }
+
+// flipPottsThinning returns a copy of k whose soft Potts pairs have the
+// wrong sign: they are kept (and counted) where the pair disagrees — a sign
+// bug of the compiled Poisson-Gibbs path.
+func flipPottsThinning(k *kernel.Graph) *kernel.Graph {
+	c := *k
+	c.Soft = slices.Clone(k.Soft)
+	for j := range c.Soft {
+		if c.Soft[j].Kind == kernel.Potts {
+			c.Soft[j].Neg = !c.Soft[j].Neg
+		}
+	}
+	c.Pick = slices.Clone(k.Pick)
+	for j := range c.Pick {
+		for side, ref := range c.Pick[j].Ref {
+			if ref != kernel.NotPotts {
+				c.Pick[j].Ref[side] = ^ref
+			}
+		}
+	}
+	return &c
+}
+
+// dropLastExact returns a copy of k whose exact lists miss the last factor
+// of every A[i] (a table or hard factor if there is one, else the last
+// Potts pair): the "dropped term" bug of the compiled Gibbs path.
+func dropLastExact(k *kernel.Graph) *kernel.Graph {
+	c := *k
+	n := len(k.PottsStart) - 1
+	c.PottsStart, c.ExactStart = make([]int32, n+1), make([]int32, n+1)
+	c.PottsNbr, c.PottsW, c.Exact = nil, nil, nil
+	for i := range n {
+		nb := k.PottsNbr[k.PottsStart[i]:k.PottsStart[i+1]]
+		w := k.PottsW[k.PottsStart[i]:k.PottsStart[i+1]]
+		ex := k.Exact[k.ExactStart[i]:k.ExactStart[i+1]]
+		switch {
+		case len(ex) > 0:
+			ex = ex[:len(ex)-1]
+		case len(nb) > 0:
+			nb, w = nb[:len(nb)-1], w[:len(w)-1]
+		}
+		c.PottsNbr = append(c.PottsNbr, nb...)
+		c.PottsW = append(c.PottsW, w...)
+		c.Exact = append(c.Exact, ex...)
+		c.PottsStart[i+1] = int32(len(c.PottsNbr))
+		c.ExactStart[i+1] = int32(len(c.Exact))
+	}
+	return &c
+}
+
+// TestCompiledConditional checks the compiled Gibbs conditional against
+// the generic one, value by value, on the test graphs (pure and mixed) and
+// on the paper's Potts model: the same energies up to one constant per
+// variable (the compiled path drops the factors' lower bounds).
+func TestCompiledConditional(t *testing.T) {
+	pg, err := potts.New(potts.Paper())
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs := []*factorgraph.Graph{pg}
+	for _, tg := range testGraphs(t) {
+		graphs = append(graphs, tg.g)
+	}
+	for _, tg := range mixedGraphs(t) {
+		graphs = append(graphs, tg.g)
+	}
+	for gi, g := range graphs {
+		r := rand.New(rand.NewPCG(uint64(gi), 5))
+		s, err := NewGibbs(g, r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.kg == nil {
+			t.Fatalf("graph %d: the sampler does not run on the compiled form", gi)
+		}
+		for range 20 {
+			s.Step() // a state of positive probability other than the start
+		}
+		for _, i := range g.Free() {
+			d := g.Domain(i).Size
+			want := make([]float64, d)
+			soft, hard := g.Degree(i)
+			buf := make([]float64, d)
+			for k := range soft + hard {
+				g.EvalAll(i, k, s.x, buf)
+				for v := range want {
+					want[v] += buf[v]
+				}
+			}
+			got := make([]float64, d)
+			ps, pe := s.kg.PottsStart[i], s.kg.PottsStart[i+1]
+			for p := ps; p < pe; p++ {
+				if v := int(s.x[s.kg.PottsNbr[p]]); v < d {
+					got[v] += s.kg.PottsW[p]
+				}
+			}
+			ops := s.kg.Exact[s.kg.ExactStart[i]:s.kg.ExactStart[i+1]]
+			for o := range ops {
+				if !s.addOp(i, &ops[o], got) {
+					t.Fatal(s.Err())
+				}
+			}
+			shift := math.NaN()
+			for v := range want {
+				if math.IsInf(want[v], -1) || math.IsInf(got[v], -1) {
+					if want[v] != got[v] {
+						t.Fatalf("graph %d, variable %d, value %d: compiled %v, generic %v", gi, i, v, got[v], want[v])
+					}
+					continue
+				}
+				if math.IsNaN(shift) {
+					shift = want[v] - got[v]
+				}
+				if diff := want[v] - got[v] - shift; math.Abs(diff) > 1e-9*(1+math.Abs(want[v])) {
+					t.Fatalf("graph %d, variable %d, value %d: compiled %v + %v, generic %v", gi, i, v, got[v], shift, want[v])
+				}
+			}
+		}
+	}
+}
+
+// TestExactnessCompiledMixed runs the enumeration check on graphs that mix
+// compiled and generic factors.
+func TestExactnessCompiledMixed(t *testing.T) {
+	skipShort(t)
+	graphs := mixedGraphs(t)
+	for _, sc := range exactSamplers() {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			worst := 0.0
+			for _, tg := range graphs {
+				s, err := sc.new(tg.g, rand.New(rand.NewPCG(tg.seed, 77)), tg.init)
+				if err != nil {
+					t.Fatalf("graph %d: %v", tg.seed, err)
+				}
+				steps := sc.steps
+				if steps == 0 {
+					steps = exactSteps
+				}
+				z, where := exactness(tg.g, s, steps/2)
+				if z > zLimit {
+					t.Errorf("graph %d (%v): %s: z = %.2f > %v", tg.seed, tg.g, where, z, zLimit)
+				}
+				worst = max(worst, z)
+			}
+			t.Logf("largest z-score over %d graphs: %.2f", len(graphs), worst)
+		})
+	}
+}
+
+// TestExactnessCatchesBrokenCompiled requires the enumeration check to
+// reject broken compiled paths.
+func TestExactnessCatchesBrokenCompiled(t *testing.T) {
+	skipShort(t)
+	graphs := testGraphs(t)
+	broken := []struct {
+		name string
+		new  func(tg testGraph) (Sampler, error)
+	}{
+		{"PoissonGibbs/flipped-Potts-thinning", func(tg testGraph) (Sampler, error) {
+			m := withKernel{tg.g, flipPottsThinning(tg.g.Kernel())}
+			return NewPoissonGibbs(m, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
+		}},
+		{"PoissonGibbs/no-state-independent-batch", func(tg testGraph) (Sampler, error) {
+			// s_φ ~ Poisson(φ̃) instead of Poisson(λM_φ/L + φ̃): B1 dropped.
+			s, err := NewPoissonGibbs(tg.g, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
+			if err != nil {
+				return nil, err
+			}
+			for k := range s.pg.gens {
+				s.pg.gens[k].b1 = minibatch.NewPoissonGen(0)
+			}
+			return s, nil
+		}},
+		{"MGPMH/dropped-factor", func(tg testGraph) (Sampler, error) {
+			m := withKernel{tg.g, dropLastExact(tg.g.Kernel())}
+			return NewMGPMH(m, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
+		}},
+		{"Gibbs/dropped-factor", func(tg testGraph) (Sampler, error) {
+			m := withKernel{tg.g, dropLastExact(tg.g.Kernel())}
+			return NewGibbs(m, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
+		}},
+	}
+	for _, bc := range broken {
+		t.Run(bc.name, func(t *testing.T) {
+			t.Parallel()
+			worst, caught := 0.0, 0
+			for _, tg := range graphs {
+				s, err := bc.new(tg)
+				if err != nil {
+					t.Fatalf("graph %d: %v", tg.seed, err)
+				}
+				z, _ := exactness(tg.g, s, exactSteps/4)
+				if z > zLimit {
+					caught++
+				}
+				worst = max(worst, z)
+			}
+			if caught == 0 {
+				t.Errorf("no graph rejected the broken sampler (largest z = %.2f)", worst)
+			}
+			t.Logf("rejected on %d of %d graphs (largest z %.1f)", caught, len(graphs), worst)
+		})
+	}
+}
+
+// starGraph is a hub variable with leaves observed at random values: enough
+// soft factors (Potts pairs of both signs, tables, and generic factors) that
+// the hub's alias table is tiered, and a conditional that enumeration gives
+// exactly, since the hub is the only free variable.
+func starGraph(t *testing.T, leaves int) (*factorgraph.Graph, []float64) {
+	t.Helper()
+	const d = 4
+	r := rand.New(rand.NewPCG(3, 4))
+	b := factorgraph.NewBuilder()
+	b.AddVariables(leaves+1, factorgraph.Discrete(d))
+	for j := 1; j <= leaves; j++ {
+		b.Observe(j, float64(r.IntN(d)))
+		switch j % 5 {
+		case 0:
+			vals := make([]float64, d*d)
+			for k := range vals {
+				vals[k] = 0.1 * r.Float64()
+			}
+			b.AddFactor(factorgraph.NewTable([]int{j, 0}, []int{d, d}, vals))
+		case 1:
+			b.AddFactor(opaque{factorgraph.NewPotts(0, j, 0.1*r.NormFloat64())})
+		default:
+			b.AddFactor(factorgraph.NewPotts(0, j, 0.1*r.NormFloat64()))
+		}
+	}
+	b.AddFactor(factorgraph.NewTable([]int{0}, []int{d}, []float64{0, 0.5, math.Inf(-1), 1})) // hard zero at 2
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The hub's conditional, by summing every factor of A[0] at each value.
+	x := factorgraph.RandomState(g, r)
+	u := make([]float64, d)
+	buf := make([]float64, d)
+	soft, hard := g.Degree(0)
+	for k := range soft + hard {
+		g.EvalAll(0, k, x, buf)
+		for v := range u {
+			u[v] += buf[v]
+		}
+	}
+	mx := math.Inf(-1)
+	for _, e := range u {
+		mx = max(mx, e)
+	}
+	total := 0.0
+	for v, e := range u {
+		u[v] = math.Exp(e - mx)
+		total += u[v]
+	}
+	for v := range u {
+		u[v] /= total
+	}
+	return g, u
+}
+
+// TestExactnessTiered checks the compiled Poisson-Gibbs path of a variable
+// whose alias table is tiered (more than minibatch.FlatMax soft factors).
+func TestExactnessTiered(t *testing.T) {
+	skipShort(t)
+	g, p0 := starGraph(t, minibatch.FlatMax+100)
+	if k := g.Kernel(); k.TopStart[1]-k.TopStart[0] < 2 {
+		t.Fatalf("the hub's table has %d tiers; want a tiered table", k.TopStart[1]-k.TopStart[0])
+	}
+	names := []string{"x0=0", "x0=1", "x0=2", "x0=3"}
+	cells := func(x []float64, dst []int) []int { return append(dst[:0], int(x[0])) }
+	// λ = 4L keeps the minibatch (5L ≈ 200 picks) below |A[0]|.
+	opt := &Options{Lambda: 4 * g.L()}
+	samplers := map[string]func() (Sampler, error){
+		"Gibbs":        func() (Sampler, error) { return NewGibbs(g, rand.New(rand.NewPCG(5, 6)), nil) },
+		"PoissonGibbs": func() (Sampler, error) { return NewPoissonGibbs(g, rand.New(rand.NewPCG(5, 6)), opt) },
+		"PoissonGibbs/per-variable": func() (Sampler, error) {
+			return NewPoissonGibbs(g, rand.New(rand.NewPCG(5, 6)), &Options{Lambda: 4 * g.L(), PerVariable: true})
+		},
+		"Auto": func() (Sampler, error) { return NewAuto(g, rand.New(rand.NewPCG(5, 6)), opt) },
+	}
+	for name, mk := range samplers {
+		s, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z, where := batchZ(s, 30000, p0, names, cells); z > zLimit {
+			t.Errorf("%s: %s: z = %.2f", name, where, z)
+		}
+	}
+	// The same check rejects a hub whose Potts pairs have the wrong sign.
+	s, err := NewPoissonGibbs(withKernel{g, flipPottsThinning(g.Kernel())}, rand.New(rand.NewPCG(5, 6)), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z, _ := batchZ(s, 30000, p0, names, cells); z <= zLimit {
+		t.Errorf("flipped Potts thinning not rejected on the tiered hub: z = %.2f", z)
+	}
+}

@@ -1,0 +1,372 @@
+package gibbs
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/minibatch"
+)
+
+// The samplers' hot loops over an implicit periodic lattice
+// (kernel.Torus, built by package lattice): the neighbour of site i at
+// offset k is computed inline by periodic wrap arithmetic from the offset's
+// premultiplied components, with no interface call and no range check (a
+// Potts or Ising pair's φ̃ is M_k or 0 by construction), and the pair terms
+// go straight into per-value counts. Every site has the same L_i = L, so one
+// set of Poisson generators serves every update.
+
+// toruser is a model with a compiled torus form (lattice.Lattice).
+type toruser interface{ Torus() *kernel.Torus }
+
+// identityFree reports whether free lists every variable of n in order, as
+// a lattice's does: a random-scan pick of a 10⁶-site lattice then skips a
+// cache miss in the 8 MB list.
+func identityFree(free []int, n int) bool {
+	if len(free) != n {
+		return false
+	}
+	for k, i := range free {
+		if i != k {
+			return false
+		}
+	}
+	return true
+}
+
+// maxStack is the largest number of values whose per-value scratch an
+// exact torus update keeps on the goroutine's stack: scratch shared in a
+// heap object would put the workers of a Chromatic sampler on each other's
+// cache lines.
+const maxStack = 16
+
+// exactTorus resamples discrete variable i of a torus model from its full
+// conditional (Algorithm 1): U_v = Σ_k W_k·δ(v, x_{i+k}) up to a constant.
+func (c *chain) exactTorus(i int) {
+	t := c.torus
+	c.stats.Steps++
+	c.stats.Factors += int64(len(t.Off))
+	b0, b1, b2 := t.Bases(i)
+	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
+	x, off, q := c.x, t.Off, t.States
+	if t.Heat != nil {
+		// Two states, one coupling: the heat-bath probability of x_i = 1
+		// depends only on the number of neighbours at 1.
+		n1 := 0
+		for k := range off {
+			d := &off[k].D
+			j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
+			n1 += int(x[j]) & 1
+		}
+		_, below := bits.Sub64(c.r.Uint64(), t.Heat[n1], 0) // 1 with probability Heat[n1]·2⁻⁶⁴
+		x[i] = float64(below)
+		return
+	}
+	if t.ExpGap != nil && q <= maxStack {
+		// One coupling W: U_v = W·n_v, the weights exp(−|W|·|n_v − n_ref|)
+		// from a table.
+		var nb [maxStack]int32
+		n := nb[:q]
+		for k := range off {
+			d := &off[k].D
+			j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
+			if v := int(x[j]); uint(v) < uint(len(n)) {
+				n[v]++
+			}
+		}
+		ref := n[0]
+		for _, nv := range n[1:] {
+			if t.W[0] > 0 {
+				ref = max(ref, nv)
+			} else {
+				ref = min(ref, nv)
+			}
+		}
+		var wb [maxStack]float64
+		w := wb[:q]
+		total := 0.0
+		for v, nv := range n {
+			g := nv - ref
+			if g < 0 {
+				g = -g
+			}
+			w[v] = t.ExpGap[g]
+			total += w[v]
+		}
+		x[i] = float64(drawWeights(c.r.Float64()*total, w))
+		return
+	}
+	wk := t.W[:len(off)]
+	if q == 2 {
+		// U_1 − U_0 = Σ_k W_k·(2x_j − 1): one exponential.
+		d := 0.0
+		for k := range off {
+			e := &off[k].D
+			j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
+			if x[j] != 0 {
+				d += wk[k]
+			} else {
+				d -= wk[k]
+			}
+		}
+		// P(x_i = 1) = 1/(1 + e^{−d}), drawn as u·(1 + e^{−d}) < 1.
+		if c.r.Float64()*(1+math.Exp(-d)) < 1 {
+			x[i] = 1
+		} else {
+			x[i] = 0
+		}
+		return
+	}
+	var ub [maxStack]float64
+	u := ub[:0]
+	if q <= maxStack {
+		u = ub[:q]
+	} else {
+		u = c.u[:q]
+		clear(u)
+	}
+	for k := range off {
+		e := &off[k].D
+		j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
+		if v := int(x[j]); uint(v) < uint(len(u)) {
+			u[v] += wk[k]
+		}
+	}
+	c.set(i, u)
+}
+
+// varsUpdater is a sampler with a loop over many variables (Gibbs on a
+// torus model).
+type varsUpdater interface{ updateVars(vars []int) }
+
+// updateVars calls s.Update(i) for each i of vars in turn, in one call when
+// s has a loop of its own.
+func updateVars(s Sampler, vars []int) {
+	if u, ok := s.(varsUpdater); ok {
+		u.updateVars(vars)
+		return
+	}
+	for _, i := range vars {
+		s.Update(i)
+	}
+}
+
+// updateVars is Update(i) for each i of vars in turn (a Chromatic worker's
+// share of a colour class), with one loop over the sites of a torus model
+// instead of a call per site.
+func (s *Gibbs) updateVars(vars []int) {
+	t := s.torus
+	if s.err != nil {
+		return
+	}
+	if t == nil || s.kg != nil || !s.allFree {
+		for _, i := range vars {
+			s.Update(i)
+		}
+		return
+	}
+	if t.Heat != nil && t.NN && t.Dim == 2 {
+		s.nnHeat2(vars)
+		return
+	}
+	for _, i := range vars {
+		s.exactTorus(i)
+	}
+}
+
+// nnHeat2 is the heat-bath update of every site of vars on a 2-D
+// nearest-neighbour torus of two-state spins with one coupling (the Ising
+// model): the neighbours by index arithmetic, their values summed as
+// float64 (0 or 1, exactly), and x_i = 1 with probability Heat[n_1].
+func (c *chain) nnHeat2(vars []int) {
+	t := c.torus
+	x, r, heat := c.x, c.r, t.Heat
+	n, sites, div := t.Side, t.Sites, t.Div
+	for _, i := range vars {
+		hi, _ := bits.Mul64(div, uint64(i))
+		row := int(hi)
+		col := i - row*n
+		up, dn, lf, rt := i-n, i+n, i-1, i+1
+		if row == 0 {
+			up += sites
+		}
+		if row == n-1 {
+			dn -= sites
+		}
+		if col == 0 {
+			lf += n
+		}
+		if col == n-1 {
+			rt -= n
+		}
+		n1 := int(x[up] + x[dn] + x[lf] + x[rt])
+		_, below := bits.Sub64(r.Uint64(), heat[n1], 0) // 1 with probability Heat[n1]·2⁻⁶⁴
+		x[i] = float64(below)
+	}
+	c.stats.Steps += int64(len(vars))
+	c.stats.Factors += 4 * int64(len(vars))
+}
+
+// lightPicked reports whether light offset k was picked before in this
+// update, and records it: in list[:*n] while the list has room, then in
+// seen.
+func lightPicked(list []int32, n *int, k int32, seen []uint32, epoch uint32) bool {
+	for _, lk := range list[:*n] {
+		if lk == k {
+			return true
+		}
+	}
+	if *n < len(list) {
+		list[*n] = k
+		*n++
+		return false
+	}
+	if seen[k] == epoch {
+		return true
+	}
+	seen[k] = epoch
+	return false
+}
+
+// drawWeights returns the first v with t < w[0] + … + w[v], for t drawn
+// uniformly below the total of the weights (the last positive weight if
+// rounding left t at or above the total).
+func drawWeights(t float64, w []float64) int {
+	last := 0
+	for v, wv := range w {
+		if wv > 0 {
+			last = v
+			if t < wv {
+				return v
+			}
+			t -= wv
+		}
+	}
+	return last
+}
+
+// torusPG is what Poisson-Gibbs updates of a torus model precompute: every
+// site has L_i = L and λ_i = λ, so a = λ/L, the generators of the two batch
+// sizes and the powers of (1 + 1/a) are the same for every update.
+type torusPG struct {
+	_       [64]byte // the fields written at every update (epoch) never share a cache line with another worker's
+	a, full float64
+	pow     []float64
+	b1, b2  minibatch.PoissonGen
+	seen    []uint32 // seen[k] = epoch: offset k was picked in this update
+	epoch   uint32
+	n       []int32   // kept counts per value, alone on their cache lines
+	w       []float64 // weights per value, alone on their cache lines
+	_       [64]byte
+}
+
+// newTorusPG returns the precomputed draw of Poisson-Gibbs with parameter
+// lambda on t.
+func newTorusPG(t *kernel.Torus, lambda float64) *torusPG {
+	a := lambda / t.L
+	full := math.Log1p(1 / a)
+	q := t.States
+	return &torusPG{
+		a: a, full: full, pow: newPow(full),
+		b1: minibatch.NewPoissonTable(lambda), // a·L_i
+		b2: minibatch.NewPoissonTable(t.L),
+		// 64 bytes of padding on either side: the scratch of two workers
+		// of a Chromatic sampler never shares a cache line.
+		seen: make([]uint32, len(t.Off)+32)[16 : 16+len(t.Off)],
+		n:    make([]int32, q+32)[16 : 16+q],
+		w:    make([]float64, q+16)[8 : 8+q],
+	}
+}
+
+// torusUpdate resamples discrete variable i of a torus model by
+// Poisson-Gibbs (Algorithm 2), with the exact two-phase draw of
+// compiledUpdate: B1 ~ Poisson(a·L) picks ∝ M_k, all kept, and B2 ~
+// Poisson(L) picks ∝ M_k, kept iff φ̃ = M_k (the pair agrees, for a
+// positive weight; differs, for a negative one). A kept copy of offset k
+// adds ±log(1 + 1/a) to U at the value of the neighbour x_{i+k}, so the
+// conditional is ∝ (1 + 1/a)^{n_v}.
+func (p *pgState) torusUpdate(c *chain, i int) {
+	g, t := p.tor, c.torus
+	c.stats.Steps++
+	r, x := c.r, c.x
+	xi := x[i]
+	p.a = g.a
+	b1, b2 := g.b1.Rand(r), g.b2.Rand(r)
+	c.stats.Picks += int64(b1 + b2)
+	n := g.n
+	clear(n)
+	seen := g.seen
+	if g.epoch++; g.epoch == 0 { // wrapped after 2³² updates
+		clear(seen)
+		g.epoch = 1
+	}
+	epoch, distinct := g.epoch, 0
+	bs0, bs1, bs2 := t.Bases(i)
+	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
+	tab := t.Table
+	cols := tab.Cols
+	nc := uint64(len(cols))
+	// The distinct light offsets picked (about one an update on a
+	// long-range lattice) are counted in a short list, not in seen: a
+	// light offset's stamp would be a cache miss. Once the list is full,
+	// seen takes over.
+	var lightSeen [16]int32
+	nLight := 0
+	for phase, b := range [2]int{b1, b2} {
+		// Phase 1 keeps every pick; phase 2 keeps the picks where φ̃ = M: a
+		// W > 0 pair that agrees, a W < 0 pair that differs.
+		all := int32(phase - 1) // −1 (keep all) in phase 1, 0 in phase 2
+		for range b {
+			// One 64-bit word picks a column and decides own or alias.
+			hi, lo := bits.Mul64(r.Uint64(), nc)
+			col := &cols[hi]
+			e := &col.Ent[0]
+			if lo >= col.Thr {
+				e = &col.Ent[1]
+			}
+			sgn := e.K >> 31 // 0 for W > 0, −1 for W < 0
+			k := e.K ^ sgn
+			if e.K == kernel.LightBucket {
+				e = tab.PickLight(r, e)
+				sgn = e.K >> 31
+				k = e.K ^ sgn
+				if !lightPicked(lightSeen[:], &nLight, k, seen, epoch) {
+					distinct++
+				}
+			} else {
+				if seen[k] != epoch {
+					distinct++
+				}
+				seen[k] = epoch
+			}
+			d := &e.D
+			j := kernel.Wrap(bs0+int(d[0]), m0) + kernel.Wrap(bs1+int(d[1]), m1) + kernel.Wrap(bs2+int(d[2]), m2)
+			v := int(x[j])
+			var differ int32
+			if float64(v) != xi {
+				differ = -1
+			}
+			if uint(v) < uint(len(n)) {
+				n[v] += (1 + 2*sgn) & (all | (differ ^ ^sgn))
+			}
+		}
+	}
+	// The paper's "factors evaluated": the distinct factors picked.
+	c.stats.Factors += int64(distinct)
+	// ρ(v) ∝ (1 + 1/a)^{n_v}: weights pow[max n − n_v], one uniform variate.
+	top := n[0]
+	for _, nv := range n[1:] {
+		top = max(top, nv)
+	}
+	w := g.w
+	total := 0.0
+	for v, nv := range n {
+		if gap := int(top - nv); gap < len(g.pow) {
+			w[v] = g.pow[gap]
+		} else {
+			w[v] = math.Exp(-float64(gap) * g.full)
+		}
+		total += w[v]
+	}
+	x[i] = float64(drawWeights(r.Float64()*total, w))
+}

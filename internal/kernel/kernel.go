@@ -1,0 +1,193 @@
+// Package kernel holds the compiled, flat form of a factor graph's
+// neighbourhoods that the samplers' hot loops run on.
+//
+// A factorgraph.Graph is built from Factor values behind an interface; a
+// sampler that evaluated them through it would pay two dynamic calls, a
+// buffer round trip and a range check per factor. At Build the graph
+// compiles the factor kinds it knows — Potts pairs W·δ(x_a, x_b) and dense
+// tables — into the arrays below (structure of arrays, per variable in CSR
+// order), whose ranges are proven when they are compiled: a Potts value is
+// W or 0, a table value is one of its validated entries. Factors of any
+// other type keep the generic path (Kind Generic: the sampler calls the
+// model for them and checks their values against the declared range).
+// Mixing both in one graph works: every list below may hold generic entries.
+//
+// Nothing here is part of the module's public API; package factorgraph
+// builds a Graph and package gibbs reads it.
+package kernel
+
+import (
+	"math"
+
+	"github.com/pgibbs/pgibbs/internal/minibatch"
+)
+
+// Kind is the kind of a compiled factor.
+type Kind uint8
+
+const (
+	// Generic is a factor of a type the graph does not compile: the sampler
+	// evaluates it through the model (Eval, EvalAll) and checks its range.
+	Generic Kind = iota
+	// Potts is W·δ(x_i, x_Ref).
+	Potts
+	// Table is a dense table: Tables[Ref].
+	Table
+)
+
+// Op is one factor of A[i] as a hot loop reads it.
+type Op struct {
+	Kind Kind
+	// Neg says W < 0 for a Potts factor: φ̃ = M when the two variables
+	// differ, 0 when they agree.
+	Neg bool
+	// Stride is the stride of the updated variable i in a table's entries.
+	Stride int32
+	// Ref is the other variable of a Potts pair, the index in Tables of a
+	// table, or the local index k in A[i] of a generic factor.
+	Ref int32
+	// M is M_φ = hi − lo (+Inf for a hard factor), Lo the declared lower
+	// bound: φ̃ = φ − Lo ∈ [0, M].
+	M, Lo float64
+}
+
+// Tab is a dense table factor: entry Σ_k Strides[k]·x[Vars[k]] of Values.
+type Tab struct {
+	Vars    []int32
+	Strides []int32
+	Values  []float64
+}
+
+// Base returns the index of the table's entry at x with the variable of
+// stride si at 0: entry Base + v·si is the table's value at x_{i←v}. x[i]
+// must be an integer in its domain (a discrete state).
+func (t *Tab) Base(x []float64, si int32, xi float64) int {
+	b := 0
+	for k, v := range t.Vars {
+		b += int(t.Strides[k]) * int(x[v])
+	}
+	return b - int(si)*int(xi)
+}
+
+// Graph is the compiled form of a factor graph's neighbourhoods A[i].
+//
+// Exact updates (plain Gibbs) read, for variable i, the Potts pairs
+// PottsNbr/PottsW[PottsStart[i]:PottsStart[i+1]] (the other variable and
+// the signed weight W: u[x_j] += W, the lower bound dropped, which a
+// conditional does not see) and the other factors
+// Exact[ExactStart[i]:ExactStart[i+1]] (tables, soft or hard, and generic
+// factors), in that order.
+//
+// Minibatch updates read Soft[SoftStart[i]+k], the k-th soft factor of A[i]
+// in the order of the graph's alias table (decreasing M_φ), and
+// Hard[HardStart[i]:HardStart[i+1]].
+type Graph struct {
+	PottsStart []int32
+	PottsNbr   []int32
+	PottsW     []float64
+
+	ExactStart []int32
+	Exact      []Op
+
+	SoftStart []int
+	Soft      []Op
+	HardStart []int
+	Hard      []Op
+
+	Tables []Tab
+
+	// Cols and Top are the graph's tiered alias tables over the soft
+	// factors of each A[i] ∝ M_φ (Cols aligned with Soft; A[i]'s tier
+	// table is Top[TopStart[i]:TopStart[i+1]]); see Tiers.
+	Cols     minibatch.Alias
+	TopStart []int
+	Top      minibatch.Alias
+
+	// Global describes every factor of the graph by its index, for the
+	// global energy estimators of the MIN-Gibbs family.
+	Global []Factor
+
+	// Pick holds the packed alias columns of the variables whose table is
+	// flat (one tier), aligned with Soft; see Col.
+	Pick  []Col
+	ThrLo []uint32
+
+	// Generic says some factor of the graph is of the generic kind.
+	Generic bool
+}
+
+// Tiers returns the tiered alias table over the soft factors of A[i].
+func (g *Graph) Tiers(i int) minibatch.Tiered {
+	s, e := g.SoftStart[i], g.SoftStart[i+1]
+	ts, te := g.TopStart[i], g.TopStart[i+1]
+	return minibatch.Tiered{
+		Top:  minibatch.Alias{Prob: g.Top.Prob[ts:te], Index: g.Top.Index[ts:te]},
+		Cols: minibatch.Alias{Prob: g.Cols.Prob[s:e], Index: g.Cols.Index[s:e]},
+	}
+}
+
+// NotPotts is the Col reference of a soft factor that is not a Potts pair.
+const NotPotts = math.MinInt32
+
+// Col is column k of a variable's flat alias table over the soft factors of
+// A[i] ∝ M_φ, packed with what a Poisson-Gibbs pick reads of its two
+// entries, so that a pick touches one 16-byte record (four to a cache
+// line): with (hi, lo) the 128-bit product of a 64-bit random word and
+// n = |soft A[i]|, the column is hi, and the pick is the column's own entry
+// k if lo < T, else Alias, where T = Thr·2³² + ThrLo[k] is the column's
+// threshold ⌊p_k·2⁶⁴⌋ (ThrLo, apart, is read only when the high halves
+// tie, once in 2³² picks). Ref[0] and Ref[1] describe the own and the alias
+// entry: for a Potts pair the other variable j (W > 0) or ^j (W < 0),
+// NotPotts for other kinds.
+type Col struct {
+	Thr   uint32
+	Alias int32
+	Ref   [2]int32
+}
+
+// Pick returns the entry (and its reference) a pick of column hi with
+// fraction lo lands on; thrLo is the column's low threshold word.
+func (c *Col) Pick(hi, lo uint64, thrLo []uint32) (j int, ref int32) {
+	t := uint64(c.Thr) << 32
+	if uint32(lo>>32) == c.Thr { // a tie of the high halves: once in 2³²
+		t |= uint64(thrLo[hi])
+	}
+	j, ref = int(hi), c.Ref[0]
+	if lo >= t {
+		j, ref = int(c.Alias), c.Ref[1]
+	}
+	return j, ref
+}
+
+// PottsRef returns the Col reference of a soft factor.
+func PottsRef(o *Op) int32 {
+	switch {
+	case o.Kind != Potts:
+		return NotPotts
+	case o.Neg:
+		return ^o.Ref
+	}
+	return o.Ref
+}
+
+// Factor is one factor of the graph as a global energy estimator reads it:
+// a Potts pair W·δ(x_A, x_B) (Neg: W < 0), a table Tables[A], or a generic
+// factor the estimator evaluates through the model. M and Lo as in Op.
+type Factor struct {
+	Kind  Kind
+	Neg   bool
+	A, B  int32
+	M, Lo float64
+}
+
+// Value returns φ̃(x) = φ(x) − Lo of a Potts or table factor.
+func (g *Graph) Value(f *Factor, x []float64) float64 {
+	if f.Kind == Potts {
+		if (x[f.A] == x[f.B]) != f.Neg {
+			return f.M
+		}
+		return 0
+	}
+	t := &g.Tables[f.A]
+	return t.Values[t.Base(x, 0, 0)] - f.Lo
+}
