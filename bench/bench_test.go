@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	lat "github.com/pgibbs/pgibbs/lattice"
 	"github.com/pgibbs/pgibbs/potts"
 	"github.com/pgibbs/pgibbs/spin"
 	"github.com/pgibbs/pgibbs/tgm"
@@ -78,7 +79,9 @@ func runStepsWarm(b *testing.B, s gibbs.Sampler, warm int) {
 }
 
 // BenchmarkStep measures one update on the Poisson-Gibbs paper's Potts
-// model (20×20, D = 10, β = 4.6, L = 5.0878, Δ = 399).
+// model (20×20, D = 10, β = 4.6, L = 5.0878, Δ = 399), with the
+// hand-written heat-bath (the honest baseline, baseline.go) beside the
+// library's samplers.
 func BenchmarkStep(b *testing.B) {
 	g := lattice(b, 20)
 	for _, sc := range discreteSamplers() {
@@ -90,11 +93,57 @@ func BenchmarkStep(b *testing.B) {
 			runSteps(b, s)
 		})
 	}
+	b.Run("model=potts20/sampler=handwritten", func(b *testing.B) {
+		runHandwrittenPotts(b, potts.Paper())
+	})
+	b.Run("model=potts20/sampler=handwritten-stencil", func(b *testing.B) {
+		runPottsStencil(b, potts.Paper())
+	})
+}
+
+// runHandwrittenPotts benchmarks one random-scan update of the
+// hand-written CSR Potts heat-bath on p (op = one update, as in runSteps)
+// and reports the neighbours it visits a step as factors/op (its
+// equivalent of plain Gibbs's factors/op) and Δ.
+func runHandwrittenPotts(b *testing.B, p potts.Params) {
+	b.Helper()
+	h, err := newPottsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	runBaseline(b, h.step, 10000)
+	b.ReportMetric(h.meanDegree(), "factors/op")
+	b.ReportMetric(float64(h.maxDegree()), "Δ")
+}
+
+// runPottsStencil benchmarks one random-scan update of the hand-written
+// stencil heat-bath on p (the same model without neighbour lists).
+func runPottsStencil(b *testing.B, p potts.Params) {
+	b.Helper()
+	h, err := newPottsStencil(p, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	runBaseline(b, h.step, 10000)
+}
+
+// runBaseline benchmarks step (op = one call) after warm calls.
+func runBaseline(b *testing.B, step func(), warm int) {
+	b.Helper()
+	for range warm {
+		step()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		step()
+	}
+	b.StopTimer()
 }
 
 // BenchmarkScaling grows the lattice at fixed kernel (fixed L): the cost of
-// a plain Gibbs step follows Δ, Poisson-Gibbs's draws per step stay at
-// λ + L (DESIGN §9).
+// a plain Gibbs step and of the hand-written heat-bath follows Δ,
+// Poisson-Gibbs's draws per step stay at λ + L (DESIGN §9).
 func BenchmarkScaling(b *testing.B) {
 	for _, width := range []int{20, 40, 80} {
 		for _, sc := range discreteSamplers()[:2] {
@@ -106,6 +155,121 @@ func BenchmarkScaling(b *testing.B) {
 				}
 				b.ReportMetric(float64(g.MaxDegree()), "Δ")
 				runSteps(b, s)
+			})
+		}
+		p := potts.Paper()
+		p.Width = width
+		b.Run(fmt.Sprintf("width=%d/sampler=handwritten", width), func(b *testing.B) {
+			runHandwrittenPotts(b, p)
+		})
+		b.Run(fmt.Sprintf("width=%d/sampler=handwritten-stencil", width), func(b *testing.B) {
+			runPottsStencil(b, p)
+		})
+	}
+}
+
+// BenchmarkIsingSweep measures a sweep of the 1000×1000 nearest-neighbour
+// Ising torus at β = 0.4 (op = one sweep of 10⁶ site updates; ns/site is
+// ns/op divided by 10⁶): the hand-written checkerboard heat-bath (int8
+// spins, tabulated thresholds; baseline.go) against the library's
+// chromatic Gibbs sweep on lattice.New with its checkerboard colouring,
+// with 1 and 2 workers.
+func BenchmarkIsingSweep(b *testing.B) {
+	const side, beta = 1000, 0.4
+	b.Run("model=ising-nn1000/sampler=handwritten", func(b *testing.B) {
+		c, err := newIsingCheckerboard(side, beta, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.sweep()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			c.sweep()
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(side*side), "ns/site")
+	})
+	l, err := lat.New(lat.Params{Dim: 2, Size: side, Kernel: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: beta})
+	if err != nil {
+		b.Fatal(err)
+	}
+	classes, err := l.Colouring()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("model=ising-nn1000/sampler=chromatic/workers=%d", workers), func(b *testing.B) {
+			c, err := gibbs.NewChromatic("gibbs", l, classes, paddedStreams(1, workers), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Sweep()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				c.Sweep()
+			}
+			b.StopTimer()
+			if err := c.Err(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(side*side), "ns/site")
+		})
+	}
+}
+
+// paddedStreams returns the generators of gibbs.Streams, each PCG state
+// alone on its cache line, so that parallel workers do not invalidate each
+// other's line at every draw (as lattice/bench_test.go does).
+func paddedStreams(seed uint64, k int) []*rand.Rand {
+	out := make([]*rand.Rand, k)
+	for c := range out {
+		p := &paddedPCG{PCG: *gibbs.StreamSource(seed, c)}
+		out[c] = rand.New(&p.PCG)
+	}
+	return out
+}
+
+// paddedPCG fills a 64-byte size class, which the Go allocator aligns to 64
+// bytes: one cache line.
+type paddedPCG struct {
+	rand.PCG
+	_ [64 - 16]byte
+}
+
+// BenchmarkPowerLaw measures one random-scan update on the implicit
+// full-torus power-law Potts lattices (σ = 1, q = 10, β such that L equals
+// the paper's 5.0878; Δ = K = N² − 1 offsets): the hand-written heat-bath
+// over all K offsets (baseline.go) beside the library's Gibbs and
+// Poisson-Gibbs (λ = L²) on lattice.New. These are the crossover study's
+// points (Crossover) as benchmarks.
+func BenchmarkPowerLaw(b *testing.B) {
+	for _, side := range []int{20, 100, 1000} {
+		p, l, err := powerLawLattice(side, 10, 1, paperL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("side=%d/sampler=handwritten", side), func(b *testing.B) {
+			h, err := newLatticeHeatBath(p, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			runBaseline(b, h.step, min(10000, 1e8/h.k))
+			b.ReportMetric(float64(h.k), "Δ")
+		})
+		for _, sc := range discreteSamplers()[:2] {
+			b.Run(fmt.Sprintf("side=%d/sampler=%s", side, sc.name), func(b *testing.B) {
+				s, err := sc.new(l, rand.New(rand.NewPCG(1, 2)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				warm := 10000
+				if sc.name == "gibbs" {
+					warm = min(warm, 1e8/l.NumOffsets())
+				}
+				runStepsWarm(b, s, warm)
+				b.ReportMetric(float64(l.NumOffsets()), "Δ")
 			})
 		}
 	}

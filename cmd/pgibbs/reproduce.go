@@ -22,7 +22,7 @@ func init() {
 }
 
 // reproduceNames are the figures and tables `pgibbs reproduce` knows.
-var reproduceNames = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "all"}
+var reproduceNames = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "all"}
 
 const reproduceUsage = `Regenerates a figure or table of the papers and writes CSV data and PNG + SVG plots to -out:
   fig1a          marginal error vs iterations on the Potts model: Gibbs, Poisson-Gibbs, DoubleMIN-Gibbs (λ2 = L², 10⁴L²)
@@ -32,18 +32,22 @@ const reproduceUsage = `Regenerates a figure or table of the papers and writes C
   fig3           density estimates of PGITS, PGDA and PG-rejection on the truncated Gaussian mixture, next to the truth
   tunamh-table1  TunaMH paper, Table 1: average batch sizes of TFMH, FlyMC, Poisson-MH, TunaMH on the mixture
   tunamh-rlr     robust linear regression (N = 10⁵, d = 10): ESS per second of MH, TunaMH, MH-SS, SMH, TFMH, FlyMC
-  all            everything above, each run once
+  crossover      ns/update of Gibbs, Poisson-Gibbs and hand-written heat-bath loops as Δ grows, and the Δ from which
+                 Poisson-Gibbs is faster (a timing study on one core: run it alone on a quiet machine; -runs sets
+                 its repetitions, -workers is not used; not part of all)
+  all            every figure and table of the papers above (fig1a … tunamh-rlr), each run once
 Full runs take minutes each (see docs/RESULTS.md); -quick finishes each figure in under a minute with
 shorter runs (which it states). Figures average -runs independent runs, in parallel.`
 
 // The experiments' settings (quick or full); tests replace them with tiny
 // ones.
 var (
-	pottsSettings  = bench.PottsPaper
-	spinSettings   = bench.SpinPaper
-	tgmSettings    = bench.TGMPaper
-	table1Settings = bench.Table1Paper
-	rlrSettings    = bench.RLRPaper
+	pottsSettings     = bench.PottsPaper
+	spinSettings      = bench.SpinPaper
+	tgmSettings       = bench.TGMPaper
+	table1Settings    = bench.Table1Paper
+	rlrSettings       = bench.RLRPaper
+	crossoverSettings = bench.CrossoverPaper
 )
 
 // reproducer runs the experiments one invocation asks for, sharing runs
@@ -118,6 +122,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		"fig3":          {r.fig3},
 		"tunamh-table1": {r.table1},
 		"tunamh-rlr":    {r.rlr},
+		"crossover":     {r.crossover},
 		"all":           {r.fig1a, r.fig1b, r.fig1c, r.fig2, r.fig3, r.table1, r.rlr},
 	}
 	start := time.Now()
@@ -314,4 +319,29 @@ func (r *reproducer) rlr(ctx context.Context) error {
 		return err
 	}
 	return r.table("tunamh-rlr", res.Table())
+}
+
+func (r *reproducer) crossover(ctx context.Context) error {
+	s := crossoverSettings(r.quick)
+	reps := s.Reps
+	if reps == 0 {
+		reps = r.cfg.Runs
+	}
+	scale := s.LambdaScale
+	if scale == 0 {
+		scale = 1
+	}
+	r.say("\nCrossover: ns per single-site update of the hand-written heat-bath loops (stencil; CSR on the Gaussian graphs), Gibbs and Poisson-Gibbs (λ = %g·L²) as Δ grows", scale)
+	r.say("Gaussian-kernel Potts graphs (potts.New, D = %d, β = %g, γ = %g) at widths %v; power-law lattices (lattice.New, 2-D torus, r^−%g, Potts q = %d, β set so that L = %.5g) at sides %v",
+		s.Gauss.States, s.Gauss.Beta, s.Gauss.Gamma, s.GaussWidths, 2+s.PowerSigma, s.PowerStates, s.PowerL, s.PowerSides)
+	r.say("each point and sampler: %v warm-up, median of %d repetitions of about %v, samplers taking turns, one goroutine (run it on a quiet machine)", s.Warm, reps, s.Target)
+	res, err := bench.Crossover(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	r.say("\n%s", res.Table().Markdown())
+	r.say("%s", res.SummaryTable().Markdown())
+	paths, err := res.Write(r.out, "crossover")
+	r.wrote(paths...)
+	return err
 }

@@ -1,0 +1,426 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+
+	lat "github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/potts"
+)
+
+// This file holds the honest baselines of DESIGN §9: hand-written,
+// model-specific heat-bath loops of the kind a user would write for one
+// model in forty lines, tuned (one byte of state a site, flat arrays, no
+// interface call or range check, accumulators indexed without bounds
+// checks, no function call in an inner loop),
+// and benchmarked beside the library's samplers. A speed-up the project
+// states is quoted against them, not only against the library's own plain
+// Gibbs. They sample the same conditionals as the library's samplers on
+// the same models (baseline_test.go checks it) and draw from a *rand.Rand
+// (PCG) as the library does.
+
+// maxBaselineStates bounds q for the hand-written loops: their state is
+// one byte a site, and their per-value accumulators are [256]float64
+// arrays indexed by that byte, which needs no bounds check.
+const maxBaselineStates = 256
+
+// heatBathDraw draws v ∈ {0, …, q−1} with probability ∝ exp(u[v]) by
+// max-subtracted exponentials (u is overwritten), as every heat-bath loop
+// here does; the library's samplers draw the same way.
+func heatBathDraw(r *rand.Rand, u []float64) uint8 {
+	mx := u[0]
+	for _, e := range u[1:] {
+		mx = max(mx, e)
+	}
+	total := 0.0
+	for v, e := range u {
+		p := math.Exp(e - mx)
+		u[v] = p
+		total += p
+	}
+	t := r.Float64() * total
+	for v, p := range u {
+		if t < p {
+			return uint8(v)
+		}
+		t -= p
+	}
+	return uint8(len(u) - 1) // rounding left t ≥ 0 after the last weight
+}
+
+// pottsHeatBath is the honest baseline for the Gaussian-kernel Potts model
+// of package potts (the Poisson-Gibbs paper's model at potts.Paper()): a
+// random-scan heat-bath over compressed-sparse-row neighbour arrays,
+// written for this one model.
+//
+// Site i's neighbours are nbr[start[i]:start[i+1]] with pair weights
+// w = β·exp(−γ·(Δrow² + Δcol²)), every other site of the non-periodic
+// Width×Width lattice whose weight is not exactly 0 in float64 (the pairs
+// of potts.New, rebuilt here from the parameters alone). An update of i
+// accumulates u[v] = Σ_j w_ij·δ(v, x_j) by u[x_j] += w_ij (into two
+// accumulators, even and odd neighbours, to halve the chain of dependent
+// additions when neighbours share a value) and draws x_i ∝ exp(u[v]).
+type pottsHeatBath struct {
+	q      int
+	start  []int32
+	nbr    []int32
+	w      []float64
+	x      []uint8
+	ua, ub [maxBaselineStates]float64
+	r      *rand.Rand
+}
+
+// newPottsHeatBath builds the loop for p, with a state drawn uniformly
+// from r.
+func newPottsHeatBath(p potts.Params, r *rand.Rand) (*pottsHeatBath, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if p.States > maxBaselineStates {
+		return nil, fmt.Errorf("bench: hand-written Potts loop: %d states, at most %d", p.States, maxBaselineStates)
+	}
+	wd := p.Width
+	n := wd * wd
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("bench: hand-written Potts loop: %d sites", n)
+	}
+	kernel := make([]float64, n) // by (|Δrow|, |Δcol|), the expression of potts.New
+	for dr := range wd {
+		for dc := range wd {
+			kernel[dr*wd+dc] = p.Beta * math.Exp(-p.Gamma*float64(dr*dr+dc*dc))
+		}
+	}
+	h := &pottsHeatBath{q: p.States, start: make([]int32, n+1), x: make([]uint8, n), r: r}
+	for i := range n {
+		ri, ci := i/wd, i%wd
+		for j := range n {
+			if w := kernel[absInt(ri-j/wd)*wd+absInt(ci-j%wd)]; j != i && w != 0 {
+				h.nbr = append(h.nbr, int32(j))
+				h.w = append(h.w, w)
+			}
+		}
+		if len(h.nbr) > math.MaxInt32 {
+			return nil, fmt.Errorf("bench: hand-written Potts loop: more than 2³¹ neighbour entries")
+		}
+		h.start[i+1] = int32(len(h.nbr))
+	}
+	for i := range h.x {
+		h.x[i] = uint8(r.IntN(p.States))
+	}
+	return h, nil
+}
+
+// conditional sets u[v] = Σ_j w_ij·δ(v, x_j) for v < q and returns u[:q].
+func (h *pottsHeatBath) conditional(i int) []float64 {
+	nb := h.nbr[h.start[i]:h.start[i+1]]
+	w := h.w[h.start[i]:h.start[i+1]]
+	w = w[:len(nb)]
+	ua, ub := &h.ua, &h.ub
+	clear(ua[:h.q])
+	clear(ub[:h.q])
+	x := h.x
+	k := 0
+	for ; k+1 < len(nb); k += 2 {
+		ua[x[nb[k]]] += w[k]
+		ub[x[nb[k+1]]] += w[k+1]
+	}
+	if k < len(nb) {
+		ua[x[nb[k]]] += w[k]
+	}
+	u := ua[:h.q]
+	for v := range u {
+		u[v] += ub[v]
+	}
+	return u
+}
+
+// update resamples site i from its conditional.
+func (h *pottsHeatBath) update(i int) { h.x[i] = heatBathDraw(h.r, h.conditional(i)) }
+
+// step resamples a uniformly chosen site (random scan).
+func (h *pottsHeatBath) step() { h.update(h.r.IntN(len(h.x))) }
+
+// meanDegree returns the mean number of neighbours a step visits.
+func (h *pottsHeatBath) meanDegree() float64 { return float64(len(h.nbr)) / float64(len(h.x)) }
+
+// maxDegree returns the largest number of neighbours of a site (Δ).
+func (h *pottsHeatBath) maxDegree() int {
+	d := 0
+	for i := range len(h.x) {
+		d = max(d, int(h.start[i+1]-h.start[i]))
+	}
+	return d
+}
+
+// isingCheckerboard is the honest baseline for the nearest-neighbour Ising
+// model π(s) ∝ exp(β Σ_<ij> s_i s_j) on an n×n torus (n even): spins
+// s = ±1 in int8, a heat-bath in checkerboard order (all even sites, then
+// all odd), and the conditional P(s_i = +1) = 1/(1 + exp(−2β·h)) of the
+// neighbour sum h ∈ {−4, −2, 0, 2, 4} tabulated once as thresholds
+// t_h = ⌊P·2⁶⁴⌋ against which a site compares one r.Uint64() — without a
+// branch (the borrow of r.Uint64() − t_h is the new spin's bit), which
+// halves the time of a sweep near β_c, where the comparison is a coin flip
+// to the branch predictor.
+type isingCheckerboard struct {
+	n   int
+	s   []int8
+	thr [16]uint64 // thr[h+4]; 16 entries so that a uint8 index needs no bounds check
+	r   *rand.Rand
+}
+
+// newIsingCheckerboard returns the loop on an n×n torus at β, with spins
+// drawn uniformly from r.
+func newIsingCheckerboard(n int, beta float64, r *rand.Rand) (*isingCheckerboard, error) {
+	if n < 4 || n%2 != 0 {
+		return nil, fmt.Errorf("bench: checkerboard Ising: side %d: need an even side ≥ 4", n)
+	}
+	if math.IsNaN(beta) || math.IsInf(beta, 0) {
+		return nil, fmt.Errorf("bench: checkerboard Ising: β = %v", beta)
+	}
+	c := &isingCheckerboard{n: n, s: make([]int8, n*n), r: r}
+	for h := -4; h <= 4; h += 2 {
+		c.thr[h+4] = probThreshold(1 / (1 + math.Exp(-2*beta*float64(h))))
+	}
+	for i := range c.s {
+		c.s[i] = int8(2*r.IntN(2) - 1)
+	}
+	return c, nil
+}
+
+// probThreshold returns t with P(u < t) = p for u uniform on 64 bits
+// (to within 2⁻⁶⁴).
+func probThreshold(p float64) uint64 {
+	switch t := math.Ldexp(p, 64); {
+	case !(t > 0):
+		return 0
+	case t >= 0x1p64:
+		return math.MaxUint64
+	default:
+		return uint64(t)
+	}
+}
+
+// sweep updates every site once: the even sites (row + column even), then
+// the odd ones.
+func (c *isingCheckerboard) sweep() {
+	n, s := c.n, c.s
+	for parity := range 2 {
+		for row := range n {
+			up := s[((row+n-1)%n)*n:][:n]
+			dn := s[((row+1)%n)*n:][:n]
+			me := s[row*n:][:n]
+			for col := (row + parity) & 1; col < len(me); col += 2 {
+				l, rt := col-1, col+1
+				if l < 0 {
+					l = n - 1
+				}
+				if rt == n {
+					rt = 0
+				}
+				h := up[col] + dn[col] + me[l] + me[rt]
+				_, below := bits.Sub64(c.r.Uint64(), c.thr[uint8(h+4)&15], 0) // 1 if r.Uint64() < threshold
+				me[col] = int8(2*below) - 1
+			}
+		}
+	}
+}
+
+// energy returns −(1/n²) Σ_<ij> s_i s_j, the energy per site.
+func (c *isingCheckerboard) energy() float64 {
+	n, e := c.n, 0
+	for row := range n {
+		for col := range n {
+			si := int(c.s[row*n+col])
+			e += si * (int(c.s[row*n+(col+1)%n]) + int(c.s[((row+1)%n)*n+col]))
+		}
+	}
+	return -float64(e) / float64(n*n)
+}
+
+// stencilHeatBath is the honest baseline for translation-invariant
+// two-dimensional Potts models: a random-scan heat-bath whose update of
+// site i = (r, c) loops over the coupled offsets (Δr, Δc) of one shared
+// table, the neighbour (r + Δr, c + Δc), and adds its weight β·J to
+// u[x_j]; then one categorical draw. No neighbour list is stored: the
+// table has one entry per offset (K entries, not n·K), shared by every
+// site.
+//
+// The offsets are stored as row runs: for each Δr, the weights of the
+// contiguous columns Δc = lo, …, hi that carry its non-zero couplings
+// (zeros inside a run, the site itself included, add nothing), so that the
+// boundary costs two index computations a run instead of one a neighbour
+// and the inner loop streams a row of the state and of the weights. On a
+// periodic lattice the neighbour's coordinates wrap modulo N (a run then
+// covers at most two segments of a state row); on an open one the runs
+// are clipped to the lattice.
+type stencilHeatBath struct {
+	n, q     int
+	periodic bool
+	runs     []offsetRun
+	w        []float64
+	k        int // coupled offsets (periodic), or offsets within reach (open)
+	x        []uint8
+	u        [maxBaselineStates]float64
+	r        *rand.Rand
+}
+
+// offsetRun is the offsets (dr, dc0), …, (dr, dc0 + len − 1) with weights
+// w[off : off+len].
+type offsetRun struct{ dr, dc0, off, len int }
+
+// newLatticeHeatBath returns the stencil loop for the implicit periodic
+// lattice lattice.New(p) (Dim 2, Potts spins; a cutoff is honoured): every
+// kernel, the power law of every pair of sites included, with a state drawn
+// uniformly from r. It enumerates the offsets from the kernel itself, one
+// canonical representative per other site with components in (−N/2, N/2],
+// as the lattice does.
+func newLatticeHeatBath(p lat.Params, r *rand.Rand) (*stencilHeatBath, error) {
+	switch {
+	case p.Dim != 2:
+		return nil, fmt.Errorf("bench: hand-written lattice loop: dimension %d, want 2", p.Dim)
+	case p.Spin.Kind != lat.PottsSpins || p.Spin.States < 2 || p.Spin.States > maxBaselineStates:
+		return nil, fmt.Errorf("bench: hand-written lattice loop: spins %v, want Potts with 2 to %d states", p.Spin, maxBaselineStates)
+	case p.Kernel == nil:
+		return nil, errors.New("bench: hand-written lattice loop: no kernel")
+	case p.Size < 3 || p.Size > 1<<14:
+		return nil, fmt.Errorf("bench: hand-written lattice loop: side %d", p.Size)
+	}
+	n := p.Size
+	maxD2 := math.Inf(1)
+	if reach := p.Kernel.Reach(); reach > 0 {
+		maxD2 = float64(reach)
+	}
+	if p.Cutoff > 0 {
+		maxD2 = min(maxD2, math.Floor(p.Cutoff*p.Cutoff))
+	}
+	h := &stencilHeatBath{n: n, q: p.Spin.States, periodic: true, r: r}
+	err := h.build(-((n - 1) / 2), n/2, func(dr, dc int) float64 {
+		if d2 := dr*dr + dc*dc; d2 > 0 && float64(d2) <= maxD2 {
+			return p.Beta * p.Kernel.Coupling(2, d2)
+		}
+		return 0
+	})
+	return h, err
+}
+
+// newPottsStencil returns the stencil loop for the Gaussian-kernel Potts
+// model of package potts (open boundaries, weight β·exp(−γ·(Δr² + Δc²))
+// for every offset with |Δr|, |Δc| < Width, rebuilt from p), with a state
+// drawn uniformly from r. It is the pottsHeatBath's model without the
+// neighbour lists: on the 40×40 and 80×80 lattices those no longer fit in
+// the caches, and this loop is the faster baseline.
+func newPottsStencil(p potts.Params, r *rand.Rand) (*stencilHeatBath, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if p.States > maxBaselineStates {
+		return nil, fmt.Errorf("bench: hand-written Potts stencil: %d states, at most %d", p.States, maxBaselineStates)
+	}
+	h := &stencilHeatBath{n: p.Width, q: p.States, r: r}
+	err := h.build(-(p.Width - 1), p.Width-1, func(dr, dc int) float64 {
+		if dr == 0 && dc == 0 {
+			return 0
+		}
+		return p.Beta * math.Exp(-p.Gamma*float64(dr*dr+dc*dc)) // the expression of potts.New
+	})
+	return h, err
+}
+
+// build tabulates weight(Δr, Δc) for Δr, Δc ∈ [lo, hi] as row runs and
+// draws the initial state.
+func (h *stencilHeatBath) build(lo, hi int, weight func(dr, dc int) float64) error {
+	row := make([]float64, hi-lo+1)
+	for dr := lo; dr <= hi; dr++ {
+		first, last := -1, -1
+		for dc := lo; dc <= hi; dc++ {
+			w := weight(dr, dc)
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				return fmt.Errorf("bench: hand-written stencil: weight %v at offset (%d,%d)", w, dr, dc)
+			}
+			row[dc-lo] = w
+			if w != 0 {
+				h.k++
+				if first < 0 {
+					first = dc - lo
+				}
+				last = dc - lo
+			}
+		}
+		if first >= 0 {
+			h.runs = append(h.runs, offsetRun{dr: dr, dc0: first + lo, off: len(h.w), len: last - first + 1})
+			h.w = append(h.w, row[first:last+1]...)
+		}
+	}
+	if h.k == 0 {
+		return errors.New("bench: hand-written stencil: no coupled pair")
+	}
+	h.x = make([]uint8, h.n*h.n)
+	for i := range h.x {
+		h.x[i] = uint8(h.r.IntN(h.q))
+	}
+	return nil
+}
+
+// conditional sets u[v] = Σ_k w_k·δ(v, x_{i+offset k}) and returns u[:q].
+func (h *stencilHeatBath) conditional(i int) []float64 {
+	n := h.n
+	r0, c0 := i/n, i%n
+	u := &h.u
+	clear(u[:h.q])
+	for _, run := range h.runs {
+		rr, col := r0+run.dr, c0+run.dc0
+		var a, b int // columns [a, b) of row rr, at weights from w[run.off + a − col]
+		if h.periodic {
+			if rr < 0 {
+				rr += n
+			} else if rr >= n {
+				rr -= n
+			}
+			if col < 0 {
+				col += n
+			} else if col >= n {
+				col -= n
+			}
+			if m := n - col; run.len > m { // the run wraps: columns 0 … len−m−1 first
+				w := h.w[run.off+m:][:run.len-m]
+				xs := h.x[rr*n:][:len(w)]
+				for t, xj := range xs {
+					u[xj] += w[t]
+				}
+				a, b = col, n
+			} else {
+				a, b = col, col+run.len
+			}
+		} else {
+			if rr < 0 || rr >= n {
+				continue
+			}
+			a, b = max(col, 0), min(col+run.len, n)
+			if a >= b {
+				continue
+			}
+		}
+		w := h.w[run.off+a-col:][:b-a]
+		xs := h.x[rr*n+a:][:len(w)]
+		for t, xj := range xs {
+			u[xj] += w[t]
+		}
+	}
+	return u[:h.q]
+}
+
+// update resamples site i from its conditional.
+func (h *stencilHeatBath) update(i int) { h.x[i] = heatBathDraw(h.r, h.conditional(i)) }
+
+// step resamples a uniformly chosen site (random scan).
+func (h *stencilHeatBath) step() { h.update(h.r.IntN(len(h.x))) }
+
+func absInt(a int) int {
+	if a < 0 {
+		return -a
+	}
+	return a
+}

@@ -1,0 +1,332 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	lat "github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/potts"
+)
+
+// libraryConditional returns U_v = Σ_{φ∈A[i]} φ̃(x_{i←v}) for v < q, the
+// conditional energies the library's plain Gibbs sampler computes on m.
+func libraryConditional(m factorgraph.Model, i, q int, x []float64) []float64 {
+	u := make([]float64, q)
+	buf := make([]float64, q)
+	soft, hard := m.Degree(i)
+	for k := range soft + hard {
+		m.EvalAll(i, k, x, buf)
+		for v, e := range buf {
+			u[v] += e
+		}
+	}
+	return u
+}
+
+// condDiff returns the largest difference between two conditional energies
+// after each is shifted to u[0] = 0 (energies are defined up to a constant).
+func condDiff(a, b []float64) float64 {
+	d := 0.0
+	for v := range a {
+		d = max(d, math.Abs((a[v]-a[0])-(b[v]-b[0])))
+	}
+	return d
+}
+
+// argmaxAbs returns the index of the largest |w[k]|: the weight whose
+// change a conditional must show.
+func argmaxAbs(w []float64) int {
+	best := 0
+	for k, v := range w {
+		if math.Abs(v) > math.Abs(w[best]) {
+			best = k
+		}
+	}
+	return best
+}
+
+func bytesToFloats(x []uint8) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// pottsCondDiff compares the hand-written loop's conditional with the
+// library's at every site and returns the largest difference.
+func pottsCondDiff(t *testing.T, h *pottsHeatBath, g factorgraph.Model) float64 {
+	t.Helper()
+	x := bytesToFloats(h.x)
+	worst := 0.0
+	for i := range len(h.x) {
+		hand := append([]float64(nil), h.conditional(i)...)
+		worst = max(worst, condDiff(hand, libraryConditional(g, i, h.q, x)))
+	}
+	return worst
+}
+
+// TestPottsHeatBathConditional checks that the hand-written Potts loop,
+// built from potts.Params alone, computes the conditional of the library's
+// factor graph potts.New builds: same neighbours, same weights, at every
+// site, for the paper's model and for small ones, including a kernel
+// narrow enough that most pairs underflow to an exact 0 and are left out.
+func TestPottsHeatBathConditional(t *testing.T) {
+	for _, p := range []potts.Params{
+		potts.Paper(),
+		{Width: 5, States: 3, Beta: 1.3, Gamma: 0.7},
+		{Width: 6, States: 4, Beta: 2, Gamma: 300}, // only d² ≤ 2 survives exp(−300·d²)
+		{Width: 2, States: 2, Beta: 0.5, Gamma: 1},
+	} {
+		t.Run(fmt.Sprintf("width=%d/q=%d/gamma=%g", p.Width, p.States, p.Gamma), func(t *testing.T) {
+			g, err := potts.New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := newPottsHeatBath(p, rand.New(rand.NewPCG(3, 4)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range len(h.x) {
+				if soft, hard := g.Degree(i); int(h.start[i+1]-h.start[i]) != soft+hard {
+					t.Fatalf("site %d: %d neighbours, the factor graph has %d factors", i, h.start[i+1]-h.start[i], soft+hard)
+				}
+			}
+			tol := 1e-12 * g.L()
+			if d := pottsCondDiff(t, h, g); d > tol {
+				t.Fatalf("conditionals differ by %g (tolerance %g)", d, tol)
+			}
+			// The comparison catches a single wrong weight.
+			h.w[argmaxAbs(h.w)] *= 1.001
+			if d := pottsCondDiff(t, h, g); !(d > tol) {
+				t.Errorf("a weight changed by 0.1%%: difference %g not above the tolerance %g", d, tol)
+			}
+
+			// The stencil loop on the same model.
+			st, err := newPottsStencil(p, rand.New(rand.NewPCG(3, 5)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := stencilCondDiff(st, g); d > tol {
+				t.Fatalf("stencil: conditionals differ by %g (tolerance %g)", d, tol)
+			}
+			st.w[argmaxAbs(st.w)] *= 1.001
+			if d := stencilCondDiff(st, g); !(d > tol) {
+				t.Errorf("stencil: a weight changed by 0.1%%: difference %g not above the tolerance %g", d, tol)
+			}
+		})
+	}
+}
+
+// stencilCondDiff compares the stencil loop's conditional with the
+// library's at every site and returns the largest difference.
+func stencilCondDiff(h *stencilHeatBath, m factorgraph.Model) float64 {
+	x := bytesToFloats(h.x)
+	worst := 0.0
+	for i := range len(h.x) {
+		hand := append([]float64(nil), h.conditional(i)...)
+		worst = max(worst, condDiff(hand, libraryConditional(m, i, h.q, x)))
+	}
+	return worst
+}
+
+// TestHeatBathDraw checks the categorical draw of the hand-written loops:
+// repeated updates of one site (whose conditional does not depend on its
+// own value) against the exact conditional, by a chi-square test.
+func TestHeatBathDraw(t *testing.T) {
+	p := potts.Params{Width: 4, States: 5, Beta: 1.5, Gamma: 0.3}
+	h, err := newPottsHeatBath(p, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const i, n = 5, 200_000
+	u := append([]float64(nil), h.conditional(i)...)
+	probs := make([]float64, len(u))
+	z := 0.0
+	for v, e := range u {
+		probs[v] = math.Exp(e)
+		z += probs[v]
+	}
+	counts := make([]float64, p.States)
+	for range n {
+		h.update(i)
+		counts[h.x[i]]++
+	}
+	chi2 := 0.0
+	for v, c := range counts {
+		e := n * probs[v] / z
+		chi2 += (c - e) * (c - e) / e
+	}
+	if pv := (distuv.ChiSquared{K: float64(p.States - 1)}).Survival(chi2); pv < 1e-4 {
+		t.Errorf("draw frequencies %v against probabilities %v: χ² = %.1f, p = %.2g", counts, probs, chi2, pv)
+	}
+}
+
+// TestLatticeHeatBathConditional checks that the hand-written lattice
+// loop, which enumerates its offsets from the kernel, computes the
+// conditional of lattice.New's implicit model at every site: full-torus
+// power laws on even and odd sides, the Gaussian kernel (finite reach), a
+// cutoff, the nearest-neighbour kernel and a negative β.
+func TestLatticeHeatBathConditional(t *testing.T) {
+	for _, p := range []lat.Params{
+		{Dim: 2, Size: 20, Kernel: lat.PowerLaw{Sigma: 1}, Spin: lat.Potts(10), Beta: 0.56},
+		{Dim: 2, Size: 15, Kernel: lat.PowerLaw{Sigma: 0.5}, Spin: lat.Potts(3), Beta: 1},
+		{Dim: 2, Size: 40, Kernel: lat.Gaussian{Gamma: 1.5}, Spin: lat.Potts(10), Beta: 4.6},
+		{Dim: 2, Size: 16, Kernel: lat.PowerLaw{Sigma: 1}, Spin: lat.Potts(4), Beta: 0.3, Cutoff: 3},
+		{Dim: 2, Size: 6, Kernel: lat.NearestNeighbour{}, Spin: lat.Potts(2), Beta: 0.4},
+		{Dim: 2, Size: 9, Kernel: lat.PowerLaw{Sigma: 1}, Spin: lat.Potts(3), Beta: -0.7},
+	} {
+		t.Run(fmt.Sprintf("%v/N=%d/cut=%g/beta=%g", p.Kernel, p.Size, p.Cutoff, p.Beta), func(t *testing.T) {
+			l, err := lat.New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := newLatticeHeatBath(p, rand.New(rand.NewPCG(7, 8)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.k != l.NumOffsets() {
+				t.Fatalf("%d coupled offsets, the lattice has %d", h.k, l.NumOffsets())
+			}
+			check := func() float64 { return stencilCondDiff(h, l) }
+			tol := 1e-12 * l.L()
+			if d := check(); d > tol {
+				t.Fatalf("conditionals differ by %g (tolerance %g)", d, tol)
+			}
+			h.w[argmaxAbs(h.w)] *= 1.001
+			if d := check(); !(d > tol) {
+				t.Errorf("a weight changed by 0.1%%: difference %g not above the tolerance %g", d, tol)
+			}
+		})
+	}
+}
+
+// TestIsingCheckerboardConditional checks the tabulated heat-bath
+// probabilities against the conditional of the library's nearest-neighbour
+// Ising lattice at every site of a random state.
+func TestIsingCheckerboardConditional(t *testing.T) {
+	const n, beta = 8, 0.37
+	c, err := newIsingCheckerboard(n, beta, rand.New(rand.NewPCG(9, 10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lat.New(lat.Params{Dim: 2, Size: n, Kernel: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: beta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, n*n)
+	for i, s := range c.s {
+		x[i] = float64((s + 1) / 2)
+	}
+	seen := map[int]bool{}
+	for i := range n * n {
+		r, col := i/n, i%n
+		h := int(c.s[((r+n-1)%n)*n+col]) + int(c.s[((r+1)%n)*n+col]) + int(c.s[r*n+(col+n-1)%n]) + int(c.s[r*n+(col+1)%n])
+		seen[h] = true
+		u := libraryConditional(l, i, 2, x)
+		want := 1 / (1 + math.Exp(u[0]-u[1]))
+		if got := math.Ldexp(float64(c.thr[h+4]), -64); math.Abs(got-want) > 1e-15 {
+			t.Errorf("site %d, neighbour sum %d: P(+1) = %v, library %v", i, h, got, want)
+		}
+	}
+	if len(seen) < 4 {
+		t.Logf("only neighbour sums %v occur in the test state", seen)
+	}
+}
+
+// exactIsingEnergy returns the exact mean energy per site of the n×n
+// nearest-neighbour Ising torus at β by enumerating its 2^(n²) states.
+func exactIsingEnergy(n int, beta float64) float64 {
+	sites := n * n
+	var num, z float64
+	for code := range 1 << sites {
+		e := 0
+		spin := func(r, c int) int { return 2*(code>>(((r+n)%n)*n+(c+n)%n)&1) - 1 }
+		for r := range n {
+			for c := range n {
+				e -= spin(r, c) * (spin(r, c+1) + spin(r+1, c))
+			}
+		}
+		w := math.Exp(-beta * float64(e))
+		num += float64(e) * w
+		z += w
+	}
+	return num / z / float64(sites)
+}
+
+// isingRunEnergy runs the checkerboard loop on the 4×4 torus at β and
+// returns the mean energy per site and its standard error by batch means.
+func isingRunEnergy(t *testing.T, beta float64, seed uint64) (mean, se float64) {
+	t.Helper()
+	c, err := newIsingCheckerboard(4, beta, rand.New(rand.NewPCG(seed, 11)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		c.sweep()
+	}
+	const batches, per = 50, 2000
+	var bm [batches]float64
+	for b := range batches {
+		for range per {
+			c.sweep()
+			bm[b] += c.energy()
+		}
+		bm[b] /= per
+		mean += bm[b]
+	}
+	mean /= batches
+	v := 0.0
+	for _, x := range bm {
+		v += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(v / (batches - 1) / batches)
+}
+
+// TestIsingCheckerboardEnergy checks the checkerboard loop's stationary
+// distribution: its mean energy per site on the 4×4 torus at β = 0.3
+// against the exact value by enumeration of the 65 536 states, within 4
+// standard errors — and that the same check rejects the loop run at a
+// β 5% off.
+func TestIsingCheckerboardEnergy(t *testing.T) {
+	const beta = 0.3
+	exact := exactIsingEnergy(4, beta)
+	mean, se := isingRunEnergy(t, beta, 1)
+	t.Logf("4×4 torus, β = %g: exact %.5f, checkerboard %.5f ± %.5f", beta, exact, mean, se)
+	if math.Abs(mean-exact) > 4*se {
+		t.Errorf("energy per site %.5f ± %.5f, exact %.5f", mean, se, exact)
+	}
+	wrong, wse := isingRunEnergy(t, beta*1.05, 2)
+	t.Logf("β = %g: checkerboard %.5f ± %.5f", beta*1.05, wrong, wse)
+	if math.Abs(wrong-exact) <= 4*wse {
+		t.Errorf("the check does not tell β = %g from %g: %.5f ± %.5f against %.5f", beta*1.05, beta, wrong, wse, exact)
+	}
+}
+
+// TestBaselineErrors checks that the loops reject what they cannot run.
+func TestBaselineErrors(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	if _, err := newPottsHeatBath(potts.Params{Width: 4, States: 300, Beta: 1, Gamma: 1}, r); err == nil {
+		t.Error("300 states: no error")
+	}
+	if _, err := newPottsHeatBath(potts.Params{Width: 1, States: 3, Beta: 1, Gamma: 1}, r); err == nil {
+		t.Error("width 1: no error")
+	}
+	if _, err := newIsingCheckerboard(5, 0.3, r); err == nil {
+		t.Error("odd side: no error")
+	}
+	for _, p := range []lat.Params{
+		{Dim: 3, Size: 8, Kernel: lat.NearestNeighbour{}, Spin: lat.Potts(2), Beta: 1},
+		{Dim: 2, Size: 8, Kernel: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: 1},
+		{Dim: 2, Size: 8, Spin: lat.Potts(2), Beta: 1},
+	} {
+		if _, err := newLatticeHeatBath(p, r); err == nil {
+			t.Errorf("%+v: no error", p)
+		}
+	}
+}
