@@ -111,25 +111,103 @@ func (g *Graph) compileKernel() {
 		}
 		k.Global[f] = gf
 	}
+	g.packPicks()
+}
+
+// packPicks builds the two-level packed tables of the variables whose
+// alias table is flat (see kernel.Graph.Head).
+func (g *Graph) packPicks() {
+	k := g.kern
+	n := len(g.domains)
 	k.Pick = make([]kernel.Col, len(k.Soft))
 	k.ThrLo = make([]uint32, len(k.Soft))
+	k.H = make([]int32, n)
+	k.HeadStart = make([]int, n+1)
+	var w []float64
+	var work []int32
+	var a minibatch.Alias
 	for i := range n {
 		s, e := g.softStart[i], g.softStart[i+1]
-		if k.TopStart[i+1]-k.TopStart[i] > 1 {
-			continue // tiered: picks go through Tiers
+		k.HeadStart[i+1] = k.HeadStart[i]
+		if e == s || k.TopStart[i+1]-k.TopStart[i] > 1 {
+			continue // no soft factor, or tiered: picks go through Tiers
 		}
-		for j := s; j < e; j++ {
-			alias := k.Cols.Index[j]
-			thr := minibatch.Threshold(k.Cols.Prob[j])
-			k.ThrLo[j] = uint32(thr)
-			k.Pick[j] = kernel.Col{
-				Thr:   uint32(thr >> 32),
-				Alias: alias,
-				Ref:   [2]int32{kernel.PottsRef(&k.Soft[j]), kernel.PottsRef(&k.Soft[s+int(alias)])},
+		soft := g.soft[s:e]
+		total := 0.0
+		for _, en := range soft {
+			total += en.m
+		}
+		// The head: the fewest heaviest factors (at most MaxHead) whose
+		// complement holds at most 1/LightShare of L_i, or failing that
+		// 1/LightMax; none (the whole table) if that takes them all.
+		h, light := headSplit(soft, total/kernel.LightShare)
+		if h > kernel.MaxHead {
+			h, light = headSplit(soft, total/kernel.LightMax)
+		}
+		if h > kernel.MaxHead {
+			h, light = len(soft), 0
+		}
+		k.H[i] = int32(h)
+		// The head's weights: the heavy factors, then the light ones' sum.
+		w = w[:0]
+		for _, en := range soft[:h] {
+			w = append(w, en.m)
+		}
+		if h < len(soft) {
+			w = append(w, light)
+		}
+		pack := func(w []float64, refs func(j int) int32, dst []kernel.Col, lo []uint32) {
+			if cap(work) < len(w) {
+				work = make([]int32, len(w))
+				a = minibatch.Alias{Prob: make([]float64, len(w)), Index: make([]int32, len(w))}
 			}
-			if k.Cols.Prob[j] >= 1 {
-				k.Pick[j].Alias, k.Pick[j].Ref[1] = int32(j-s), k.Pick[j].Ref[0] // never its alias
+			t := minibatch.Alias{Prob: a.Prob[:len(w)], Index: a.Index[:len(w)]}
+			if err := t.Build(w, work[:len(w)]); err != nil {
+				panic("factorgraph: internal error: " + err.Error()) // positive finite weights
 			}
+			for j := range w {
+				thr := minibatch.Threshold(t.Prob[j])
+				alias := t.Index[j]
+				if t.Prob[j] >= 1 {
+					alias = int32(j) // never its alias
+				}
+				lo[j] = uint32(thr)
+				dst[j] = kernel.Col{Thr: uint32(thr >> 32), Alias: alias, Ref: [2]int32{refs(j), refs(int(alias))}}
+			}
+		}
+		ref := func(base int) func(j int) int32 {
+			return func(j int) int32 {
+				if base+j >= len(soft) {
+					return kernel.NotPotts // the head's entry for the light factors
+				}
+				return kernel.PottsRef(&k.Soft[s+base+j])
+			}
+		}
+		hs := k.HeadStart[i]
+		k.Head = append(k.Head, make([]kernel.Col, len(w))...)
+		k.HeadLo = append(k.HeadLo, make([]uint32, len(w))...)
+		k.HeadStart[i+1] = hs + len(w)
+		pack(w, ref(0), k.Head[hs:], k.HeadLo[hs:])
+		if h < len(soft) {
+			lw := w[:0]
+			for _, en := range soft[h:] {
+				lw = append(lw, en.m)
+			}
+			pack(lw, ref(h), k.Pick[s+h:e], k.ThrLo[s+h:e])
 		}
 	}
+}
+
+// headSplit returns the smallest h ≥ 1 such that the factors soft[h:] (sorted
+// by decreasing M_φ) weigh at most most, and their weight.
+func headSplit(soft []entry, most float64) (h int, light float64) {
+	h = len(soft)
+	for j := len(soft) - 1; j >= 1; j-- {
+		if light+soft[j].m > most {
+			break
+		}
+		light += soft[j].m
+		h = j
+	}
+	return h, light
 }

@@ -146,7 +146,14 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 		full, pow = math.Log1p(1/a), nil
 	}
 	p.a = a
-	b1, b2 := gen.b1.Rand(r), gen.b2.Rand(r)
+	// B1 by alias picks, or (direct) as independent counts of the head's
+	// heavy factors and alias picks among the light ones only.
+	direct := p.direct != nil && p.direct[i]
+	b1 := 0
+	if !direct {
+		b1 = gen.b1.Rand(r)
+	}
+	b2 := gen.b2.Rand(r)
 	c.stats.Picks += int64(b1 + b2)
 	// A kept copy of a Potts pair adds ±log(1 + 1/a) at the value of its
 	// other variable: it goes straight into n. Other kinds collect their
@@ -163,12 +170,27 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 	epoch, distinct := p.epoch, 0
 	if k.TopStart[i+1]-k.TopStart[i] <= 1 {
 		// A flat table: one 64-bit word and one 24-byte column a pick.
-		cols, thrLo := k.Pick[s0:s1], k.ThrLo[s0:s1]
-		nc := uint64(len(cols))
+		// The two-level packed table: one 64-bit word and one 16-byte
+		// head column a pick, a second word for the light factors.
+		hs, he := k.HeadStart[i], k.HeadStart[i+1]
+		head, headLo := k.Head[hs:he], k.HeadLo[hs:he]
+		h := int(k.H[i])
+		light, lightLo := k.Pick[s0+h:s1], k.ThrLo[s0+h:s1]
+		nh, nl := uint64(len(head)), uint64(len(light))
 		// Phase 1: every pick kept.
+		if direct {
+			d, picks := p.directHead(c, i, head, light, lightLo, n)
+			distinct += d
+			c.stats.Picks += int64(picks)
+		}
 		for range b1 {
-			hi, lo := bits.Mul64(r.Uint64(), nc)
-			j, ref := cols[hi].Pick(hi, lo, thrLo)
+			hi, lo := bits.Mul64(r.Uint64(), nh)
+			j, ref := head[hi].Pick(hi, lo, headLo)
+			if j == h { // one of the light factors
+				hi, lo = bits.Mul64(r.Uint64(), nl)
+				j, ref = light[hi].Pick(hi, lo, lightLo)
+				j += h
+			}
 			distinct += newPick(seen, j, epoch)
 			if ref == kernel.NotPotts {
 				counts.Add(j)
@@ -182,8 +204,13 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 		// Phase 2: a Potts pick kept where φ̃ = M_φ, a W > 0 pair that
 		// agrees or a W < 0 pair that differs.
 		for range b2 {
-			hi, lo := bits.Mul64(r.Uint64(), nc)
-			j, ref := cols[hi].Pick(hi, lo, thrLo)
+			hi, lo := bits.Mul64(r.Uint64(), nh)
+			j, ref := head[hi].Pick(hi, lo, headLo)
+			if j == h { // one of the light factors
+				hi, lo = bits.Mul64(r.Uint64(), nl)
+				j, ref = light[hi].Pick(hi, lo, lightLo)
+				j += h
+			}
 			distinct += newPick(seen, j, epoch)
 			if ref == kernel.NotPotts {
 				if !p.thin(c, i, j, &soft[j], xi) {
@@ -273,6 +300,113 @@ func (p *pgState) thin(c *chain, i, j int, o *kernel.Op, xi float64) bool {
 		p.counts.Add(j)
 	}
 	return true
+}
+
+// directHead draws phase 1 of a variable whose alias table has a head of
+// h heavy factors (compiledUpdate) without picking them: by Poisson
+// splitting, the B1 ~ Poisson(a·L_i) picks ∝ M_φ give each factor an
+// independent count Poisson(aM_φ), so the heavy factors' counts are drawn
+// directly (one guide-table draw each, from generators shared by equal
+// means) and only the light ones are picked, B1' ~ Poisson(a·Σ_light M_φ)
+// times from their own table. It returns the distinct factors picked and
+// the number of picks (the heavy counts and B1'), as the picks would count.
+func (p *pgState) directHead(c *chain, i int, head, light []kernel.Col, lightLo []uint32, n []int32) (distinct, picks int) {
+	k := c.kg
+	s0 := k.SoftStart[i]
+	h := int(k.H[i])
+	r, x := c.r, c.x
+	seen, epoch := p.seen, p.epoch
+	for kk, gi := range p.hgen[s0 : s0+h] {
+		sk := p.pool[gi].Rand(r)
+		if sk == 0 {
+			continue
+		}
+		picks += sk
+		distinct += newPick(seen, kk, epoch)
+		ref := head[kk].Ref[0] // column kk's own entry is factor kk
+		if ref == kernel.NotPotts {
+			for range sk {
+				p.counts.Add(kk)
+			}
+			continue
+		}
+		sgn := ref >> 31
+		if v := int(x[ref^sgn]); uint(v) < uint(len(n)) {
+			n[v] += int32(sk) * (1 + 2*sgn)
+		}
+	}
+	lg := p.lgen[i]
+	if lg < 0 {
+		return distinct, picks
+	}
+	bl := p.pool[lg].Rand(r)
+	picks += bl
+	nl := uint64(len(light))
+	for range bl {
+		hi, lo := bits.Mul64(r.Uint64(), nl)
+		j, ref := light[hi].Pick(hi, lo, lightLo)
+		j += h
+		distinct += newPick(seen, j, epoch)
+		if ref == kernel.NotPotts {
+			p.counts.Add(j)
+			continue
+		}
+		sgn := ref >> 31
+		if v := int(x[ref^sgn]); uint(v) < uint(len(n)) {
+			n[v] += 1 + 2*sgn
+		}
+	}
+	return distinct, picks
+}
+
+// initHeads chooses the variables whose phase 1 directHead draws: a flat
+// table with a head of h ≤ kernel.MaxHead heavy factors, and h direct
+// counts cheaper than the a·L_i picks they replace (h ≤ a·L_i, a draw from
+// a table costing about what a pick does). Their generators are shared by
+// equal means; past maxGens distinct means, no variable draws directly.
+func (p *pgState) initHeads(c *chain) {
+	k := c.kg
+	ids := make(map[float64]int32)
+	get := func(mean float64) int32 {
+		g, ok := ids[mean]
+		if !ok {
+			g = int32(len(p.pool))
+			p.pool = append(p.pool, minibatch.NewPoissonTable(mean))
+			ids[mean] = g
+		}
+		return g
+	}
+	p.hgen = make([]int32, len(k.Soft))
+	p.lgen = make([]int32, c.m.NumVars())
+	p.direct = make([]bool, c.m.NumVars())
+	for _, i := range c.free {
+		s0, s1 := k.SoftStart[i], k.SoftStart[i+1]
+		h := int(k.H[i])
+		if s0 == s1 || k.HeadStart[i+1] == k.HeadStart[i] || h > kernel.MaxHead {
+			continue
+		}
+		l, lambda := p.scale(c.m, i)
+		a := lambda / l
+		if float64(h) > a*p.li[i] {
+			continue
+		}
+		for kk := range h {
+			p.hgen[s0+kk] = get(a * k.Soft[s0+kk].M)
+		}
+		p.lgen[i] = -1
+		if h < s1-s0 {
+			light := 0.0
+			for j := s0 + h; j < s1; j++ {
+				light += k.Soft[j].M
+			}
+			p.lgen[i] = get(a * light)
+		}
+		p.direct[i] = true
+		if len(p.pool) > maxGens {
+			p.pool, p.hgen, p.lgen, p.direct = nil, nil, nil, nil
+			return
+		}
+	}
 }
 
 // pgGen is what the compiled Poisson-Gibbs draw of one variable needs: a =
@@ -395,8 +529,7 @@ func (c *chain) setPow(i int, n []int32, pow []float64, full float64) {
 	w := c.u[:len(n)]
 	total := 0.0
 	for v, nv := range n {
-		g := int(top - nv)
-		if g < len(pow) {
+		if g := int(top - nv); g < len(pow) {
 			w[v] = pow[g]
 		} else {
 			w[v] = math.Exp(-float64(g) * full)

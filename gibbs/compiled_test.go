@@ -74,14 +74,18 @@ func flipPottsThinning(k *kernel.Graph) *kernel.Graph {
 			c.Soft[j].Neg = !c.Soft[j].Neg
 		}
 	}
-	c.Pick = slices.Clone(k.Pick)
-	for j := range c.Pick {
-		for side, ref := range c.Pick[j].Ref {
-			if ref != kernel.NotPotts {
-				c.Pick[j].Ref[side] = ^ref
+	flip := func(cols []kernel.Col) []kernel.Col {
+		cols = slices.Clone(cols)
+		for j := range cols {
+			for side, ref := range cols[j].Ref {
+				if ref != kernel.NotPotts {
+					cols[j].Ref[side] = ^ref
+				}
 			}
 		}
+		return cols
 	}
+	c.Pick, c.Head = flip(k.Pick), flip(k.Head)
 	return &c
 }
 
@@ -233,6 +237,9 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 			}
 			for k := range s.pg.gens {
 				s.pg.gens[k].b1 = minibatch.NewPoissonGen(0)
+			}
+			for k := range s.pg.pool { // the direct heavy counts of phase 1
+				s.pg.pool[k] = minibatch.NewPoissonGen(0)
 			}
 			return s, nil
 		}},

@@ -59,7 +59,7 @@ func ExamplePoissonGibbs() {
 	}
 	fmt.Printf("L = %.1f, λ = L² = %.2f\n", g.L(), s.Lambda())
 	m := gibbs.NewMarginals(g)
-	if err := (gibbs.Runner{Steps: 300000, Burn: 1000, Observers: []gibbs.Observer{m}}).Run(context.Background(), s); err != nil {
+	if err := (gibbs.Runner{Steps: 2000000, Burn: 1000, Observers: []gibbs.Observer{m}}).Run(context.Background(), s); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -81,6 +81,12 @@ type pgState struct {
 	gens   []pgGen
 	genIdx []int32
 	tmp    pgGen
+	// Direct heavy counts (directHead): generators shared by equal means,
+	// per soft entry of a head and per variable for its light part.
+	pool   []minibatch.PoissonGen
+	hgen   []int32
+	lgen   []int32
+	direct []bool
 	seen   []uint32 // seen[k] = epoch: the k-th soft factor of A[i] was picked
 	epoch  uint32
 	tor    *torusPG // the torus path's precomputed draw (torus.go), or nil
@@ -115,6 +121,7 @@ func newPGState(c *chain, opt *Options) (*pgState, error) {
 		}
 		p.n = make([]int32, len(c.u))
 		p.initGens(c)
+		p.initHeads(c)
 		p.seen = make([]uint32, max(c.m.MaxDegree(), 1))
 	}
 	if c.torus != nil {

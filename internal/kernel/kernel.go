@@ -18,6 +18,7 @@ package kernel
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
@@ -107,10 +108,24 @@ type Graph struct {
 	// global energy estimators of the MIN-Gibbs family.
 	Global []Factor
 
-	// Pick holds the packed alias columns of the variables whose table is
-	// flat (one tier), aligned with Soft; see Col.
-	Pick  []Col
-	ThrLo []uint32
+	// The packed two-level tables of the variables whose alias table is
+	// flat (one tier), for Poisson-Gibbs picks; see Col. A[i]'s soft
+	// factors, sorted by decreasing M_φ, split into a head of H[i] heavy
+	// factors and the light rest, which together hold at most 1/LightShare
+	// of L_i. Head[HeadStart[i]:HeadStart[i+1]] is an alias table over the
+	// H[i] heavy factors and one more entry, H[i], standing for all the
+	// light ones: a pick that lands on it picks again, from the light
+	// factors' table Pick[SoftStart[i]+H[i] : SoftStart[i+1]], whose
+	// indices are relative to H[i]. The probability of factor k is
+	// M_k/L_i either way, and the head, a few cache lines, serves most
+	// picks. Without light factors H[i] = |soft A[i]| and the head is the
+	// whole table. HeadLo and ThrLo hold the columns' low threshold words.
+	HeadStart []int
+	Head      []Col
+	HeadLo    []uint32
+	H         []int32
+	Pick      []Col
+	ThrLo     []uint32
 
 	// Generic says some factor of the graph is of the generic kind.
 	Generic bool
@@ -125,6 +140,17 @@ func (g *Graph) Tiers(i int) minibatch.Tiered {
 		Cols: minibatch.Alias{Prob: g.Cols.Prob[s:e], Index: g.Cols.Index[s:e]},
 	}
 }
+
+// The light factors of a two-level table hold at most 1/LightShare of
+// L_i, or if that takes more than MaxHead heavy factors at most 1/LightMax:
+// at most that share of picks needs a second word.
+const (
+	LightShare = 64
+	LightMax   = 8
+)
+
+// MaxHead bounds the heavy factors of a two-level table.
+const MaxHead = 64
 
 // NotPotts is the Col reference of a soft factor that is not a Potts pair.
 const NotPotts = math.MinInt32
@@ -152,11 +178,11 @@ func (c *Col) Pick(hi, lo uint64, thrLo []uint32) (j int, ref int32) {
 	if uint32(lo>>32) == c.Thr { // a tie of the high halves: once in 2³²
 		t |= uint64(thrLo[hi])
 	}
-	j, ref = int(hi), c.Ref[0]
-	if lo >= t {
-		j, ref = int(c.Alias), c.Ref[1]
-	}
-	return j, ref
+	// Without a branch: lo ≥ t is a coin flip to a branch predictor.
+	_, own := bits.Sub64(lo, t, 0) // 1 if lo < t
+	mask := own - 1                // all ones if lo ≥ t: the alias
+	j = int(hi ^ ((hi ^ uint64(c.Alias)) & mask))
+	return j, c.Ref[own^1]
 }
 
 // PottsRef returns the Col reference of a soft factor.
