@@ -325,10 +325,10 @@ var latticeCases = []struct {
 	name string
 	args []string
 }{
-	{"pgibbs", []string{"lattice", "-size", "16", "-spin", "ising", "-beta", "0.44", "-chains", "2", "-sweeps", "1500", "-seed", "2"}},
+	{"pgibbs", []string{"lattice", "-size", "16", "-spin", "ising", "-beta", "0.44", "-chains", "2", "-sweeps", "6000", "-seed", "2"}},
 	{"chromatic", []string{"lattice", "-size", "16", "-states", "3", "-beta", "1", "-sampler", "chromatic", "-workers", "2",
 		"-chains", "2", "-sweeps", "6000", "-seed", "3"}},
-	{"power", []string{"lattice", "-size", "10", "-kernel", "power", "-states", "3", "-beta", "0.4", "-sweeps", "1500"}},
+	{"power", []string{"lattice", "-size", "10", "-kernel", "power", "-states", "3", "-beta", "0.4", "-sweeps", "8000"}},
 }
 
 // TestLatticeCheckpointResume: a lattice run interrupted several times and
