@@ -320,10 +320,8 @@ func (p *pgState) torusUpdate(c *chain, i int) {
 			// One 64-bit word picks a column and decides own or alias.
 			hi, lo := bits.Mul64(r.Uint64(), nc)
 			col := &cols[hi]
-			e := &col.Ent[0]
-			if lo >= col.Thr {
-				e = &col.Ent[1]
-			}
+			_, own := bits.Sub64(lo, col.Thr, 0) // 1 if lo < Thr: no branch on a coin flip
+			e := &col.Ent[own^1]
 			sgn := e.K >> 31 // 0 for W > 0, −1 for W < 0
 			k := e.K ^ sgn
 			if e.K == kernel.LightBucket {
@@ -334,10 +332,7 @@ func (p *pgState) torusUpdate(c *chain, i int) {
 					distinct++
 				}
 			} else {
-				if seen[k] != epoch {
-					distinct++
-				}
-				seen[k] = epoch
+				distinct += newPick(seen, int(k), epoch)
 			}
 			d := &e.D
 			j := kernel.Wrap(bs0+int(d[0]), m0) + kernel.Wrap(bs1+int(d[1]), m1) + kernel.Wrap(bs2+int(d[2]), m2)
