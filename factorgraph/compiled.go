@@ -114,8 +114,10 @@ func (g *Graph) compileKernel() {
 	g.packPicks()
 }
 
-// packPicks builds the two-level packed tables of the variables whose
-// alias table is flat (see kernel.Graph.Head).
+// packPicks builds the two-level packed tables (see kernel.Graph.Head) of
+// the variables whose alias table is flat, and of those with a tiered table
+// whose heavy factors form a head: their light factors' flat table may be
+// large, but only about one pick in LightShare reads it.
 func (g *Graph) packPicks() {
 	k := g.kern
 	n := len(g.domains)
@@ -129,9 +131,10 @@ func (g *Graph) packPicks() {
 	for i := range n {
 		s, e := g.softStart[i], g.softStart[i+1]
 		k.HeadStart[i+1] = k.HeadStart[i]
-		if e == s || k.TopStart[i+1]-k.TopStart[i] > 1 {
-			continue // no soft factor, or tiered: picks go through Tiers
+		if e == s {
+			continue
 		}
+		tiered := k.TopStart[i+1]-k.TopStart[i] > 1
 		soft := g.soft[s:e]
 		total := 0.0
 		for _, en := range soft {
@@ -146,6 +149,9 @@ func (g *Graph) packPicks() {
 		}
 		if h > kernel.MaxHead {
 			h, light = len(soft), 0
+		}
+		if h == len(soft) && tiered {
+			continue // no head: the tiered table serves the picks
 		}
 		k.H[i] = int32(h)
 		// The head's weights: the heavy factors, then the light ones' sum.

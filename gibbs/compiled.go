@@ -168,8 +168,7 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 		p.epoch = 1
 	}
 	epoch, distinct := p.epoch, 0
-	if k.TopStart[i+1]-k.TopStart[i] <= 1 {
-		// A flat table: one 64-bit word and one 24-byte column a pick.
+	if k.HeadStart[i+1] > k.HeadStart[i] {
 		// The two-level packed table: one 64-bit word and one 16-byte
 		// head column a pick, a second word for the light factors.
 		hs, he := k.HeadStart[i], k.HeadStart[i+1]

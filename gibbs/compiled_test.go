@@ -279,25 +279,33 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 // soft factors (Potts pairs of both signs, tables, and generic factors) that
 // the hub's alias table is tiered, and a conditional that enumeration gives
 // exactly, since the hub is the only free variable.
-func starGraph(t *testing.T, leaves int) (*factorgraph.Graph, []float64) {
+func starGraph(t *testing.T, leaves, heavy int) (*factorgraph.Graph, []float64) {
 	t.Helper()
 	const d = 4
 	r := rand.New(rand.NewPCG(3, 4))
 	b := factorgraph.NewBuilder()
 	b.AddVariables(leaves+1, factorgraph.Discrete(d))
+	scale := 0.1 // the light factors' weights
+	if heavy > 0 {
+		scale = 0.002
+	}
 	for j := 1; j <= leaves; j++ {
 		b.Observe(j, float64(r.IntN(d)))
+		if j <= heavy { // a head of heavy pairs over a light crowd
+			b.AddFactor(factorgraph.NewPotts(0, j, 1+r.Float64()))
+			continue
+		}
 		switch j % 5 {
 		case 0:
 			vals := make([]float64, d*d)
 			for k := range vals {
-				vals[k] = 0.1 * r.Float64()
+				vals[k] = scale * r.Float64()
 			}
 			b.AddFactor(factorgraph.NewTable([]int{j, 0}, []int{d, d}, vals))
 		case 1:
-			b.AddFactor(opaque{factorgraph.NewPotts(0, j, 0.1*r.NormFloat64())})
+			b.AddFactor(opaque{factorgraph.NewPotts(0, j, scale*r.NormFloat64())})
 		default:
-			b.AddFactor(factorgraph.NewPotts(0, j, 0.1*r.NormFloat64()))
+			b.AddFactor(factorgraph.NewPotts(0, j, scale*r.NormFloat64()))
 		}
 	}
 	b.AddFactor(factorgraph.NewTable([]int{0}, []int{d}, []float64{0, 0.5, math.Inf(-1), 1})) // hard zero at 2
@@ -335,37 +343,51 @@ func starGraph(t *testing.T, leaves int) (*factorgraph.Graph, []float64) {
 // whose alias table is tiered (more than minibatch.FlatMax soft factors).
 func TestExactnessTiered(t *testing.T) {
 	skipShort(t)
-	g, p0 := starGraph(t, minibatch.FlatMax+100)
-	if k := g.Kernel(); k.TopStart[1]-k.TopStart[0] < 2 {
-		t.Fatalf("the hub's table has %d tiers; want a tiered table", k.TopStart[1]-k.TopStart[0])
-	}
-	names := []string{"x0=0", "x0=1", "x0=2", "x0=3"}
-	cells := func(x []float64, dst []int) []int { return append(dst[:0], int(x[0])) }
-	// λ = 4L keeps the minibatch (5L ≈ 200 picks) below |A[0]|.
-	opt := &Options{Lambda: 4 * g.L()}
-	samplers := map[string]func() (Sampler, error){
-		"Gibbs":        func() (Sampler, error) { return NewGibbs(g, rand.New(rand.NewPCG(5, 6)), nil) },
-		"PoissonGibbs": func() (Sampler, error) { return NewPoissonGibbs(g, rand.New(rand.NewPCG(5, 6)), opt) },
-		"PoissonGibbs/per-variable": func() (Sampler, error) {
-			return NewPoissonGibbs(g, rand.New(rand.NewPCG(5, 6)), &Options{Lambda: 4 * g.L(), PerVariable: true})
-		},
-		"Auto": func() (Sampler, error) { return NewAuto(g, rand.New(rand.NewPCG(5, 6)), opt) },
-	}
-	for name, mk := range samplers {
-		s, err := mk()
+	for _, heavy := range []int{0, 8} { // no head: Tiers; a head: packed head, flat light table
+		g, p0 := starGraph(t, minibatch.FlatMax+100, heavy)
+		k := g.Kernel()
+		if k.TopStart[1]-k.TopStart[0] < 2 {
+			t.Fatalf("the hub's table has %d tiers; want a tiered table", k.TopStart[1]-k.TopStart[0])
+		}
+		if hasHead := k.HeadStart[1] > k.HeadStart[0]; hasHead != (heavy > 0) {
+			t.Fatalf("%d heavy pairs: head columns %v", heavy, hasHead)
+		}
+		names := []string{"x0=0", "x0=1", "x0=2", "x0=3"}
+		cells := func(x []float64, dst []int) []int { return append(dst[:0], int(x[0])) }
+		// λ = 4L keeps the minibatch (5L picks) below |A[0]|.
+		opt := &Options{Lambda: 4 * g.L()}
+		samplers := map[string]func() (Sampler, error){
+			"Gibbs":        func() (Sampler, error) { return NewGibbs(g, rand.New(rand.NewPCG(5, 6)), nil) },
+			"PoissonGibbs": func() (Sampler, error) { return NewPoissonGibbs(g, rand.New(rand.NewPCG(5, 6)), opt) },
+			"PoissonGibbs/per-variable": func() (Sampler, error) {
+				return NewPoissonGibbs(g, rand.New(rand.NewPCG(5, 6)), &Options{Lambda: 4 * g.L(), PerVariable: true})
+			},
+			"Auto": func() (Sampler, error) { return NewAuto(g, rand.New(rand.NewPCG(5, 6)), opt) },
+		}
+		for name, mk := range samplers {
+			s, err := mk()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if z, where := batchZ(s, 30000, p0, names, cells); z > zLimit {
+				t.Errorf("%d heavy, %s: %s: z = %.2f", heavy, name, where, z)
+			}
+			// The minibatch is the whole Poisson process: L_i(λ/L + 1)
+			// draws a step on average, however they are drawn.
+			if st := s.Stats(); name == "PoissonGibbs" {
+				want := g.Li(0) * (4*g.L()/g.L() + 1)
+				if got := st.PicksPerStep(); math.Abs(got-want) > 0.05*want {
+					t.Errorf("%d heavy: %.1f draws a step, want about %.1f", heavy, got, want)
+				}
+			}
+		}
+		// The same check rejects a hub whose Potts pairs have the wrong sign.
+		s, err := NewPoissonGibbs(withKernel{g, flipPottsThinning(g.Kernel())}, rand.New(rand.NewPCG(5, 6)), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if z, where := batchZ(s, 30000, p0, names, cells); z > zLimit {
-			t.Errorf("%s: %s: z = %.2f", name, where, z)
+		if z, _ := batchZ(s, 30000, p0, names, cells); z <= zLimit {
+			t.Errorf("%d heavy: flipped Potts thinning not rejected on the tiered hub: z = %.2f", heavy, z)
 		}
-	}
-	// The same check rejects a hub whose Potts pairs have the wrong sign.
-	s, err := NewPoissonGibbs(withKernel{g, flipPottsThinning(g.Kernel())}, rand.New(rand.NewPCG(5, 6)), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if z, _ := batchZ(s, 30000, p0, names, cells); z <= zLimit {
-		t.Errorf("flipped Potts thinning not rejected on the tiered hub: z = %.2f", z)
 	}
 }

@@ -108,8 +108,10 @@ type Graph struct {
 	// global energy estimators of the MIN-Gibbs family.
 	Global []Factor
 
-	// The packed two-level tables of the variables whose alias table is
-	// flat (one tier), for Poisson-Gibbs picks; see Col. A[i]'s soft
+	// The packed two-level tables for Poisson-Gibbs picks (see Col), of
+	// the variables whose alias table is flat (one tier) and of those whose
+	// heavy factors form a head; the others have no head columns
+	// (HeadStart[i] = HeadStart[i+1]) and pick through Tiers. A[i]'s soft
 	// factors, sorted by decreasing M_φ, split into a head of H[i] heavy
 	// factors and the light rest, which together hold at most 1/LightShare
 	// of L_i. Head[HeadStart[i]:HeadStart[i+1]] is an alias table over the
