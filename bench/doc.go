@@ -7,8 +7,16 @@
 //	go test -run '^$' -bench 'Step/model=potts20' -count 10 ./bench | tee new.txt
 //	benchstat old.txt new.txt
 //
+// The honest baselines sit beside the library's samplers: hand-written,
+// model-specific heat-bath loops (baseline.go: a CSR loop for the
+// Gaussian-kernel Potts graphs, a stencil loop for translation-invariant
+// lattices, a checkerboard Ising loop), benchmarked as sampler=handwritten
+// (BenchmarkStep, BenchmarkScaling, BenchmarkIsingSweep, BenchmarkPowerLaw);
+// [Crossover] times Gibbs, Poisson-Gibbs and the best hand-written loop as
+// the degree grows ("pgibbs reproduce crossover").
+//
 // Besides ns/op (one op is one variable update) they report factors/op, the
-// distinct factors whose conditional a step computes, and draws/op, the
+// distinct factors a step touches, and draws/op, the
 // Poisson-minibatch draws of a step (each evaluates one factor at the current
 // state); every benchmark also reports allocs/op, which must be 0.
 //

@@ -29,12 +29,21 @@
 // soft and hard factors, M_φ, L_i, L, Ψ, Δ, and one Walker alias table per
 // variable that draws a soft factor of A[i] with probability M_φ/L_i in O(1).
 // Samplers see a graph through the [Model] interface, which implicit
-// lattices (whose factors are never stored) implement as well.
+// lattices (whose factors are never stored) implement as well. Build also
+// compiles the factors of the kinds it knows — [Potts] pairs and [Table]s,
+// exactly those types — into flat per-variable arrays ([Graph.Kernel]) that
+// the samplers' hot loops read with no interface call or range check per
+// factor (their ranges are proven when compiled, so a Potts W or a table's
+// entries must not change after Build); factors of any other type are
+// evaluated through the interface, range checks included.
 //
 // Ready-made factors: [Table] (a dense table of log-potentials over discrete
 // variables, the UAI layout), [Potts] (W·δ(x_a, x_b)) and [Func] (any Go
 // function with a declared range). Factors may implement [Conditioner], a
-// fast path that evaluates a factor at every value of one variable at once.
+// fast path that evaluates a factor at every value of one discrete variable
+// at once, and [Sectioner], its continuous twin, which evaluates a factor at
+// many values of one variable (the Chebyshev nodes of the continuous
+// samplers) in one call.
 //
 // The bipartite variable–factor graph is assembled with
 // github.com/dominikbraun/graph on demand, for [Graph.Components] and

@@ -211,7 +211,7 @@ func runDefault(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "\nPoisson-Gibbs takes %.1f× as many steps a second as Gibbs on this model.\n", rates[1]/rates[0])
-	fmt.Fprintln(e.stdout, "factors/step: distinct factors whose conditional a step computes; draws/step: Poisson thinning draws,")
+	fmt.Fprintln(e.stdout, "factors/step: distinct factors a step touches (Gibbs: all of A[i]); draws/step: Poisson thinning draws,")
 	fmt.Fprintln(e.stdout, "each one factor evaluation (the paper's 7/28/132 \"factors evaluated\" for λ = 0.1/1/5·L² match these).")
 	fmt.Fprintln(e.stdout, "Marginal ℓ2 error: mean over sites of ‖p̂_i − uniform‖₂ (exact marginals are uniform by symmetry).")
 	fmt.Fprintln(e.stdout, "More: pgibbs help; pgibbs potts -h.")
