@@ -200,7 +200,7 @@ func BenchmarkIsingSweep(b *testing.B) {
 	}
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("model=ising-nn1000/sampler=chromatic/workers=%d", workers), func(b *testing.B) {
-			c, err := gibbs.NewChromatic("gibbs", l, classes, paddedStreams(1, workers), nil)
+			c, err := gibbs.NewChromatic("gibbs", l, classes, gibbs.Streams(1, workers), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -217,25 +217,6 @@ func BenchmarkIsingSweep(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(side*side), "ns/site")
 		})
 	}
-}
-
-// paddedStreams returns the generators of gibbs.Streams, each PCG state
-// alone on its cache line, so that parallel workers do not invalidate each
-// other's line at every draw (as lattice/bench_test.go does).
-func paddedStreams(seed uint64, k int) []*rand.Rand {
-	out := make([]*rand.Rand, k)
-	for c := range out {
-		p := &paddedPCG{PCG: *gibbs.StreamSource(seed, c)}
-		out[c] = rand.New(&p.PCG)
-	}
-	return out
-}
-
-// paddedPCG fills a 64-byte size class, which the Go allocator aligns to 64
-// bytes: one cache line.
-type paddedPCG struct {
-	rand.PCG
-	_ [64 - 16]byte
 }
 
 // BenchmarkPowerLaw measures one random-scan update on the implicit

@@ -3,7 +3,6 @@ package gibbs
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -171,24 +170,17 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 	if k.HeadStart[i+1] > k.HeadStart[i] {
 		// The two-level packed table: one 64-bit word and one 16-byte
 		// head column a pick, a second word for the light factors.
-		hs, he := k.HeadStart[i], k.HeadStart[i+1]
-		head, headLo := k.Head[hs:he], k.HeadLo[hs:he]
-		h := int(k.H[i])
-		light, lightLo := k.Pick[s0+h:s1], k.ThrLo[s0+h:s1]
-		nh, nl := uint64(len(head)), uint64(len(light))
+		tab := k.HeadTable(i)
 		// Phase 1: every pick kept.
 		if direct {
-			d, picks := p.directHead(c, i, head, light, lightLo, n)
+			d, picks := p.directHead(c, i, &tab, n)
 			distinct += d
 			c.stats.Picks += int64(picks)
 		}
 		for range b1 {
-			hi, lo := bits.Mul64(r.Uint64(), nh)
-			j, ref := head[hi].Pick(hi, lo, headLo)
-			if j == h { // one of the light factors
-				hi, lo = bits.Mul64(r.Uint64(), nl)
-				j, ref = light[hi].Pick(hi, lo, lightLo)
-				j += h
+			j, ref := tab.PickHead(r.Uint64())
+			if j == tab.H { // one of the light factors
+				j, ref = tab.PickLight(r)
 			}
 			distinct += newPick(seen, j, epoch)
 			if ref == kernel.NotPotts {
@@ -203,12 +195,9 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 		// Phase 2: a Potts pick kept where φ̃ = M_φ, a W > 0 pair that
 		// agrees or a W < 0 pair that differs.
 		for range b2 {
-			hi, lo := bits.Mul64(r.Uint64(), nh)
-			j, ref := head[hi].Pick(hi, lo, headLo)
-			if j == h { // one of the light factors
-				hi, lo = bits.Mul64(r.Uint64(), nl)
-				j, ref = light[hi].Pick(hi, lo, lightLo)
-				j += h
+			j, ref := tab.PickHead(r.Uint64())
+			if j == tab.H { // one of the light factors
+				j, ref = tab.PickLight(r)
 			}
 			distinct += newPick(seen, j, epoch)
 			if ref == kernel.NotPotts {
@@ -309,20 +298,19 @@ func (p *pgState) thin(c *chain, i, j int, o *kernel.Op, xi float64) bool {
 // means) and only the light ones are picked, B1' ~ Poisson(a·Σ_light M_φ)
 // times from their own table. It returns the distinct factors picked and
 // the number of picks (the heavy counts and B1'), as the picks would count.
-func (p *pgState) directHead(c *chain, i int, head, light []kernel.Col, lightLo []uint32, n []int32) (distinct, picks int) {
+func (p *pgState) directHead(c *chain, i int, tab *kernel.HeadTable, n []int32) (distinct, picks int) {
 	k := c.kg
 	s0 := k.SoftStart[i]
-	h := int(k.H[i])
 	r, x := c.r, c.x
 	seen, epoch := p.seen, p.epoch
-	for kk, gi := range p.hgen[s0 : s0+h] {
+	for kk, gi := range p.hgen[s0 : s0+tab.H] {
 		sk := p.pool[gi].Rand(r)
 		if sk == 0 {
 			continue
 		}
 		picks += sk
 		distinct += newPick(seen, kk, epoch)
-		ref := head[kk].Ref[0] // column kk's own entry is factor kk
+		ref := tab.Head[kk].Ref[0] // column kk's own entry is factor kk
 		if ref == kernel.NotPotts {
 			for range sk {
 				p.counts.Add(kk)
@@ -340,11 +328,8 @@ func (p *pgState) directHead(c *chain, i int, head, light []kernel.Col, lightLo 
 	}
 	bl := p.pool[lg].Rand(r)
 	picks += bl
-	nl := uint64(len(light))
 	for range bl {
-		hi, lo := bits.Mul64(r.Uint64(), nl)
-		j, ref := light[hi].Pick(hi, lo, lightLo)
-		j += h
+		j, ref := tab.PickLight(r)
 		distinct += newPick(seen, j, epoch)
 		if ref == kernel.NotPotts {
 			p.counts.Add(j)

@@ -233,7 +233,7 @@ func BenchmarkChromatic(b *testing.B) {
 		}
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("model=%s/sampler=%s/workers=%d", tc.model, tc.sampler, workers), func(b *testing.B) {
-				c, err := gibbs.NewChromatic(tc.sampler, l, classes, paddedStreams(1, workers), nil)
+				c, err := gibbs.NewChromatic(tc.sampler, l, classes, gibbs.Streams(1, workers), nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -250,26 +250,6 @@ func BenchmarkChromatic(b *testing.B) {
 			})
 		}
 	}
-}
-
-// paddedStreams returns the generators of gibbs.Streams, each PCG state
-// alone on its cache line: gibbs.Streams allocates the 16-byte states back
-// to back, so parallel workers drawing from neighbouring states would
-// invalidate each other's line at every draw (false sharing).
-func paddedStreams(seed uint64, k int) []*rand.Rand {
-	out := make([]*rand.Rand, k)
-	for c := range out {
-		p := &paddedPCG{PCG: *gibbs.StreamSource(seed, c)}
-		out[c] = rand.New(&p.PCG)
-	}
-	return out
-}
-
-// paddedPCG fills a 64-byte size class, which the Go allocator aligns to 64
-// bytes: one cache line.
-type paddedPCG struct {
-	rand.PCG
-	_ [64 - 16]byte
 }
 
 // BenchmarkEnergyMC measures one sampled pair of the Monte Carlo energy on

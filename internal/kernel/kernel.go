@@ -19,6 +19,7 @@ package kernel
 import (
 	"math"
 	"math/bits"
+	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
@@ -218,4 +219,42 @@ func (g *Graph) Value(f *Factor, x []float64) float64 {
 	}
 	t := &g.Tables[f.A]
 	return t.Values[t.Base(x, 0, 0)] - f.Lo
+}
+
+// HeadTable is a view of one variable's two-level packed table (see
+// Graph.Head): H heavy factors in the head, the light ones after them.
+type HeadTable struct {
+	Head, Light     []Col
+	HeadLo, LightLo []uint32
+	H               int
+}
+
+// HeadTable returns the two-level table of variable i; its Head is empty
+// if i has none.
+func (g *Graph) HeadTable(i int) HeadTable {
+	hs, he := g.HeadStart[i], g.HeadStart[i+1]
+	s0, s1 := g.SoftStart[i], g.SoftStart[i+1]
+	h := int(g.H[i])
+	return HeadTable{
+		Head: g.Head[hs:he], HeadLo: g.HeadLo[hs:he],
+		Light: g.Pick[s0+h : s1], LightLo: g.ThrLo[s0+h : s1],
+		H: h,
+	}
+}
+
+// PickHead returns the head entry a pick with the 64-bit random word x
+// lands on, and its Col reference: a heavy factor of A[i] (with
+// probability M_φ/L_i), or H, the light factors' entry, after which the
+// caller picks again with PickLight. (It takes the word, not the source,
+// so that it inlines into the caller's loop.)
+func (t *HeadTable) PickHead(x uint64) (int, int32) {
+	hi, lo := bits.Mul64(x, uint64(len(t.Head)))
+	return t.Head[hi].Pick(hi, lo, t.HeadLo)
+}
+
+// PickLight returns a light factor with probability M_φ over their sum.
+func (t *HeadTable) PickLight(r *rand.Rand) (int, int32) {
+	hi, lo := bits.Mul64(r.Uint64(), uint64(len(t.Light)))
+	j, ref := t.Light[hi].Pick(hi, lo, t.LightLo)
+	return j + t.H, ref
 }
