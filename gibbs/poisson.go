@@ -108,7 +108,13 @@ func newPGState(c *chain, opt *Options) (*pgState, error) {
 	if err := minibatch.CheckMean(lambda + c.m.L()); err != nil {
 		return nil, fmt.Errorf("λ = %g, L = %g: %w", lambda, c.m.L(), err)
 	}
-	p := &pgState{lambda: lambda, perVariable: opt.PerVariable, counts: minibatch.NewCounts(max(c.m.MaxDegree(), 1))}
+	// Per-factor counts, over the largest A[i]; the torus kernel keeps its
+	// own (per-value counts) and needs none.
+	nc := max(c.m.MaxDegree(), 1)
+	if c.torus != nil {
+		nc = 1
+	}
+	p := &pgState{lambda: lambda, perVariable: opt.PerVariable, counts: minibatch.NewCounts(nc)}
 	if c.kg != nil {
 		p.li = make([]float64, c.m.NumVars())
 		for i := range p.li {
