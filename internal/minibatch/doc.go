@@ -45,7 +45,9 @@
 //     and accurate computation of binomial probabilities", 2000), which
 //     keeps them accurate at means where k·log(mean) − mean − log k!
 //     cancels to nothing. PoissonGen holds the constants of one mean for a
-//     caller that draws from it repeatedly ([DrawGen]); Poisson builds them
+//     caller that draws from it repeatedly, and [NewPoissonTable] a guide
+//     table for one mean (inversion with one 64-bit word and about one
+//     comparison a draw, for a per-variable batch size); Poisson builds them
 //     on the fly and gives the same draws (below 10 it pays for e^{−mean}
 //     in each draw that needs it). They replace gonum's distuv.Poisson,
 //     slower at most means and, in gonum v0.17, never 0 from a mean of 10

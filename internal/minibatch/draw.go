@@ -62,15 +62,6 @@ func Draw(r *rand.Rand, total float64, src Source, c *Counts) int {
 	return thin(r, Poisson(r, total), src, c)
 }
 
-// DrawGen is Draw with B drawn from g, for a caller that draws many times
-// with one total (such as a per-variable bound) and keeps its generator,
-// g = NewPoissonGen(total). It gives the same counts as
-// Draw(r, g.Mean(), src, c) from the same stream.
-func DrawGen(r *rand.Rand, g *PoissonGen, src Source, c *Counts) int {
-	c.Reset()
-	return thin(r, g.Rand(r), src, c)
-}
-
 // thin makes b picks from src, keeps each with probability src.Keep(k)
 // into c, and returns b.
 func thin(r *rand.Rand, b int, src Source, c *Counts) int {

@@ -300,24 +300,6 @@ func TestDrawDeterministic(t *testing.T) {
 	}
 }
 
-// TestDrawGen: DrawGen with NewPoissonGen(total) is Draw(total).
-func TestDrawGen(t *testing.T) {
-	w := []float64{1, 2, 3}
-	a, _ := NewAlias(w)
-	src := &rateSource{a: a, rate: []float64{0.5, 1, 2}, bound: w}
-	for _, total := range []float64{0, 0.3, 6, 60, 6e4} {
-		g := NewPoissonGen(total)
-		r1, r2 := rand.New(rand.NewPCG(9, 9)), rand.New(rand.NewPCG(9, 9))
-		c1, c2 := NewCounts(3), NewCounts(3)
-		for i := range 200 {
-			b1, b2 := Draw(r1, total, src, c1), DrawGen(r2, &g, src, c2)
-			if b1 != b2 || c1.Count(0) != c2.Count(0) || c1.Count(1) != c2.Count(1) || c1.Count(2) != c2.Count(2) {
-				t.Fatalf("total %g, draw %d: Draw and DrawGen differ", total, i)
-			}
-		}
-	}
-}
-
 func BenchmarkAliasPick(b *testing.B) {
 	w := make([]float64, 1000)
 	r := rand.New(rand.NewPCG(1, 1))
