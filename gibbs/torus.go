@@ -118,7 +118,7 @@ func (c *chain) exactTorus(i int) {
 		return
 	}
 	var ub [maxStack]float64
-	u := ub[:0]
+	var u []float64
 	if q <= maxStack {
 		u = ub[:q]
 	} else {

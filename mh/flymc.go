@@ -48,7 +48,6 @@ type FlyMC struct {
 	sumG     []float64 // Σ_i ∇ℓ_i(θ⁰)
 	sumC     float64
 	phiX     float64 // φ(θ⁰; θ⁰, x)
-	phiXP    float64 // φ(θ⁰; θ⁰, xp)
 
 	q, logQ, log1mQ float64
 	bright          []int32  // indices of bright points

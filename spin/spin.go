@@ -108,7 +108,7 @@ func GammaForL(width int, beta, l float64) (float64, error) {
 	}
 	// L(γ) decreases from β(n−1) at γ → 0 to 0 at γ → ∞.
 	if n := width * width; l >= beta*float64(n-1) {
-		return 0, fmt.Errorf("L = %v is not reachable: at most β(n−1) = %v", l, beta*float64(n-1))
+		return 0, fmt.Errorf("target L = %v is not reachable: at most β(n−1) = %v", l, beta*float64(n-1))
 	}
 	lo, hi := 1e-9, 1.0
 	for localL(width, beta, hi) > l {

@@ -347,8 +347,3 @@ func (r *discreteResult) stepsPerSecond(chains int) float64 {
 	}
 	return float64(r.stats.Steps) / float64(chains) / r.seconds
 }
-
-// validate checks the job's run parameters.
-func (j *discreteJob) validate() error {
-	return (&job{steps: j.steps, burn: j.burn, budget: j.budget, chains: j.chains}).validate()
-}

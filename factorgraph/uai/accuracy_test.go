@@ -196,8 +196,7 @@ func exactMarginals(m *uai.Model, ev uai.Evidence) ([][]float64, error) {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
