@@ -14,7 +14,7 @@ import (
 func Example_quickStart() {
 	b := factorgraph.NewBuilder()
 	b.AddVariables(3, factorgraph.Discrete(2))
-	b.AddFactor(factorgraph.NewPotts(0, 1, 1.5))                           // 1.5·δ(x0, x1)
+	b.AddFactor(factorgraph.NewPotts(0, 1, 1.5)) // 1.5·δ(x0, x1)
 	b.AddFactor(factorgraph.NewPotts(1, 2, 1.5))
 	b.AddFactor(factorgraph.NewTable([]int{0}, []int{2}, []float64{0, 1})) // log-potentials
 	// Build checks every input and returns an error naming the factor.
