@@ -15,6 +15,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -67,13 +69,17 @@ func run(ctx context.Context, e *env, args []string) int {
 	name := "default"
 	if len(args) > 0 {
 		name, args = args[0], args[1:]
+		switch name {
+		case "help", "-h", "-help", "--help":
+			help(e.stdout, args)
+			return 0
+		case "version", "-version", "--version":
+			fmt.Fprintln(e.stdout, version())
+			return 0
+		}
 		if strings.HasPrefix(name, "-") { // flags of the default job
 			name, args = "default", append([]string{name}, args...)
 		}
-	}
-	if name == "help" || name == "-h" || name == "--help" {
-		help(e.stdout, args)
-		return 0
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -103,6 +109,24 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 }
 
+// version describes the build: the module's version (a tag, or a
+// pseudo-version of the commit) and the Go toolchain.
+func version() string {
+	v := "(devel)"
+	goV := runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, kv := range bi.Settings {
+			if kv.Key == "vcs.revision" && v == "(devel)" {
+				v += " " + kv.Value
+			}
+		}
+	}
+	return "pgibbs " + v + " (" + goV + ")"
+}
+
 // help lists the subcommands, or describes one.
 func help(w io.Writer, args []string) {
 	if len(args) > 0 {
@@ -123,7 +147,7 @@ func help(w io.Writer, args []string) {
 		c := commands[n]
 		fmt.Fprintf(w, "  %-10s %s\n             e.g. %s\n", c.name, c.summary, c.example)
 	}
-	fmt.Fprintln(w, "\n'pgibbs <command> -h' lists a command's flags.")
+	fmt.Fprintln(w, "\n'pgibbs <command> -h' lists a command's flags; 'pgibbs -version' the build.")
 }
 
 // newFlags returns a flag set that reports errors instead of exiting.

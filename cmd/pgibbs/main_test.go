@@ -17,6 +17,18 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}} {
+		code, out, _ := runCLI(t, args...)
+		if code != 0 || !strings.Contains(out, "commands:") {
+			t.Errorf("%v: exit %d, output %q; want the list of commands", args, code, out)
+		}
+	}
+	for _, args := range [][]string{{"-version"}, {"version"}} {
+		code, out, _ := runCLI(t, args...)
+		if code != 0 || !strings.HasPrefix(out, "pgibbs ") || !strings.Contains(out, "go1.") {
+			t.Errorf("%v: exit %d, output %q; want the build's version", args, code, out)
+		}
+	}
 	code, out, _ := runCLI(t, "help")
 	if code != 0 {
 		t.Fatalf("help exited %d", code)
