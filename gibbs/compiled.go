@@ -1,7 +1,6 @@
 package gibbs
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -422,17 +421,22 @@ func (p *pgState) initGens(c *chain) {
 				return
 			}
 			g = int32(len(p.gens))
-			p.gens = append(p.gens, p.newGen(c, i))
+			p.gens = append(p.gens, p.newGen(c, i, true))
 			seen[li] = g
 		}
 		p.genIdx[i] = g
 	}
 }
 
-// newGen returns the generators of variable i.
-func (p *pgState) newGen(c *chain, i int) pgGen {
+// newGen returns the generators of variable i: guide tables for the kept
+// ones, and for a generator built for one update (past maxGens), which must
+// not allocate, the constants of PoissonGen.
+func (p *pgState) newGen(c *chain, i int, kept bool) pgGen {
 	l, lambda := p.scale(c.m, i)
 	a := lambda / l
+	if !kept {
+		return pgGen{a: a, b1: minibatch.NewPoissonGen(a * p.li[i]), b2: minibatch.NewPoissonGen(p.li[i])}
+	}
 	return pgGen{a: a, b1: minibatch.NewPoissonTable(a * p.li[i]), b2: minibatch.NewPoissonTable(p.li[i])}
 }
 
@@ -441,7 +445,7 @@ func (p *pgState) gen(c *chain, i int) *pgGen {
 	if p.gens != nil {
 		return &p.gens[p.genIdx[i]]
 	}
-	p.tmp = p.newGen(c, i)
+	p.tmp = p.newGen(c, i, false)
 	return &p.tmp
 }
 
@@ -473,17 +477,25 @@ func (p *pgState) addSoft(c *chain, i int, o *kernel.Op, s, a, full float64, u [
 	} else {
 		c.m.EvalAll(i, int(o.Ref), c.x, buf)
 	}
-	lo, hi := factorgraph.Limits(o.M)
-	inv := 1 / (a * o.M)
+	return c.addLog1p(i, int(o.Ref), buf, o.M, s, a, full, u)
+}
+
+// addLog1p adds s·log(1 + φ̃_v/(aM)) to u[v] for the values φ̃_v = buf[v] of
+// the k-th factor of A[i] (bound M) at x_{i←v}, checking each against the
+// range: the term of a kept factor in Poisson-Gibbs's U_v (Algorithm 2),
+// full = log(1 + 1/a) at φ̃ = M. It reports false after recording an error.
+func (c *chain) addLog1p(i, k int, buf []float64, m, s, a, full float64, u []float64) bool {
+	lo, hi := factorgraph.Limits(m)
+	inv := 1 / (a * m)
 	for v, t := range buf {
 		switch {
 		case t == 0:
-		case t == o.M:
+		case t == m:
 			u[v] += s * full
 		case t >= lo && t <= hi:
 			u[v] += s * math.Log1p(t*inv) // s_φ log(1 + L φ̃/(λ M_φ))
 		default:
-			c.fail(factorgraph.CheckError(c.m, i, int(o.Ref), t))
+			c.fail(factorgraph.CheckError(c.m, i, k, t))
 			return false
 		}
 	}
@@ -503,14 +515,20 @@ func newPow(full float64) []float64 {
 	return pow
 }
 
-// setPow finishes an update of i whose conditional is ∝ (1 + 1/a)^{n_v}:
-// weights pow[max n − n_v], one uniform variate.
+// setPow finishes an update of i whose conditional is ∝ (1 + 1/a)^{n_v}.
 func (c *chain) setPow(i int, n []int32, pow []float64, full float64) {
+	w := c.u[:len(n)]
+	total := powWeights(w, n, pow, full)
+	c.x[i] = float64(drawWeights(c.r.Float64()*total, w))
+}
+
+// powWeights sets w[v] = (1 + 1/a)^{n_v − max n} — pow[max n − n_v], or
+// exp(−(max n − n_v)·full) past the table — and returns their total.
+func powWeights(w []float64, n []int32, pow []float64, full float64) float64 {
 	top := n[0]
 	for _, nv := range n[1:] {
 		top = max(top, nv)
 	}
-	w := c.u[:len(n)]
 	total := 0.0
 	for v, nv := range n {
 		if g := int(top - nv); g < len(pow) {
@@ -520,19 +538,7 @@ func (c *chain) setPow(i int, n []int32, pow []float64, full float64) {
 		}
 		total += w[v]
 	}
-	t := c.r.Float64() * total
-	last := 0
-	for v, wv := range w {
-		if wv > 0 {
-			last = v
-			if t < wv {
-				c.x[i] = float64(v)
-				return
-			}
-			t -= wv
-		}
-	}
-	c.x[i] = float64(last) // rounding left t ≥ 0 after the last positive weight
+	return total
 }
 
 // The MIN-Gibbs family over the compiled graph.
@@ -632,7 +638,6 @@ func (p *proposal) drawCompiled(c *chain, i int) int {
 			p.counts.Add(tiers.Pick(c.r))
 		}
 		soft := k.Soft[s0:s1]
-		buf := c.buf[:d]
 		for _, j32 := range p.counts.Keys() {
 			o := &soft[j32]
 			coef := float64(p.counts.Count(int(j32))) * l / (p.lambda * o.M) // s_φ L/(λM_φ)
@@ -649,31 +654,18 @@ func (p *proposal) drawCompiled(c *chain, i int) int {
 			if o.Kind == kernel.Table {
 				t := &k.Tables[o.Ref]
 				base, st := t.Base(c.x, o.Stride, c.x[i]), int(o.Stride)
-				for v := range buf {
+				for v := range logPsi {
 					logPsi[v] += coef * (t.Values[base+v*st] - o.Lo)
 				}
 				continue
 			}
-			c.m.EvalAll(i, int(o.Ref), c.x, buf)
-			lo, hi := factorgraph.Limits(o.M)
-			for v, t := range buf {
-				if !(t >= lo && t <= hi) {
-					c.fail(factorgraph.CheckError(c.m, i, int(o.Ref), t))
-					return -1
-				}
-				logPsi[v] += coef * t
+			if !c.addScaled(i, int(o.Ref), o.M, coef, logPsi) {
+				return -1
 			}
 		}
 		c.stats.Factors += int64(p.counts.Len())
 	}
-	for v := range w {
-		w[v] += logPsi[v]
-	}
-	v := sampleLog(c.r, w)
-	if v < 0 {
-		c.fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
-	}
-	return v
+	return p.sample(c, i, w, logPsi)
 }
 
 // softDeltaCompiled is softDelta over the compiled A[i]: the exact soft

@@ -191,29 +191,7 @@ func TestCompiledConditional(t *testing.T) {
 // compiled and generic factors.
 func TestExactnessCompiledMixed(t *testing.T) {
 	skipShort(t)
-	graphs := mixedGraphs(t)
-	for _, sc := range exactSamplers() {
-		t.Run(sc.name, func(t *testing.T) {
-			t.Parallel()
-			worst := 0.0
-			for _, tg := range graphs {
-				s, err := sc.new(tg.g, rand.New(rand.NewPCG(tg.seed, 77)), tg.init)
-				if err != nil {
-					t.Fatalf("graph %d: %v", tg.seed, err)
-				}
-				steps := sc.steps
-				if steps == 0 {
-					steps = exactSteps
-				}
-				z, where := exactness(tg.g, s, steps/2)
-				if z > zLimit {
-					t.Errorf("graph %d (%v): %s: z = %.2f > %v", tg.seed, tg.g, where, z, zLimit)
-				}
-				worst = max(worst, z)
-			}
-			t.Logf("largest z-score over %d graphs: %.2f", len(graphs), worst)
-		})
-	}
+	checkExact(t, mixedGraphs(t), exactSamplers(), 77, 2)
 }
 
 // TestExactnessCatchesBrokenCompiled requires the enumeration check to
@@ -221,14 +199,11 @@ func TestExactnessCompiledMixed(t *testing.T) {
 func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 	skipShort(t)
 	graphs := testGraphs(t)
-	broken := []struct {
-		name string
-		new  func(tg testGraph) (Sampler, error)
-	}{
+	checkBroken(t, graphs, []brokenCase{
 		{"PoissonGibbs/flipped-Potts-thinning", func(tg testGraph) (Sampler, error) {
 			m := withKernel{tg.g, flipPottsThinning(tg.g.Kernel())}
 			return NewPoissonGibbs(m, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
-		}},
+		}, 0},
 		{"PoissonGibbs/no-state-independent-batch", func(tg testGraph) (Sampler, error) {
 			// s_φ ~ Poisson(φ̃) instead of Poisson(λM_φ/L + φ̃): B1 dropped.
 			s, err := NewPoissonGibbs(tg.g, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
@@ -242,37 +217,16 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 				s.pg.pool[k] = minibatch.NewPoissonGen(0)
 			}
 			return s, nil
-		}},
+		}, 0},
 		{"MGPMH/dropped-factor", func(tg testGraph) (Sampler, error) {
 			m := withKernel{tg.g, dropLastExact(tg.g.Kernel())}
 			return NewMGPMH(m, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
-		}},
+		}, 0},
 		{"Gibbs/dropped-factor", func(tg testGraph) (Sampler, error) {
 			m := withKernel{tg.g, dropLastExact(tg.g.Kernel())}
 			return NewGibbs(m, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
-		}},
-	}
-	for _, bc := range broken {
-		t.Run(bc.name, func(t *testing.T) {
-			t.Parallel()
-			worst, caught := 0.0, 0
-			for _, tg := range graphs {
-				s, err := bc.new(tg)
-				if err != nil {
-					t.Fatalf("graph %d: %v", tg.seed, err)
-				}
-				z, _ := exactness(tg.g, s, exactSteps/4)
-				if z > zLimit {
-					caught++
-				}
-				worst = max(worst, z)
-			}
-			if caught == 0 {
-				t.Errorf("no graph rejected the broken sampler (largest z = %.2f)", worst)
-			}
-			t.Logf("rejected on %d of %d graphs (largest z %.1f)", caught, len(graphs), worst)
-		})
-	}
+		}, 0},
+	})
 }
 
 // starGraph is a hub variable with leaves observed at random values: enough

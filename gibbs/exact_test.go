@@ -355,13 +355,19 @@ const minSteps = 100000
 
 func TestExactness(t *testing.T) {
 	skipShort(t)
-	graphs := testGraphs(t)
-	for _, sc := range exactSamplers() {
+	checkExact(t, testGraphs(t), exactSamplers(), 99, 1)
+}
+
+// checkExact runs every sampler case on every graph (chains seeded by
+// (graph seed, stream)) for its steps divided by div, and fails on a z-score
+// above zLimit.
+func checkExact(t *testing.T, graphs []testGraph, cases []samplerCase, stream uint64, div int) {
+	for _, sc := range cases {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			worst := 0.0
 			for _, tg := range graphs {
-				s, err := sc.new(tg.g, rand.New(rand.NewPCG(tg.seed, 99)), tg.init)
+				s, err := sc.new(tg.g, rand.New(rand.NewPCG(tg.seed, stream)), tg.init)
 				if err != nil {
 					t.Fatalf("graph %d: %v", tg.seed, err)
 				}
@@ -369,13 +375,53 @@ func TestExactness(t *testing.T) {
 				if steps == 0 {
 					steps = exactSteps
 				}
-				z, where := exactness(tg.g, s, steps)
+				z, where := exactness(tg.g, s, steps/div)
 				if z > zLimit {
 					t.Errorf("graph %d (%v): %s: z = %.2f > %v", tg.seed, tg.g, where, z, zLimit)
 				}
 				worst = max(worst, z)
 			}
 			t.Logf("largest z-score over %d graphs: %.2f", len(graphs), worst)
+		})
+	}
+}
+
+// brokenCase is a deliberately broken sampler built for a test graph; steps
+// 0 means exactSteps.
+type brokenCase struct {
+	name  string
+	new   func(tg testGraph) (Sampler, error)
+	steps int
+}
+
+// checkBroken runs each broken sampler on every graph for a quarter of its
+// steps and requires the exactness check to reject it on at least one.
+func checkBroken(t *testing.T, graphs []testGraph, broken []brokenCase) {
+	for _, bc := range broken {
+		t.Run(bc.name, func(t *testing.T) {
+			t.Parallel()
+			worst, caught := 0.0, 0
+			for _, tg := range graphs {
+				s, err := bc.new(tg)
+				if err != nil {
+					t.Fatalf("graph %d: %v", tg.seed, err)
+				}
+				steps := bc.steps
+				if steps == 0 {
+					steps = exactSteps
+				}
+				// The broken samplers are caught with z ≥ 30 on full runs; a
+				// quarter of the steps keeps z ≥ 15, three times the limit.
+				z, _ := exactness(tg.g, s, steps/4)
+				if z > zLimit {
+					caught++
+				}
+				worst = max(worst, z)
+			}
+			if caught == 0 {
+				t.Errorf("no graph rejected the broken sampler (largest z = %.2f)", worst)
+			}
+			t.Logf("rejected on %d of %d graphs (largest z %.1f)", caught, len(graphs), worst)
 		})
 	}
 }
@@ -437,11 +483,7 @@ func (d dropFactor) Pick(i int, r *rand.Rand) int {
 func TestExactnessCatchesBrokenSamplers(t *testing.T) {
 	skipShort(t)
 	graphs := testGraphs(t)
-	broken := []struct {
-		name  string
-		new   func(tg testGraph) (Sampler, error)
-		steps int
-	}{
+	checkBroken(t, graphs, []brokenCase{
 		{"PoissonGibbs/thinning-without-φ", func(tg testGraph) (Sampler, error) {
 			return NewPoissonGibbs(brokenEval{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
 		}, 0},
@@ -464,34 +506,7 @@ func TestExactnessCatchesBrokenSamplers(t *testing.T) {
 		{"DoubleMINGibbs/estimator-scaled-by-2", func(tg testGraph) (Sampler, error) {
 			return NewDoubleMINGibbs(doublePsi{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init, Lambda2Scale: 4})
 		}, minSteps},
-	}
-	for _, bc := range broken {
-		t.Run(bc.name, func(t *testing.T) {
-			t.Parallel()
-			worst, caught := 0.0, 0
-			for _, tg := range graphs {
-				s, err := bc.new(tg)
-				if err != nil {
-					t.Fatalf("graph %d: %v", tg.seed, err)
-				}
-				steps := bc.steps
-				if steps == 0 {
-					steps = exactSteps
-				}
-				// The broken samplers are caught with z ≥ 30 on full runs; a
-				// quarter of the steps keeps z ≥ 15, three times the limit.
-				z, _ := exactness(tg.g, s, steps/4)
-				if z > zLimit {
-					caught++
-				}
-				worst = max(worst, z)
-			}
-			if caught == 0 {
-				t.Errorf("no graph rejected the broken sampler (largest z = %.2f)", worst)
-			}
-			t.Logf("rejected on %d of %d graphs (largest z %.1f)", caught, len(graphs), worst)
-		})
-	}
+	})
 }
 
 func TestAutoKinds(t *testing.T) {

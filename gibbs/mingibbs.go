@@ -235,23 +235,39 @@ func (p *proposal) draw(c *chain, i int) int {
 		l := c.m.L()
 		p.src.i = i
 		c.stats.Picks += int64(minibatch.Draw(c.r, p.lambda*c.m.Li(i)/l, p.src, p.counts))
-		buf := c.buf[:d]
 		for _, k32 := range p.counts.Keys() {
 			k := int(k32)
 			mk := c.m.Bound(i, k)
 			coef := float64(p.counts.Count(k)) * l / (p.lambda * mk) // s_φ L/(λM_φ)
-			lo, hi := factorgraph.Limits(mk)
-			c.m.EvalAll(i, k, c.x, buf)
-			for v, t := range buf {
-				if !(t >= lo && t <= hi) {
-					c.fail(factorgraph.CheckError(c.m, i, k, t))
-					return -1
-				}
-				logPsi[v] += coef * t
+			if !c.addScaled(i, k, mk, coef, logPsi) {
+				return -1
 			}
 		}
 		c.stats.Factors += int64(p.counts.Len())
 	}
+	return p.sample(c, i, w, logPsi)
+}
+
+// addScaled adds coef·φ̃(x_{i←v}) of the k-th factor of A[i] (bound mk) to
+// dst[v] for every v, checking each value against the factor's range. It
+// reports false after recording an error.
+func (c *chain) addScaled(i, k int, mk, coef float64, dst []float64) bool {
+	buf := c.buf[:len(dst)]
+	c.m.EvalAll(i, k, c.x, buf)
+	lo, hi := factorgraph.Limits(mk)
+	for v, t := range buf {
+		if !(t >= lo && t <= hi) {
+			c.fail(factorgraph.CheckError(c.m, i, k, t))
+			return false
+		}
+		dst[v] += coef * t
+	}
+	return true
+}
+
+// sample draws v ∝ ψ(v)·exp(hard energies): w holds the hard energies and
+// logPsi log ψ. It returns −1 after recording an error.
+func (p *proposal) sample(c *chain, i int, w, logPsi []float64) int {
 	for v := range w {
 		w[v] += logPsi[v]
 	}

@@ -225,21 +225,9 @@ func (p *pgState) genericUpdate(c *chain, i int) {
 		buf := c.buf[:len(u)]
 		for _, k32 := range p.counts.Keys() {
 			k := int(k32)
-			sk := float64(p.counts.Count(k))
-			mk := c.m.Bound(i, k)
-			lo, hi := factorgraph.Limits(mk)
 			c.m.EvalAll(i, k, c.x, buf)
-			for v, t := range buf {
-				switch {
-				case t == 0:
-				case t == mk:
-					u[v] += sk * full
-				case t >= lo && t <= hi:
-					u[v] += sk * math.Log1p(t/(p.a*mk)) // s_φ log(1 + L φ̃/(λ M_φ))
-				default:
-					c.fail(factorgraph.CheckError(c.m, i, k, t))
-					return
-				}
+			if !c.addLog1p(i, k, buf, c.m.Bound(i, k), float64(p.counts.Count(k)), p.a, full, u) {
+				return
 			}
 		}
 	}

@@ -338,18 +338,24 @@ func sampleLog(r *rand.Rand, u []float64) int {
 		u[v] = math.Exp(e - mx)
 		total += u[v]
 	}
-	t := r.Float64() * total
+	return drawWeights(r.Float64()*total, u)
+}
+
+// drawWeights returns the first v with t < w[0] + … + w[v], for t drawn
+// uniformly below the total of the weights (the last positive weight if
+// rounding left t at or above the total).
+func drawWeights(t float64, w []float64) int {
 	last := 0
-	for v, w := range u {
-		if w > 0 {
+	for v, wv := range w {
+		if wv > 0 {
 			last = v
-			if t < w {
+			if t < wv {
 				return v
 			}
-			t -= w
+			t -= wv
 		}
 	}
-	return last // rounding left t ≥ 0 after the last positive weight
+	return last
 }
 
 // set finishes a discrete update of i from the energies u.

@@ -228,23 +228,6 @@ func lightPicked(list []int32, n *int, k int32, seen []uint32, epoch uint32) boo
 	return false
 }
 
-// drawWeights returns the first v with t < w[0] + … + w[v], for t drawn
-// uniformly below the total of the weights (the last positive weight if
-// rounding left t at or above the total).
-func drawWeights(t float64, w []float64) int {
-	last := 0
-	for v, wv := range w {
-		if wv > 0 {
-			last = v
-			if t < wv {
-				return v
-			}
-			t -= wv
-		}
-	}
-	return last
-}
-
 // torusPG is what Poisson-Gibbs updates of a torus model precompute: every
 // site has L_i = L and λ_i = λ, so a = λ/L, the generators of the two batch
 // sizes and the powers of (1 + 1/a) are the same for every update.
@@ -349,19 +332,6 @@ func (p *pgState) torusUpdate(c *chain, i int) {
 	// The paper's "factors evaluated": the distinct factors picked.
 	c.stats.Factors += int64(distinct)
 	// ρ(v) ∝ (1 + 1/a)^{n_v}: weights pow[max n − n_v], one uniform variate.
-	top := n[0]
-	for _, nv := range n[1:] {
-		top = max(top, nv)
-	}
-	w := g.w
-	total := 0.0
-	for v, nv := range n {
-		if gap := int(top - nv); gap < len(g.pow) {
-			w[v] = g.pow[gap]
-		} else {
-			w[v] = math.Exp(-float64(gap) * g.full)
-		}
-		total += w[v]
-	}
-	x[i] = float64(drawWeights(r.Float64()*total, w))
+	total := powWeights(g.w, n, g.pow, g.full)
+	x[i] = float64(drawWeights(r.Float64()*total, g.w))
 }
