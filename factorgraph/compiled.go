@@ -18,9 +18,15 @@ func (g *Graph) Kernel() *kernel.Graph { return g.kern }
 func (g *Graph) compileKernel() {
 	n := len(g.domains)
 	k := g.kern // its alias tables are already built
+	k.SoftStart, k.HardStart = g.softStart, g.hardStart
+	for _, i := range g.free {
+		k.Discrete = k.Discrete || g.domains[i].IsDiscrete()
+	}
+	if !k.Discrete {
+		return // the compiled forms serve discrete updates only
+	}
 	k.PottsStart = make([]int32, n+1)
 	k.ExactStart = make([]int32, n+1)
-	k.SoftStart, k.HardStart = g.softStart, g.hardStart
 	k.Soft = make([]kernel.Op, len(g.soft))
 	k.Hard = make([]kernel.Op, len(g.hard))
 	pairs := 0
@@ -30,7 +36,7 @@ func (g *Graph) compileKernel() {
 		}
 	}
 	k.PottsNbr, k.PottsW = make([]int32, 0, pairs), make([]float64, 0, pairs)
-	k.Exact = make([]kernel.Op, 0, len(g.soft)+len(g.hard)-pairs)
+	k.Exact = make([]int32, 0, len(g.soft)+len(g.hard)-pairs)
 	tabIndex := make(map[*Table]int32)
 	op := func(i int, e *entry) kernel.Op {
 		o := kernel.Op{Kind: kernel.Generic, M: e.m, Lo: e.lo}
@@ -82,8 +88,8 @@ func (g *Graph) compileKernel() {
 			}
 		}
 		// The exact lists: Potts pairs apart, everything else after.
-		for _, o := range k.Soft[s:e] {
-			if o.Kind == kernel.Potts {
+		for j := s; j < e; j++ {
+			if o := &k.Soft[j]; o.Kind == kernel.Potts {
 				w := o.M
 				if o.Neg {
 					w = -w
@@ -91,14 +97,23 @@ func (g *Graph) compileKernel() {
 				k.PottsNbr = append(k.PottsNbr, o.Ref)
 				k.PottsW = append(k.PottsW, w)
 			} else {
-				k.Exact = append(k.Exact, o)
+				k.Exact = append(k.Exact, int32(j))
 			}
 		}
-		k.Exact = append(k.Exact, k.Hard[hs:he]...)
+		for j := hs; j < he; j++ {
+			k.Exact = append(k.Exact, ^int32(j))
+		}
 		k.PottsStart[i+1] = int32(len(k.PottsNbr))
 		k.ExactStart[i+1] = int32(len(k.Exact))
 	}
-	k.Global = make([]kernel.Factor, len(g.factors))
+	k.SetGlobal(func() []kernel.Factor { return g.globalFactors(tabIndex) })
+	g.packPicks()
+}
+
+// globalFactors describes every factor by its index, for the global
+// estimators of the MIN-Gibbs family (built on first use: only they need it).
+func (g *Graph) globalFactors(tabIndex map[*Table]int32) []kernel.Factor {
+	out := make([]kernel.Factor, len(g.factors))
 	for f, fac := range g.factors {
 		gf := kernel.Factor{Kind: kernel.Generic, M: g.m[f], Lo: g.lo[f]}
 		switch fac := fac.(type) {
@@ -109,9 +124,9 @@ func (g *Graph) compileKernel() {
 				gf.Kind, gf.A = kernel.Table, t
 			}
 		}
-		k.Global[f] = gf
+		out[f] = gf
 	}
-	g.packPicks()
+	return out
 }
 
 // packPicks builds the two-level packed tables (see kernel.Graph.Head) of
@@ -121,16 +136,16 @@ func (g *Graph) compileKernel() {
 func (g *Graph) packPicks() {
 	k := g.kern
 	n := len(g.domains)
-	k.Pick = make([]kernel.Col, len(k.Soft))
-	k.ThrLo = make([]uint32, len(k.Soft))
 	k.H = make([]int32, n)
 	k.HeadStart = make([]int, n+1)
+	k.LightStart = make([]int, n+1)
 	var w []float64
 	var work []int32
 	var a minibatch.Alias
 	for i := range n {
 		s, e := g.softStart[i], g.softStart[i+1]
 		k.HeadStart[i+1] = k.HeadStart[i]
+		k.LightStart[i+1] = k.LightStart[i]
 		if e == s {
 			continue
 		}
@@ -199,7 +214,11 @@ func (g *Graph) packPicks() {
 			for _, en := range soft[h:] {
 				lw = append(lw, en.m)
 			}
-			pack(lw, ref(h), k.Pick[s+h:e], k.ThrLo[s+h:e])
+			ls := k.LightStart[i]
+			k.Light = append(k.Light, make([]kernel.Col, len(lw))...)
+			k.LightLo = append(k.LightLo, make([]uint32, len(lw))...)
+			k.LightStart[i+1] = ls + len(lw)
+			pack(lw, ref(h), k.Light[ls:], k.LightLo[ls:])
 		}
 	}
 }

@@ -65,7 +65,6 @@ type Graph struct {
 // however large the graph is.
 type entry struct {
 	f     Factor
-	cond  Conditioner // f as a Conditioner, or nil
 	m, lo float64
 	fac   int32 // index of f in the graph
 }
@@ -95,8 +94,7 @@ func (g *Graph) compile(softDeg, hardDeg []int32) {
 		if g.m[f] == 0 {
 			continue
 		}
-		cond, _ := fac.(Conditioner)
-		e := entry{f: fac, cond: cond, m: g.m[f], lo: g.lo[f], fac: int32(f)}
+		e := entry{f: fac, m: g.m[f], lo: g.lo[f], fac: int32(f)}
 		hard := math.IsInf(g.m[f], 1)
 		touchesFree := false
 		for _, v := range fac.Vars() {
@@ -226,8 +224,8 @@ func (g *Graph) Eval(i, k int, x []float64) float64 {
 // may write x[i] while it works and restores it before returning.
 func (g *Graph) EvalAll(i, k int, x, dst []float64) {
 	e := g.at(i, k)
-	if e.cond != nil {
-		e.cond.Conditional(dst, x, i)
+	if cond, ok := e.f.(Conditioner); ok {
+		cond.Conditional(dst, x, i)
 		if e.lo != 0 {
 			for v := range dst {
 				dst[v] -= e.lo

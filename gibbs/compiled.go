@@ -64,13 +64,12 @@ func (c *chain) addCompiled(i int, u []float64, hard bool) (int, bool) {
 	for v := range u {
 		u[v] += ub[v]
 	}
-	ops := k.Exact[k.ExactStart[i]:k.ExactStart[i+1]]
 	n := len(nb)
-	for o := range ops {
-		if !hard && math.IsInf(ops[o].M, 1) {
-			continue
+	for _, e := range k.Exact[k.ExactStart[i]:k.ExactStart[i+1]] {
+		if !hard && e < 0 {
+			continue // a hard factor
 		}
-		if !c.addOp(i, &ops[o], u) {
+		if !c.addOp(i, k.ExactOp(e), u) {
 			return 0, false
 		}
 		n++
@@ -550,6 +549,7 @@ func powWeights(w []float64, n []int32, pow []float64, full float64) float64 {
 // Potts pair adds log(1 + Ψ/λ) or nothing.
 type compiledEstimator struct {
 	kg     *kernel.Graph
+	global []kernel.Factor
 	gen    minibatch.PoissonGen
 	alias  minibatch.Alias // over active, ∝ M_φ
 	active []int32
@@ -563,16 +563,17 @@ func newCompiledEstimator(k *kernel.Graph, m factorgraph.GlobalModel, lambda flo
 	if len(active) == 0 || !(lambda > 0) {
 		return nil
 	}
+	global := k.Global()
 	w := make([]float64, len(active))
 	for j, f := range active {
-		w[j] = k.Global[f].M
+		w[j] = global[f].M
 	}
 	alias, err := minibatch.NewAlias(w)
 	if err != nil {
 		return nil // the generic path reports what is wrong
 	}
 	return &compiledEstimator{
-		kg: k, gen: minibatch.NewPoissonTable(lambda), alias: alias, active: active,
+		kg: k, global: global, gen: minibatch.NewPoissonTable(lambda), alias: alias, active: active,
 		full: math.Log1p(m.Psi() / lambda), seen: make([]uint32, m.NumFactors()),
 	}
 }
@@ -592,7 +593,7 @@ func (e *estimator) estimateCompiled(r *rand.Rand, x []float64) (eps float64, pi
 			ce.seen[f] = ce.epoch
 			factors++
 		}
-		gf := &ce.kg.Global[f]
+		gf := &ce.global[f]
 		switch gf.Kind {
 		case kernel.Potts:
 			if (x[gf.A] == x[gf.B]) != gf.Neg {

@@ -85,7 +85,7 @@ func flipPottsThinning(k *kernel.Graph) *kernel.Graph {
 		}
 		return cols
 	}
-	c.Pick, c.Head = flip(k.Pick), flip(k.Head)
+	c.Light, c.Head = flip(k.Light), flip(k.Head)
 	return &c
 }
 
@@ -156,17 +156,8 @@ func TestCompiledConditional(t *testing.T) {
 				}
 			}
 			got := make([]float64, d)
-			ps, pe := s.kg.PottsStart[i], s.kg.PottsStart[i+1]
-			for p := ps; p < pe; p++ {
-				if v := int(s.x[s.kg.PottsNbr[p]]); v < d {
-					got[v] += s.kg.PottsW[p]
-				}
-			}
-			ops := s.kg.Exact[s.kg.ExactStart[i]:s.kg.ExactStart[i+1]]
-			for o := range ops {
-				if !s.addOp(i, &ops[o], got) {
-					t.Fatal(s.Err())
-				}
+			if _, ok := s.addCompiled(i, got, true); !ok {
+				t.Fatal(s.Err())
 			}
 			shift := math.NaN()
 			for v := range want {

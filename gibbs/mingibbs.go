@@ -36,7 +36,7 @@ func newEstimator(m factorgraph.GlobalModel, lambda float64) (*estimator, error)
 		return nil, fmt.Errorf("λ = %g: %w", lambda, err)
 	}
 	e := &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors()), src: &globalSource{m}}
-	if k, ok := m.(kerneler); ok {
+	if k, ok := m.(kerneler); ok && k.Kernel().Discrete {
 		e.ce = newCompiledEstimator(k.Kernel(), m, lambda)
 	}
 	return e, nil

@@ -115,7 +115,7 @@ func newPGState(c *chain, opt *Options) (*pgState, error) {
 		nc = 1
 	}
 	p := &pgState{lambda: lambda, perVariable: opt.PerVariable, counts: minibatch.NewCounts(nc)}
-	if c.kg != nil {
+	if c.kg != nil && c.kg.Discrete {
 		p.li = make([]float64, c.m.NumVars())
 		for i := range p.li {
 			p.li[i] = c.m.Li(i)

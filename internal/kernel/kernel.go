@@ -20,6 +20,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
@@ -89,7 +90,7 @@ type Graph struct {
 	PottsW     []float64
 
 	ExactStart []int32
-	Exact      []Op
+	Exact      []int32 // j ≥ 0: Soft[j]; j < 0: Hard[^j] (see ExactOp)
 
 	SoftStart []int
 	Soft      []Op
@@ -105,9 +106,11 @@ type Graph struct {
 	TopStart []int
 	Top      minibatch.Alias
 
-	// Global describes every factor of the graph by its index, for the
-	// global energy estimators of the MIN-Gibbs family.
-	Global []Factor
+	// Discrete says the graph has a free discrete variable; without one
+	// (a continuous model) only the alias tables are filled.
+	Discrete bool
+
+	global *lazyFactors // see Global
 
 	// The packed two-level tables for Poisson-Gibbs picks (see Col), of
 	// the variables whose alias table is flat (one tier) and of those whose
@@ -115,20 +118,18 @@ type Graph struct {
 	// (HeadStart[i] = HeadStart[i+1]) and pick through Tiers. A[i]'s soft
 	// factors, sorted by decreasing M_φ, split into a head of H[i] heavy
 	// factors and the light rest, which together hold at most 1/LightShare
-	// of L_i. Head[HeadStart[i]:HeadStart[i+1]] is an alias table over the
-	// H[i] heavy factors and one more entry, H[i], standing for all the
-	// light ones: a pick that lands on it picks again, from the light
-	// factors' table Pick[SoftStart[i]+H[i] : SoftStart[i+1]], whose
-	// indices are relative to H[i]. The probability of factor k is
-	// M_k/L_i either way, and the head, a few cache lines, serves most
-	// picks. Without light factors H[i] = |soft A[i]| and the head is the
-	// whole table. HeadLo and ThrLo hold the columns' low threshold words.
-	HeadStart []int
-	Head      []Col
-	HeadLo    []uint32
-	H         []int32
-	Pick      []Col
-	ThrLo     []uint32
+	// (or 1/LightMax) of L_i. Head[HeadStart[i]:HeadStart[i+1]] is an alias
+	// table over the H[i] heavy factors and one more entry, H[i], standing
+	// for all the light ones: a pick that lands on it picks again, from the
+	// light factors' table Light[LightStart[i]:LightStart[i+1]], whose
+	// indices are relative to H[i]. The probability of factor k is M_k/L_i
+	// either way, and the head, a few cache lines, serves most picks.
+	// Without light factors H[i] = |soft A[i]| and the head is the whole
+	// table. HeadLo and LightLo hold the columns' low threshold words.
+	HeadStart, LightStart []int
+	Head, Light           []Col
+	HeadLo, LightLo       []uint32
+	H                     []int32
 
 	// Generic says some factor of the graph is of the generic kind.
 	Generic bool
@@ -163,9 +164,9 @@ const NotPotts = math.MinInt32
 // entries, so that a pick touches one 16-byte record (four to a cache
 // line): with (hi, lo) the 128-bit product of a 64-bit random word and
 // n = |soft A[i]|, the column is hi, and the pick is the column's own entry
-// k if lo < T, else Alias, where T = Thr·2³² + ThrLo[k] is the column's
-// threshold ⌊p_k·2⁶⁴⌋ (ThrLo, apart, is read only when the high halves
-// tie, once in 2³² picks). Ref[0] and Ref[1] describe the own and the alias
+// k if lo < T, else Alias, where T = Thr·2³² + lo32 is the column's
+// threshold ⌊p_k·2⁶⁴⌋, its low word lo32 kept apart (HeadLo, LightLo) and
+// read only when the high halves tie, once in 2³² picks. Ref[0] and Ref[1] describe the own and the alias
 // entry: for a Potts pair the other variable j (W > 0) or ^j (W < 0),
 // NotPotts for other kinds.
 type Col struct {
@@ -233,12 +234,11 @@ type HeadTable struct {
 // if i has none.
 func (g *Graph) HeadTable(i int) HeadTable {
 	hs, he := g.HeadStart[i], g.HeadStart[i+1]
-	s0, s1 := g.SoftStart[i], g.SoftStart[i+1]
-	h := int(g.H[i])
+	ls, le := g.LightStart[i], g.LightStart[i+1]
 	return HeadTable{
 		Head: g.Head[hs:he], HeadLo: g.HeadLo[hs:he],
-		Light: g.Pick[s0+h : s1], LightLo: g.ThrLo[s0+h : s1],
-		H: h,
+		Light: g.Light[ls:le], LightLo: g.LightLo[ls:le],
+		H: int(g.H[i]),
 	}
 }
 
@@ -257,4 +257,33 @@ func (t *HeadTable) PickLight(r *rand.Rand) (int, int32) {
 	hi, lo := bits.Mul64(r.Uint64(), uint64(len(t.Light)))
 	j, ref := t.Light[hi].Pick(hi, lo, t.LightLo)
 	return j + t.H, ref
+}
+
+// ExactOp returns the factor an entry of Exact refers to.
+func (g *Graph) ExactOp(e int32) *Op {
+	if e >= 0 {
+		return &g.Soft[e]
+	}
+	return &g.Hard[^e]
+}
+
+// lazyFactors is a []Factor built on first use.
+type lazyFactors struct {
+	once  sync.Once
+	f     []Factor
+	build func() []Factor
+}
+
+// SetGlobal sets the function Global calls once, on first use.
+func (g *Graph) SetGlobal(build func() []Factor) { g.global = &lazyFactors{build: build} }
+
+// Global describes every factor of the graph by its index, for the global
+// energy estimators of the MIN-Gibbs family; it is built on first use (nil
+// for a graph without discrete variables).
+func (g *Graph) Global() []Factor {
+	if g.global == nil {
+		return nil
+	}
+	g.global.once.Do(func() { g.global.f = g.global.build() })
+	return g.global.f
 }

@@ -3,7 +3,7 @@ package kernel
 import "testing"
 
 // TestColPick checks the split threshold: the own entry exactly when
-// lo < Thr·2³² + ThrLo, including at the tie of the high halves.
+// lo < Thr·2³² + the low word, including at the tie of the high halves.
 func TestColPick(t *testing.T) {
 	c := Col{Thr: 7, Alias: 3, Ref: [2]int32{10, 30}}
 	thrLo := []uint32{0, 0, 5}
