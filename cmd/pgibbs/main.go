@@ -74,6 +74,10 @@ func run(ctx context.Context, e *env, args []string) int {
 			help(e.stdout, args)
 			return 0
 		case "version", "-version", "--version":
+			if len(args) > 0 {
+				fmt.Fprintf(e.stderr, "pgibbs %s: takes no arguments, got %q\n", name, args)
+				return 2
+			}
 			fmt.Fprintln(e.stdout, version())
 			return 0
 		}

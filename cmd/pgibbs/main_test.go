@@ -29,6 +29,9 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%v: exit %d, output %q; want the build's version", args, code, out)
 		}
 	}
+	if code, _, stderr := runCLI(t, "-version", "extra"); code != 2 || stderr == "" {
+		t.Errorf("-version extra: exit %d, stderr %q; want 2 and a message", code, stderr)
+	}
 	code, out, _ := runCLI(t, "help")
 	if code != 0 {
 		t.Fatalf("help exited %d", code)
