@@ -200,7 +200,11 @@ func BenchmarkIsingSweep(b *testing.B) {
 	}
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("model=ising-nn1000/sampler=chromatic/workers=%d", workers), func(b *testing.B) {
-			c, err := gibbs.NewChromatic("gibbs", l, classes, gibbs.Streams(1, workers), nil)
+			f, err := gibbs.FactoryOf("gibbs")
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := gibbs.NewChromatic(f, l, classes, gibbs.Streams(1, workers), nil)
 			if err != nil {
 				b.Fatal(err)
 			}

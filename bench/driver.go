@@ -306,12 +306,7 @@ func average(sp Sampler, ts []*runTrace) Curve {
 	for _, t := range ts {
 		n = min(n, len(t.iters))
 		cv.Capped = cv.Capped || t.capped
-		cv.Stats.Steps += t.stats.Steps
-		cv.Stats.Factors += t.stats.Factors
-		cv.Stats.Picks += t.stats.Picks
-		cv.Stats.Proposals += t.stats.Proposals
-		cv.Stats.Accepted += t.stats.Accepted
-		cv.Stats.Tries += t.stats.Tries
+		cv.Stats.Add(t.stats)
 	}
 	for k := range n {
 		cv.Iters = append(cv.Iters, float64(ts[0].iters[k]))

@@ -238,7 +238,7 @@ func TGM(ctx context.Context, s TGMSettings, cfg Config) (*TGMResult, error) {
 			d.Samples += o.h.h.N()
 			d.Outside += o.h.h.Outside()
 			d.Seconds += o.seconds
-			addStats(&d.Stats, o.stats)
+			d.Stats.Add(o.stats)
 			if o.err != nil && d.Err == "" {
 				d.Err = o.err.Error()
 			}
@@ -253,15 +253,6 @@ func TGM(ctx context.Context, s TGMSettings, cfg Config) (*TGMResult, error) {
 		res.Estimates = append(res.Estimates, d)
 	}
 	return res, nil
-}
-
-func addStats(dst *gibbs.Stats, s gibbs.Stats) {
-	dst.Steps += s.Steps
-	dst.Factors += s.Factors
-	dst.Picks += s.Picks
-	dst.Proposals += s.Proposals
-	dst.Accepted += s.Accepted
-	dst.Tries += s.Tries
 }
 
 // tvWithOutside is the total variation between two distributions on the

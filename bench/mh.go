@@ -96,7 +96,7 @@ func TunaMHTable1(ctx context.Context, s Table1Settings, cfg Config) (*Table1Res
 		return nil, fmt.Errorf("bench: table 1: no samplers")
 	}
 	for _, r := range s.Rows {
-		if !slices.Contains(mh.Names, r.Name) || r.Steps < 1 {
+		if !slices.Contains(mh.Names(), r.Name) || r.Steps < 1 {
 			return nil, fmt.Errorf("bench: table 1: %s: sampler %q, %d steps", r.Key, r.Name, r.Steps)
 		}
 	}
@@ -125,7 +125,7 @@ func TunaMHTable1(ctx context.Context, s Table1Settings, cfg Config) (*Table1Res
 		row, r := s.Rows[j/runs], j%runs
 		o := row.Options
 		o.Init = s.Init
-		smp, err := mh.New(row.Name, models[r].Target(), o, randStream(cfg.Seed, uint64(j)))
+		smp, err := mh.New(row.Name, models[r].Target(), randStream(cfg.Seed, uint64(j)), &o)
 		if err != nil {
 			return fmt.Errorf("bench: %s: %w", row.Key, err)
 		}
@@ -241,7 +241,7 @@ func RLRPaper(quick bool) RLRSettings {
 // RLRResultRow is a measured row of the ESS comparison.
 type RLRResultRow struct {
 	RLRRow
-	Steps     int
+	Steps     int64
 	Accept    float64
 	MeanBatch float64
 	// UsPerStep is the time per step in µs.
@@ -297,7 +297,7 @@ func RLR(ctx context.Context, s RLRSettings, cfg Config) (*RLRResult, error) {
 			}
 			o.Proposal = p
 		}
-		smp, err := mh.New(row.Name, reg, o, randStream(cfg.Seed, uint64(k)))
+		smp, err := mh.New(row.Name, reg, randStream(cfg.Seed, uint64(k)), &o)
 		if err != nil {
 			return fmt.Errorf("bench: %s: %w", row.Key, err)
 		}
@@ -327,7 +327,7 @@ func RLR(ctx context.Context, s RLRSettings, cfg Config) (*RLRResult, error) {
 		sec := time.Since(start).Seconds()
 		prog.Add(ms - reported)
 		st := smp.Stats()
-		r := RLRResultRow{RLRRow: row, Steps: st.Steps, Accept: st.AcceptRate(), MeanBatch: st.MeanBatch(),
+		r := RLRResultRow{RLRRow: row, Steps: st.Steps, Accept: st.AcceptanceRate(), MeanBatch: st.MeanBatch(),
 			UsPerStep: sec / float64(st.Steps) * 1e6, Seconds: sec, ESSMin: math.Inf(1)}
 		for j := range s.D {
 			e, err := diag.ESS([][]float64{rec.draws[j]})

@@ -87,7 +87,7 @@ func (r *Table1Result) Table() Table {
 func (r *RLRResult) Table() Table {
 	t := Table{Header: []string{"sampler", "steps", "acceptance", "mean batch", "µs/step", "ESS min", "ESS mean", "ESS/s (min)", "paper ESS/s (d = 10)", "note"}}
 	for _, row := range r.Rows {
-		t.Rows = append(t.Rows, []string{row.Label, strconv.Itoa(row.Steps), fmtG(row.Accept, 3), fmtG(row.MeanBatch, 4),
+		t.Rows = append(t.Rows, []string{row.Label, strconv.FormatInt(row.Steps, 10), fmtG(row.Accept, 3), fmtG(row.MeanBatch, 4),
 			fmtG(row.UsPerStep, 4), fmtG(row.ESSMin, 4), fmtG(row.ESSMean, 4), fmtG(row.ESSPerSec, 4), row.Paper, row.Note})
 	}
 	return t

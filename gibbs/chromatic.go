@@ -28,30 +28,53 @@ import (
 // x_i reads A[i] alone can run this way: gibbs, pgibbs, auto, mgpmh and the
 // continuous samplers (not the MIN-Gibbs estimators, which read the whole
 // state).
+//
+// A Chromatic is a Sampler: Sweep is the parallel sweep, while Step and
+// Update(i) update one variable on the caller's goroutine with worker 0.
 type Chromatic struct {
-	workers []Sampler
+	workers []worker
 	chunks  [][][]int // chunks[class][worker]
 	x       []float64
 	sweeps  int64
 	pool    *sweepPool // the goroutines of workers 1, 2, …, started by the first Sweep
 }
 
-// chromaticSafe are the samplers whose updates read only A[i].
-var chromaticSafe = map[string]bool{
-	"gibbs": true, "pgibbs": true, "auto": true, "mgpmh": true,
-	"gibbs-its": true, "gibbs-da": true, "pgits": true, "pgda": true, "gibbs-rejection": true, "pg-rejection": true,
+var _ Sampler = (*Chromatic)(nil)
+
+// worker is a sampler of this package as a Chromatic runs it.
+type worker interface {
+	Sampler
+	Model() factorgraph.Model
+	// pick returns a free variable chosen uniformly (with the worker's RNG).
+	pick() int
+	// share makes the sampler work on x instead of its own state.
+	share(x []float64)
+	// resume sets the counters and clears the error.
+	resume(st Stats)
+	// localUpdates reports whether an update of x_i reads and writes only
+	// x_i, the variables of A[i] and the sampler's own scratch space, so
+	// that variables sharing no factor can be updated in parallel.
+	localUpdates() bool
+	// kind is the sampler's kind in snapshots.
+	kind() string
 }
 
-// NewChromatic returns a chromatic sampler running the sampler called name
-// (see New) on m, with one worker per RNG in rngs. classes must partition
-// the free variables of m; if m implements factorgraph.Adjacency the
-// classes are checked to share no factor.
-func NewChromatic(name string, m factorgraph.Model, classes [][]int, rngs []*rand.Rand, opt *Options) (*Chromatic, error) {
-	if !chromaticSafe[name] {
-		return nil, fmt.Errorf("gibbs: chromatic: sampler %q reads more than A[i] in an update; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", name)
+// NewChromatic returns a chromatic sampler on m with one worker per RNG in
+// rngs, each built by f (see FactoryOf) with opt: worker 0 draws or takes
+// the initial state as a single sampler would, and the others work on it.
+// f must build samplers of this package whose updates read only A[i]
+// (gibbs, pgibbs, auto, mgpmh or a continuous sampler); any other is
+// refused. classes must partition the free variables of m; if m implements
+// factorgraph.Adjacency the classes are checked to share no factor.
+func NewChromatic(f Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Rand, opt *Options) (*Chromatic, error) {
+	if f == nil {
+		return nil, errors.New("gibbs: chromatic: nil factory")
 	}
 	if len(rngs) == 0 {
 		return nil, errors.New("gibbs: chromatic: no workers")
+	}
+	if m == nil {
+		return nil, errors.New("gibbs: chromatic: nil model")
 	}
 	if err := checkColouring(m, classes); err != nil {
 		return nil, fmt.Errorf("gibbs: chromatic: %w", err)
@@ -63,16 +86,27 @@ func NewChromatic(name string, m factorgraph.Model, classes [][]int, rngs []*ran
 	for w, r := range rngs {
 		o := *opt
 		if w > 0 {
-			o.shared = c.x // every worker works on worker 0's state
+			// Start from worker 0's state, which the worker then shares;
+			// its own RNG draws nothing here.
+			o.Init = c.x
 		}
-		s, err := New(name, m, r, &o)
+		s, err := f(m, r, &o)
+		if err != nil {
+			return nil, err
+		}
+		wk, err := asWorker(s)
 		if err != nil {
 			return nil, err
 		}
 		if w == 0 {
-			c.x = s.State()
+			c.x = wk.State()
+		} else {
+			if k0 := c.workers[0].kind(); wk.kind() != k0 {
+				return nil, fmt.Errorf("gibbs: chromatic: the factory built a %s sampler for worker %d, a %s one for worker 0", wk.kind(), w, k0)
+			}
+			wk.share(c.x)
 		}
-		c.workers = append(c.workers, s)
+		c.workers = append(c.workers, wk)
 	}
 	nw := len(rngs)
 	for _, cl := range classes {
@@ -86,6 +120,42 @@ func NewChromatic(name string, m factorgraph.Model, classes [][]int, rngs []*ran
 	}
 	return c, nil
 }
+
+// asWorker returns s as a worker of a Chromatic, or an error naming it if
+// it cannot be one.
+func asWorker(s Sampler) (worker, error) {
+	w, ok := s.(worker)
+	if !ok {
+		return nil, fmt.Errorf("gibbs: chromatic: sampler %T is not one of this package's; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", s)
+	}
+	if !w.localUpdates() {
+		return nil, fmt.Errorf("gibbs: chromatic: sampler %q reads more than A[i] in an update; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", w.kind())
+	}
+	return w, nil
+}
+
+// localUpdates implements worker: a Gibbs update reads A[i] only.
+func (*Gibbs) localUpdates() bool { return true }
+
+// localUpdates implements worker: a Poisson-Gibbs update reads A[i] only.
+func (*PoissonGibbs) localUpdates() bool { return true }
+
+// localUpdates implements worker: both updates of Auto read A[i] only.
+func (*Auto) localUpdates() bool { return true }
+
+// localUpdates implements worker: an MGPMH update reads A[i] only.
+func (*MGPMH) localUpdates() bool { return true }
+
+// localUpdates implements worker: a continuous update reads A[i] only.
+func (*Continuous) localUpdates() bool { return true }
+
+// localUpdates implements worker: MIN-Gibbs's estimates read the whole
+// state, and its cached estimate ε is global.
+func (*MINGibbs) localUpdates() bool { return false }
+
+// localUpdates implements worker: DoubleMIN-Gibbs's estimates read the
+// whole state, and its cached estimate ε is global.
+func (*DoubleMINGibbs) localUpdates() bool { return false }
 
 // checkColouring verifies that classes partition the free variables and,
 // when the model can list neighbours, that no class holds two neighbours.
@@ -166,7 +236,7 @@ type sweepPool struct {
 	wg    sync.WaitGroup
 }
 
-func startPool(workers []Sampler, chunks [][][]int) *sweepPool {
+func startPool(workers []worker, chunks [][][]int) *sweepPool {
 	p := &sweepPool{start: make([]chan int, len(workers)-1)}
 	for k := range p.start {
 		ch := make(chan int, 1)
@@ -191,6 +261,26 @@ func (p *sweepPool) stop() {
 // Sweeps returns the number of sweeps done.
 func (c *Chromatic) Sweeps() int64 { return c.sweeps }
 
+// Step updates a uniformly chosen free variable with worker 0 (on the
+// caller's goroutine) and returns it.
+func (c *Chromatic) Step() int {
+	i := c.workers[0].pick()
+	c.Update(i)
+	return i
+}
+
+// Update updates variable i with worker 0 (a no-op for evidence, and once
+// any worker has stopped on an error).
+func (c *Chromatic) Update(i int) {
+	if c.Err() != nil {
+		return
+	}
+	c.workers[0].Update(i)
+}
+
+// Model returns the model the workers sample.
+func (c *Chromatic) Model() factorgraph.Model { return c.workers[0].Model() }
+
 // State returns the shared state; the caller must not modify it.
 func (c *Chromatic) State() []float64 { return c.x }
 
@@ -198,13 +288,7 @@ func (c *Chromatic) State() []float64 { return c.x }
 func (c *Chromatic) Stats() Stats {
 	var t Stats
 	for _, s := range c.workers {
-		st := s.Stats()
-		t.Steps += st.Steps
-		t.Factors += st.Factors
-		t.Picks += st.Picks
-		t.Proposals += st.Proposals
-		t.Accepted += st.Accepted
-		t.Tries += st.Tries
+		t.Add(s.Stats())
 	}
 	return t
 }
@@ -219,18 +303,17 @@ func (c *Chromatic) Err() error {
 	return nil
 }
 
-// chromaticState is the snapshot of a Chromatic: the shared state once, and
-// each worker's own snapshot without its copy of the shared state.
+// chromaticState is the snapshot of a Chromatic: the shared state once,
+// and each worker's counters.
 type chromaticState struct {
 	Version int       `json:"version"`
-	Kind    string    `json:"kind"`
+	Kind    string    `json:"kind"`    // "chromatic"
+	Sampler string    `json:"sampler"` // the workers' kind (as in their own snapshots)
 	Workers int       `json:"workers"`
 	Layout  string    `json:"layout"` // SHA-256 of the colour classes as split among the workers
 	Sweeps  int64     `json:"sweeps"`
 	X       []float64 `json:"x"`
-	// WorkerStates are the workers' snapshots (see Snapshotter) with
-	// their field "x", the shared state, left out.
-	WorkerStates []json.RawMessage `json:"worker_states"`
+	Stats   []Stats   `json:"stats"` // per worker
 }
 
 // layout returns a hash of which worker updates which variables in which
@@ -257,57 +340,45 @@ func (c *Chromatic) layout() string {
 }
 
 // Snapshot implements Snapshotter: it returns the shared state, the number
-// of sweeps and the workers' states (their counters) as versioned JSON.
-// The workers' random number generators are the caller's: marshal their
-// *rand.PCG sources alongside. It fails if a worker stopped on an error.
+// of sweeps and the workers' counters as versioned JSON, with the workers'
+// sampler kind, their number and the colour classes' layout to check a
+// restore against. The workers' random number generators are the caller's:
+// marshal their *rand.PCG sources alongside. It fails if a worker stopped
+// on an error.
 func (c *Chromatic) Snapshot() ([]byte, error) {
 	if err := c.Err(); err != nil {
 		return nil, fmt.Errorf("gibbs: chromatic: snapshot of a sampler that stopped on an error: %w", err)
 	}
-	st := chromaticState{Version: snapshotVersion, Kind: "chromatic", Workers: len(c.workers), Layout: c.layout(),
-		Sweeps: c.sweeps, X: c.x}
-	for w, s := range c.workers {
-		sn, ok := s.(Snapshotter)
-		if !ok {
-			return nil, fmt.Errorf("gibbs: chromatic: worker %d (%T) cannot be snapshot", w, s)
-		}
-		data, err := sn.Snapshot()
-		if err != nil {
-			return nil, fmt.Errorf("gibbs: chromatic: worker %d: %w", w, err)
-		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(data, &fields); err != nil {
-			return nil, fmt.Errorf("gibbs: chromatic: worker %d: %w", w, err)
-		}
-		delete(fields, "x") // the shared state, stored once
-		if data, err = json.Marshal(fields); err != nil {
-			return nil, fmt.Errorf("gibbs: chromatic: worker %d: %w", w, err)
-		}
-		st.WorkerStates = append(st.WorkerStates, data)
+	st := chromaticState{Version: snapshotVersion, Kind: "chromatic", Sampler: c.workers[0].kind(),
+		Workers: len(c.workers), Layout: c.layout(), Sweeps: c.sweeps, X: c.x}
+	for _, s := range c.workers {
+		st.Stats = append(st.Stats, s.Stats())
 	}
 	return json.Marshal(st)
 }
 
 // Restore implements Snapshotter: it sets the shared state, the sweep count
-// and the workers' states from a snapshot of a Chromatic with the same
-// update sampler, number of workers and colour classes on the same model;
-// any difference is an error saying which. The caller restores the
-// workers' random number generators. If Restore fails after checking the
-// snapshot's shape, the sampler's state is unspecified (restore again
-// before sweeping).
+// and the workers' counters from a snapshot of a Chromatic with the same
+// kind of workers, number of workers and colour classes on the same model;
+// any difference, or a state outside the model's domains or contradicting
+// its evidence, is an error saying which, and leaves the sampler as it was.
+// The caller restores the workers' random number generators.
 func (c *Chromatic) Restore(data []byte) error {
 	var st chromaticState
 	if err := json.Unmarshal(data, &st); err != nil {
 		return fmt.Errorf("gibbs: restore chromatic: %w", err)
 	}
+	kind := c.workers[0].kind()
 	switch {
 	case st.Version != snapshotVersion:
 		return fmt.Errorf("gibbs: restore chromatic: snapshot version %d, this build reads %d", st.Version, snapshotVersion)
 	case st.Kind != "chromatic":
 		return fmt.Errorf("gibbs: restore chromatic from a snapshot of %q", st.Kind)
-	case st.Workers != len(c.workers) || len(st.WorkerStates) != st.Workers:
-		return fmt.Errorf("gibbs: restore chromatic: snapshot of %d workers (%d worker states), the sampler has %d",
-			st.Workers, len(st.WorkerStates), len(c.workers))
+	case st.Sampler != kind:
+		return fmt.Errorf("gibbs: restore chromatic: its workers differ: restore %s from a snapshot of %s", kind, st.Sampler)
+	case st.Workers != len(c.workers) || len(st.Stats) != st.Workers:
+		return fmt.Errorf("gibbs: restore chromatic: snapshot of %d workers (%d worker counters), the sampler has %d",
+			st.Workers, len(st.Stats), len(c.workers))
 	case len(st.X) != len(c.x):
 		return fmt.Errorf("gibbs: restore chromatic: snapshot has %d variables, the model %d", len(st.X), len(c.x))
 	case st.Sweeps < 0:
@@ -315,29 +386,12 @@ func (c *Chromatic) Restore(data []byte) error {
 	case st.Layout != c.layout():
 		return errors.New("gibbs: restore chromatic: the snapshot's colour classes or their split among workers differ from the sampler's")
 	}
-	x, err := json.Marshal(st.X)
-	if err != nil {
+	if err := checkSnapshotState(c.Model(), st.X); err != nil {
 		return fmt.Errorf("gibbs: restore chromatic: %w", err)
 	}
+	copy(c.x, st.X)
 	for w, s := range c.workers {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(st.WorkerStates[w], &fields); err != nil {
-			return fmt.Errorf("gibbs: restore chromatic: worker %d: %w", w, err)
-		}
-		fields["x"] = x
-		data, err := json.Marshal(fields)
-		if err != nil {
-			return fmt.Errorf("gibbs: restore chromatic: worker %d: %w", w, err)
-		}
-		sn, ok := s.(Snapshotter)
-		if !ok {
-			return fmt.Errorf("gibbs: restore chromatic: worker %d (%T) cannot be restored", w, s)
-		}
-		// Every worker's state is the shared slice: each Restore checks
-		// st.X against the model and copies it there.
-		if err := sn.Restore(data); err != nil {
-			return fmt.Errorf("gibbs: restore chromatic: worker %d: %w", w, err)
-		}
+		s.resume(st.Stats[w])
 	}
 	c.sweeps = st.Sweeps
 	return nil

@@ -21,7 +21,7 @@ func chromaticRun(t *testing.T, name string, g *factorgraph.Graph, classes [][]i
 		srcs = append(srcs, src)
 		rngs = append(rngs, rand.New(src))
 	}
-	c, err := NewChromatic(name, g, classes, rngs, &Options{Init: init})
+	c, err := NewChromatic(factoryOf(t, name), g, classes, rngs, &Options{Init: init})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -115,7 +115,7 @@ func TestChromaticRestoreErrors(t *testing.T) {
 	mutate := func(f func(*chromaticState)) []byte {
 		s := st
 		s.X = slices.Clone(st.X)
-		s.WorkerStates = slices.Clone(st.WorkerStates)
+		s.Stats = slices.Clone(st.Stats)
 		f(&s)
 		b, _ := json.Marshal(s)
 		return b
@@ -143,13 +143,15 @@ func TestChromaticRestoreErrors(t *testing.T) {
 		{"other version", mutate(func(s *chromaticState) { s.Version = 9 }), "version 9"},
 		{"other kind", mutate(func(s *chromaticState) { s.Kind = "pgibbs" }), `snapshot of "pgibbs"`},
 		{"fewer workers", snapOf(two), "snapshot of 2 workers"},
-		{"lost worker state", mutate(func(s *chromaticState) { s.WorkerStates = s.WorkerStates[:2] }), "2 worker states"},
+		{"lost worker counters", mutate(func(s *chromaticState) { s.Stats = s.Stats[:2] }), "2 worker counters"},
 		{"other update", snapOf(gibbs), "restore pgibbs from a snapshot of gibbs"},
+		{"other sampler kind", mutate(func(s *chromaticState) { s.Sampler = "mingibbs" }), "from a snapshot of mingibbs"},
 		{"other colouring", snapOf(otherColours), "colour classes"},
 		{"other model", snapOf(otherModel), "variables"},
 		{"outside the domain", mutate(func(s *chromaticState) { s.X[3] = 7 }), "outside its domain"},
+		{"short state", mutate(func(s *chromaticState) { s.X = s.X[:5] }), "snapshot has 5 variables"},
 		{"negative sweeps", mutate(func(s *chromaticState) { s.Sweeps = -1 }), "-1 sweeps"},
-		{"corrupt worker", mutate(func(s *chromaticState) { s.WorkerStates[1] = json.RawMessage(`[1]`) }), "worker 1"},
+		{"corrupt counters", []byte(strings.Replace(string(good), `"stats":[{`, `"stats":[[`, 1)), "restore chromatic"},
 	} {
 		err := c.Restore(tc.data)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -158,6 +160,27 @@ func TestChromaticRestoreErrors(t *testing.T) {
 	}
 	if err := c.Restore(good); err != nil || c.Sweeps() != 4 {
 		t.Errorf("good snapshot after bad ones: %v, %d sweeps", err, c.Sweeps())
+	}
+	// A state contradicting the evidence is refused too.
+	ev := testGraphs(t)[6]
+	e, _ := chromaticRun(t, "gibbs", ev.g, ev.g.Colouring(), 2, ev.init)
+	snap, err := e.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var est chromaticState
+	if err := json.Unmarshal(snap, &est); err != nil {
+		t.Fatal(err)
+	}
+	for i := range est.X {
+		if ov, ok := ev.g.Observed(i); ok {
+			est.X[i] = float64(1 - int(ov)%2)
+			bad, _ := json.Marshal(est)
+			if err := e.Restore(bad); err == nil || !strings.Contains(err.Error(), "evidence says") {
+				t.Errorf("state against the evidence: Restore error %v", err)
+			}
+			break
+		}
 	}
 	// The snapshot stores the shared state once, not once a worker.
 	if n := strings.Count(string(good), `"x"`); n != 1 {

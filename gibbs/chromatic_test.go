@@ -1,12 +1,24 @@
 package gibbs
 
 import (
+	"context"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
+
+// factoryOf returns the factory of the sampler called name.
+func factoryOf(t testing.TB, name string) Factory {
+	t.Helper()
+	f, err := FactoryOf(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
 
 // sweeper adapts a Chromatic to the Sampler interface of the exactness
 // check: a Step is a whole parallel sweep.
@@ -22,7 +34,7 @@ func TestChromaticExactness(t *testing.T) {
 		for _, tg := range testGraphs(t) {
 			classes := tg.g.Colouring()
 			rngs := Streams(tg.seed, 2)
-			c, err := NewChromatic(name, tg.g, classes, rngs, &Options{Init: tg.init})
+			c, err := NewChromatic(factoryOf(t, name), tg.g, classes, rngs, &Options{Init: tg.init})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +53,7 @@ func TestChromaticExactness(t *testing.T) {
 func TestChromaticDeterministic(t *testing.T) {
 	g := smallPotts(t)
 	run := func() []float64 {
-		c, err := NewChromatic("pgibbs", g, g.Colouring(), Streams(3, 4), nil)
+		c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), Streams(3, 4), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,6 +70,39 @@ func TestChromaticDeterministic(t *testing.T) {
 		if b := run(); !slices.Equal(a, b) {
 			t.Fatal("the same seeds gave different chains")
 		}
+	}
+}
+
+// TestChromaticSampler: a Chromatic is a Sampler whose Step and Update run
+// worker 0 on the shared state, and a Runner drives it like any sampler.
+func TestChromaticSampler(t *testing.T) {
+	g := smallPotts(t)
+	c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), Streams(5, 3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Sampler = c
+	seen := make(map[int]bool)
+	for range 400 {
+		i := s.Step()
+		if i < 0 || i >= g.NumVars() {
+			t.Fatalf("Step updated variable %d", i)
+		}
+		seen[i] = true
+	}
+	if len(seen) != g.NumVars() {
+		t.Errorf("400 random-scan steps visited %d of %d variables", len(seen), g.NumVars())
+	}
+	s.Update(3)
+	c.Sweep()
+	if st := s.Stats(); st.Steps != 400+1+16 || c.Sweeps() != 1 {
+		t.Errorf("%d updates, %d sweeps; want %d and 1", st.Steps, c.Sweeps(), 400+1+16)
+	}
+	if err := (Runner{Steps: 64, Scan: SystematicScan}).Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Steps != 400+1+16+64 || s.Err() != nil {
+		t.Errorf("after a systematic run: %d updates, error %v", st.Steps, s.Err())
 	}
 }
 
@@ -93,13 +138,25 @@ func TestChromaticErrors(t *testing.T) {
 		{"range", "gibbs", [][]int{{99}}, "out of range"},
 		{"global sampler", "mingibbs", g.Colouring(), "reads more than A[i]"},
 	} {
-		_, err := NewChromatic(tc.sampler, g, tc.classes, Streams(1, 2), nil)
+		_, err := NewChromatic(factoryOf(t, tc.sampler), g, tc.classes, Streams(1, 2), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := NewChromatic("gibbs", g, g.Colouring(), nil, nil); err == nil {
+	if _, err := NewChromatic(factoryOf(t, "gibbs"), g, g.Colouring(), nil, nil); err == nil {
 		t.Error("no workers accepted")
+	}
+	// A sampler from outside the package (here a wrapper) cannot be a
+	// worker: nothing says its updates read A[i] only.
+	wrapped := func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		s, err := NewGibbs(m, r, opt)
+		return sweeper{&Chromatic{workers: []worker{s}}}, err
+	}
+	if _, err := NewChromatic(wrapped, g, g.Colouring(), Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "gibbs.sweeper is not one of this package's") {
+		t.Errorf("outside sampler: %v", err)
+	}
+	if _, err := NewChromatic(nil, g, g.Colouring(), Streams(1, 2), nil); err == nil {
+		t.Error("nil factory accepted")
 	}
 	var _ factorgraph.Adjacency = g
 }

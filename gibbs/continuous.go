@@ -23,13 +23,36 @@ const (
 // it the sampler stops with an error rather than loop for ever.
 const DefaultMaxTries = 10_000_000
 
-// continuous is the engine of the six continuous-state samplers: Gibbs-ITS,
-// Gibbs-DA, Gibbs-rejection (exact energies) and PGITS, PGDA, PG-rejection
-// (Poisson-minibatched energies). Discrete variables of a mixed graph get
-// the matching discrete update (plain Gibbs or Poisson-Gibbs).
-type continuous struct {
+// Continuous is the type of the six continuous-state samplers of the
+// paper, built by NewGibbsITS, NewGibbsDA, NewGibbsRejection (exact
+// energies) and NewPGITS, NewPGDA, NewPGRejection (Poisson-minibatched
+// energies); Name says which one it is. Each resamples a continuous x_i
+// from (an approximation of) its conditional:
+//
+//   - Gibbs-ITS: a Chebyshev approximation f̃ ≈ exp(U) of the density
+//     from the exact energy U at m+1 nodes, fast inverse transform
+//     sampling, and a Metropolis–Hastings correction that makes the update
+//     exact however rough f̃ is;
+//   - Gibbs-DA: double Chebyshev approximation (Algorithm 3 with exact
+//     energies): a degree-m interpolant Ũ of the energy, a degree-k
+//     interpolant of exp(Ũ), inverse transform sampling and the same
+//     correction;
+//   - PGITS and PGDA: Gibbs-ITS and Gibbs-DA with the energy replaced by
+//     the Poisson-minibatched U_s of PoissonGibbs (O(λ + L) factors instead
+//     of |A[i]|), corrected with the same U_s; PGDA is Algorithm 3 of Zhang
+//     & De Sa (2019);
+//   - Gibbs-rejection and PG-rejection: uniform proposals on x_i's interval
+//     under the envelope exp(L_i) (exact energy) or exp(Σ s_φ log(1 + L/λ))
+//     (minibatched energy); Stats.Tries counts the proposals.
+//
+// All six leave π invariant exactly, for any λ, m and k. Discrete variables
+// of a mixed graph get the matching discrete update (plain Gibbs or
+// Poisson-Gibbs). Options.M and Options.K set m and k, Options.MaxTries
+// bounds a rejection draw.
+type Continuous struct {
 	chain
-	name     string
+	name     string // the sampler's name in messages and snapshots ("PGDA")
+	regName  string // its name in the registry of New ("pgda")
 	method   method
 	pg       *pgState  // nil: exact energies
 	degM     int       // m: degree of the energy (DA) or density (ITS) interpolant
@@ -50,13 +73,11 @@ type continuous struct {
 	// the values of a chunk of factors at one point.
 	vals  []float64
 	chunk [64]float64
-
-	// uncorrected skips the Metropolis–Hastings correction: the deliberately
-	// broken variant of the exactness tests. Never set outside tests.
-	uncorrected bool
 }
 
-func newContinuous(name string, meth method, minibatched bool, m factorgraph.Model, r *rand.Rand, opt *Options) (*continuous, error) {
+var _ Sampler = (*Continuous)(nil)
+
+func newContinuous(name, regName string, meth method, minibatched bool, m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuous, error) {
 	if opt == nil {
 		opt = &Options{}
 	}
@@ -64,7 +85,7 @@ func newContinuous(name string, meth method, minibatched bool, m factorgraph.Mod
 	if err != nil {
 		return nil, err
 	}
-	s := &continuous{chain: c, name: name, method: meth, degM: opt.M, degK: opt.K, maxTries: opt.MaxTries}
+	s := &Continuous{chain: c, name: name, regName: regName, method: meth, degM: opt.M, degK: opt.K, maxTries: opt.MaxTries}
 	s.update = s.Update
 	if s.degM == 0 {
 		s.degM = 3
@@ -109,8 +130,12 @@ func firstHard(m factorgraph.Model, i int) int {
 	return soft
 }
 
+// Name returns the sampler's name in New's registry: "gibbs-its",
+// "gibbs-da", "pgits", "pgda", "gibbs-rejection" or "pg-rejection".
+func (s *Continuous) Name() string { return s.regName }
+
 // Lambda returns λ of the minibatched samplers (0 for the exact ones).
-func (s *continuous) Lambda() float64 {
+func (s *Continuous) Lambda() float64 {
 	if s.pg == nil {
 		return 0
 	}
@@ -118,7 +143,15 @@ func (s *continuous) Lambda() float64 {
 }
 
 // Update resamples variable i.
-func (s *continuous) Update(i int) {
+func (s *Continuous) Update(i int) { s.updateWith(i, (*Continuous).correct) }
+
+// corrector decides on the proposal v for continuous variable i drawn from
+// the polynomial approximation of its conditional: (*Continuous).correct in
+// every sampler of the package.
+type corrector func(s *Continuous, i int, v float64)
+
+// updateWith is Update with the decision on polynomial proposals passed in.
+func (s *Continuous) updateWith(i int, correct corrector) {
 	if s.err != nil || s.clamped[i] {
 		return
 	}
@@ -149,7 +182,7 @@ func (s *continuous) Update(i int) {
 		s.rejection(i, d)
 		return
 	}
-	s.polynomial(i, d)
+	s.polynomial(i, d, correct)
 }
 
 // energy sets u[j] to the energy of variable i's conditional at
@@ -160,7 +193,7 @@ func (s *continuous) Update(i int) {
 // draw's keys, then hard factors), so each u[j] is the same sum, bit for
 // bit, as a point-by-point evaluation. It reports false after recording an
 // error (a value outside its factor's range, or NaN).
-func (s *continuous) energy(i int, at, u []float64) bool {
+func (s *Continuous) energy(i int, at, u []float64) bool {
 	u = u[:len(at)]
 	clear(u)
 	soft, hard := s.m.Degree(i)
@@ -197,7 +230,7 @@ func (s *continuous) energy(i int, at, u []float64) bool {
 
 // section returns φ̃ of the k-th factor of A[i] at x_{i←at[j]} for every j,
 // in s.vals.
-func (s *continuous) section(i, k int, at []float64) []float64 {
+func (s *Continuous) section(i, k int, at []float64) []float64 {
 	t := s.vals[:len(at)]
 	if s.sec != nil {
 		s.sec.EvalSection(i, k, s.x, at, t)
@@ -215,7 +248,7 @@ func (s *continuous) section(i, k int, at []float64) []float64 {
 // energyAt returns the energy of variable i's conditional at the single
 // point x_{i←v}, the same sum as energy's: for one point, setting x_i and
 // evaluating each factor directly costs less than a section per factor.
-func (s *continuous) energyAt(i int, v float64) (float64, bool) {
+func (s *Continuous) energyAt(i int, v float64) (float64, bool) {
 	save := s.x[i]
 	s.x[i] = v
 	u, ok := s.energyHere(i)
@@ -230,7 +263,7 @@ func (s *continuous) energyAt(i int, v float64) (float64, bool) {
 // log1p would wait for its factor's value); the terms are added in the
 // same order. The exact terms (a plain sum) are added as they come:
 // chunking them measured slower on cheap factors.
-func (s *continuous) energyHere(i int) (float64, bool) {
+func (s *Continuous) energyHere(i int) (float64, bool) {
 	soft, hard := s.m.Degree(i)
 	u := 0.0
 	from := 0
@@ -266,7 +299,7 @@ func (s *continuous) energyHere(i int) (float64, bool) {
 
 // polynomial draws x_i from a Chebyshev approximation of its conditional
 // and corrects the draw by Metropolis–Hastings (Algorithm 3).
-func (s *continuous) polynomial(i int, d factorgraph.Domain) {
+func (s *Continuous) polynomial(i int, d factorgraph.Domain, correct corrector) {
 	if !s.nodesOK || d.Lo != s.nodesLo || d.Hi != s.nodesHi {
 		s.nodesOK = false
 		nodes, err := chebyshev.Points(s.nodes[:0], s.degM, d.Lo, d.Hi) // reuses s.nodes
@@ -298,12 +331,13 @@ func (s *continuous) polynomial(i int, d factorgraph.Domain) {
 	}
 	v := s.its.Draw(s.r)
 	s.stats.Proposals++
-	if s.uncorrected {
-		s.x[i] = v
-		s.stats.Accepted++
-		return
-	}
-	// MH correction: p = exp(U(v)) f̃(x_i) / (exp(U(x_i)) f̃(v)).
+	correct(s, i, v)
+}
+
+// correct is the Metropolis–Hastings correction of the proposal v of
+// variable i drawn from the polynomial density f̃ fitted last: accept with
+// probability min(1, p), p = exp(U(v)) f̃(x_i) / (exp(U(x_i)) f̃(v)).
+func (s *Continuous) correct(i int, v float64) {
 	uNew, ok := s.energyAt(i, v)
 	if !ok {
 		return
@@ -348,7 +382,7 @@ func floorHard(u []float64) {
 // rejection draws x_i by rejection from the uniform distribution on its
 // interval under the envelope exp(bound): bound = L_i for the exact energy,
 // Σ s_φ log(1 + L/λ) for the minibatched one.
-func (s *continuous) rejection(i int, d factorgraph.Domain) {
+func (s *Continuous) rejection(i int, d factorgraph.Domain) {
 	bound := s.m.Li(i)
 	if s.pg != nil {
 		bound = s.pg.bound()
@@ -371,95 +405,67 @@ func (s *continuous) rejection(i int, d factorgraph.Domain) {
 	}
 }
 
-// GibbsITS is Gibbs sampling of continuous variables by fast inverse
-// transform sampling (Olver & Townsend 2013): the exact energy U of x_i's
-// conditional at the m+1 Chebyshev points of its interval gives a
-// non-negative polynomial density f̃ ≈ exp(U) (package its); a draw v ~ f̃ is
-// accepted with probability min(1, exp(U(v)) f̃(x_i) / (exp(U(x_i)) f̃(v))), which
-// makes the update exact however rough f̃ is. A step evaluates A[i] at
-// m + 3 points. Discrete variables get plain Gibbs updates. Options.M sets
-// m (default 3).
-type GibbsITS struct{ *continuous }
-
-// GibbsDA is Gibbs sampling with double Chebyshev approximation (Algorithm 3
-// with exact energies): the degree-m interpolant Ũ of the exact energy, a
-// degree-k interpolant of exp(Ũ) (no further energy evaluations), inverse
-// transform sampling, and the same Metropolis–Hastings correction.
-// Options.M and Options.K set m and k (defaults 3 and 10, the paper's
-// settings on the spin model).
-type GibbsDA struct{ *continuous }
-
-// PGITS is Poisson-Gibbs with fast inverse transform sampling: as GibbsITS,
-// with the energy replaced by the Poisson-minibatched U_s of PoissonGibbs
-// (O(λ + L) factors instead of |A[i]|), corrected by Metropolis–Hastings with
-// the same U_s. Exact for any λ and m.
-type PGITS struct{ *continuous }
-
-// PGDA is Poisson-Gibbs with double Chebyshev approximation, Algorithm 3 of
-// Zhang & De Sa (2019): the minibatched energy at m+1 nodes, the degree-m
-// interpolant Ũ, a degree-k interpolant f̃ ≈ exp(Ũ), inverse transform
-// sampling, and the correction p = exp(U_v) f̃(x_i) / (exp(U_{x_i}) f̃(v)). Its
-// spectral gap is within a constant of plain Gibbs's for m = Θ(log L),
-// k = Θ(L), λ = Θ(L²) (Theorem 4).
-type PGDA struct{ *continuous }
-
-// GibbsRejection is Gibbs sampling by rejection: uniform proposals on x_i's
-// interval accepted with probability exp(U(v) − L_i), where U is the exact
-// shifted energy (0 ≤ U ≤ L_i). Exact; Stats.Tries counts the proposals.
-// Continuous variables must have no hard factors.
-type GibbsRejection struct{ *continuous }
-
-// PGRejection is Poisson-Gibbs with rejection sampling: uniform proposals
-// accepted with probability exp(U_s(v) − Σ s_φ log(1 + L/λ)).
-type PGRejection struct{ *continuous }
-
-var (
-	_ Sampler = GibbsITS{}
-	_ Sampler = GibbsDA{}
-	_ Sampler = PGITS{}
-	_ Sampler = PGDA{}
-	_ Sampler = GibbsRejection{}
-	_ Sampler = PGRejection{}
-)
-
-// NewGibbsITS returns a Gibbs-ITS sampler on m.
-func NewGibbsITS(m factorgraph.Model, r *rand.Rand, opt *Options) (GibbsITS, error) {
-	c, err := newContinuous("GibbsITS", methodITS, false, m, r, opt)
-	return GibbsITS{c}, err
+// NewGibbsITS returns a Gibbs-ITS sampler on m ("gibbs-its"): Gibbs
+// sampling of continuous variables by fast inverse transform sampling
+// (Olver & Townsend 2013). The exact energy U of x_i's conditional at the
+// m+1 Chebyshev points of its interval gives a non-negative polynomial
+// density f̃ ≈ exp(U) (package its); a draw v ~ f̃ is accepted with
+// probability min(1, exp(U(v)) f̃(x_i) / (exp(U(x_i)) f̃(v))), which makes the
+// update exact however rough f̃ is. A step evaluates A[i] at m + 3 points.
+// Discrete variables get plain Gibbs updates. Options.M sets m (default 3).
+func NewGibbsITS(m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuous, error) {
+	return newContinuous("GibbsITS", "gibbs-its", methodITS, false, m, r, opt)
 }
 
-// NewGibbsDA returns a Gibbs-DA sampler on m.
-func NewGibbsDA(m factorgraph.Model, r *rand.Rand, opt *Options) (GibbsDA, error) {
-	c, err := newContinuous("GibbsDA", methodDA, false, m, r, opt)
-	return GibbsDA{c}, err
+// NewGibbsDA returns a Gibbs-DA sampler on m ("gibbs-da"): Gibbs sampling
+// with double Chebyshev approximation (Algorithm 3 with exact energies).
+// The degree-m interpolant Ũ of the exact energy, a degree-k interpolant of
+// exp(Ũ) (no further energy evaluations), inverse transform sampling, and
+// the same Metropolis–Hastings correction as Gibbs-ITS. Options.M and
+// Options.K set m and k (defaults 3 and 10, the paper's settings on the
+// spin model).
+func NewGibbsDA(m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuous, error) {
+	return newContinuous("GibbsDA", "gibbs-da", methodDA, false, m, r, opt)
 }
 
-// NewPGITS returns a PGITS sampler on m.
-func NewPGITS(m factorgraph.Model, r *rand.Rand, opt *Options) (PGITS, error) {
-	c, err := newContinuous("PGITS", methodITS, true, m, r, opt)
-	return PGITS{c}, err
+// NewPGITS returns a PGITS sampler on m ("pgits"): Poisson-Gibbs with fast
+// inverse transform sampling. As Gibbs-ITS, with the energy replaced by
+// the Poisson-minibatched U_s of PoissonGibbs (O(λ + L) factors instead of
+// |A[i]|), corrected by Metropolis–Hastings with the same U_s. Exact for
+// any λ and m.
+func NewPGITS(m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuous, error) {
+	return newContinuous("PGITS", "pgits", methodITS, true, m, r, opt)
 }
 
-// NewPGDA returns a PGDA sampler on m.
-func NewPGDA(m factorgraph.Model, r *rand.Rand, opt *Options) (PGDA, error) {
-	c, err := newContinuous("PGDA", methodDA, true, m, r, opt)
-	return PGDA{c}, err
+// NewPGDA returns a PGDA sampler on m ("pgda"): Poisson-Gibbs with double
+// Chebyshev approximation, Algorithm 3 of Zhang & De Sa (2019). The
+// minibatched energy at m+1 nodes, the degree-m interpolant Ũ, a degree-k
+// interpolant f̃ ≈ exp(Ũ), inverse transform sampling, and the correction
+// p = exp(U_v) f̃(x_i) / (exp(U_{x_i}) f̃(v)). Its spectral gap is within a
+// constant of plain Gibbs's for m = Θ(log L), k = Θ(L), λ = Θ(L²)
+// (Theorem 4).
+func NewPGDA(m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuous, error) {
+	return newContinuous("PGDA", "pgda", methodDA, true, m, r, opt)
 }
 
-// NewGibbsRejection returns a Gibbs-rejection sampler on m.
-func NewGibbsRejection(m factorgraph.Model, r *rand.Rand, opt *Options) (GibbsRejection, error) {
-	c, err := newContinuous("GibbsRejection", methodRejection, false, m, r, opt)
-	return GibbsRejection{c}, err
+// NewGibbsRejection returns a Gibbs-rejection sampler on m
+// ("gibbs-rejection"): uniform proposals on x_i's interval accepted with
+// probability exp(U(v) − L_i), where U is the exact shifted energy
+// (0 ≤ U ≤ L_i). Exact; Stats.Tries counts the proposals. Continuous
+// variables must have no hard factors.
+func NewGibbsRejection(m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuous, error) {
+	return newContinuous("GibbsRejection", "gibbs-rejection", methodRejection, false, m, r, opt)
 }
 
-// NewPGRejection returns a PG-rejection sampler on m.
-func NewPGRejection(m factorgraph.Model, r *rand.Rand, opt *Options) (PGRejection, error) {
-	c, err := newContinuous("PGRejection", methodRejection, true, m, r, opt)
-	return PGRejection{c}, err
+// NewPGRejection returns a PG-rejection sampler on m ("pg-rejection"):
+// Poisson-Gibbs with rejection sampling, uniform proposals accepted with
+// probability exp(U_s(v) − Σ s_φ log(1 + L/λ)).
+func NewPGRejection(m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuous, error) {
+	return newContinuous("PGRejection", "pg-rejection", methodRejection, true, m, r, opt)
 }
 
 // cache records the kept factors of the current draw with their
-// coefficients, for continuous.energy.
+// coefficients, for Continuous.energy.
 func (p *pgState) cache(c *chain, i int) {
 	p.keys, p.s, p.inv, p.lo, p.hi = p.keys[:0], p.s[:0], p.inv[:0], p.lo[:0], p.hi[:0]
 	for _, k32 := range p.counts.Keys() {

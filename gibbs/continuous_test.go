@@ -329,12 +329,7 @@ func TestContinuousCatchesUncorrected(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				switch c := s.(type) {
-				case GibbsITS:
-					c.uncorrected = true
-				case PGDA:
-					c.uncorrected = true
-				}
+				s = uncorrected(s.(*Continuous))
 				cells, names := contCells(cg.g, cg.bins)
 				if z, _ := batchZ(s, contSteps, quadratureCells(cg.g, cg.bins), names, cells); z > zLimit {
 					caught++

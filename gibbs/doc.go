@@ -34,6 +34,18 @@
 // (cost Ψ² rather than L²), and the estimates make the chains sticky unless
 // their batches are large.
 //
+// Continuous variables are sampled by the six samplers of type
+// [Continuous] (NewGibbsITS, NewGibbsDA, NewPGITS, NewPGDA,
+// NewGibbsRejection, NewPGRejection): Chebyshev approximations of the
+// conditional with inverse transform sampling and a Metropolis–Hastings
+// correction, or rejection sampling, on exact or Poisson-minibatched
+// energies.
+//
+// Every constructor has the shape NewX(m factorgraph.Model, r *rand.Rand,
+// opt *Options), opt nil meaning the defaults; [New] builds a sampler by
+// name ([Names]) and [FactoryOf] returns a name's constructor as a
+// [Factory].
+//
 // Hard factors (zeros of tables, constraints) are never minibatched: every
 // sampler adds them exactly, so a chain never enters a state of zero
 // probability. When the random initial state is impossible, the samplers
@@ -43,7 +55,11 @@
 // # Running chains
 //
 // A [Sampler] advances by Step (random scan), Sweep (systematic scan) or
-// Update(i). A [Runner] advances a sampler a number of updates, feeding
+// Update(i); Step returns the variable it updated, and Step, State and Err
+// are those of package mh's samplers, so one driver runs both. A
+// [Chromatic] runs the workers a Factory builds on one shared state,
+// updating the colour classes of a graph colouring in parallel, and is a
+// Sampler itself. A [Runner] advances a sampler a number of updates, feeding
 // [Observer]s such as [Marginals] (run-average marginals at O(1) a step),
 // stopping on context cancellation or on the first sampler error, and runs
 // independent chains in parallel goroutines (RunChains) with RNG streams

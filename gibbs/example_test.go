@@ -207,19 +207,19 @@ func meanOf(g *factorgraph.Graph, s gibbs.Sampler, n int64) float64 {
 }
 
 // The exact mean of x0 is 0.4107 (by quadrature).
-func ExamplePGDA() {
+func ExampleNewPGDA() {
 	g := continuousExample()
 	s, err := gibbs.NewPGDA(g, rand.New(rand.NewPCG(1, 2)), &gibbs.Options{M: 8, K: 16})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("E[x0] ≈ %.2f, MH acceptance %.2f\n", meanOf(g, s, 100000), s.Stats().AcceptanceRate())
+	fmt.Printf("%s: E[x0] ≈ %.2f, MH acceptance %.2f\n", s.Name(), meanOf(g, s, 100000), s.Stats().AcceptanceRate())
 	// Output:
-	// E[x0] ≈ 0.41, MH acceptance 1.00
+	// pgda: E[x0] ≈ 0.41, MH acceptance 1.00
 }
 
-func ExamplePGITS() {
+func ExampleNewPGITS() {
 	g := continuousExample()
 	s, err := gibbs.NewPGITS(g, rand.New(rand.NewPCG(1, 2)), &gibbs.Options{M: 8})
 	if err != nil {
@@ -231,7 +231,7 @@ func ExamplePGITS() {
 	// E[x0] ≈ 0.41
 }
 
-func ExampleGibbsITS() {
+func ExampleNewGibbsITS() {
 	g := continuousExample()
 	s, err := gibbs.NewGibbsITS(g, rand.New(rand.NewPCG(1, 2)), &gibbs.Options{M: 8})
 	if err != nil {
@@ -243,7 +243,7 @@ func ExampleGibbsITS() {
 	// E[x0] ≈ 0.41
 }
 
-func ExampleGibbsDA() {
+func ExampleNewGibbsDA() {
 	g := continuousExample()
 	s, err := gibbs.NewGibbsDA(g, rand.New(rand.NewPCG(1, 2)), &gibbs.Options{M: 8, K: 16})
 	if err != nil {
@@ -258,7 +258,7 @@ func ExampleGibbsDA() {
 // Rejection samplers count their proposals: the exact envelope e^{L_i}, with
 // L_i = 3 + 4 the factors' ranges, gives e^{L_i}/∫e^U = 22.6 tries a draw
 // on average (by quadrature).
-func ExampleGibbsRejection() {
+func ExampleNewGibbsRejection() {
 	g := continuousExample()
 	s, err := gibbs.NewGibbsRejection(g, rand.New(rand.NewPCG(1, 2)), nil)
 	if err != nil {
@@ -270,7 +270,7 @@ func ExampleGibbsRejection() {
 	// E[x0] ≈ 0.41, 22.6 tries a draw
 }
 
-func ExamplePGRejection() {
+func ExampleNewPGRejection() {
 	g := continuousExample()
 	s, err := gibbs.NewPGRejection(g, rand.New(rand.NewPCG(1, 2)), nil)
 	if err != nil {
@@ -291,7 +291,12 @@ func ExampleChromatic() {
 		return
 	}
 	classes := g.Colouring()
-	c, err := gibbs.NewChromatic("gibbs", g, classes, gibbs.Streams(1, 2), nil)
+	f, err := gibbs.FactoryOf("gibbs")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, err := gibbs.NewChromatic(f, g, classes, gibbs.Streams(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -3,67 +3,73 @@ package gibbs
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
-// constructors maps the names of New to the samplers' constructors.
-var constructors = map[string]func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error){
-	"gibbs": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewGibbs(m, r, opt)
-	},
-	"pgibbs": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewPoissonGibbs(m, r, opt)
-	},
-	"auto": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewAuto(m, r, opt)
-	},
-	"mingibbs": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewMINGibbs(m, r, opt)
-	},
-	"mgpmh": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewMGPMH(m, r, opt)
-	},
-	"doublemin": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewDoubleMINGibbs(m, r, opt)
-	},
-	"gibbs-its": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewGibbsITS(m, r, opt)
-	},
-	"gibbs-da": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewGibbsDA(m, r, opt)
-	},
-	"pgits": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewPGITS(m, r, opt)
-	},
-	"pgda": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewPGDA(m, r, opt)
-	},
-	"gibbs-rejection": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewGibbsRejection(m, r, opt)
-	},
-	"pg-rejection": func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-		return NewPGRejection(m, r, opt)
-	},
+// Factory builds a sampler on m drawing from r, as the constructors of this
+// package do (opt may be nil). FactoryOf returns the factory of a sampler
+// by name; NewChromatic builds its workers with one.
+type Factory func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error)
+
+// registry lists the samplers New knows, sorted by name: the order of
+// Names.
+var registry = []struct {
+	name string
+	new  Factory
+}{
+	{"auto", factory(NewAuto)},
+	{"doublemin", factory(NewDoubleMINGibbs)},
+	{"gibbs", factory(NewGibbs)},
+	{"gibbs-da", factory(NewGibbsDA)},
+	{"gibbs-its", factory(NewGibbsITS)},
+	{"gibbs-rejection", factory(NewGibbsRejection)},
+	{"mgpmh", factory(NewMGPMH)},
+	{"mingibbs", factory(NewMINGibbs)},
+	{"pg-rejection", factory(NewPGRejection)},
+	{"pgda", factory(NewPGDA)},
+	{"pgibbs", factory(NewPoissonGibbs)},
+	{"pgits", factory(NewPGITS)},
 }
 
-// New returns the sampler called name (see Names) on m, drawing from r.
+// factory turns a constructor into a Factory (a failed construction
+// returns a nil Sampler, not a nil pointer in an interface).
+func factory[S Sampler](f func(factorgraph.Model, *rand.Rand, *Options) (S, error)) Factory {
+	return func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+		s, err := f(m, r, opt)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
+// FactoryOf returns the factory of the sampler called name (see Names).
+func FactoryOf(name string) (Factory, error) {
+	for _, e := range registry {
+		if e.name == name {
+			return e.new, nil
+		}
+	}
+	return nil, fmt.Errorf("gibbs: unknown sampler %q (want one of %s)", name, strings.Join(Names(), ", "))
+}
+
+// New returns the sampler called name (see Names) on m, drawing from r:
+// FactoryOf(name) called with m, r and opt.
 func New(name string, m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-	c, ok := constructors[name]
-	if !ok {
-		return nil, fmt.Errorf("gibbs: unknown sampler %q (want one of %s)", name, strings.Join(Names(), ", "))
+	f, err := FactoryOf(name)
+	if err != nil {
+		return nil, err
 	}
-	return c(m, r, opt)
+	return f(m, r, opt)
 }
 
-// Names returns the names New accepts, sorted.
+// Names returns the names New and FactoryOf accept, sorted, in a new slice.
 func Names() []string {
-	var names []string
-	for n := range constructors {
-		names = append(names, n)
+	names := make([]string, len(registry))
+	for k, e := range registry {
+		names[k] = e.name
 	}
-	slices.Sort(names)
 	return names
 }

@@ -18,6 +18,11 @@ import (
 // modify. Once a step detects an error (a factor value outside its declared
 // range, NaN, a conditional with no positive mass), the chain stops moving
 // and Err returns the first error; check it after a run.
+//
+// Step, State and Err have the signatures of mh.Sampler's (there Step
+// returns −1: a Metropolis–Hastings step may change every coordinate), so
+// both families satisfy interface{ Step() int; State() []float64; Err() error }
+// and one driver can run either. A Chromatic is a Sampler too.
 type Sampler interface {
 	Step() int
 	Sweep()
@@ -44,6 +49,17 @@ type Stats struct {
 	Tries int64
 }
 
+// Add adds the counts of o to s, field by field (the counts of several
+// chains or workers).
+func (s *Stats) Add(o Stats) {
+	s.Steps += o.Steps
+	s.Factors += o.Factors
+	s.Picks += o.Picks
+	s.Proposals += o.Proposals
+	s.Accepted += o.Accepted
+	s.Tries += o.Tries
+}
+
 // FactorsPerStep returns Factors/Steps.
 func (s Stats) FactorsPerStep() float64 { return ratio(s.Factors, s.Steps) }
 
@@ -53,7 +69,9 @@ func (s Stats) PicksPerStep() float64 { return ratio(s.Picks, s.Steps) }
 // TriesPerStep returns Tries/Steps.
 func (s Stats) TriesPerStep() float64 { return ratio(s.Tries, s.Steps) }
 
-// AcceptanceRate returns Accepted/Proposals (NaN without proposals).
+// AcceptanceRate returns Accepted/Proposals, the acceptance rate of the
+// Metropolis–Hastings corrections (NaN when Proposals is 0), as
+// mh.Stats.AcceptanceRate does.
 func (s Stats) AcceptanceRate() float64 {
 	if s.Proposals == 0 {
 		return math.NaN()
@@ -105,10 +123,6 @@ type Options struct {
 	// MaxTries bounds the proposals of one rejection-sampling draw. Zero
 	// means DefaultMaxTries.
 	MaxTries int64
-
-	// shared, set by NewChromatic, makes a sampler work on this state slice
-	// instead of its own copy.
-	shared []float64
 }
 
 // lambda returns λ: Lambda, or LambdaScale·L².
@@ -206,10 +220,6 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 	if opt == nil {
 		opt = &Options{}
 	}
-	if opt.shared != nil {
-		c.x = opt.shared
-		return c, nil
-	}
 	if opt.Init != nil {
 		if len(opt.Init) != n {
 			return chain{}, fmt.Errorf("gibbs: %s: initial state has %d values for %d variables", name, len(opt.Init), n)
@@ -276,6 +286,17 @@ func (c *chain) Stats() Stats { return c.stats }
 
 // Err returns the first error a step detected, or nil.
 func (c *chain) Err() error { return c.err }
+
+// share makes the chain work on x, a state of the same model shared with
+// other chains (the workers of a Chromatic), instead of its own copy.
+func (c *chain) share(x []float64) { c.x = x }
+
+// resume sets the counters and clears the error: the chain goes on from a
+// restored state.
+func (c *chain) resume(st Stats) {
+	c.stats = st
+	c.err = nil
+}
 
 // pick returns a free variable chosen uniformly.
 func (c *chain) pick() int {

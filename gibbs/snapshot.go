@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
 // Snapshotter is implemented by the samplers and observers of this package
@@ -45,53 +47,62 @@ func (c *chain) restore(kind string, data []byte) (*chainState, error) {
 		return nil, fmt.Errorf("gibbs: restore %s: snapshot version %d, this build reads %d", kind, st.Version, snapshotVersion)
 	case st.Kind != kind:
 		return nil, fmt.Errorf("gibbs: restore %s from a snapshot of %s", kind, st.Kind)
-	case len(st.X) != len(c.x):
-		return nil, fmt.Errorf("gibbs: restore %s: snapshot has %d variables, the model %d", kind, len(st.X), len(c.x))
 	}
-	for i, v := range st.X {
-		if ov, ok := c.m.Observed(i); ok && v != ov {
-			return nil, fmt.Errorf("gibbs: restore %s: variable %d is %v, evidence says %v", kind, i, v, ov)
-		}
-		if d := c.m.Domain(i); !d.Contains(v) {
-			return nil, fmt.Errorf("gibbs: restore %s: value %v of variable %d outside its domain %v", kind, v, i, d)
-		}
+	if err := checkSnapshotState(c.m, st.X); err != nil {
+		return nil, fmt.Errorf("gibbs: restore %s: %w", kind, err)
 	}
 	copy(c.x, st.X)
-	c.stats = st.Stats
-	c.err = nil
+	c.resume(st.Stats)
 	return &st, nil
 }
 
+// checkSnapshotState reports whether x, a restored state, fits m: one value
+// per variable, each inside its domain, evidence at its observed value.
+func checkSnapshotState(m factorgraph.Model, x []float64) error {
+	if n := m.NumVars(); len(x) != n {
+		return fmt.Errorf("snapshot has %d variables, the model %d", len(x), n)
+	}
+	for i, v := range x {
+		if ov, ok := m.Observed(i); ok && v != ov {
+			return fmt.Errorf("variable %d is %v, evidence says %v", i, v, ov)
+		}
+		if d := m.Domain(i); !d.Contains(v) {
+			return fmt.Errorf("value %v of variable %d outside its domain %v", v, i, d)
+		}
+	}
+	return nil
+}
+
 // Snapshot implements Snapshotter.
-func (s *Gibbs) Snapshot() ([]byte, error) { return s.snapshot("gibbs", nil) }
+func (s *Gibbs) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
 
 // Restore implements Snapshotter.
-func (s *Gibbs) Restore(data []byte) error { _, err := s.restore("gibbs", data); return err }
+func (s *Gibbs) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
 
 // Snapshot implements Snapshotter.
-func (s *PoissonGibbs) Snapshot() ([]byte, error) { return s.snapshot("pgibbs", nil) }
+func (s *PoissonGibbs) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
 
 // Restore implements Snapshotter.
-func (s *PoissonGibbs) Restore(data []byte) error { _, err := s.restore("pgibbs", data); return err }
+func (s *PoissonGibbs) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
 
 // Snapshot implements Snapshotter.
-func (a *Auto) Snapshot() ([]byte, error) { return a.snapshot("auto", nil) }
+func (a *Auto) Snapshot() ([]byte, error) { return a.snapshot(a.kind(), nil) }
 
 // Restore implements Snapshotter.
-func (a *Auto) Restore(data []byte) error { _, err := a.restore("auto", data); return err }
+func (a *Auto) Restore(data []byte) error { _, err := a.restore(a.kind(), data); return err }
 
 // Snapshot implements Snapshotter.
-func (s *MGPMH) Snapshot() ([]byte, error) { return s.snapshot("mgpmh", nil) }
+func (s *MGPMH) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
 
 // Restore implements Snapshotter.
-func (s *MGPMH) Restore(data []byte) error { _, err := s.restore("mgpmh", data); return err }
+func (s *MGPMH) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
 
 // Snapshot implements Snapshotter; the state includes the cached estimate ε.
-func (s *MINGibbs) Snapshot() ([]byte, error) { return s.snapshot("mingibbs", &s.eps) }
+func (s *MINGibbs) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), &s.eps) }
 
 // Restore implements Snapshotter.
 func (s *MINGibbs) Restore(data []byte) error {
-	st, err := s.restore("mingibbs", data)
+	st, err := s.restore(s.kind(), data)
 	if err == nil {
 		if st.Eps == nil {
 			return errors.New("gibbs: restore mingibbs: snapshot lacks the cached estimate ε")
@@ -102,11 +113,11 @@ func (s *MINGibbs) Restore(data []byte) error {
 }
 
 // Snapshot implements Snapshotter; the state includes the cached estimate ε.
-func (s *DoubleMINGibbs) Snapshot() ([]byte, error) { return s.snapshot("doublemin", &s.eps) }
+func (s *DoubleMINGibbs) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), &s.eps) }
 
 // Restore implements Snapshotter.
 func (s *DoubleMINGibbs) Restore(data []byte) error {
-	st, err := s.restore("doublemin", data)
+	st, err := s.restore(s.kind(), data)
 	if err == nil {
 		if st.Eps == nil {
 			return errors.New("gibbs: restore doublemin: snapshot lacks the cached estimate ε")
@@ -116,11 +127,25 @@ func (s *DoubleMINGibbs) Restore(data []byte) error {
 	return err
 }
 
-// Snapshot implements Snapshotter for the continuous samplers.
-func (s *continuous) Snapshot() ([]byte, error) { return s.snapshot(s.name, nil) }
+// Snapshot implements Snapshotter.
+func (s *Continuous) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
 
-// Restore implements Snapshotter for the continuous samplers.
-func (s *continuous) Restore(data []byte) error { _, err := s.restore(s.name, data); return err }
+// Restore implements Snapshotter.
+func (s *Continuous) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
+
+// The kinds of the samplers' snapshots (and of a Chromatic's workers).
+func (*Gibbs) kind() string          { return "gibbs" }
+func (*PoissonGibbs) kind() string   { return "pgibbs" }
+func (*Auto) kind() string           { return "auto" }
+func (*MGPMH) kind() string          { return "mgpmh" }
+func (*MINGibbs) kind() string       { return "mingibbs" }
+func (*DoubleMINGibbs) kind() string { return "doublemin" }
+
+// kind is the continuous sampler's snapshot kind, its name in messages:
+// "GibbsITS", "GibbsDA", "PGITS", "PGDA", "GibbsRejection" or
+// "PGRejection" (the kinds of the six types it replaces, so that their
+// snapshots still restore).
+func (s *Continuous) kind() string { return s.name }
 
 var (
 	_ Snapshotter = (*Gibbs)(nil)
@@ -129,7 +154,7 @@ var (
 	_ Snapshotter = (*MINGibbs)(nil)
 	_ Snapshotter = (*MGPMH)(nil)
 	_ Snapshotter = (*DoubleMINGibbs)(nil)
-	_ Snapshotter = PGDA{}
+	_ Snapshotter = (*Continuous)(nil)
 	_ Snapshotter = (*Marginals)(nil)
 	_ Snapshotter = (*Histograms)(nil)
 	_ Snapshotter = (*Joint2D)(nil)

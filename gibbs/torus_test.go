@@ -56,7 +56,7 @@ func chainOf(t testing.TB, s Sampler) *chain {
 		return &s.chain
 	case *Auto:
 		return &s.chain
-	case PGITS:
+	case *Continuous:
 		return &s.chain
 	}
 	t.Fatalf("no chain in %T", s)
@@ -83,7 +83,7 @@ func TestTorusHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := NewChromatic("gibbs", l, classes, Streams(1, 2), nil)
+	ch, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, Streams(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func torusSampler(t *testing.T, name string, l *lattice.Lattice, seed uint64) (S
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := NewChromatic("gibbs", l, classes, Streams(seed, 2), nil)
+		c, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, Streams(seed, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -399,7 +399,7 @@ func TestChromaticPoolStops(t *testing.T) {
 	}
 	before := settle()
 	func() {
-		c, err := NewChromatic("pgibbs", l, classes, Streams(1, 3), nil)
+		c, err := NewChromatic(factoryOf(t, "pgibbs"), l, classes, Streams(1, 3), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,7 +60,7 @@ func TestColouring(t *testing.T) {
 		if tc.classes > 0 && len(classes) != tc.classes {
 			t.Errorf("%v: %d classes, want %d", l, len(classes), tc.classes)
 		}
-		if _, err := gibbs.NewChromatic("gibbs", l, classes, gibbs.Streams(1, 2), nil); err != nil {
+		if _, err := gibbs.NewChromatic(gibbsFactory(t, "gibbs"), l, classes, gibbs.Streams(1, 2), nil); err != nil {
 			t.Errorf("%v: %v", l, err)
 		}
 	}
@@ -72,7 +72,7 @@ func TestColouring(t *testing.T) {
 		c := l.Coords(nil, i)
 		bad[(c[0]+c[1])%2] = append(bad[(c[0]+c[1])%2], i)
 	}
-	if _, err := gibbs.NewChromatic("gibbs", l, bad, gibbs.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "share a factor") {
+	if _, err := gibbs.NewChromatic(gibbsFactory(t, "gibbs"), l, bad, gibbs.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "share a factor") {
 		t.Errorf("odd-torus checkerboard: %v", err)
 	}
 	// A kernel reaching across the torus has no parallel colouring.
@@ -80,6 +80,16 @@ func TestColouring(t *testing.T) {
 	if _, err := long.Colouring(); err == nil || !strings.Contains(err.Error(), "its own colour") {
 		t.Errorf("full-torus power law: %v", err)
 	}
+}
+
+// gibbsFactory returns the factory of the gibbs sampler called name.
+func gibbsFactory(t testing.TB, name string) gibbs.Factory {
+	t.Helper()
+	f, err := gibbs.FactoryOf(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // sweeper makes a chromatic sampler's Step a whole parallel sweep.
@@ -100,7 +110,7 @@ func TestChromaticExactness(t *testing.T) {
 	}
 	pi := exactPi(p)
 	for _, name := range []string{"gibbs", "pgibbs"} {
-		c, err := gibbs.NewChromatic(name, l, classes, gibbs.Streams(7, 2), nil)
+		c, err := gibbs.NewChromatic(gibbsFactory(t, name), l, classes, gibbs.Streams(7, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +122,7 @@ func TestChromaticExactness(t *testing.T) {
 	}
 	// Deterministic for a fixed number of workers.
 	run := func() []float64 {
-		c, _ := gibbs.NewChromatic("pgibbs", l, classes, gibbs.Streams(3, 2), nil)
+		c, _ := gibbs.NewChromatic(gibbsFactory(t, "pgibbs"), l, classes, gibbs.Streams(3, 2), nil)
 		for range 200 {
 			c.Sweep()
 		}

@@ -49,7 +49,12 @@ func ExampleMeasurer() {
 		fmt.Println(err)
 		return
 	}
-	c, err := gibbs.NewChromatic("gibbs", l, classes, gibbs.Streams(1, 2), &gibbs.Options{Init: make([]float64, l.Sites())})
+	f, err := gibbs.FactoryOf("gibbs")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, err := gibbs.NewChromatic(f, l, classes, gibbs.Streams(1, 2), &gibbs.Options{Init: make([]float64, l.Sites())})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/internal/kernel"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -180,9 +181,67 @@ func TestPowerLawFullTorus(t *testing.T) {
 func pickProbs(l *Lattice) []float64 {
 	out := make([]float64, l.NumOffsets())
 	for k := range out {
-		out[k] = l.table.Weight(k)
+		out[k] = torusWeight(l.table, k)
 	}
 	return out
+}
+
+// torusWeight returns the probability with which t.Pick returns k,
+// reconstructed from the table's columns (O(K)).
+func torusWeight(t *kernel.TorusTable, k int) float64 {
+	nc := float64(len(t.Cols))
+	own := func(thr uint64) float64 {
+		if thr == math.MaxUint64 {
+			return 1
+		}
+		return float64(thr) * 0x1p-64
+	}
+	flat := func(c int) float64 { // probability of flat column entry c
+		p := 0.0
+		target := t.Cols[c].Ent[0]
+		for d, cd := range t.Cols {
+			if d == c {
+				p += own(cd.Thr) / nc
+			} else if cd.Ent[1] == target {
+				p += (1 - own(cd.Thr)) / nc
+			}
+		}
+		return p
+	}
+	if k < t.Heavy {
+		return flat(k)
+	}
+	j := k - t.Heavy
+	for b, tr := range torusTiers(t.Heavy, len(t.Light)) {
+		lo, hi := tr[0], tr[1]
+		if j < lo || j >= hi {
+			continue
+		}
+		size := float64(hi - lo)
+		p := 0.0
+		for c := lo; c < hi; c++ {
+			lc := t.Light[c]
+			if c == j {
+				p += own(lc.Thr) / size
+			} else if lo+int(lc.Alias) == j {
+				p += (1 - own(lc.Thr)) / size
+			}
+		}
+		return flat(t.Heavy+b) * p
+	}
+	return 0
+}
+
+// torusTiers returns the bounds [lo, hi) of the light tiers of a
+// TorusTable with h heavy and nl light offsets, relative to the first
+// light one: tiers of h, 2h, 4h, … offsets, as kernel.NewTorusTable lays
+// them out.
+func torusTiers(h, nl int) [][2]int {
+	var tiers [][2]int
+	for lo, size := 0, h; lo < nl; lo, size = lo+size, 2*size {
+		tiers = append(tiers, [2]int{lo, min(nl, lo+size)})
+	}
+	return tiers
 }
 
 // TestPickProbabilities: the shared alias table draws offset k with

@@ -72,7 +72,7 @@ func simulate(t *testing.T, l *Lattice, sampler string, sweeps, burn int, seed u
 	if cold {
 		opt.Init = make([]float64, l.Sites())
 	}
-	c, err := gibbs.NewChromatic(sampler, l, classes, gibbs.Streams(seed, 2), opt)
+	c, err := gibbs.NewChromatic(gibbsFactory(t, sampler), l, classes, gibbs.Streams(seed, 2), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

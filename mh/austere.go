@@ -28,8 +28,11 @@ type Austere struct {
 var _ Sampler = (*Austere)(nil)
 
 // NewAustere returns an AustereMH sampler.
-func NewAustere(t Target, o Options, r *rand.Rand) (*Austere, error) {
-	b, err := newBase("austere", t, &o, r)
+func NewAustere(t Target, r *rand.Rand, o *Options) (*Austere, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	b, err := newBase("austere", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -57,14 +60,15 @@ func NewAustere(t Target, o Options, r *rand.Rand) (*Austere, error) {
 // SetState implements Sampler.
 func (s *Austere) SetState(theta []float64) error { return s.setState(theta) }
 
-// Step implements Sampler.
-func (s *Austere) Step() {
+// Step implements Sampler; it returns −1 (an MH step may change every
+// coordinate).
+func (s *Austere) Step() int {
 	if s.err != nil {
-		return
+		return -1
 	}
 	c0, ok := s.propose()
 	if !ok {
-		return
+		return -1
 	}
 	nf := float64(s.n)
 	mu0 := (math.Log(s.rng.Float64()) - c0) / nf
@@ -82,7 +86,7 @@ func (s *Austere) Step() {
 			m2 += dl * (l - mean)
 		}
 		if s.err != nil {
-			return
+			return -1
 		}
 		decide := n == s.n
 		if !decide {
@@ -104,7 +108,7 @@ func (s *Austere) Step() {
 			if mean > mu0 {
 				s.move()
 			}
-			return
+			return -1
 		}
 	}
 }

@@ -185,8 +185,11 @@ type Barker struct {
 var _ Sampler = (*Barker)(nil)
 
 // NewBarker returns a minibatch Barker-test sampler.
-func NewBarker(t Target, o Options, r *rand.Rand) (*Barker, error) {
-	b, err := newBase("barker", t, &o, r)
+func NewBarker(t Target, r *rand.Rand, o *Options) (*Barker, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	b, err := newBase("barker", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -227,14 +230,15 @@ func cltError(tokens []float64, mean, sd float64) float64 {
 	return (6.4*m3/b + 2*m1/b) / math.Sqrt(b)
 }
 
-// Step implements Sampler.
-func (s *Barker) Step() {
+// Step implements Sampler; it returns −1 (an MH step may change every
+// coordinate).
+func (s *Barker) Step() int {
 	if s.err != nil {
-		return
+		return -1
 	}
 	c0, ok := s.propose()
 	if !ok {
-		return
+		return -1
 	}
 	nf := float64(s.n)
 	sigma2 := s.table.Sigma * s.table.Sigma
@@ -251,7 +255,7 @@ func (s *Barker) Step() {
 			m2 += dl * (tok - mean)
 		}
 		if s.err != nil {
-			return
+			return -1
 		}
 		b := float64(len(s.tokens))
 		if len(s.tokens) >= s.n {
@@ -261,7 +265,7 @@ func (s *Barker) Step() {
 			if math.Log(u)-math.Log1p(-u) < delta {
 				s.move()
 			}
-			return
+			return -1
 		}
 		s2 := m2 / b / b
 		if s2 < sigma2 && (s.delta == 0 || cltError(s.tokens, mean, math.Sqrt(m2/b)) <= s.delta) {
@@ -270,7 +274,7 @@ func (s *Barker) Step() {
 			if x > 0 {
 				s.move()
 			}
-			return
+			return -1
 		}
 	}
 }

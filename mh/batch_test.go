@@ -54,7 +54,7 @@ func TestBatchedPathsSameChain(t *testing.T) {
 	} {
 		c.o.Init, c.o.Ref = init, init
 		run := func(target mh.Target) ([]float64, mh.Stats) {
-			s, err := mh.New(c.name, target, c.o, rng(23, 24))
+			s, err := mh.New(c.name, target, rng(23, 24), &c.o)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}

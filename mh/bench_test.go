@@ -92,7 +92,7 @@ func BenchmarkStep(b *testing.B) {
 		{"rlr", benchRLR, rlrOptions},
 	}
 	for _, m := range models {
-		for _, name := range mh.Names {
+		for _, name := range mh.Names() {
 			if m.name == "tgm" && (name == "smh2" || name == "mhss2") {
 				continue // the mixture has only first-order remainder bounds
 			}
@@ -100,7 +100,8 @@ func BenchmarkStep(b *testing.B) {
 				continue // no global ranges on R^d
 			}
 			b.Run("model="+m.name+"/sampler="+name, func(b *testing.B) {
-				s, err := mh.New(name, m.t, m.opts(name), rng(101, 1))
+				o := m.opts(name)
+				s, err := mh.New(name, m.t, rng(101, 1), &o)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -141,7 +142,8 @@ func BenchmarkFullLogLik(b *testing.B) {
 		t    mh.Target
 	}{{"sampler=mh/path=batch", benchTGM}, {"sampler=mh/path=loop", loopTarget{benchTGM}}} {
 		b.Run("model=tgm/"+c.name, func(b *testing.B) {
-			s, err := mh.NewMH(c.t, tgmOptions("mh"), rng(101, 1))
+			o := tgmOptions("mh")
+			s, err := mh.NewMH(c.t, rng(101, 1), &o)
 			if err != nil {
 				b.Fatal(err)
 			}

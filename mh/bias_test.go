@@ -51,7 +51,7 @@ func acceptance(t *testing.T, name string, o mh.Options, trials []int) (p, se []
 			from += 1000
 		}
 		o.Init = []float64{from}
-		s, err := mh.New(name, tg, o, rng(31, uint64(k)))
+		s, err := mh.New(name, tg, rng(31, uint64(k)), &o)
 		if err != nil {
 			t.Fatal(err)
 		}

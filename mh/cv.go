@@ -26,6 +26,18 @@ type controlVariates struct {
 	hi    []float64 // scratch ∇²ℓ_i(θ̂)
 }
 
+// cvOrder returns the control-variate order of Options.Order = order for
+// the sampler called name: 1 (for 0), 1 or 2.
+func cvOrder(name string, order int) (int, error) {
+	switch order {
+	case 0:
+		return 1, nil
+	case 1, 2:
+		return order, nil
+	}
+	return 0, fmt.Errorf("mh: %s: control-variate order Options.Order = %d; want 1 or 2 (0 means 1)", name, order)
+}
+
 func newControlVariates(name string, t Target, order int, ref []float64) (*controlVariates, error) {
 	cvt, ok := t.(ControlVariates)
 	if !ok {

@@ -39,11 +39,12 @@
 //     E[B] = χC²M² + CM, asymptotically optimal among stateless exact
 //     minibatch MH methods (its Theorem 3).
 //   - TFMH (Cornish et al. 2019): factorised MH by Poisson thinning with early
-//     rejection; SMH-1/SMH-2 (NewSMH): TFMH with first/second-order control
-//     variates.
-//   - MHSS (Prado, Nemeth & Sherlock 2024): MH-SS-1/MH-SS-2, delayed
-//     acceptance with the control-variate surrogate in stage 1 and Poisson
-//     auxiliaries s_i ~ Poisson(c_iφ − r_i⁺) (γ = 0) in stage 2.
+//     rejection; SMH-1/SMH-2 (NewSMH, Options.Order 1 or 2): TFMH with
+//     first/second-order control variates.
+//   - MHSS (Prado, Nemeth & Sherlock 2024): MH-SS-1/MH-SS-2 (NewMHSS,
+//     Options.Order 1 or 2), delayed acceptance with the control-variate
+//     surrogate in stage 1 and Poisson auxiliaries s_i ~ Poisson(c_iφ − r_i⁺)
+//     (γ = 0) in stage 2.
 //   - FlyMC (Maclaurin & Adams 2014): brightness variables over lower bounds,
 //     the bright set kept in index arrays with geometric skips.
 //
@@ -55,7 +56,12 @@
 //   - Austere: AustereMH (Korattikara, Chen & Welling 2014), a sequential
 //     t-test.
 //
-// New builds any of them by name (Names lists them).
+// Every constructor has the shape NewX(t Target, r *rand.Rand, o *Options),
+// the shape of package gibbs's constructors, with a nil o meaning the zero
+// Options; New builds any sampler by name (Names lists them: smh1, smh2,
+// mhss1 and mhss2 set Options.Order). A Sampler's Step returns −1 (the
+// whole state may have changed), so the samplers of both packages satisfy
+// interface{ Step() int; State() []float64; Err() error }.
 //
 // # Poisson minibatches
 //
@@ -80,8 +86,9 @@
 // rejected before any data is touched, which matters for bounds that hold
 // only on a bounded support (the truncated mixture's box).
 //
-// Each sampler reports Stats, with the batch size as its own paper defines
-// it: N for MH, B (picks before thinning) for TunaMH and Poisson-MH, picks
+// Each sampler reports Stats (Stats.Add sums those of several chains;
+// AcceptanceRate is Accepted/Proposals, as in package gibbs), with the
+// batch size as its own paper defines it: N for MH, B (picks before thinning) for TunaMH and Poisson-MH, picks
 // evaluated until the first rejection event for TFMH/SMH, bright points for
 // FlyMC, the expected batch Cφ (capped at N) for MH-SS, and the final
 // minibatch size for the Barker test and AustereMH.

@@ -39,7 +39,7 @@ type exactCase struct {
 
 func mustNew(name string) func(t *testing.T, tg mh.Target, o mh.Options) mh.Sampler {
 	return func(t *testing.T, tg mh.Target, o mh.Options) mh.Sampler {
-		s, err := mh.New(name, tg, o, rng(21, 22))
+		s, err := mh.New(name, tg, rng(21, 22), &o)
 		if err != nil {
 			t.Fatal(err)
 		}

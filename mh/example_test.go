@@ -27,7 +27,7 @@ func Example() {
 		if name == "tunamh" {
 			o.Step = 2e-4
 		}
-		s, err := mh.New(name, reg, o, rand.New(rand.NewPCG(3, 4)))
+		s, err := mh.New(name, reg, rand.New(rand.NewPCG(3, 4)), &o)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -36,7 +36,7 @@ func Example() {
 			s.Step()
 		}
 		st := s.Stats()
-		fmt.Printf("%-6s acceptance %.2f, mean batch %7.1f\n", name, st.AcceptRate(), st.MeanBatch())
+		fmt.Printf("%-6s acceptance %.2f, mean batch %7.1f\n", name, st.AcceptanceRate(), st.MeanBatch())
 	}
 	// Output:
 	// mh     acceptance 0.72, mean batch 10000.0

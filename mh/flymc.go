@@ -66,8 +66,11 @@ var _ Sampler = (*FlyMC)(nil)
 // latter case the bound is expanded at o.Ref (nil: the initial state).
 // Construction evaluates every ℓ_i once to draw the initial bright set from
 // its conditional law.
-func NewFlyMC(t Target, o Options, r *rand.Rand) (*FlyMC, error) {
-	b, err := newBase("flymc", t, &o, r)
+func NewFlyMC(t Target, r *rand.Rand, o *Options) (*FlyMC, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	b, err := newBase("flymc", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -253,19 +256,20 @@ func logExpm1(x float64) float64 {
 	return math.Log(math.Expm1(x))
 }
 
-// Step implements Sampler.
-func (s *FlyMC) Step() {
+// Step implements Sampler; it returns −1 (an MH step may change every
+// coordinate).
+func (s *FlyMC) Step() int {
 	if s.err != nil {
-		return
+		return -1
 	}
 	s.zStep()
 	if s.err != nil {
-		return
+		return -1
 	}
 	s.st.Batch += float64(len(s.bright))
 	logr, ok := s.propose()
 	if !ok {
-		return
+		return -1
 	}
 	phiP := s.phi(s.xp)
 	sumBP := s.sumLogB(s.xp, phiP)
@@ -275,16 +279,17 @@ func (s *FlyMC) Step() {
 		sumGapP += logExpm1(s.gapOf(int(i), l[j], s.xp, phiP))
 	}
 	if s.err != nil {
-		return
+		return -1
 	}
 	if math.IsNaN(sumBP) {
 		s.fail("summed lower bound at %v is NaN", s.xp)
-		return
+		return -1
 	}
 	if s.accept(logr + sumBP - s.sumB + sumGapP - s.sumGap) {
 		s.move()
 		s.sumB, s.sumGap, s.phiX = sumBP, sumGapP, phiP
 	}
+	return -1
 }
 
 // zStep updates the brightness variables given θ = x.

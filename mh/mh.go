@@ -22,8 +22,11 @@ type MH struct {
 var _ Sampler = (*MH)(nil)
 
 // NewMH returns a standard MH sampler.
-func NewMH(t Target, o Options, r *rand.Rand) (*MH, error) {
-	b, err := newBase("mh", t, &o, r)
+func NewMH(t Target, r *rand.Rand, o *Options) (*MH, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	b, err := newBase("mh", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -46,24 +49,26 @@ func (s *MH) SetState(theta []float64) error {
 	return nil
 }
 
-// Step implements Sampler.
-func (s *MH) Step() {
+// Step implements Sampler; it returns −1 (an MH step may change every
+// coordinate).
+func (s *MH) Step() int {
 	if s.err != nil {
-		return
+		return -1
 	}
 	logr, ok := s.propose()
 	if !ok {
-		return
+		return -1
 	}
 	llp := s.sumLogLik(s.xp)
 	s.st.Evals += int64(s.n)
 	s.st.Batch += float64(s.n)
 	if math.IsNaN(llp) {
 		s.fail("log-likelihood at the proposal is NaN")
-		return
+		return -1
 	}
 	if s.accept(logr + llp - s.ll) {
 		s.move()
 		s.ll = llp
 	}
+	return -1
 }

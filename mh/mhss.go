@@ -42,12 +42,19 @@ type MHSS struct {
 
 var _ Sampler = (*MHSS)(nil)
 
-// NewMHSS returns MH-SS-order (order 1 or 2) with control variates around
-// o.Ref (nil: the initial state) and γ = o.Gamma. The target must
-// implement ControlVariates.
-func NewMHSS(t Target, order int, o Options, r *rand.Rand) (*MHSS, error) {
+// NewMHSS returns MH-SS-k, k = o.Order (1 or 2; 0 means 1), with control
+// variates of order k around o.Ref (nil: the initial state) and γ =
+// o.Gamma. The target must implement ControlVariates.
+func NewMHSS(t Target, r *rand.Rand, o *Options) (*MHSS, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	order, err := cvOrder("mhss", o.Order)
+	if err != nil {
+		return nil, err
+	}
 	name := fmt.Sprintf("mhss%d", order)
-	b, err := newBase(name, t, &o, r)
+	b, err := newBase(name, t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -104,20 +111,21 @@ func (p mhssSource) Keep(k int) float64 {
 	return e.v0
 }
 
-// Step implements Sampler.
-func (s *MHSS) Step() {
+// Step implements Sampler; it returns −1 (an MH step may change every
+// coordinate).
+func (s *MHSS) Step() int {
 	if s.err != nil {
-		return
+		return -1
 	}
 	logr, ok := s.propose()
 	if !ok {
-		return
+		return -1
 	}
 	s.cv.setPair(s.x, s.xp)
 	phi := s.cv.scale(s.x, s.xp)
 	if math.IsNaN(phi) || phi < 0 || math.IsInf(phi, 0) {
 		s.fail("remainder scale φ(θ,θ') = %v", phi)
-		return
+		return -1
 	}
 	s.phi = phi
 	total := s.cv.w.sum * phi
@@ -125,7 +133,7 @@ func (s *MHSS) Step() {
 	s.st.Batch += min(total, float64(s.n))
 	// Stage 1: the surrogate posterior.
 	if !s.accept(logr + s.cv.sumDiff()) {
-		return
+		return -1
 	}
 	// Stage 2: the remainders.
 	logr2 := 0.0
@@ -138,7 +146,7 @@ func (s *MHSS) Step() {
 	} else if total > 0 {
 		if err := minibatch.CheckMean(total); err != nil {
 			s.fail("%v", err)
-			return
+			return -1
 		}
 		s.memo.next()
 		minibatch.Draw(s.rng, total, s.src, s.counts)
@@ -147,9 +155,10 @@ func (s *MHSS) Step() {
 		}
 	}
 	if s.err != nil {
-		return
+		return -1
 	}
 	if s.accept(logr2) {
 		s.move()
 	}
+	return -1
 }

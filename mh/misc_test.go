@@ -54,19 +54,19 @@ func TestOptionErrors(t *testing.T) {
 		{"nil target", "mh", nil, good, "nil target"},
 	}
 	for _, c := range cases {
-		_, err := mh.New(c.sampler, c.t, c.o, rng(1, 2))
+		_, err := mh.New(c.sampler, c.t, rng(1, 2), &c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "mh: ") {
 			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
 		}
 	}
-	if _, err := mh.New("mh", reg, good, nil); err == nil {
+	if _, err := mh.New("mh", reg, nil, &good); err == nil {
 		t.Error("nil random source accepted")
 	}
 	// Outside the support.
 	if err := reg.SetBox([]float64{0, 0}, []float64{1, 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mh.New("mh", reg, mh.Options{Step: 0.1, Init: []float64{2, 0}}, rng(1, 2)); err == nil {
+	if _, err := mh.New("mh", reg, rng(1, 2), &mh.Options{Step: 0.1, Init: []float64{2, 0}}); err == nil {
 		t.Error("initial state outside the support accepted")
 	}
 }
@@ -83,7 +83,7 @@ func (plainNoBound) LogLik(i int, theta []float64) float64 { return 0 }
 func TestBoundViolation(t *testing.T) {
 	reg, _ := targets.GenerateRobustLinear(200, 2, 4, rng(2, 2))
 	for _, name := range []string{"tunamh", "tfmh"} {
-		s, err := mh.New(name, lying{reg}, mh.Options{Step: 0.3, Chi: 1e-3}, rng(3, 3))
+		s, err := mh.New(name, lying{reg}, rng(3, 3), &mh.Options{Step: 0.3, Chi: 1e-3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestBoundViolation(t *testing.T) {
 		}
 	}
 	// A target whose M is too small for its log-likelihood differences.
-	s, err := mh.NewTunaMH(plain{}, mh.Options{Step: 1, Chi: 1, Init: []float64{1}}, rng(4, 4))
+	s, err := mh.NewTunaMH(plain{}, rng(4, 4), &mh.Options{Step: 1, Chi: 1, Init: []float64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestBoundViolation(t *testing.T) {
 	if err := reg.SetBox([]float64{-3, -3}, []float64{5, 5}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := mh.NewPoissonMH(narrow{reg}, mh.Options{Step: 0.3, Lambda: 10, Init: []float64{1, 1}}, rng(5, 5))
+	p, err := mh.NewPoissonMH(narrow{reg}, rng(5, 5), &mh.Options{Step: 0.3, Lambda: 10, Init: []float64{1, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +146,9 @@ func TestDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := mh.Options{Step: 0.05, Init: mode, Ref: mode, Chi: 1e-3, Lambda: 10}
-	for _, name := range mh.Names {
+	for _, name := range mh.Names() {
 		run := func() []float64 {
-			s, err := mh.New(name, reg, o, rng(7, 7))
+			s, err := mh.New(name, reg, rng(7, 7), &o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,15 +179,15 @@ func TestZeroAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := mh.Options{Step: 0.02, Init: mode, Ref: mode, Chi: 1e-3, Lambda: 10}
-	for _, name := range mh.Names {
-		s, err := mh.New(name, reg, o, rng(9, 9))
+	for _, name := range mh.Names() {
+		s, err := mh.New(name, reg, rng(9, 9), &o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range 2000 { // warm up: let growing buffers reach their size
 			s.Step()
 		}
-		if a := testing.AllocsPerRun(500, s.Step); a != 0 {
+		if a := testing.AllocsPerRun(500, func() { s.Step() }); a != 0 {
 			t.Errorf("%s: %v allocations per step", name, a)
 		}
 	}

@@ -46,8 +46,11 @@ type pmhItem struct {
 var _ Sampler = (*PoissonMH)(nil)
 
 // NewPoissonMH returns a Poisson-MH sampler with λ = o.Lambda > 0.
-func NewPoissonMH(t Target, o Options, r *rand.Rand) (*PoissonMH, error) {
-	b, err := newBase("poissonmh", t, &o, r)
+func NewPoissonMH(t Target, r *rand.Rand, o *Options) (*PoissonMH, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	b, err := newBase("poissonmh", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -121,18 +124,19 @@ func (p poissonSource) Keep(k int) float64 {
 	return (a + it.phi/it.m) / (a + 1)
 }
 
-// Step implements Sampler.
-func (s *PoissonMH) Step() {
+// Step implements Sampler; it returns −1 (an MH step may change every
+// coordinate).
+func (s *PoissonMH) Step() int {
 	if s.err != nil {
-		return
+		return -1
 	}
 	logr, ok := s.propose()
 	if !ok {
-		return
+		return -1
 	}
 	if err := minibatch.CheckMean(s.lambda + s.l); err != nil {
 		s.fail("%v", err)
-		return
+		return -1
 	}
 	if s.cur++; s.cur == 0 { // forget the cached φ_i(θ) of the last step
 		for i := range s.items {
@@ -155,9 +159,10 @@ func (s *PoissonMH) Step() {
 		logr += float64(s.counts.Count(k)) * (math.Log1p(phiP/c) - math.Log1p(s.items[k].phi/c))
 	}
 	if s.err != nil {
-		return
+		return -1
 	}
 	if s.accept(logr) {
 		s.move()
 	}
+	return -1
 }

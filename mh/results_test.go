@@ -78,7 +78,7 @@ func TestResultsTGM(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := mh.New(r.name, m.Target(), r.o, rng(201, seed))
+			s, err := mh.New(r.name, m.Target(), rng(201, seed), &r.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func TestResultsRLR(t *testing.T) {
 	fmt.Fprintf(&out, "| sampler | steps | accept | mean batch | µs/step | ESS (min/mean over coords) | ESS/s (min/mean) |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
 		r.o.Init, r.o.Ref = mode, mode
-		s, err := mh.New(r.name, reg, r.o, rng(301, 1))
+		s, err := mh.New(r.name, reg, rng(301, 1), &r.o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestResultsRLR(t *testing.T) {
 			minE = min(minE, e)
 			meanE += e / d
 		}
-		fmt.Fprintf(&out, "| %s | %d | %.3f | %.1f | %.1f | %.0f / %.0f | %.2f / %.2f |\n", r.label, st.Steps, st.AcceptRate(),
+		fmt.Fprintf(&out, "| %s | %d | %.3f | %.1f | %.1f | %.0f / %.0f | %.2f / %.2f |\n", r.label, st.Steps, st.AcceptanceRate(),
 			st.MeanBatch(), el/float64(st.Steps)*1e6, minE, meanE, minE/el, meanE/el)
 	}
 	t.Log("\n" + out.String())

@@ -4,14 +4,22 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // Sampler is a Metropolis–Hastings-type Markov chain on a Target.
+//
+// Step, State and Err have the signatures of gibbs.Sampler's, so both
+// families satisfy interface{ Step() int; State() []float64; Err() error }
+// and one driver can run either; Step's result says which coordinate a step
+// changed, which for an MH step is always "possibly all" (−1).
 type Sampler interface {
 	// Step performs one proposal and accept/reject decision (FlyMC: one
-	// brightness update and one θ move). After Err returns non-nil, Step
-	// does nothing.
-	Step()
+	// brightness update and one θ move) and returns the index of the
+	// single coordinate the step changed, or −1 when the whole state may
+	// have changed (every MH step: it always returns −1). After Err returns
+	// non-nil, Step does nothing.
+	Step() int
 	// State returns the current θ. The slice is a view owned by the
 	// sampler, valid until the next Step or SetState.
 	State() []float64
@@ -29,10 +37,13 @@ type Sampler interface {
 
 // Stats are the running counts of a sampler.
 type Stats struct {
-	// Steps is the number of calls of Step.
-	Steps int
+	// Steps is the number of calls of Step (made before an error stopped
+	// the chain).
+	Steps int64
+	// Proposals is the number of proposals θ' drawn: one per step.
+	Proposals int64
 	// Accepted is the number of accepted proposals.
-	Accepted int
+	Accepted int64
 	// Batch is the sum over steps of the batch size as the algorithm's own
 	// paper defines it (see each sampler's doc comment): B for TunaMH and
 	// Poisson-MH, draws evaluated until the first rejection event for
@@ -47,11 +58,28 @@ type Stats struct {
 	Evals int64
 	// FullSteps is the number of steps done with the full data set (the
 	// fallback of footnote 3 of the TunaMH paper and its relatives).
-	FullSteps int
+	FullSteps int64
 }
 
-// AcceptRate returns Accepted/Steps (NaN before the first step).
-func (s Stats) AcceptRate() float64 { return float64(s.Accepted) / float64(s.Steps) }
+// Add adds the counts of o to s, field by field (the counts of several
+// chains).
+func (s *Stats) Add(o Stats) {
+	s.Steps += o.Steps
+	s.Proposals += o.Proposals
+	s.Accepted += o.Accepted
+	s.Batch += o.Batch
+	s.Evals += o.Evals
+	s.FullSteps += o.FullSteps
+}
+
+// AcceptanceRate returns Accepted/Proposals (NaN when Proposals is 0), as
+// gibbs.Stats.AcceptanceRate does.
+func (s Stats) AcceptanceRate() float64 {
+	if s.Proposals == 0 {
+		return math.NaN()
+	}
+	return float64(s.Accepted) / float64(s.Proposals)
+}
 
 // MeanBatch returns Batch/Steps, the average batch size per step.
 func (s Stats) MeanBatch() float64 { return s.Batch / float64(s.Steps) }
@@ -100,38 +128,85 @@ type Options struct {
 	// Table is the Barker test's correction distribution; nil means
 	// DefaultBarkerTable().
 	Table *BarkerTable
+
+	// Order is the order of the Taylor control variates of SMH and MH-SS:
+	// 1 or 2; 0 means 1. New's names smh1, smh2, mhss1 and mhss2 set it.
+	Order int
 }
 
-// Names lists the sampler names New accepts.
-var Names = []string{"mh", "poissonmh", "tunamh", "tfmh", "smh1", "smh2", "flymc", "mhss1", "mhss2", "barker", "austere"}
+// registry lists the samplers New knows, in the order of Names.
+var registry = []struct {
+	name string
+	new  func(t Target, r *rand.Rand, o *Options) (Sampler, error)
+}{
+	{"mh", factory(NewMH)},
+	{"poissonmh", factory(NewPoissonMH)},
+	{"tunamh", factory(NewTunaMH)},
+	{"tfmh", factory(NewTFMH)},
+	{"smh1", withOrder(NewSMH, 1)},
+	{"smh2", withOrder(NewSMH, 2)},
+	{"flymc", factory(NewFlyMC)},
+	{"mhss1", withOrder(NewMHSS, 1)},
+	{"mhss2", withOrder(NewMHSS, 2)},
+	{"barker", factory(NewBarker)},
+	{"austere", factory(NewAustere)},
+}
 
-// New returns the sampler called name (one of Names) on target t.
-func New(name string, t Target, o Options, r *rand.Rand) (Sampler, error) {
-	switch name {
-	case "mh":
-		return NewMH(t, o, r)
-	case "poissonmh":
-		return NewPoissonMH(t, o, r)
-	case "tunamh":
-		return NewTunaMH(t, o, r)
-	case "tfmh":
-		return NewTFMH(t, o, r)
-	case "smh1":
-		return NewSMH(t, 1, o, r)
-	case "smh2":
-		return NewSMH(t, 2, o, r)
-	case "flymc":
-		return NewFlyMC(t, o, r)
-	case "mhss1":
-		return NewMHSS(t, 1, o, r)
-	case "mhss2":
-		return NewMHSS(t, 2, o, r)
-	case "barker":
-		return NewBarker(t, o, r)
-	case "austere":
-		return NewAustere(t, o, r)
+// factory turns a constructor into a registry entry (a failed construction
+// returns a nil Sampler, not a nil pointer in an interface).
+func factory[S Sampler](f func(Target, *rand.Rand, *Options) (S, error)) func(Target, *rand.Rand, *Options) (Sampler, error) {
+	return func(t Target, r *rand.Rand, o *Options) (Sampler, error) {
+		s, err := f(t, r, o)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
-	return nil, fmt.Errorf("mh: unknown sampler %q (want one of %v)", name, Names)
+}
+
+// withOrder is factory(f) with Options.Order set to order; an Order set to
+// another value is an error.
+func withOrder[S Sampler](f func(Target, *rand.Rand, *Options) (S, error), order int) func(Target, *rand.Rand, *Options) (Sampler, error) {
+	g := factory(f)
+	return func(t Target, r *rand.Rand, o *Options) (Sampler, error) {
+		oo := options(o)
+		if oo.Order != 0 && oo.Order != order {
+			return nil, fmt.Errorf("mh: Options.Order = %d contradicts the order-%d sampler's name", oo.Order, order)
+		}
+		oo.Order = order
+		return g(t, r, &oo)
+	}
+}
+
+// options returns a copy of *o, or the zero Options for a nil o.
+func options(o *Options) Options {
+	if o == nil {
+		return Options{}
+	}
+	return *o
+}
+
+// Names returns the names New accepts, in a new slice, in this order: mh,
+// poissonmh, tunamh, tfmh, smh1, smh2, flymc, mhss1, mhss2, barker,
+// austere (exact samplers first, then the approximate ones).
+func Names() []string {
+	names := make([]string, len(registry))
+	for k, e := range registry {
+		names[k] = e.name
+	}
+	return names
+}
+
+// New returns the sampler called name (one of Names) on target t, drawing
+// from r; o may be nil (the zero Options). The names smh1, smh2, mhss1 and
+// mhss2 are NewSMH and NewMHSS with Options.Order 1 and 2.
+func New(name string, t Target, r *rand.Rand, o *Options) (Sampler, error) {
+	for _, e := range registry {
+		if e.name == name {
+			return e.new(t, r, o)
+		}
+	}
+	return nil, fmt.Errorf("mh: unknown sampler %q (want one of %s)", name, strings.Join(Names(), ", "))
 }
 
 // base holds what every sampler shares: the target, the proposal, the
@@ -160,6 +235,8 @@ type base struct {
 // call.
 const fullBlock = 256
 
+// newBase checks what every sampler needs and sets up the state; o must
+// not be nil.
 func newBase(name string, t Target, o *Options, r *rand.Rand) (base, error) {
 	if t == nil {
 		return base{}, fmt.Errorf("mh: %s: nil target", name)
@@ -247,12 +324,13 @@ func (b *base) fail(format string, args ...any) {
 	}
 }
 
-// propose counts a step, draws θ' into b.xp and returns the data-free part
+// propose counts a step and its proposal, draws θ' into b.xp and returns the data-free part
 // of the log acceptance ratio, log π0(θ') − log π0(θ) + log q(θ|θ') −
 // log q(θ'|θ). ok is false when θ' lies outside the support (reject without
 // touching data) or on a numerical failure (recorded in b.err).
 func (b *base) propose() (logr float64, ok bool) {
 	b.st.Steps++
+	b.st.Proposals++
 	logq := b.prop.Propose(b.xp, b.x, b.rng)
 	b.lpp = b.target.LogPrior(b.xp)
 	switch {

@@ -75,6 +75,11 @@ func (b *base) restoreBase(data []byte) (*samplerState, error) {
 	if lp := b.target.LogPrior(st.X); math.IsInf(lp, -1) || lp != st.LP {
 		return nil, fmt.Errorf("mh: restore %s: the snapshot's θ is outside the support or its log prior differs (%v vs %v)", b.name, st.LP, lp)
 	}
+	if st.Stats.Proposals == 0 {
+		// A snapshot from before Stats counted proposals: every step
+		// makes one.
+		st.Stats.Proposals = st.Stats.Steps
+	}
 	copy(b.x, st.X)
 	b.lp, b.st, b.err = st.LP, st.Stats, nil
 	return &st, nil

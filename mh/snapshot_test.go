@@ -27,7 +27,7 @@ func TestSnapshotResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range mh.Names {
+	for _, name := range mh.Names() {
 		var target mh.Target = logit
 		opts := mh.Options{Step: 0.05, Chi: 1e-3, Lambda: 50, Init: mode, Ref: mode}
 		if name == "poissonmh" { // needs global ranges
@@ -35,7 +35,7 @@ func TestSnapshotResume(t *testing.T) {
 		}
 		build := func() (mh.Sampler, *rand.PCG) {
 			src := rand.NewPCG(9, 9)
-			s, err := mh.New(name, target, opts, rand.New(src))
+			s, err := mh.New(name, target, rand.New(src), &opts)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -75,7 +75,7 @@ func TestSnapshotResume(t *testing.T) {
 		if name == "mh" {
 			other = "tfmh"
 		}
-		s4, err := mh.New(other, logit, mh.Options{Step: 0.05, Init: mode, Ref: mode}, rand.New(rand.NewPCG(1, 1)))
+		s4, err := mh.New(other, logit, rand.New(rand.NewPCG(1, 1)), &mh.Options{Step: 0.05, Init: mode, Ref: mode})
 		if err == nil && name != "poissonmh" {
 			if err := s4.(mh.Snapshotter).Restore(snap); err == nil {
 				t.Errorf("%s's snapshot restored into %s", name, other)

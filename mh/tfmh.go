@@ -42,8 +42,11 @@ type TFMH struct {
 var _ Sampler = (*TFMH)(nil)
 
 // NewTFMH returns a TFMH sampler; the target must implement LocalBounder.
-func NewTFMH(t Target, o Options, r *rand.Rand) (*TFMH, error) {
-	b, err := newBase("tfmh", t, &o, r)
+func NewTFMH(t Target, r *rand.Rand, o *Options) (*TFMH, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	b, err := newBase("tfmh", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +63,19 @@ func NewTFMH(t Target, o Options, r *rand.Rand) (*TFMH, error) {
 	return s, nil
 }
 
-// NewSMH returns SMH-order (order 1 or 2): TFMH with Taylor control
-// variates around o.Ref. The target must implement ControlVariates.
-func NewSMH(t Target, order int, o Options, r *rand.Rand) (*TFMH, error) {
+// NewSMH returns SMH-k, k = o.Order (1 or 2; 0 means 1): TFMH with Taylor
+// control variates of order k around o.Ref (nil: the initial state). The
+// target must implement ControlVariates.
+func NewSMH(t Target, r *rand.Rand, o *Options) (*TFMH, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	order, err := cvOrder("smh", o.Order)
+	if err != nil {
+		return nil, err
+	}
 	name := fmt.Sprintf("smh%d", order)
-	b, err := newBase(name, t, &o, r)
+	b, err := newBase(name, t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -84,14 +95,15 @@ func NewSMH(t Target, order int, o Options, r *rand.Rand) (*TFMH, error) {
 // SetState implements Sampler.
 func (s *TFMH) SetState(theta []float64) error { return s.setState(theta) }
 
-// Step implements Sampler.
-func (s *TFMH) Step() {
+// Step implements Sampler; it returns −1 (an MH step may change every
+// coordinate).
+func (s *TFMH) Step() int {
 	if s.err != nil {
-		return
+		return -1
 	}
 	logr, ok := s.propose()
 	if !ok {
-		return
+		return -1
 	}
 	var m, sur float64
 	if s.cv != nil {
@@ -103,7 +115,7 @@ func (s *TFMH) Step() {
 	}
 	if math.IsNaN(m) || m < 0 || math.IsInf(m, 0) {
 		s.fail("bound scale M(θ,θ') = %v", m)
-		return
+		return -1
 	}
 	total := s.rate * m
 	if s.fallback && total > float64(s.n) {
@@ -111,24 +123,25 @@ func (s *TFMH) Step() {
 		if s.err == nil && s.accept(logr) {
 			s.move()
 		}
-		return
+		return -1
 	}
 	// Factor 1: the data-free (or surrogate) factor.
 	if !s.accept(logr + sur) {
-		return
+		return -1
 	}
 	// Factors 2..N+1 by thinning with early exit.
 	if err := minibatch.CheckMean(total); err != nil {
 		s.fail("%v", err)
-		return
+		return -1
 	}
 	s.m = m
 	picks, stopped := minibatch.DrawUntil(s.rng, total, s.events)
 	s.st.Batch += float64(picks)
 	if stopped || s.err != nil {
-		return // a rejection event, or a bound violation
+		return -1 // a rejection event, or a bound violation
 	}
 	s.move()
+	return -1
 }
 
 // tfmhEvents is the thinning of the per-datum factors of TFMH: a pick of

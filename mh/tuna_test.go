@@ -72,7 +72,7 @@ func TestTunaAlgorithm2EqualsAlgorithm4(t *testing.T) {
 	init := []float64{1, 1, 1}
 	for _, chi := range []float64{1e-3, 0.03, 0.3} {
 		prop1, _ := mh.NewGaussianRW(0.02, nil, 3)
-		s, err := mh.NewTunaMH(tg, mh.Options{Proposal: prop1, Chi: chi, Init: init}, rng(7, 8))
+		s, err := mh.NewTunaMH(tg, rng(7, 8), &mh.Options{Proposal: prop1, Chi: chi, Init: init})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,6 +101,6 @@ func TestTunaAlgorithm2EqualsAlgorithm4(t *testing.T) {
 		if st.Accepted == 0 || st.Accepted == steps {
 			t.Fatalf("χ = %v: degenerate chain, %d of %d accepted", chi, st.Accepted, steps)
 		}
-		t.Logf("χ = %v: identical for %d steps, acceptance %.3f, mean batch %.1f", chi, steps, st.AcceptRate(), st.MeanBatch())
+		t.Logf("χ = %v: identical for %d steps, acceptance %.3f, mean batch %.1f", chi, steps, st.AcceptanceRate(), st.MeanBatch())
 	}
 }

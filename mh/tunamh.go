@@ -81,8 +81,11 @@ var _ Sampler = (*TunaMH)(nil)
 // NewTunaMH returns a TunaMH sampler. The target must implement
 // LocalBounder; o.Chi > 0 selects Algorithm 2, o.Chi = 0 with o.Lambda > 0
 // Algorithm 4 with constant λ.
-func NewTunaMH(t Target, o Options, r *rand.Rand) (*TunaMH, error) {
-	b, err := newBase("tunamh", t, &o, r)
+func NewTunaMH(t Target, r *rand.Rand, o *Options) (*TunaMH, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	b, err := newBase("tunamh", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -130,19 +133,20 @@ func (p tunaSource) Keep(k int) float64 {
 	return (s.a + 0.5*(1-e.v0)) / (1 + s.a)
 }
 
-// Step implements Sampler.
-func (s *TunaMH) Step() {
+// Step implements Sampler; it returns −1 (an MH step may change every
+// coordinate).
+func (s *TunaMH) Step() int {
 	if s.err != nil {
-		return
+		return -1
 	}
 	logr, ok := s.propose()
 	if !ok {
-		return
+		return -1
 	}
 	m := s.lb.Distance(s.x, s.xp)
 	if math.IsNaN(m) || m < 0 || math.IsInf(m, 0) {
 		s.fail("distance M(θ,θ') = %v", m)
-		return
+		return -1
 	}
 	cm := s.w.sum * m
 	if cm > 0 {
@@ -157,7 +161,7 @@ func (s *TunaMH) Step() {
 		} else {
 			if err := minibatch.CheckMean(cm * (1 + s.a)); err != nil {
 				s.fail("%v", err)
-				return
+				return -1
 			}
 			s.memo.next()
 			b := minibatch.Draw(s.rng, cm*(1+s.a), s.src, s.counts)
@@ -168,10 +172,11 @@ func (s *TunaMH) Step() {
 			}
 		}
 		if s.err != nil {
-			return
+			return -1
 		}
 	}
 	if s.accept(logr) {
 		s.move()
 	}
+	return -1
 }

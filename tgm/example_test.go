@@ -39,7 +39,7 @@ func ExampleModel_Target() {
 		fmt.Println(err)
 		return
 	}
-	s, err := mh.New("tunamh", m.Target(), mh.Options{Step: 0.1, Chi: 1e-4, Init: []float64{0, 1}}, rand.New(rand.NewPCG(3, 4)))
+	s, err := mh.New("tunamh", m.Target(), rand.New(rand.NewPCG(3, 4)), &mh.Options{Step: 0.1, Chi: 1e-4, Init: []float64{0, 1}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -48,7 +48,7 @@ func ExampleModel_Target() {
 		s.Step()
 	}
 	st := s.Stats()
-	fmt.Printf("acceptance %.2f, mean batch %.1f, error %v\n", st.AcceptRate(), st.MeanBatch(), s.Err())
+	fmt.Printf("acceptance %.2f, mean batch %.1f, error %v\n", st.AcceptanceRate(), st.MeanBatch(), s.Err())
 	// Output:
 	// acceptance 0.87, mean batch 8.4, error <nil>
 }

@@ -182,13 +182,7 @@ func (j *job) run(ctx context.Context) (*jobResult, error) {
 	elapsed := time.Since(start)
 	res := &jobResult{samplers: samplers, seconds: elapsed.Seconds(), traces: traces}
 	for _, s := range samplers {
-		st := s.Stats()
-		res.stats.Steps += st.Steps
-		res.stats.Factors += st.Factors
-		res.stats.Picks += st.Picks
-		res.stats.Proposals += st.Proposals
-		res.stats.Accepted += st.Accepted
-		res.stats.Tries += st.Tries
+		res.stats.Add(s.Stats())
 	}
 	if l, ok := samplers[0].(interface{ Lambda() float64 }); ok {
 		res.lambda = l.Lambda()

@@ -212,13 +212,7 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 		res    lattice.Result
 	)
 	for _, u := range lus {
-		st := u.stats()
-		stats.Steps += st.Steps
-		stats.Factors += st.Factors
-		stats.Picks += st.Picks
-		stats.Proposals += st.Proposals
-		stats.Accepted += st.Accepted
-		stats.Tries += st.Tries
+		stats.Add(u.stats())
 		states = append(states, u.state())
 		if res, err = u.meas.Result(); err != nil {
 			return err
@@ -375,7 +369,11 @@ func (f *latticeFlags) newUnit(l *lattice.Lattice, p lattice.Params, classes [][
 	n := int64(l.Sites())
 	u := &latticeUnit{n: n, burn: int64(f.burn), total: int64(f.burn+f.sweeps) * n, srcs: srcs[:w], msrc: srcs[w], meas: meas}
 	if f.sampler == "chromatic" {
-		if u.chrom, err = gibbs.NewChromatic(f.update, l, classes, rngs[:w], &opts); err != nil {
+		fac, err := gibbs.FactoryOf(f.update)
+		if err != nil {
+			return nil, err
+		}
+		if u.chrom, err = gibbs.NewChromatic(fac, l, classes, rngs[:w], &opts); err != nil {
 			return nil, err
 		}
 	} else {

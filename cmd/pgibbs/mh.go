@@ -54,7 +54,7 @@ type mhOutput struct {
 	AcceptanceRate float64   `json:"acceptance_rate"`
 	AvgBatchSize   float64   `json:"avg_batch_size"`
 	EvalsPerStep   float64   `json:"evals_per_step"`
-	FullSteps      int       `json:"full_steps"`
+	FullSteps      int64     `json:"full_steps"`
 	Mean           []float64 `json:"mean"`
 	ESSPerSecond   float64   `json:"ess_per_second"`
 	TV             *float64  `json:"tv,omitempty"`
@@ -91,12 +91,12 @@ func runMH(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	known := false
-	for _, s := range mh.Names {
+	for _, s := range mh.Names() {
 		known = known || s == *sampler
 	}
 	switch {
 	case !known:
-		return usagef("-sampler %q: want one of %v", *sampler, mh.Names)
+		return usagef("-sampler %q: want one of %v", *sampler, mh.Names())
 	case *step < 0 || *step != *step || math.IsInf(*step, 0):
 		return usagef("-step %v: need a step > 0", *step)
 	case *chi < 0 || *chi != *chi || math.IsInf(*chi, 0):
@@ -196,7 +196,7 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	}
 	out := mhOutput{Model: *model, Sampler: *sampler, N: target.N(), Dim: target.Dim(), Step: opts.Step,
 		Seed: *seed, Chains: *chains, Iterations: res.steps, Burn: *burn, Seconds: res.seconds,
-		AcceptanceRate: float64(res.stats.Accepted) / float64(res.stats.Steps),
+		AcceptanceRate: res.stats.AcceptanceRate(),
 		AvgBatchSize:   res.stats.Batch / float64(res.stats.Steps),
 		EvalsPerStep:   float64(res.stats.Evals) / float64(res.stats.Steps),
 		FullSteps:      res.stats.FullSteps, Mean: res.mean, StateSHA256: res.stateHash}
@@ -374,7 +374,7 @@ func runMHChains(ctx context.Context, ctl *control, t mh.Target, name string, op
 	}
 	for c := range chains {
 		src := gibbs.StreamSource(seed, c)
-		s, err := mh.New(name, t, opts, rand.New(src))
+		s, err := mh.New(name, t, rand.New(src), &opts)
 		if err != nil {
 			return nil, err
 		}
@@ -403,12 +403,8 @@ func runMHChains(ctx context.Context, ctl *control, t mh.Target, name string, op
 	var b [8]byte
 	for _, u := range mus {
 		st := u.s.Stats()
-		res.stats.Steps += st.Steps
-		res.stats.Accepted += st.Accepted
-		res.stats.Batch += st.Batch
-		res.stats.Evals += st.Evals
-		res.stats.FullSteps += st.FullSteps
-		res.steps += int64(st.Steps)
+		res.stats.Add(st)
+		res.steps += st.Steps
 		for j := range res.mean {
 			res.mean[j] += u.acc.Sums[j] / float64(int64(chains)*(iters-burn))
 			res.traces[j] = append(res.traces[j], u.acc.Draws[j])

@@ -133,16 +133,3 @@ func column(r *rand.Rand, n int) (int, uint64) {
 
 // unit returns the top 53 bits of x as a float in [0, 1).
 func unit(x uint64) float64 { return float64(x>>11) * 0x1p-53 }
-
-// Weight returns the probability with which Pick returns k, reconstructed
-// from the table (used in tests and diagnostics; O(n)).
-func (a Alias) Weight(k int) float64 {
-	n := float64(len(a.Prob))
-	p := a.Prob[k] / n
-	for j, idx := range a.Index {
-		if int(idx) == k && j != k {
-			p += (1 - a.Prob[j]) / n
-		}
-	}
-	return p
-}

@@ -86,7 +86,7 @@ func TestAliasFrequencies(t *testing.T) {
 				total += w
 			}
 			for k, w := range tt.w {
-				if got := a.Weight(k); math.Abs(got-w/total) > 1e-12 {
+				if got := a.weight(k); math.Abs(got-w/total) > 1e-12 {
 					t.Errorf("table weight of %d = %v, want %v", k, got, w/total)
 				}
 			}

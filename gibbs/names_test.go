@@ -1,0 +1,62 @@
+package gibbs
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRegistry: Names is sorted and fresh, FactoryOf and New know exactly
+// those names, and an unknown name is an error listing them.
+func TestRegistry(t *testing.T) {
+	names := Names()
+	if !slices.IsSorted(names) || len(names) != len(registry) {
+		t.Errorf("Names() = %v: want the %d registry names, sorted", names, len(registry))
+	}
+	names[0] = "changed"
+	if Names()[0] == "changed" {
+		t.Error("Names returns the registry's own slice")
+	}
+	g := smallPotts(t)
+	for _, name := range Names() {
+		f, err := FactoryOf(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := f(g, rand.New(rand.NewPCG(1, 2)), nil)
+		if err != nil || s == nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if c, ok := s.(*Continuous); ok && c.Name() != name {
+			t.Errorf("%s: Name() = %q", name, c.Name())
+		}
+	}
+	_, err := FactoryOf("nope")
+	if err == nil || !strings.Contains(err.Error(), strings.Join(Names(), ", ")) {
+		t.Errorf("unknown name: %v, want an error listing the names", err)
+	}
+	if s, err := New("nope", g, rand.New(rand.NewPCG(1, 2)), nil); err == nil || s != nil {
+		t.Errorf("New of an unknown name: %v, %v", s, err)
+	}
+	// A failed construction returns a nil Sampler, not a nil pointer.
+	if s, err := New("gibbs", g, nil, nil); err == nil || s != nil {
+		t.Errorf("New without RNG: %#v, %v", s, err)
+	}
+}
+
+func TestStatsAdd(t *testing.T) {
+	a := Stats{Steps: 1, Factors: 2, Picks: 3, Proposals: 4, Accepted: 5, Tries: 6}
+	b := Stats{Steps: 10, Factors: 20, Picks: 30, Proposals: 40, Accepted: 50, Tries: 60}
+	a.Add(b)
+	if want := (Stats{Steps: 11, Factors: 22, Picks: 33, Proposals: 44, Accepted: 55, Tries: 66}); a != want {
+		t.Errorf("sum %+v, want %+v", a, want)
+	}
+	if r := a.AcceptanceRate(); r != 55.0/44 {
+		t.Errorf("acceptance rate %v", r)
+	}
+	if r := (Stats{Steps: 3}).AcceptanceRate(); !math.IsNaN(r) {
+		t.Errorf("acceptance rate without proposals %v, want NaN", r)
+	}
+}
