@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	lat "github.com/pgibbs/pgibbs/lattice"
@@ -204,7 +205,7 @@ func BenchmarkIsingSweep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := gibbs.NewChromatic(f, l, classes, gibbs.Streams(1, workers), nil)
+			c, err := gibbs.NewChromatic(f, l, classes, chain.Streams(1, workers), nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,19 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image/color"
 	"math"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	lat "github.com/pgibbs/pgibbs/lattice"
@@ -218,129 +212,172 @@ type CrossoverResult struct {
 	Families []CrossoverFamily
 }
 
-// crossTimer is one sampler under the clock.
-type crossTimer interface{ step() }
-
-type libStepper struct{ s gibbs.Sampler }
-
-func (l libStepper) step() { l.s.Step() }
-
-// pgStepper is Poisson-Gibbs under the clock; warm holds its counters at
-// the end of the warm-up.
-type pgStepper struct {
-	s    gibbs.Sampler
-	warm gibbs.Stats
-}
-
-func (p *pgStepper) step() { p.s.Step() }
-
-func (p *pgStepper) warmedUp() { p.warm = p.s.Stats() }
-
 // Crossover runs the study: for each model of s, in turn and on one
 // goroutine (so that the samplers do not compete for cores), each sampler
 // is warmed up for s.Warm and then timed over repetitions of about
 // s.Target, the samplers taking turns (see timeSamplers), and the median
-// time per update of each is kept. Samplers draw from
-// streams of cfg.Seed; the chains are reproducible, the times are not.
-// cfg.Workers is not used; cfg.Runs is the number of repetitions unless
-// s.Reps is set.
+// time per update of each is kept. The library's samplers run through
+// chain.Chain.Advance, as the CLI runs them, so their times include its
+// per-step check of the context; the hand-written loops run bare. Samplers
+// draw from streams of cfg.Seed; the chains are reproducible, the times
+// are not. cfg.Workers is not used; cfg.Runs is the number of repetitions
+// unless s.Reps is set.
 func Crossover(ctx context.Context, s CrossoverSettings, cfg Config) (*CrossoverResult, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	reps := s.Reps
-	if reps == 0 {
-		reps = cfg.runs()
+	cr := &crossoverRun{s: s, seed: cfg.Seed, reps: s.Reps, prog: cfg.progress()}
+	if cr.reps == 0 {
+		cr.reps = cfg.runs()
 	}
-	res := &CrossoverResult{Settings: s, Reps: reps}
-	prog := cfg.progress()
-	prog.Start("crossover", int64(4*len(s.GaussWidths)+3*len(s.PowerSides)))
-	stream := uint64(0)
-	// measure times the hand-written loops (stencil, and csr if not nil)
-	// and the library's samplers on m.
-	measure := func(pt *CrossoverPoint, m factorgraph.Model, stencil, csr crossTimer) error {
-		g, err := gibbs.NewGibbs(m, randStream(cfg.Seed, stream), nil)
-		if err != nil {
-			return err
-		}
-		pg, err := gibbs.NewPoissonGibbs(m, randStream(cfg.Seed, stream+1), &gibbs.Options{LambdaScale: s.LambdaScale})
-		if err != nil {
-			return err
-		}
-		stream += 4
-		pt.Lambda = pg.Lambda()
-		timers := []crossTimer{stencil, libStepper{g}, &pgStepper{s: pg}}
-		if csr != nil {
-			timers = append(timers, csr)
-		}
-		runtime.GC() // the garbage of building the models, not during the clock
-		tms, err := timeSamplers(ctx, timers, s, reps, prog)
-		if err != nil {
-			return err
-		}
-		pt.Stencil, pt.Gibbs, pt.PGibbs = tms[0], tms[1], tms[2]
-		if csr != nil {
-			pt.CSR = tms[3]
-		}
-		if err := errors.Join(g.Err(), pg.Err()); err != nil {
-			return err
-		}
-		st := pg.Stats()
-		before := timers[2].(*pgStepper).warm
-		steps := float64(st.Steps - before.Steps)
-		pt.PGDraws = float64(st.Picks-before.Picks) / steps
-		pt.PGFactors = float64(st.Factors-before.Factors) / steps
-		return nil
-	}
-
+	res := &CrossoverResult{Settings: s, Reps: cr.reps}
+	cr.prog.Start("crossover", int64(4*len(s.GaussWidths)+3*len(s.PowerSides)))
 	if len(s.GaussWidths) > 0 {
-		fam := CrossoverFamily{Key: CrossoverGauss,
-			Label: fmt.Sprintf("Gaussian-kernel Potts graph (D = %d, β = %g, γ = %g)", s.Gauss.States, s.Gauss.Beta, s.Gauss.Gamma)}
-		for _, w := range s.GaussWidths {
-			p := s.Gauss
-			p.Width = w
-			g, err := potts.New(p)
-			if err != nil {
-				return nil, fmt.Errorf("bench: crossover: %w", err)
-			}
-			csr, err := newPottsHeatBath(p, randStream(cfg.Seed, stream+2))
-			if err != nil {
-				return nil, err
-			}
-			st, err := newPottsStencil(p, randStream(cfg.Seed, stream+3))
-			if err != nil {
-				return nil, err
-			}
-			pt := CrossoverPoint{Size: w, Sites: g.NumVars(), Delta: g.MaxDegree(), MeanDegree: csr.meanDegree(), Beta: p.Beta, L: g.L()}
-			if err := measure(&pt, g, st, csr); err != nil {
-				return nil, fmt.Errorf("bench: crossover: Gaussian width %d: %w", w, err)
-			}
-			fam.Points = append(fam.Points, pt)
+		fam, err := cr.gaussFamily(ctx)
+		if err != nil {
+			return nil, err
 		}
 		res.Families = append(res.Families, fam.finish())
 	}
 	if len(s.PowerSides) > 0 {
-		fam := CrossoverFamily{Key: CrossoverPower,
-			Label: fmt.Sprintf("power-law lattice (r^−%g, q = %d, L = %.5g)", 2+s.PowerSigma, s.PowerStates, s.PowerL)}
-		for _, n := range s.PowerSides {
-			p, l, err := powerLawLattice(n, s.PowerStates, s.PowerSigma, s.PowerL)
-			if err != nil {
-				return nil, fmt.Errorf("bench: crossover: %w", err)
-			}
-			st, err := newLatticeHeatBath(p, randStream(cfg.Seed, stream+2))
-			if err != nil {
-				return nil, err
-			}
-			pt := CrossoverPoint{Size: n, Sites: l.Sites(), Delta: l.MaxDegree(), MeanDegree: float64(l.MaxDegree()), Beta: p.Beta, L: l.L()}
-			if err := measure(&pt, l, st, nil); err != nil {
-				return nil, fmt.Errorf("bench: crossover: power-law side %d: %w", n, err)
-			}
-			fam.Points = append(fam.Points, pt)
+		fam, err := cr.powerFamily(ctx)
+		if err != nil {
+			return nil, err
 		}
 		res.Families = append(res.Families, fam.finish())
 	}
 	return res, nil
 }
+
+// crossoverRun is the state of one Crossover call: the next points draw
+// from streams stream, stream+1, … of seed, four a point.
+type crossoverRun struct {
+	s      CrossoverSettings
+	seed   uint64
+	reps   int
+	prog   Progress
+	stream uint64
+}
+
+// gaussFamily measures the Gaussian-kernel Potts graphs of every width.
+func (cr *crossoverRun) gaussFamily(ctx context.Context) (CrossoverFamily, error) {
+	s := cr.s
+	fam := CrossoverFamily{Key: CrossoverGauss,
+		Label: fmt.Sprintf("Gaussian-kernel Potts graph (D = %d, β = %g, γ = %g)", s.Gauss.States, s.Gauss.Beta, s.Gauss.Gamma)}
+	for _, w := range s.GaussWidths {
+		p := s.Gauss
+		p.Width = w
+		g, err := potts.New(p)
+		if err != nil {
+			return fam, fmt.Errorf("bench: crossover: %w", err)
+		}
+		csr, err := newPottsHeatBath(p, randStream(cr.seed, cr.stream+2))
+		if err != nil {
+			return fam, err
+		}
+		st, err := newPottsStencil(p, randStream(cr.seed, cr.stream+3))
+		if err != nil {
+			return fam, err
+		}
+		pt := CrossoverPoint{Size: w, Sites: g.NumVars(), Delta: g.MaxDegree(), MeanDegree: csr.meanDegree(), Beta: p.Beta, L: g.L()}
+		if err := cr.measure(ctx, &pt, g, handTimer(st.step), handTimer(csr.step)); err != nil {
+			return fam, fmt.Errorf("bench: crossover: Gaussian width %d: %w", w, err)
+		}
+		fam.Points = append(fam.Points, pt)
+	}
+	return fam, nil
+}
+
+// powerFamily measures the power-law lattices of every side.
+func (cr *crossoverRun) powerFamily(ctx context.Context) (CrossoverFamily, error) {
+	s := cr.s
+	fam := CrossoverFamily{Key: CrossoverPower,
+		Label: fmt.Sprintf("power-law lattice (r^−%g, q = %d, L = %.5g)", 2+s.PowerSigma, s.PowerStates, s.PowerL)}
+	for _, n := range s.PowerSides {
+		p, l, err := powerLawLattice(n, s.PowerStates, s.PowerSigma, s.PowerL)
+		if err != nil {
+			return fam, fmt.Errorf("bench: crossover: %w", err)
+		}
+		st, err := newLatticeHeatBath(p, randStream(cr.seed, cr.stream+2))
+		if err != nil {
+			return fam, err
+		}
+		pt := CrossoverPoint{Size: n, Sites: l.Sites(), Delta: l.MaxDegree(), MeanDegree: float64(l.MaxDegree()), Beta: p.Beta, L: l.L()}
+		if err := cr.measure(ctx, &pt, l, handTimer(st.step), nil); err != nil {
+			return fam, fmt.Errorf("bench: crossover: power-law side %d: %w", n, err)
+		}
+		fam.Points = append(fam.Points, pt)
+	}
+	return fam, nil
+}
+
+// measure times the hand-written loops (stencil, and csr if not nil) and
+// the library's Gibbs and Poisson-Gibbs on m, and fills pt's timings and
+// Poisson-Gibbs's work per update.
+func (cr *crossoverRun) measure(ctx context.Context, pt *CrossoverPoint, m factorgraph.Model, stencil, csr crossTimer) error {
+	g, err := gibbs.NewGibbs(m, randStream(cr.seed, cr.stream), nil)
+	if err != nil {
+		return err
+	}
+	pg, err := gibbs.NewPoissonGibbs(m, randStream(cr.seed, cr.stream+1), &gibbs.Options{LambdaScale: cr.s.LambdaScale})
+	if err != nil {
+		return err
+	}
+	cr.stream += 4
+	pt.Lambda = pg.Lambda()
+	pgt := newChainTimer(pg)
+	timers := []crossTimer{stencil, newChainTimer(g), pgt}
+	if csr != nil {
+		timers = append(timers, csr)
+	}
+	runtime.GC() // the garbage of building the models, not during the clock
+	tms, err := timeSamplers(ctx, timers, cr.s, cr.reps, cr.prog)
+	if err != nil {
+		return err
+	}
+	pt.Stencil, pt.Gibbs, pt.PGibbs = tms[0], tms[1], tms[2]
+	if csr != nil {
+		pt.CSR = tms[3]
+	}
+	st := pg.Stats()
+	steps := float64(st.Steps - pgt.warm.Steps)
+	pt.PGDraws = float64(st.Picks-pgt.warm.Picks) / steps
+	pt.PGFactors = float64(st.Factors-pgt.warm.Factors) / steps
+	return nil
+}
+
+// crossTimer is one sampler under the clock: advance performs n updates.
+type crossTimer interface {
+	advance(ctx context.Context, n int64) error
+}
+
+// handTimer is a hand-written loop's update: it runs in a bare loop.
+type handTimer func()
+
+func (h handTimer) advance(_ context.Context, n int64) error {
+	for range n {
+		h()
+	}
+	return nil
+}
+
+// chainTimer is a library sampler, run through chain.Chain.Advance; warm
+// holds its counters at the end of the warm-up.
+type chainTimer struct {
+	c    *chain.Chain
+	s    gibbs.Sampler
+	warm gibbs.Stats
+}
+
+func newChainTimer(s gibbs.Sampler) *chainTimer {
+	return &chainTimer{c: &chain.Chain{Kernel: s}, s: s}
+}
+
+func (t *chainTimer) advance(ctx context.Context, n int64) error {
+	return t.c.Advance(ctx, t.c.Done()+n)
+}
+
+func (t *chainTimer) warmedUp() { t.warm = t.s.Stats() }
 
 // powerLawLattice returns the parameters and the lattice of the 2-D
 // full-torus power-law Potts lattice of side n with q states, kernel
@@ -364,53 +401,22 @@ func powerLawLattice(n, q int, sigma, targetL float64) (lat.Params, *lat.Lattice
 // every sampler alike. It returns the median, min and max ns per update
 // of each, and reports a unit of progress per timer.
 func timeSamplers(ctx context.Context, ts []crossTimer, s CrossoverSettings, reps int, prog Progress) ([]Timing, error) {
-	run := func(t crossTimer, n int64, chunk int64) (time.Duration, error) {
-		// Chunks of about 50 ms keep cancellation responsive; the clock
-		// reads cost nothing at that scale.
-		var elapsed time.Duration
-		for done := int64(0); done < n; {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-			c := min(chunk, n-done)
-			start := time.Now()
-			for range c {
-				t.step()
-			}
-			elapsed += time.Since(start)
-			done += c
-		}
-		return elapsed, nil
-	}
 	n := make([]int64, len(ts))
 	chunk := make([]int64, len(ts))
 	for k, t := range ts {
-		// Warm-up in doubling chunks.
-		var warmN int64
-		var warm time.Duration
-		for c := int64(1); warmN == 0 || warm < s.Warm; c *= 2 {
-			d, err := run(t, c, c)
-			if err != nil {
-				return nil, err
-			}
-			warm += d
-			warmN += c
-		}
-		per := max(float64(warm)/float64(warmN), 1)
-		n[k] = max(int64(float64(s.Target)/per), 1)
-		chunk[k] = max(int64(50e6/per), 1)
-		if w, ok := t.(interface{ warmedUp() }); ok {
-			w.warmedUp()
+		var err error
+		if n[k], chunk[k], err = warmUp(ctx, t, s); err != nil {
+			return nil, err
 		}
 	}
 	ns := make([][]float64, len(ts))
 	out := make([]Timing, len(ts))
 	for range reps {
 		for k, t := range ts {
-			if _, err := run(t, n[k]/10, chunk[k]); err != nil {
+			if _, err := timeUpdates(ctx, t, n[k]/10, chunk[k]); err != nil {
 				return nil, err
 			}
-			d, err := run(t, n[k], chunk[k])
+			d, err := timeUpdates(ctx, t, n[k], chunk[k])
 			if err != nil {
 				return nil, err
 			}
@@ -419,17 +425,62 @@ func timeSamplers(ctx context.Context, ts []crossTimer, s CrossoverSettings, rep
 		}
 	}
 	for k := range ts {
-		v := ns[k]
-		slices.Sort(v)
-		out[k].Min, out[k].Max = v[0], v[len(v)-1]
-		if len(v)%2 == 1 {
-			out[k].Median = v[len(v)/2]
-		} else {
-			out[k].Median = (v[len(v)/2-1] + v[len(v)/2]) / 2
-		}
+		out[k].Min, out[k].Median, out[k].Max = spread(ns[k])
 		prog.Add(1)
 	}
 	return out, nil
+}
+
+// warmUp runs t in doubling chunks for at least s.Warm and returns the
+// updates of a repetition of about s.Target and the updates of a chunk of
+// about 50 ms.
+func warmUp(ctx context.Context, t crossTimer, s CrossoverSettings) (n, chunk int64, err error) {
+	var warmN int64
+	var warm time.Duration
+	for c := int64(1); warmN == 0 || warm < s.Warm; c *= 2 {
+		d, err := timeUpdates(ctx, t, c, c)
+		if err != nil {
+			return 0, 0, err
+		}
+		warm += d
+		warmN += c
+	}
+	per := max(float64(warm)/float64(warmN), 1)
+	if w, ok := t.(interface{ warmedUp() }); ok {
+		w.warmedUp()
+	}
+	return max(int64(float64(s.Target)/per), 1), max(int64(50e6/per), 1), nil
+}
+
+// timeUpdates performs n updates of t in chunks of at most chunk, and
+// returns the time they took. Chunks of about 50 ms keep cancellation
+// responsive; the clock reads cost nothing at that scale.
+func timeUpdates(ctx context.Context, t crossTimer, n, chunk int64) (time.Duration, error) {
+	var elapsed time.Duration
+	for done := int64(0); done < n; {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		c := min(chunk, n-done)
+		start := time.Now()
+		err := t.advance(ctx, c)
+		elapsed += time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		done += c
+	}
+	return elapsed, nil
+}
+
+// spread returns the minimum, median and maximum of v (sorting v).
+func spread(v []float64) (lo, median, hi float64) {
+	slices.Sort(v)
+	median = v[len(v)/2]
+	if len(v)%2 == 0 {
+		median = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return v[0], median, v[len(v)-1]
 }
 
 // finish sorts the points by Δ and locates the crossovers.
@@ -468,180 +519,4 @@ func crossing(deltas, slow, fast []float64) Crossing {
 		frac = (0 - ga) / (gb - ga)
 	}
 	return Crossing{Delta: math.Exp(la + frac*(lb-la))}
-}
-
-// Table returns one row per point: the times per update (medians), the
-// speed-ups of Poisson-Gibbs against the faster hand-written loop and
-// against Gibbs, and Poisson-Gibbs's work per update.
-func (r *CrossoverResult) Table() Table {
-	t := Table{Header: []string{"family", "size", "Δ", "mean |A[i]|", "β",
-		"stencil ns/update", "CSR ns/update", "best hand-written ns/neighbour", "Gibbs ns/update", "Poisson-Gibbs ns/update",
-		"PG draws/update", "PG factors/update", "best hand ÷ PG", "Gibbs ÷ PG", "Gibbs ÷ best hand"}}
-	for _, f := range r.Families {
-		for _, p := range f.Points {
-			hand, _ := p.BestHand()
-			csr := "–"
-			if p.CSR.Updates > 0 {
-				csr = fmtG(p.CSR.Median, 4)
-			}
-			t.Rows = append(t.Rows, []string{f.Key, strconv.Itoa(p.Size), strconv.Itoa(p.Delta), fmtG(p.MeanDegree, 5), fmtG(p.Beta, 4),
-				fmtG(p.Stencil.Median, 4), csr, fmtG(hand/p.MeanDegree, 3), fmtG(p.Gibbs.Median, 4), fmtG(p.PGibbs.Median, 4),
-				fmtG(p.PGDraws, 4), fmtG(p.PGFactors, 4),
-				fmtG(hand/p.PGibbs.Median, 3), fmtG(p.Gibbs.Median/p.PGibbs.Median, 3), fmtG(p.Gibbs.Median/hand, 3)})
-		}
-	}
-	return t
-}
-
-// SummaryTable returns the crossovers of each family.
-func (r *CrossoverResult) SummaryTable() Table {
-	t := Table{Header: []string{"family", "L", "λ", "Δ measured", "PG faster than the best hand-written loop from Δ =", "PG faster than Gibbs from Δ ="}}
-	for _, f := range r.Families {
-		span, l, lambda := "–", "–", "–"
-		if n := len(f.Points); n > 0 {
-			span = fmt.Sprintf("%d–%d", f.Points[0].Delta, f.Points[n-1].Delta)
-			l, lambda = fmtG(f.Points[0].L, 5), fmtG(f.Points[0].Lambda, 4)
-		}
-		t.Rows = append(t.Rows, []string{f.Label, l, lambda, span, f.VsHand.String(), f.VsGibbs.String()})
-	}
-	return t
-}
-
-// crossoverSamplers are the curves of a point, in plotting order.
-var crossoverSamplers = []string{CrossoverStencil, CrossoverCSR, CrossoverGibbs, CrossoverPGibbs}
-
-// timing returns the timing of the sampler key at p (Updates 0 if it was
-// not run).
-func (p CrossoverPoint) timing(key string) Timing {
-	switch key {
-	case CrossoverStencil:
-		return p.Stencil
-	case CrossoverCSR:
-		return p.CSR
-	case CrossoverGibbs:
-		return p.Gibbs
-	}
-	return p.PGibbs
-}
-
-// Write writes dir/name.csv (one row per point and sampler: family, size,
-// sites, delta, mean_degree, beta, L, lambda, sampler, ns_median, ns_min,
-// ns_max, updates, draws, factors; draws and factors are Poisson-Gibbs's,
-// empty for the others), dir/name-summary.csv (family, against which
-// sampler, the crossover Δ — empty when not reached — and whether it is
-// only an upper bound) and the log–log plot of ns/update against Δ as
-// dir/name.png and dir/name.svg. It returns the paths written.
-func (r *CrossoverResult) Write(dir, name string) ([]string, error) {
-	var rows [][]string
-	for _, f := range r.Families {
-		for _, p := range f.Points {
-			for _, key := range crossoverSamplers {
-				tm := p.timing(key)
-				if tm.Updates == 0 {
-					continue
-				}
-				draws, factors := "", ""
-				if key == CrossoverPGibbs {
-					draws, factors = ftoa(p.PGDraws), ftoa(p.PGFactors)
-				}
-				rows = append(rows, []string{f.Key, strconv.Itoa(p.Size), strconv.Itoa(p.Sites), strconv.Itoa(p.Delta),
-					ftoa(p.MeanDegree), ftoa(p.Beta), ftoa(p.L), ftoa(p.Lambda), key,
-					ftoa(tm.Median), ftoa(tm.Min), ftoa(tm.Max), strconv.FormatInt(tm.Updates, 10), draws, factors})
-			}
-		}
-	}
-	csvPath := filepath.Join(dir, name+".csv")
-	if err := WriteCSV(csvPath, []string{"family", "size", "sites", "delta", "mean_degree", "beta", "L", "lambda", "sampler",
-		"ns_median", "ns_min", "ns_max", "updates", "draws", "factors"}, rows); err != nil {
-		return nil, err
-	}
-	out := []string{csvPath}
-	var srows [][]string
-	for _, f := range r.Families {
-		for _, c := range []struct {
-			vs string
-			c  Crossing
-		}{{"best-handwritten", f.VsHand}, {CrossoverGibbs, f.VsGibbs}} {
-			srows = append(srows, []string{f.Key, c.vs, csvNum(c.c.Delta), strconv.FormatBool(c.c.Below)})
-		}
-	}
-	sumPath := filepath.Join(dir, name+"-summary.csv")
-	if err := WriteCSV(sumPath, []string{"family", "pgibbs_faster_than", "delta", "at_most"}, srows); err != nil {
-		return out, err
-	}
-	out = append(out, sumPath)
-	p, err := r.plot()
-	if err != nil {
-		return out, err
-	}
-	paths, err := savePlot(p, dir, name)
-	return append(out, paths...), err
-}
-
-// csvNum formats v for CSV, NaN as an empty field.
-func csvNum(v float64) string {
-	if math.IsNaN(v) {
-		return ""
-	}
-	return ftoa(v)
-}
-
-// Plot styles: one colour per sampler, one dash pattern and marker per
-// family.
-var (
-	crossoverColours = map[string]color.RGBA{
-		CrossoverStencil: {0, 0, 0, 255},
-		CrossoverCSR:     {150, 150, 150, 255},
-		CrossoverGibbs:   {213, 94, 0, 255},
-		CrossoverPGibbs:  {0, 114, 178, 255},
-	}
-	crossoverFamilyStyle = map[string]struct {
-		dash  []vg.Length
-		glyph draw.GlyphDrawer
-	}{
-		CrossoverPower: {nil, draw.CircleGlyph{}},
-		CrossoverGauss: {[]vg.Length{vg.Points(5), vg.Points(2)}, draw.TriangleGlyph{}},
-	}
-	crossoverNames = map[string]string{
-		CrossoverStencil: "hand-written stencil", CrossoverCSR: "hand-written CSR",
-		CrossoverGibbs: "Gibbs", CrossoverPGibbs: "Poisson-Gibbs",
-		CrossoverPower: "power law", CrossoverGauss: "Gaussian Potts",
-	}
-)
-
-// plot draws ns/update against Δ on log–log axes: a curve per sampler and
-// family.
-func (r *CrossoverResult) plot() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "Time per update against the degree Δ"
-	p.X.Label.Text = "Δ (factors per variable)"
-	p.Y.Label.Text = "ns per update"
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Left, p.Legend.Top = true, true
-	p.Legend.TextStyle.Font.Size = vg.Points(7)
-	p.Add(plotter.NewGrid())
-	for _, f := range r.Families {
-		for _, key := range crossoverSamplers {
-			var xy plotter.XYs
-			for _, pt := range f.Points {
-				if tm := pt.timing(key); tm.Updates > 0 && pt.Delta > 0 && tm.Median > 0 && !math.IsInf(tm.Median, 0) {
-					xy = append(xy, plotter.XY{X: float64(pt.Delta), Y: tm.Median})
-				}
-			}
-			if len(xy) == 0 {
-				continue
-			}
-			l, sc, err := plotter.NewLinePoints(xy)
-			if err != nil {
-				return nil, fmt.Errorf("bench: crossover plot: %w", err)
-			}
-			st := crossoverFamilyStyle[f.Key]
-			l.Color, l.Dashes, l.Width = crossoverColours[key], st.dash, vg.Points(1.3)
-			sc.Color, sc.Shape, sc.Radius = crossoverColours[key], st.glyph, vg.Points(2.5)
-			p.Add(l, sc)
-			p.Legend.Add(crossoverNames[key]+", "+crossoverNames[f.Key], l, sc)
-		}
-	}
-	return p, nil
 }

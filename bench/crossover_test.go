@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,15 +87,18 @@ func TestCrossover(t *testing.T) {
 			t.Errorf("%s: crossover Δ %v outside the measured range", f.Key, d)
 		}
 	}
-	if tb := res.Table(); len(tb.Rows) != 5 || len(tb.Rows[0]) != len(tb.Header) {
-		t.Errorf("table: %d rows of %d cells, header %d", len(tb.Rows), len(tb.Rows[0]), len(tb.Header))
+	if tb := res.table(); len(tb.rows) != 5 || len(tb.rows[0]) != len(tb.header) {
+		t.Errorf("table: %d rows of %d cells, header %d", len(tb.rows), len(tb.rows[0]), len(tb.header))
 	}
-	if tb := res.SummaryTable(); len(tb.Rows) != 2 {
-		t.Errorf("summary: %d rows", len(tb.Rows))
+	if tb := res.summaryTable(); len(tb.rows) != 2 {
+		t.Errorf("summary: %d rows", len(tb.rows))
+	}
+	if md := res.Markdown(); strings.Count(md, "\n") != 2+5+1+2+2 {
+		t.Errorf("markdown:\n%s", md)
 	}
 
 	dir := t.TempDir()
-	paths, err := res.Write(dir, "cross")
+	paths, err := res.WriteFigure(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,22 +117,22 @@ func TestCrossover(t *testing.T) {
 		}
 		return recs
 	}
-	if recs := readCSV("cross.csv"); len(recs) != 1+4*2+3*3 || len(recs[0]) != 15 || recs[0][9] != "ns_median" {
-		t.Errorf("cross.csv: %d records, header %v", len(recs), recs[0])
+	if recs := readCSV("crossover.csv"); len(recs) != 1+4*2+3*3 || len(recs[0]) != 15 || recs[0][9] != "ns_median" {
+		t.Errorf("crossover.csv: %d records, header %v", len(recs), recs[0])
 	}
-	if recs := readCSV("cross-summary.csv"); len(recs) != 1+4 || len(recs[0]) != 4 {
-		t.Errorf("cross-summary.csv: %d records, header %v", len(recs), recs[0])
+	if recs := readCSV("crossover-summary.csv"); len(recs) != 1+4 || len(recs[0]) != 4 {
+		t.Errorf("crossover-summary.csv: %d records, header %v", len(recs), recs[0])
 	}
-	f, err := os.Open(filepath.Join(dir, "cross.png"))
+	f, err := os.Open(filepath.Join(dir, "crossover.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	if _, err := png.Decode(f); err != nil {
-		t.Errorf("cross.png: %v", err)
+		t.Errorf("crossover.png: %v", err)
 	}
-	if st, err := os.Stat(filepath.Join(dir, "cross.svg")); err != nil || st.Size() == 0 {
-		t.Errorf("cross.svg: %v", err)
+	if st, err := os.Stat(filepath.Join(dir, "crossover.svg")); err != nil || st.Size() == 0 {
+		t.Errorf("crossover.svg: %v", err)
 	}
 }
 

@@ -1,5 +1,39 @@
-// Package bench holds the experiment drivers that regenerate the papers'
-// figures and tables, and the `go test -bench` comparisons of the samplers.
+// Package bench reruns the papers' experiments, and holds the `go test
+// -bench` comparisons of the samplers.
+//
+// # Experiments
+//
+// Each experiment is a settings value, a driver and a result. The
+// XxxPaper(quick) functions return the papers' settings (quick: shorter
+// runs that finish in under a minute); change any field before running.
+// The drivers run the chains through package chain (chain.Chain.Advance,
+// chain.Runner, chain.Parallel, its observers) and return what they
+// measured:
+//
+//	Potts        Figs. 1a, 1b, 2a, 2b of the Poisson-Gibbs paper: marginal error of Gibbs, Poisson-Gibbs, DoubleMIN-Gibbs
+//	Spin         Figs. 1c, 2c: symmetric KL of PGITS, PGDA, Gibbs-ITS, Gibbs-DA and rejection samplers on the spin model
+//	TGM          Fig. 3: density estimates of PGITS, PGDA and PG-rejection on the truncated Gaussian mixture
+//	TunaMHTable1 Table 1 of the TunaMH paper: average batch sizes of the minibatch MH samplers
+//	RLR          ESS per second of MH, TunaMH, MH-SS, SMH, TFMH and FlyMC on robust linear regression
+//	Crossover    time per update of Gibbs, Poisson-Gibbs and the hand-written loops as the degree grows
+//
+// A [Config] gives the seed, the number of runs averaged, the parallelism,
+// a [Progress] display and a cache directory. Run r of curve c draws from
+// chain.Source(Seed, c·Runs + r), so every number a driver reports
+// against iterations is a function of the seed alone; wall times, and
+// everything measured under a time budget, are not.
+//
+// Every result prints its summary (Markdown) and writes it as CSV
+// (WriteSummary); the results behind figures also write each figure as
+// CSV data and PNG and SVG plots (WriteFigure). `pgibbs reproduce` is
+// these calls and nothing more:
+//
+//	res, err := bench.Potts(ctx, bench.PottsPaper(true).Only(bench.Fig1aKeys...), bench.Config{Seed: 1})
+//	if err != nil { … }
+//	fmt.Print(res.Markdown())
+//	paths, err := res.WriteFigure("results", "fig1a") // results/fig1a.csv, .png, .svg
+//
+// # Benchmarks
 //
 // The benchmarks have benchstat-friendly names:
 //

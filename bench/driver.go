@@ -2,14 +2,13 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"time"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 )
@@ -19,7 +18,7 @@ import (
 // where to cache ground truths.
 type Config struct {
 	// Seed is the base seed; run r of curve c draws from
-	// gibbs.StreamSource(Seed, c·Runs + r), so every number a driver reports
+	// chain.Source(Seed, c·Runs + r), so every number a driver reports
 	// against iterations is a function of Seed alone.
 	Seed uint64
 	// Runs is the number of independent runs averaged per curve (the papers
@@ -132,6 +131,84 @@ func logCheckpoints(first, last int64, perDecade int) []int64 {
 	return out
 }
 
+// timedChain advances a chain in chunks of about 10 to 40 ms of sampling,
+// so that time budgets and progress reports stay responsive without
+// measurable overhead (Advance itself sees cancellation between steps),
+// and sums the sampling time.
+type timedChain struct {
+	c       *chain.Chain
+	chunk   int64
+	elapsed time.Duration
+}
+
+func newTimedChain(c *chain.Chain) *timedChain { return &timedChain{c: c, chunk: 1} }
+
+// advance runs the chain to `to` steps in all, or until its sampling time
+// reaches budget when budget is positive, calling report after each chunk.
+// It returns the first error of Advance.
+func (t *timedChain) advance(ctx context.Context, to int64, budget time.Duration, report func()) error {
+	for t.c.Done() < to && (budget <= 0 || t.elapsed < budget) {
+		start := time.Now()
+		err := t.c.Advance(ctx, min(t.c.Done()+t.chunk, to))
+		d := time.Since(start)
+		t.elapsed += d
+		if err != nil {
+			return err
+		}
+		switch {
+		case d < 10*time.Millisecond:
+			t.chunk *= 2
+		case d > 40*time.Millisecond && t.chunk > 1:
+			t.chunk /= 2
+		}
+		report()
+	}
+	return nil
+}
+
+// runProgress reports one run's share of a phase: total units, of which
+// report is told how many are done; for a run under a time budget, the
+// larger of that count and the budget's elapsed fraction of total. finish
+// adds what remains, so that the run counts as done however it ended.
+type runProgress struct {
+	prog     Progress
+	total    int64
+	budget   time.Duration // 0: none
+	reported int64
+}
+
+func (p *runProgress) report(done int64, elapsed time.Duration) {
+	if p.budget > 0 {
+		done = max(done, int64(float64(p.total)*min(1, elapsed.Seconds()/p.budget.Seconds())))
+	}
+	if done = min(done, p.total); done > p.reported {
+		p.prog.Add(done - p.reported)
+		p.reported = done
+	}
+}
+
+func (p *runProgress) finish() {
+	if p.total > p.reported {
+		p.prog.Add(p.total - p.reported)
+		p.reported = p.total
+	}
+}
+
+// advanceBy advances c by n steps in chunks of at most chunk steps, adding
+// the steps of each chunk to prog.
+func advanceBy(ctx context.Context, c *chain.Chain, n, chunk int64, prog Progress) error {
+	to := c.Done() + n
+	for c.Done() < to {
+		from := c.Done()
+		err := c.Advance(ctx, min(from+chunk, to))
+		prog.Add(c.Done() - from)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // metricRun is one run of a sampler on a model with a metric computed at
 // checkpoints.
 type metricRun struct {
@@ -143,7 +220,7 @@ type metricRun struct {
 	first   int64         // first checkpoint
 	perDec  int
 	src     uint64 // stream index
-	observe func() (gibbs.Observer, func() (float64, error))
+	observe func() (chain.Observer, func() (float64, error))
 }
 
 // runTrace is what one metricRun measured.
@@ -155,7 +232,8 @@ type runTrace struct {
 	capped  bool
 }
 
-// run performs r, reporting progress in updates.
+// run performs r, reporting progress in updates: the chain runs from
+// checkpoint to checkpoint, and the metric is read at each one.
 func (r *metricRun) run(ctx context.Context, seed uint64, prog Progress) (*runTrace, error) {
 	opts := r.spec.Options
 	opts.Init = r.init
@@ -164,104 +242,33 @@ func (r *metricRun) run(ctx context.Context, seed uint64, prog Progress) (*runTr
 		return nil, fmt.Errorf("bench: %s: %w", r.spec.Key, err)
 	}
 	obs, metric := r.observe()
+	tc := newTimedChain(&chain.Chain{Kernel: s, Observers: []chain.Observer{obs}})
+	rp := &runProgress{prog: prog, total: r.iters, budget: r.budget}
+	defer rp.finish()
+	report := func() { rp.report(tc.c.Done(), tc.elapsed) }
 	tr := &runTrace{}
-	var done, reported int64
-	var elapsed time.Duration
-	chunk := int64(16)
-	report := func() {
-		target := done
-		if r.budget > 0 {
-			target = max(target, int64(float64(r.iters)*min(1, elapsed.Seconds()/r.budget.Seconds())))
-		}
-		if target > reported {
-			prog.Add(target - reported)
-			reported = target
-		}
-	}
-	defer func() { // the whole run counts as done, however it ended
-		if r.iters > reported {
-			prog.Add(r.iters - reported)
-		}
-	}()
 	for _, c := range logCheckpoints(r.first, r.iters, r.perDec) {
-		for done < c {
-			n := min(chunk, c-done)
-			start := time.Now()
-			err := gibbs.Runner{Steps: n, Observers: []gibbs.Observer{obs}}.Run(ctx, s)
-			d := time.Since(start)
-			if err != nil {
-				return nil, fmt.Errorf("bench: %s: %w", r.spec.Key, err)
-			}
-			elapsed += d
-			done += n
-			// Chunks of about 20 ms keep cancellation, budgets and progress
-			// responsive without measurable overhead.
-			if d < 10*time.Millisecond {
-				chunk *= 2
-			} else if d > 40*time.Millisecond && chunk > 1 {
-				chunk /= 2
-			}
-			report()
-			if r.budget > 0 && elapsed >= r.budget && done < c {
-				tr.capped = true
-				tr.stats = s.Stats()
-				return tr, nil
-			}
+		if err := tc.advance(ctx, c, r.budget, report); err != nil {
+			return nil, fmt.Errorf("bench: %s: %w", r.spec.Key, err)
+		}
+		if tc.c.Done() < c { // the budget ran out before the checkpoint
+			tr.capped = true
+			break
 		}
 		v, err := metric()
 		if err != nil {
 			return nil, fmt.Errorf("bench: %s at %d updates: %w", r.spec.Key, c, err)
 		}
 		tr.iters = append(tr.iters, c)
-		tr.seconds = append(tr.seconds, elapsed.Seconds())
+		tr.seconds = append(tr.seconds, tc.elapsed.Seconds())
 		tr.values = append(tr.values, v)
-		if r.budget > 0 && elapsed >= r.budget {
+		if r.budget > 0 && tc.elapsed >= r.budget {
 			tr.capped = c < r.iters
 			break
 		}
 	}
 	tr.stats = s.Stats()
 	return tr, nil
-}
-
-// parallel runs f(0..n-1) on at most workers goroutines and returns the
-// first error (other than cancellations it caused); an error cancels the
-// rest.
-func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make([]error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := f(ctx, i); err != nil {
-					errs[i] = err
-					cancel()
-				}
-			}
-		}()
-	}
-	for i := range n {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	return ctx.Err()
 }
 
 // runCurves runs every spec Runs times and averages the traces into curves.
@@ -282,7 +289,7 @@ func runCurves(ctx context.Context, cfg Config, label string, mk func(curve int,
 	traces := make([]*runTrace, len(jobs))
 	// Longest jobs first would balance better, but the order does not
 	// change any result: each job owns its RNG stream.
-	err := parallel(ctx, len(jobs), cfg.workers(), func(ctx context.Context, i int) error {
+	err := chain.Parallel(ctx, len(jobs), cfg.workers(), func(ctx context.Context, i int) error {
 		t, err := jobs[i].run(ctx, cfg.Seed, prog)
 		traces[i] = t
 		return err
@@ -292,8 +299,7 @@ func runCurves(ctx context.Context, cfg Config, label string, mk func(curve int,
 	}
 	curves := make([]Curve, len(specs))
 	for c, sp := range specs {
-		ts := traces[c*runs : (c+1)*runs]
-		curves[c] = average(sp, ts)
+		curves[c] = average(sp, traces[c*runs:(c+1)*runs])
 	}
 	return curves, nil
 }
@@ -321,7 +327,7 @@ func average(sp Sampler, ts []*runTrace) Curve {
 	return cv
 }
 
-// randStream returns the RNG of stream src of seed (gibbs.StreamSource).
+// randStream returns the RNG of stream src of seed (chain.Source).
 func randStream(seed, src uint64) *rand.Rand {
-	return rand.New(gibbs.StreamSource(seed, int(src)))
+	return rand.New(chain.Source(seed, int(src)))
 }

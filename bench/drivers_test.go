@@ -284,11 +284,19 @@ func TestTGM(t *testing.T) {
 		t.Errorf("PG-rejection: %d samples without error", rj.Samples)
 	}
 	dir := t.TempDir()
-	paths, err := r.Write(dir, "fig3")
+	paths, err := r.WriteFigure(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkFiles(t, paths, 12*16, 2+1+2)
+	p, err := r.WriteSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, []string{p}, 2, 9)
+	if md := r.Markdown(); !strings.Contains(md, "| PGDA |") {
+		t.Errorf("markdown:\n%s", md)
+	}
 }
 
 // TestBinnedLogLik: the binned Σ_i ℓ_i is within its stated bound of the
@@ -356,10 +364,15 @@ func TestTable1(t *testing.T) {
 	if pm := r.Rows[1]; math.Abs(pm.MeanBatch-(50+r.L)) > 5*math.Sqrt((50+r.L)/500) {
 		t.Errorf("Poisson-MH batch %v, want λ + L = %v", pm.MeanBatch, 50+r.L)
 	}
-	tab := r.Table()
-	if len(tab.Rows) != 2 || !strings.Contains(tab.Markdown(), "| TunaMH |") {
-		t.Errorf("table:\n%s", tab.Markdown())
+	tab := r.table()
+	if len(tab.rows) != 2 || !strings.Contains(r.Markdown(), "| TunaMH |") {
+		t.Errorf("table:\n%s", r.Markdown())
 	}
+	p, err := r.WriteSummary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, []string{p}, 2, len(tab.header))
 }
 
 func TestRLR(t *testing.T) {
@@ -380,26 +393,6 @@ func TestRLR(t *testing.T) {
 	// to 200 draws its ESS is capped by them, and the row must say so.
 	if r.Rows[1].Note == "" {
 		t.Errorf("MH-SS-2: ESS %v of at most 200 kept draws not flagged", r.Rows[1].ESSMin)
-	}
-}
-
-func TestThinned(t *testing.T) {
-	th := newThinned(1, 3, 10)
-	for n := 1; n <= 100; n++ {
-		th.add([]float64{float64(n)})
-	}
-	d := th.draws[0]
-	if len(d) < 5 || len(d) > 10 {
-		t.Fatalf("kept %d draws: %v", len(d), d)
-	}
-	step := d[1] - d[0]
-	for k := range d {
-		if d[k] != step*float64(k+1) {
-			t.Fatalf("draws not equally spaced from the start: %v", d)
-		}
-	}
-	if step != float64(th.thin) {
-		t.Errorf("spacing %v, thin %d", step, th.thin)
 	}
 }
 
@@ -463,8 +456,8 @@ func TestWriteCurves(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, axis := range []Axis{ByIters, BySeconds} {
-		paths, err := WriteCurves(dir, "curves", CurvePlot{Title: "t", YLabel: "err", Axis: axis, LogY: true, Curves: r.Curves})
+	for _, axis := range []axis{byIters, bySeconds} {
+		paths, err := writeCurves(dir, "curves", curvePlot{title: "t", ylabel: "err", axis: axis, logY: true, curves: r.Curves})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -474,12 +467,24 @@ func TestWriteCurves(t *testing.T) {
 		}
 		checkFiles(t, paths, rows, 5)
 	}
-	tab := CurveTable(r.Curves)
-	p, err := tab.WriteCSV(dir, "summary")
+	tab := curveTable(r.Curves)
+	p, err := r.WriteSummary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, []string{p}, len(r.Curves), len(tab.Header))
+	checkFiles(t, []string{p}, len(r.Curves), len(tab.header))
+	if filepath.Base(p) != "fig1-potts-summary.csv" || !strings.Contains(r.Markdown(), "| Poisson-Gibbs |") {
+		t.Errorf("summary %s, markdown:\n%s", p, r.Markdown())
+	}
+	// A figure draws the curves of its keys that were run.
+	paths, err := r.WriteFigure(dir, "fig1b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, paths, len(r.Select(Fig1bKeys...)[0].Iters), 5)
+	if _, err := r.WriteFigure(dir, "fig1c"); err == nil {
+		t.Error("a Potts run drew fig1c")
+	}
 }
 
 // checkFiles checks that each path exists and parses: a CSV with a header

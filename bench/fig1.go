@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
@@ -153,7 +154,7 @@ func itersOf(sp Sampler, def int64) int64 {
 
 // Potts runs the Potts experiment: for each sampler, cfg.Runs independent
 // random-scan chains from the all-equal state s.Init, with run-average
-// marginals (gibbs.Marginals) and their mean ℓ2 error
+// marginals (chain.Marginals) and their mean ℓ2 error
 // diag.MarginalL2 to the uniform marginals 1/D at checkpoints. It is
 // deterministic in the errors for a given cfg.Seed; the seconds are wall
 // time.
@@ -199,9 +200,9 @@ func perDecade(p int) int {
 }
 
 // marginalError returns the observer factory of the Fig. 1 metric.
-func marginalError(g factorgraph.Model, exact [][]float64) func() (gibbs.Observer, func() (float64, error)) {
-	return func() (gibbs.Observer, func() (float64, error)) {
-		m := gibbs.NewMarginals(g)
+func marginalError(g factorgraph.Model, exact [][]float64) func() (chain.Observer, func() (float64, error)) {
+	return func() (chain.Observer, func() (float64, error)) {
+		m := chain.NewMarginals(factorgraph.Sizes(g))
 		return m, func() (float64, error) { return diag.MarginalL2(m.Probs(), exact) }
 	}
 }

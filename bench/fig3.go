@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/tgm"
 )
@@ -158,101 +161,97 @@ func TGM(ctx context.Context, s TGMSettings, cfg Config) (*TGMResult, error) {
 	if err := res.truth(ctx, model, cfg); err != nil {
 		return nil, err
 	}
-	// The chains.
-	runs := cfg.runs()
-	type chainOut struct {
-		h       *histObserver
-		seconds float64
-		stats   gibbs.Stats
-		err     error
+	outs, err := runTGMChains(ctx, s, g, cfg)
+	if err != nil {
+		return nil, err
 	}
-	outs := make([]chainOut, len(s.Samplers)*runs)
+	runs := cfg.runs()
+	for c, sp := range s.Samplers {
+		res.Estimates = append(res.Estimates, res.estimate(sp, outs[c*runs:(c+1)*runs]))
+	}
+	return res, nil
+}
+
+// tgmChain is what one chain of TGM measured.
+type tgmChain struct {
+	h       *histObserver
+	seconds float64
+	stats   gibbs.Stats
+	err     error // the error that stopped the chain early
+}
+
+// runTGMChains runs cfg.Runs chains of every sampler of s in parallel;
+// chain j draws from stream j of cfg.Seed.
+func runTGMChains(ctx context.Context, s TGMSettings, g factorgraph.Model, cfg Config) ([]tgmChain, error) {
+	runs := cfg.runs()
+	outs := make([]tgmChain, len(s.Samplers)*runs)
 	var total int64
 	for _, sp := range s.Samplers {
 		total += int64(runs) * itersOf(sp, s.Iters)
 	}
 	prog := cfg.progress()
 	prog.Start("tgm", total)
-	err = parallel(ctx, len(outs), cfg.workers(), func(ctx context.Context, j int) error {
-		sp := s.Samplers[j/runs]
-		iters := itersOf(sp, s.Iters)
-		opts := sp.Options
-		smp, err := gibbs.New(sp.Name, g, randStream(cfg.Seed, uint64(j)), &opts)
-		if err != nil {
-			return fmt.Errorf("bench: %s: %w", sp.Key, err)
-		}
-		h, err := newHistObserver(s)
-		if err != nil {
-			return err
-		}
-		o := &outs[j]
-		o.h = h
-		var done, reported int64
-		var elapsed time.Duration
-		defer func() { prog.Add(iters - reported) }()
-		chunk := int64(1)
-		for done < s.Burn+iters {
-			n := min(chunk, s.Burn+iters-done)
-			r := gibbs.Runner{Steps: n}
-			if done >= s.Burn {
-				r.Observers = []gibbs.Observer{h}
-			} else {
-				n = min(n, s.Burn-done)
-				r.Steps = n
-			}
-			start := time.Now()
-			err := r.Run(ctx, smp)
-			d := time.Since(start)
-			elapsed += d
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				o.err = err // a rejection sampler out of tries: keep what it drew
-				break
-			}
-			done += n
-			if d < 20*time.Millisecond {
-				chunk *= 2
-			}
-			if p := done - s.Burn; p > reported {
-				prog.Add(p - reported)
-				reported = p
-			}
-			if s.Budget > 0 && elapsed >= s.Budget {
-				break
-			}
-		}
-		o.seconds, o.stats = elapsed.Seconds(), smp.Stats()
-		return nil
+	err := chain.Parallel(ctx, len(outs), cfg.workers(), func(ctx context.Context, j int) error {
+		var err error
+		outs[j], err = runTGMChain(ctx, s, g, s.Samplers[j/runs], randStream(cfg.Seed, uint64(j)), prog)
+		return err
 	})
+	return outs, err
+}
+
+// runTGMChain runs one chain of sp: s.Burn updates, then its iterations
+// (or until s.Budget), its histogram observing the updates after the
+// burn-in. A chain that fails (a rejection sampler out of tries) keeps what
+// it drew, and says why it stopped.
+func runTGMChain(ctx context.Context, s TGMSettings, g factorgraph.Model, sp Sampler, r *rand.Rand, prog Progress) (tgmChain, error) {
+	iters := itersOf(sp, s.Iters)
+	opts := sp.Options
+	smp, err := gibbs.New(sp.Name, g, r, &opts)
 	if err != nil {
-		return nil, err
+		return tgmChain{}, fmt.Errorf("bench: %s: %w", sp.Key, err)
 	}
-	for c, sp := range s.Samplers {
-		d := Density{Key: sp.Key, Label: sp.Label, P: make([]float64, s.NX*s.NY)}
-		for _, o := range outs[c*runs : (c+1)*runs] {
-			for k, v := range o.h.h.Counts() {
-				d.P[k] += v
-			}
-			d.Samples += o.h.h.N()
-			d.Outside += o.h.h.Outside()
-			d.Seconds += o.seconds
-			d.Stats.Add(o.stats)
-			if o.err != nil && d.Err == "" {
-				d.Err = o.err.Error()
-			}
-		}
-		d.TV = math.NaN()
-		if d.Samples > 0 {
-			for k := range d.P {
-				d.P[k] /= float64(d.Samples)
-			}
-			d.TV = tvWithOutside(d.P, res.Truth.P, float64(d.Outside)/float64(d.Samples), res.TruthOutside)
-		}
-		res.Estimates = append(res.Estimates, d)
+	h, err := newHistObserver(s)
+	if err != nil {
+		return tgmChain{}, err
 	}
-	return res, nil
+	tc := newTimedChain(&chain.Chain{Kernel: smp, Observers: []chain.Observer{h}, Burn: s.Burn})
+	rp := &runProgress{prog: prog, total: iters}
+	defer rp.finish()
+	out := tgmChain{h: h}
+	if err := tc.advance(ctx, s.Burn+iters, s.Budget, func() { rp.report(tc.c.Done()-s.Burn, 0) }); err != nil {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		out.err = err
+	}
+	out.seconds, out.stats = tc.elapsed.Seconds(), smp.Stats()
+	return out, nil
+}
+
+// estimate pools the chains of one sampler into its density estimate.
+func (r *TGMResult) estimate(sp Sampler, outs []tgmChain) Density {
+	s := r.Settings
+	d := Density{Key: sp.Key, Label: sp.Label, P: make([]float64, s.NX*s.NY)}
+	for _, o := range outs {
+		for k, v := range o.h.h.Counts() {
+			d.P[k] += v
+		}
+		d.Samples += o.h.h.N()
+		d.Outside += o.h.h.Outside()
+		d.Seconds += o.seconds
+		d.Stats.Add(o.stats)
+		if o.err != nil && d.Err == "" {
+			d.Err = o.err.Error()
+		}
+	}
+	d.TV = math.NaN()
+	if d.Samples > 0 {
+		for k := range d.P {
+			d.P[k] /= float64(d.Samples)
+		}
+		d.TV = tvWithOutside(d.P, r.Truth.P, float64(d.Outside)/float64(d.Samples), r.TruthOutside)
+	}
+	return d
 }
 
 // tvWithOutside is the total variation between two distributions on the
@@ -345,53 +344,95 @@ func (r *TGMResult) truth(ctx context.Context, model *tgm.Model, cfg Config) err
 		return err
 	}
 	r.TruthLogErr = bl.errBnd
-	// Log densities at Sub² midpoints of every window cell, and on a
-	// coarse grid of the whole box for the normalisation.
-	wx, wy := (s.X1-s.X0)/float64(s.NX), (s.Y1-s.Y0)/float64(s.NY)
-	sub := s.Sub
-	fine := make([]float64, s.NX*s.NY*sub*sub)
-	box := s.Config.Box
+	gr := newTGMGrid(s)
+	fine, coarse, err := gr.logDensities(ctx, bl, cfg)
+	if err != nil {
+		return fmt.Errorf("bench: truth: %w", err)
+	}
+	var p []float64
+	p, r.TruthOutside, r.Mode = gr.normalise(fine, coarse)
+	r.Truth = Density{Key: "truth", Label: "true density", P: p, TV: 0}
+	r.RejectionLog10Tries = rejectionLog10Tries(model, bl, s.Config.Box, r.Mode)
+	return nil
+}
+
+// tgmGrid is where the true density is evaluated: Sub² midpoints of every
+// cell of the window, and a coarse grid of the whole box for the mass
+// outside the window and the normalisation.
+type tgmGrid struct {
+	s        TGMSettings
+	wx, wy   float64 // the window's cell widths
+	cx, cy   int     // the coarse grid's cells
+	cwx, cwy float64 // and their widths
+}
+
+func newTGMGrid(s TGMSettings) tgmGrid {
 	const coarseStep = 0.1
-	cx := int(math.Ceil((box.Hi1 - box.Lo1) / coarseStep))
-	cy := int(math.Ceil((box.Hi2 - box.Lo2) / coarseStep))
-	coarse := make([]float64, cx*cy)
-	cwx, cwy := (box.Hi1-box.Lo1)/float64(cx), (box.Hi2-box.Lo2)/float64(cy)
-	rows := s.NX + cx
+	box := s.Config.Box
+	gr := tgmGrid{s: s, wx: (s.X1 - s.X0) / float64(s.NX), wy: (s.Y1 - s.Y0) / float64(s.NY),
+		cx: int(math.Ceil((box.Hi1 - box.Lo1) / coarseStep)), cy: int(math.Ceil((box.Hi2 - box.Lo2) / coarseStep))}
+	gr.cwx, gr.cwy = (box.Hi1-box.Lo1)/float64(gr.cx), (box.Hi2-box.Lo2)/float64(gr.cy)
+	return gr
+}
+
+// fine returns midpoint (a, b) of window cell (i, j).
+func (gr tgmGrid) fine(i, j, a, b int) (x, y float64) {
+	s, sub := gr.s, float64(gr.s.Sub)
+	return s.X0 + (float64(i)+(float64(a)+0.5)/sub)*gr.wx, s.Y0 + (float64(j)+(float64(b)+0.5)/sub)*gr.wy
+}
+
+// coarse returns the centre of coarse cell (i, j).
+func (gr tgmGrid) coarse(i, j int) (x, y float64) {
+	box := gr.s.Config.Box
+	return box.Lo1 + (float64(i)+0.5)*gr.cwx, box.Lo2 + (float64(j)+0.5)*gr.cwy
+}
+
+// logDensities returns the log density at the midpoints of the window's
+// cells, midpoint (a, b) of cell (i, j) at ((i·NY + j)·Sub + a)·Sub + b,
+// and at the coarse grid's points outside the window (−Inf inside), point
+// (i, j) at i·cy + j; one row of either grid per task, in parallel.
+func (gr tgmGrid) logDensities(ctx context.Context, bl *binnedLogLik, cfg Config) (fine, coarse []float64, err error) {
+	s, sub := gr.s, gr.s.Sub
+	fine = make([]float64, s.NX*s.NY*sub*sub)
+	coarse = make([]float64, gr.cx*gr.cy)
+	rows := s.NX + gr.cx
 	cfg.progress().Start("tgm truth", int64(rows))
-	err = parallel(ctx, rows, cfg.workers(), func(ctx context.Context, i int) error {
+	err = chain.Parallel(ctx, rows, cfg.workers(), func(ctx context.Context, i int) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if i < s.NX {
 			for a := range sub {
-				x := s.X0 + (float64(i)+(float64(a)+0.5)/float64(sub))*wx
 				for j := range s.NY {
 					for b := range sub {
-						y := s.Y0 + (float64(j)+(float64(b)+0.5)/float64(sub))*wy
-						fine[((i*s.NY+j)*sub+a)*sub+b] = bl.logDensity(x, y)
+						fine[((i*s.NY+j)*sub+a)*sub+b] = bl.logDensity(gr.fine(i, j, a, b))
 					}
 				}
 			}
 		} else {
 			i -= s.NX
-			x := box.Lo1 + (float64(i)+0.5)*cwx
-			for j := range cy {
-				y := box.Lo2 + (float64(j)+0.5)*cwy
-				coarse[i*cy+j] = math.Inf(-1)
+			for j := range gr.cy {
+				x, y := gr.coarse(i, j)
+				coarse[i*gr.cy+j] = math.Inf(-1)
 				if outsideWindow(s, x, y) { // only the outside is needed
-					coarse[i*cy+j] = bl.logDensity(x, y)
+					coarse[i*gr.cy+j] = bl.logDensity(x, y)
 				}
 			}
 		}
 		cfg.progress().Add(1)
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("bench: truth: %w", err)
-	}
+	return fine, coarse, err
+}
+
+// normalise turns the log densities of logDensities into the probabilities
+// of the window's cells (the density averaged over the cell's midpoints
+// times its area) and of the outside of the window, both divided by their
+// total, and returns the midpoint of largest density.
+func (gr tgmGrid) normalise(fine, coarse []float64) (p []float64, outside float64, mode [2]float64) {
+	s, sub := gr.s, gr.s.Sub
 	top := max(maxOf(fine), maxOf(coarse))
-	// Mass of the window and of the box (coarse grid), and the outside.
-	p := make([]float64, s.NX*s.NY)
+	p = make([]float64, s.NX*s.NY)
 	win := 0.0
 	best := math.Inf(-1)
 	for c := range p {
@@ -400,21 +441,17 @@ func (r *TGMResult) truth(ctx context.Context, model *tgm.Model, cfg Config) err
 			p[c] += math.Exp(v - top)
 			if v > best {
 				best = v
-				i, j := c/s.NY, c%s.NY
-				a, b := k/sub, k%sub
-				r.Mode = [2]float64{s.X0 + (float64(i)+(float64(a)+0.5)/float64(sub))*wx, s.Y0 + (float64(j)+(float64(b)+0.5)/float64(sub))*wy}
+				mode[0], mode[1] = gr.fine(c/s.NY, c%s.NY, k/sub, k%sub)
 			}
 		}
-		p[c] *= wx * wy / float64(sub*sub)
+		p[c] *= gr.wx * gr.wy / float64(sub*sub)
 		win += p[c]
 	}
 	out := 0.0
-	for i := range cx {
-		x := box.Lo1 + (float64(i)+0.5)*cwx
-		for j := range cy {
-			y := box.Lo2 + (float64(j)+0.5)*cwy
-			if outsideWindow(s, x, y) {
-				out += math.Exp(coarse[i*cy+j]-top) * cwx * cwy
+	for i := range gr.cx {
+		for j := range gr.cy {
+			if x, y := gr.coarse(i, j); outsideWindow(s, x, y) {
+				out += math.Exp(coarse[i*gr.cy+j]-top) * gr.cwx * gr.cwy
 			}
 		}
 	}
@@ -422,13 +459,14 @@ func (r *TGMResult) truth(ctx context.Context, model *tgm.Model, cfg Config) err
 	for c := range p {
 		p[c] /= total
 	}
-	r.TruthOutside = out / total
-	r.Truth = Density{Key: "truth", Label: "true density", P: p, TV: 0}
+	return p, out / total, mode
+}
 
-	// Expected tries of Gibbs-rejection updating x1 at the mode: the
-	// envelope is exp of the sum of the factors' upper ends, so the
-	// acceptance is the mean over the x1-interval of
-	// exp(Σ_i ℓ_i(x1, x2) + prior − Σ_i hi_i − max prior).
+// rejectionLog10Tries returns log₁₀ of the expected tries of
+// Gibbs-rejection updating x1 at the mode: the envelope is exp of the sum
+// of the factors' upper ends, so the acceptance is the mean over the
+// x1-interval of exp(Σ_i ℓ_i(x1, x2) + prior − Σ_i hi_i − max prior).
+func rejectionLog10Tries(model *tgm.Model, bl *binnedLogLik, box tgm.Box, mode [2]float64) float64 {
 	_, his := model.Ranges()
 	sumHi := 0.0
 	for _, h := range his {
@@ -439,12 +477,11 @@ func (r *TGMResult) truth(ctx context.Context, model *tgm.Model, cfg Config) err
 	acc := math.Inf(-1)
 	for k := range pts {
 		x := box.Lo1 + (float64(k)+0.5)*(box.Hi1-box.Lo1)/pts
-		v := bl.logDensity(x, r.Mode[1]) - model.PriorTerm(1, r.Mode[1]) - sumHi - pHi1
+		v := bl.logDensity(x, mode[1]) - model.PriorTerm(1, mode[1]) - sumHi - pHi1
 		acc = logAdd(acc, v)
 	}
 	acc -= math.Log(pts)
-	r.RejectionLog10Tries = -acc / math.Ln10
-	return nil
+	return -acc / math.Ln10
 }
 
 func outsideWindow(s TGMSettings, x, y float64) bool {

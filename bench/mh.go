@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/mh"
 	"github.com/pgibbs/pgibbs/mh/targets"
@@ -102,7 +104,7 @@ func TunaMHTable1(ctx context.Context, s Table1Settings, cfg Config) (*Table1Res
 	}
 	runs := cfg.runs()
 	models := make([]*tgm.Model, runs)
-	if err := parallel(ctx, runs, cfg.workers(), func(_ context.Context, r int) error {
+	if err := chain.Parallel(ctx, runs, cfg.workers(), func(_ context.Context, r int) error {
 		var err error
 		models[r], err = tgm.Generate(s.Config, randStream(cfg.Seed, 0xda7a0000+uint64(r)))
 		return err
@@ -113,78 +115,73 @@ func TunaMHTable1(ctx context.Context, s Table1Settings, cfg Config) (*Table1Res
 	for i := range models[0].N() {
 		res.C += models[0].LocalBound(i)
 	}
-	type out struct{ batch, accept, ns float64 }
-	outs := make([]out, len(s.Rows)*runs)
+	outs := make([]table1Run, len(s.Rows)*runs)
 	var total int64
 	for _, r := range s.Rows {
 		total += int64(runs) * int64(r.Steps+r.Steps/10)
 	}
 	prog := cfg.progress()
 	prog.Start("tunamh table 1", total)
-	err := parallel(ctx, len(outs), cfg.workers(), func(ctx context.Context, j int) error {
-		row, r := s.Rows[j/runs], j%runs
-		o := row.Options
-		o.Init = s.Init
-		smp, err := mh.New(row.Name, models[r].Target(), randStream(cfg.Seed, uint64(j)), &o)
-		if err != nil {
-			return fmt.Errorf("bench: %s: %w", row.Key, err)
-		}
-		if err := mhSteps(ctx, smp, row.Steps/10, prog); err != nil {
-			return fmt.Errorf("bench: %s: %w", row.Key, err)
-		}
-		before := smp.Stats()
-		start := time.Now()
-		if err := mhSteps(ctx, smp, row.Steps, prog); err != nil {
-			return fmt.Errorf("bench: %s: %w", row.Key, err)
-		}
-		el := time.Since(start)
-		st := smp.Stats()
-		n := float64(st.Steps - before.Steps)
-		outs[j] = out{(st.Batch - before.Batch) / n, float64(st.Accepted-before.Accepted) / n, float64(el.Nanoseconds()) / n}
-		return nil
+	err := chain.Parallel(ctx, len(outs), cfg.workers(), func(ctx context.Context, j int) error {
+		var err error
+		outs[j], err = runTable1(ctx, s.Rows[j/runs], s.Init, models[j%runs], randStream(cfg.Seed, uint64(j)), prog)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	for k, row := range s.Rows {
-		tr := Table1Row{MHRow: row}
-		for _, o := range outs[k*runs : (k+1)*runs] {
-			tr.Batch = append(tr.Batch, o.batch)
-			tr.MeanBatch += o.batch / float64(runs)
-			tr.Accept += o.accept / float64(runs)
-			tr.NsPerStep += o.ns / float64(runs)
-		}
-		if runs > 1 {
-			v := 0.0
-			for _, b := range tr.Batch {
-				v += (b - tr.MeanBatch) * (b - tr.MeanBatch)
-			}
-			tr.SE = math.Sqrt(v/float64(runs-1)) / math.Sqrt(float64(runs))
-		}
-		res.Rows = append(res.Rows, tr)
+		res.Rows = append(res.Rows, table1Row(row, outs[k*runs:(k+1)*runs]))
 	}
 	return res, nil
 }
 
-// mhSteps advances s by n steps, checking ctx and reporting progress every
-// few steps.
-func mhSteps(ctx context.Context, s mh.Sampler, n int, prog Progress) error {
-	const every = 64
-	for k := 0; k < n; k++ {
-		if k%every == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if k > 0 {
-				prog.Add(every)
-			}
+// table1Run is what one run of a row of Table 1 measured, per step after
+// the burn-in.
+type table1Run struct{ batch, accept, ns float64 }
+
+// runTable1 runs a chain of row on model from init: row.Steps/10 steps of
+// burn-in, then row.Steps measured steps, reporting progress every 64 steps.
+func runTable1(ctx context.Context, row MHRow, init []float64, model *tgm.Model, r *rand.Rand, prog Progress) (table1Run, error) {
+	o := row.Options
+	o.Init = init
+	smp, err := mh.New(row.Name, model.Target(), r, &o)
+	if err != nil {
+		return table1Run{}, fmt.Errorf("bench: %s: %w", row.Key, err)
+	}
+	c := &chain.Chain{Kernel: smp}
+	if err := advanceBy(ctx, c, int64(row.Steps/10), 64, prog); err != nil {
+		return table1Run{}, fmt.Errorf("bench: %s: %w", row.Key, err)
+	}
+	before := smp.Stats()
+	start := time.Now()
+	if err := advanceBy(ctx, c, int64(row.Steps), 64, prog); err != nil {
+		return table1Run{}, fmt.Errorf("bench: %s: %w", row.Key, err)
+	}
+	el := time.Since(start)
+	st := smp.Stats()
+	n := float64(st.Steps - before.Steps)
+	return table1Run{(st.Batch - before.Batch) / n, float64(st.Accepted-before.Accepted) / n, float64(el.Nanoseconds()) / n}, nil
+}
+
+// table1Row averages the runs of a row.
+func table1Row(row MHRow, runs []table1Run) Table1Row {
+	tr := Table1Row{MHRow: row}
+	n := float64(len(runs))
+	for _, o := range runs {
+		tr.Batch = append(tr.Batch, o.batch)
+		tr.MeanBatch += o.batch / n
+		tr.Accept += o.accept / n
+		tr.NsPerStep += o.ns / n
+	}
+	if len(runs) > 1 {
+		v := 0.0
+		for _, b := range tr.Batch {
+			v += (b - tr.MeanBatch) * (b - tr.MeanBatch)
 		}
-		s.Step()
+		tr.SE = math.Sqrt(v/(n-1)) / math.Sqrt(n)
 	}
-	if n > 0 {
-		prog.Add(int64((n-1)%every + 1))
-	}
-	return s.Err()
+	return tr
 }
 
 // RLRRow is one sampler of the robust-regression ESS comparison.
@@ -283,74 +280,106 @@ func RLR(ctx context.Context, s RLRSettings, cfg Config) (*RLRResult, error) {
 		return nil, err
 	}
 	prog := cfg.progress()
-	ms := s.Budget.Milliseconds()
-	prog.Start("rlr", int64(len(s.Rows))*ms)
+	prog.Start("rlr", int64(len(s.Rows))*s.Budget.Milliseconds())
 	out := make([]RLRResultRow, len(s.Rows))
-	err = parallel(ctx, len(s.Rows), cfg.workers(), func(ctx context.Context, k int) error {
-		row := s.Rows[k]
-		o := row.Options
-		o.Init, o.Ref = mode, mode
-		if row.Precondition > 0 {
-			p, err := mh.NewGaussianRW(row.Precondition/math.Sqrt(float64(s.D)), cov, s.D)
-			if err != nil {
-				return fmt.Errorf("bench: %s: %w", row.Key, err)
-			}
-			o.Proposal = p
-		}
-		smp, err := mh.New(row.Name, reg, randStream(cfg.Seed, uint64(k)), &o)
+	err = chain.Parallel(ctx, len(s.Rows), cfg.workers(), func(ctx context.Context, k int) error {
+		stop := clockProgress(prog, s.Budget)
+		defer stop()
+		smp, err := newRLRSampler(s, s.Rows[k], reg, mode, cov, randStream(cfg.Seed, uint64(k)))
 		if err != nil {
-			return fmt.Errorf("bench: %s: %w", row.Key, err)
+			return fmt.Errorf("bench: %s: %w", s.Rows[k].Key, err)
 		}
-		rec := newThinned(s.D, max(row.Thin, 1), s.MaxDraws)
-		start := time.Now()
-		var reported int64
-		for {
-			for range 100 {
-				smp.Step()
-				rec.add(smp.State())
-			}
-			el := time.Since(start)
-			if p := min(el.Milliseconds(), ms); p > reported {
-				prog.Add(p - reported)
-				reported = p
-			}
-			if err := smp.Err(); err != nil {
-				return fmt.Errorf("bench: %s: %w", row.Key, err)
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if el >= s.Budget {
-				break
-			}
-		}
-		sec := time.Since(start).Seconds()
-		prog.Add(ms - reported)
-		st := smp.Stats()
-		r := RLRResultRow{RLRRow: row, Steps: st.Steps, Accept: st.AcceptanceRate(), MeanBatch: st.MeanBatch(),
-			UsPerStep: sec / float64(st.Steps) * 1e6, Seconds: sec, ESSMin: math.Inf(1)}
-		for j := range s.D {
-			e, err := diag.ESS([][]float64{rec.draws[j]})
-			if err != nil {
-				return fmt.Errorf("bench: %s: ESS: %w", row.Key, err)
-			}
-			if math.IsNaN(e) { // a chain that never moved
-				e = 0
-			}
-			r.ESSMin = min(r.ESSMin, e)
-			r.ESSMean += e / float64(s.D)
-		}
-		r.ESSPerSec = r.ESSMin / sec
-		if kept := len(rec.draws[0]); rec.thin > max(row.Thin, 1) && r.ESSMin > 0.5*float64(kept) {
-			r.Note = fmt.Sprintf("ESS limited by the %d kept draws (thinned 1 in %d): a lower bound", kept, rec.thin)
-		}
-		out[k] = r
-		return nil
+		out[k], err = runRLR(ctx, s, s.Rows[k], smp)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &RLRResult{Settings: s, Rows: out}, nil
+}
+
+// newRLRSampler returns row's sampler of reg, started at the mode (also its
+// reference point), preconditioned by cov if the row asks for it.
+func newRLRSampler(s RLRSettings, row RLRRow, reg *targets.RobustLinear, mode, cov []float64, r *rand.Rand) (mh.Sampler, error) {
+	o := row.Options
+	o.Init, o.Ref = mode, mode
+	if row.Precondition > 0 {
+		p, err := mh.NewGaussianRW(row.Precondition/math.Sqrt(float64(s.D)), cov, s.D)
+		if err != nil {
+			return nil, err
+		}
+		o.Proposal = p
+	}
+	return mh.New(row.Name, reg, r, &o)
+}
+
+// runRLR runs smp for s.Budget, tracing every coordinate (chain.Trace,
+// thinned by row.Thin and at most s.MaxDraws draws), and measures the ESS.
+func runRLR(ctx context.Context, s RLRSettings, row RLRRow, smp mh.Sampler) (RLRResultRow, error) {
+	thin := max(row.Thin, 1)
+	vars := make([]int, s.D)
+	for j := range vars {
+		vars[j] = j
+	}
+	tr, err := chain.NewTrace(vars, int64(thin), s.MaxDraws)
+	if err != nil {
+		return RLRResultRow{}, err
+	}
+	start := time.Now()
+	run := chain.Runner{Duration: s.Budget}
+	if err := run.Run(ctx, []*chain.Chain{{Kernel: smp, Observers: []chain.Observer{tr}}}); err != nil {
+		if ctx.Err() != nil {
+			return RLRResultRow{}, ctx.Err()
+		}
+		return RLRResultRow{}, fmt.Errorf("bench: %s: %w", row.Key, err)
+	}
+	sec := time.Since(start).Seconds()
+	st := smp.Stats()
+	r := RLRResultRow{RLRRow: row, Steps: st.Steps, Accept: st.AcceptanceRate(), MeanBatch: st.MeanBatch(),
+		UsPerStep: sec / float64(st.Steps) * 1e6, Seconds: sec, ESSMin: math.Inf(1)}
+	for _, d := range tr.Draws() {
+		e, err := diag.ESS([][]float64{d})
+		if err != nil {
+			return r, fmt.Errorf("bench: %s: ESS: %w", row.Key, err)
+		}
+		if math.IsNaN(e) { // a chain that never moved
+			e = 0
+		}
+		r.ESSMin = min(r.ESSMin, e)
+		r.ESSMean += e / float64(s.D)
+	}
+	r.ESSPerSec = r.ESSMin / sec
+	if kept := len(tr.Draws()[0]); tr.Every() > int64(thin) && r.ESSMin > 0.5*float64(kept) {
+		r.Note = fmt.Sprintf("ESS limited by the %d kept draws (thinned 1 in %d): a lower bound", kept, tr.Every())
+	}
+	return r, nil
+}
+
+// clockProgress reports a phase of wall time d as d's milliseconds, from a
+// ticker that leaves the chain alone, until stop, which adds what remains.
+func clockProgress(prog Progress, d time.Duration) (stop func()) {
+	rp := &runProgress{prog: prog, total: d.Milliseconds(), budget: d}
+	start := time.Now()
+	tick := time.NewTicker(50 * time.Millisecond)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				rp.report(0, time.Since(start))
+			}
+		}
+	}()
+	return func() {
+		tick.Stop()
+		close(done)
+		<-finished
+		rp.finish()
+	}
 }
 
 // rlrCovariance returns V = (−Σ_i ∇²ℓ_i(mode))⁻¹, symmetrised, row-major.
@@ -375,43 +404,4 @@ func rlrCovariance(reg *targets.RobustLinear, mode []float64) ([]float64, error)
 		}
 	}
 	return cov, nil
-}
-
-// thinned keeps every thin-th state, at most max per coordinate: when
-// full it drops every other draw and doubles thin, so the kept draws stay
-// equally spaced.
-type thinned struct {
-	draws     [][]float64
-	thin, max int
-	n         int
-}
-
-func newThinned(d, thin, maxDraws int) *thinned {
-	t := &thinned{draws: make([][]float64, d), thin: thin, max: maxDraws - maxDraws%2}
-	for j := range t.draws {
-		t.draws[j] = make([]float64, 0, t.max)
-	}
-	return t
-}
-
-func (t *thinned) add(x []float64) {
-	t.n++
-	if t.n%t.thin != 0 {
-		return
-	}
-	if len(t.draws[0]) == t.max {
-		for j, d := range t.draws {
-			for k := range t.max / 2 {
-				d[k] = d[2*k+1]
-			}
-			t.draws[j] = d[:t.max/2]
-		}
-		t.thin *= 2
-		if t.n%t.thin != 0 {
-			return
-		}
-	}
-	for j, v := range x {
-		t.draws[j] = append(t.draws[j], v)
-	}
 }

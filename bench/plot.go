@@ -32,8 +32,8 @@ const (
 // ftoa formats v with the fewest digits that read back exactly.
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// WriteCSV writes a header row and rows to path.
-func WriteCSV(path string, header []string, rows [][]string) error {
+// writeCSV writes a header row and rows to path.
+func writeCSV(path string, header []string, rows [][]string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -50,40 +50,38 @@ func WriteCSV(path string, header []string, rows [][]string) error {
 	return f.Close()
 }
 
-// Axis selects the x axis of a convergence plot.
-type Axis int
+// axis selects the x axis of a convergence plot.
+type axis int
 
 const (
-	// ByIters plots against variable updates (Fig. 1).
-	ByIters Axis = iota
-	// BySeconds plots against sampling wall time (Fig. 2).
-	BySeconds
+	byIters   axis = iota // against variable updates (Fig. 1)
+	bySeconds             // against sampling wall time (Fig. 2)
 )
 
-// CurvePlot describes a convergence figure.
-type CurvePlot struct {
-	Title  string
-	YLabel string
-	Axis   Axis
-	LogY   bool
-	Curves []Curve
+// curvePlot describes a convergence figure.
+type curvePlot struct {
+	title  string
+	ylabel string
+	axis   axis
+	logY   bool
+	curves []Curve
 }
 
-// WriteCurves writes dir/name.csv (columns key, label, iterations,
+// writeCurves writes dir/name.csv (columns key, label, iterations,
 // seconds, value, one row per checkpoint) and the figure as dir/name.png
 // and dir/name.svg, with a logarithmic x axis. It returns the paths written.
-func WriteCurves(dir, name string, cp CurvePlot) ([]string, error) {
+func writeCurves(dir, name string, cp curvePlot) ([]string, error) {
 	var rows [][]string
-	for _, c := range cp.Curves {
+	for _, c := range cp.curves {
 		for k := range c.Iters {
 			rows = append(rows, []string{c.Key, c.Label, ftoa(c.Iters[k]), ftoa(c.Seconds[k]), ftoa(c.Value[k])})
 		}
 	}
 	csvPath := filepath.Join(dir, name+".csv")
-	if err := WriteCSV(csvPath, []string{"key", "label", "iterations", "seconds", "value"}, rows); err != nil {
+	if err := writeCSV(csvPath, []string{"key", "label", "iterations", "seconds", "value"}, rows); err != nil {
 		return nil, err
 	}
-	p, err := curvesPlot(cp)
+	p, err := cp.plot()
 	if err != nil {
 		return nil, err
 	}
@@ -105,17 +103,18 @@ var lineStyles = []struct {
 	{color.RGBA{86, 180, 233, 255}, nil},
 }
 
-func curvesPlot(cp CurvePlot) (*plot.Plot, error) {
+// plot draws the curves with a logarithmic x axis.
+func (cp curvePlot) plot() (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = cp.Title
+	p.Title.Text = cp.title
 	p.X.Label.Text = "iterations"
-	if cp.Axis == BySeconds {
+	if cp.axis == bySeconds {
 		p.X.Label.Text = "wall time (s)"
 	}
-	p.Y.Label.Text = cp.YLabel
+	p.Y.Label.Text = cp.ylabel
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	if cp.LogY {
+	if cp.logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
@@ -123,17 +122,17 @@ func curvesPlot(cp CurvePlot) (*plot.Plot, error) {
 	p.Legend.Left = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	p.Add(plotter.NewGrid())
-	for k, c := range cp.Curves {
+	for k, c := range cp.curves {
 		var xy plotter.XYs
 		for i := range c.Iters {
 			x := c.Iters[i]
-			if cp.Axis == BySeconds {
+			if cp.axis == bySeconds {
 				x = c.Seconds[i]
 			}
 			y := c.Value[i]
 			// Log axes cannot show zero; a point at 0 s or a zero metric is
 			// left out.
-			if !(x > 0) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) || (cp.LogY && !(y > 0)) {
+			if !(x > 0) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) || (cp.logY && !(y > 0)) {
 				continue
 			}
 			xy = append(xy, plotter.XY{X: x, Y: y})
@@ -230,29 +229,26 @@ func heatPalette(n int) palette.Palette {
 	return palette.Reverse(m).Palette(n)
 }
 
-// HeatPanel is one panel of a row of heat maps.
-type HeatPanel struct {
-	Title string
-	// NX×NY cells on [X0, X1] × [Y0, Y1], cell (i, j) at Z[i·NY + j].
-	NX, NY         int
-	X0, X1, Y0, Y1 float64
-	Z              []float64
+// heatPanel is one panel of a row of heat maps.
+type heatPanel struct {
+	title string
+	grid
 }
 
-// WriteHeatMaps draws panels side by side, all on one colour scale from 0
+// writeHeatMaps draws panels side by side, all on one colour scale from 0
 // to zmax (values above it get the darkest colour; zmax ≤ 0 means the
 // largest value of all panels), and saves them as dir/name.png and
 // dir/name.svg. It returns the paths written.
-func WriteHeatMaps(dir, name, xlabel, ylabel string, panels []HeatPanel, zmax float64) ([]string, error) {
+func writeHeatMaps(dir, name, xlabel, ylabel string, panels []heatPanel, zmax float64) ([]string, error) {
 	if len(panels) == 0 {
 		return nil, fmt.Errorf("bench: no heat map panels")
 	}
 	top := 0.0
 	for _, hp := range panels {
-		if len(hp.Z) != hp.NX*hp.NY || hp.NX < 1 || hp.NY < 1 {
-			return nil, fmt.Errorf("bench: heat map %q: %d values for %d×%d cells", hp.Title, len(hp.Z), hp.NX, hp.NY)
+		if len(hp.z) != hp.nx*hp.ny || hp.nx < 1 || hp.ny < 1 {
+			return nil, fmt.Errorf("bench: heat map %q: %d values for %d×%d cells", hp.title, len(hp.z), hp.nx, hp.ny)
 		}
-		top = max(top, maxOf(hp.Z))
+		top = max(top, maxOf(hp.z))
 	}
 	if !(zmax > 0) {
 		zmax = top
@@ -264,15 +260,15 @@ func WriteHeatMaps(dir, name, xlabel, ylabel string, panels []HeatPanel, zmax fl
 	plots := make([][]*plot.Plot, 1)
 	for _, hp := range panels {
 		p := plot.New()
-		p.Title.Text = hp.Title
+		p.Title.Text = hp.title
 		p.Title.TextStyle.Font.Size = vg.Points(9)
 		p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-		hm := plotter.NewHeatMap(grid{hp.NX, hp.NY, hp.X0, hp.X1, hp.Y0, hp.Y1, hp.Z}, pal)
+		hm := plotter.NewHeatMap(hp.grid, pal)
 		hm.Min, hm.Max = 0, zmax
 		hm.Overflow = pal.Colors()[len(pal.Colors())-1]
 		hm.Rasterized = true
 		p.Add(hm)
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = hp.X0, hp.X1, hp.Y0, hp.Y1
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = hp.x0, hp.x1, hp.y0, hp.y1
 		plots[0] = append(plots[0], p)
 	}
 	w, h := panelSide*vg.Length(len(panels)), panelSide+0.2*vg.Inch

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
@@ -127,7 +128,7 @@ func (s SpinSettings) validate() error {
 // Spin runs the continuous spin experiment: the truth (from the cache in
 // cfg.Dir when a file with the same settings and seed exists), then, for
 // each sampler, cfg.Runs chains from uniformly random states, each with a
-// pooled run-average histogram (gibbs.Histograms) compared with the truth
+// pooled run-average histogram (chain.Histograms) compared with the truth
 // by diag.SymmetricKL at checkpoints.
 func Spin(ctx context.Context, s SpinSettings, cfg Config) (*SpinResult, error) {
 	if err := s.validate(); err != nil {
@@ -152,9 +153,10 @@ func Spin(ctx context.Context, s SpinSettings, cfg Config) (*SpinResult, error) 
 }
 
 // histogramKL returns the observer factory of the Fig. 1c metric.
-func histogramKL(g factorgraph.Model, bins int, truth []float64, eps float64) func() (gibbs.Observer, func() (float64, error)) {
-	return func() (gibbs.Observer, func() (float64, error)) {
-		h, _ := gibbs.NewHistograms(g, bins) // bins ≥ 1 validated
+func histogramKL(g factorgraph.Model, bins int, truth []float64, eps float64) func() (chain.Observer, func() (float64, error)) {
+	lo, hi := factorgraph.Intervals(g)
+	return func() (chain.Observer, func() (float64, error)) {
+		h, _ := chain.NewHistograms(lo, hi, bins) // bins ≥ 1 validated
 		return h, func() (float64, error) { return diag.SymmetricKL(h.Pooled(), truth, eps) }
 	}
 }
@@ -185,39 +187,10 @@ func (r *SpinResult) truth(ctx context.Context, g factorgraph.Model, cfg Config)
 			return fmt.Errorf("bench: truth cache: %w", err)
 		}
 	}
-	t := s.Truth
-	hs := make([]*gibbs.Histograms, t.Chains)
-	chains := make([]gibbs.Sampler, t.Chains)
-	obs := make([][]gibbs.Observer, t.Chains)
-	for c := range chains {
-		opts := t.Options
-		var err error
-		chains[c], err = gibbs.New(t.Sampler, g, randStream(cfg.Seed, truthStream+uint64(c)), &opts)
-		if err != nil {
-			return fmt.Errorf("bench: truth: %w", err)
-		}
-		hs[c], _ = gibbs.NewHistograms(g, s.Bins)
-		obs[c] = []gibbs.Observer{hs[c], progressObserver{cfg.progress()}}
-	}
-	cfg.progress().Start("spin truth", int64(t.Chains)*t.Iters)
-	err := parallel(ctx, t.Chains, cfg.workers(), func(ctx context.Context, c int) error {
-		err := gibbs.Runner{Steps: t.Iters + t.Burn, Burn: t.Burn, Observers: obs[c]}.Run(ctx, chains[c])
-		cfg.progress().Add(t.Iters % 4096)
-		return err
-	})
+	a, b, err := runTruth(ctx, g, s, cfg)
 	if err != nil {
 		return fmt.Errorf("bench: truth: %w", err)
 	}
-	half := t.Chains / 2
-	ha, err := gibbs.PoolHistograms(hs[:half]...)
-	if err != nil {
-		return err
-	}
-	hb, err := gibbs.PoolHistograms(hs[half:]...)
-	if err != nil {
-		return err
-	}
-	a, b := ha.Pooled(), hb.Pooled()
 	r.Truth = pool(a, b)
 	if r.TruthSelfKL, err = diag.SymmetricKL(a, b, s.Eps); err != nil {
 		return err
@@ -230,14 +203,45 @@ func (r *SpinResult) truth(ctx context.Context, g factorgraph.Model, cfg Config)
 	return nil
 }
 
-// progressObserver adds the updates it observes to a Progress, 4096 at a
-// time.
-type progressObserver struct{ p Progress }
-
-func (o progressObserver) Observe(t int64, _ int, _ []float64) {
-	if t%4096 == 0 {
-		o.p.Add(4096)
+// runTruth runs the truth's chains in parallel and returns the pooled
+// histograms of its two halves of chains.
+func runTruth(ctx context.Context, g factorgraph.Model, s SpinSettings, cfg Config) (a, b []float64, err error) {
+	t := s.Truth
+	lo, hi := factorgraph.Intervals(g)
+	hs := make([]*chain.Histograms, t.Chains)
+	chains := make([]*chain.Chain, t.Chains)
+	for c := range chains {
+		opts := t.Options
+		smp, err := gibbs.New(t.Sampler, g, randStream(cfg.Seed, truthStream+uint64(c)), &opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		if hs[c], err = chain.NewHistograms(lo, hi, s.Bins); err != nil {
+			return nil, nil, err
+		}
+		chains[c] = &chain.Chain{Kernel: smp, Observers: []chain.Observer{hs[c]}, Burn: t.Burn}
 	}
+	prog := cfg.progress()
+	prog.Start("spin truth", int64(t.Chains)*t.Iters)
+	err = chain.Parallel(ctx, t.Chains, cfg.workers(), func(ctx context.Context, c int) error {
+		if err := chains[c].Advance(ctx, t.Burn); err != nil {
+			return err
+		}
+		return advanceBy(ctx, chains[c], t.Iters, 4096, prog)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	half := t.Chains / 2
+	ha, err := chain.PoolHistograms(hs[:half]...)
+	if err != nil {
+		return nil, nil, err
+	}
+	hb, err := chain.PoolHistograms(hs[half:]...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ha.Pooled(), hb.Pooled(), nil
 }
 
 // pool returns the average of two probability vectors.
@@ -258,7 +262,7 @@ func writeTruth(path string, a, b []float64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return WriteCSV(path, []string{"bin", "half_a", "half_b"}, rows)
+	return writeCSV(path, []string{"bin", "half_a", "half_b"}, rows)
 }
 
 // readTruth reads a file of writeTruth with bins rows.

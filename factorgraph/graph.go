@@ -316,3 +316,25 @@ func (g *Graph) String() string {
 
 // FactorBound returns M_φ = hi − lo of factor f (+Inf for a hard factor).
 func (g *Graph) FactorBound(f int) float64 { return g.m[f] }
+
+// Sizes returns the domain size of every variable of m (0 for a continuous
+// one): the shape chain.NewMarginals takes.
+func Sizes(m Model) []int {
+	out := make([]int, m.NumVars())
+	for i := range out {
+		out[i] = m.Domain(i).Size
+	}
+	return out
+}
+
+// Intervals returns the interval of every continuous variable of m (lo =
+// hi = 0 for a discrete one): the shape chain.NewHistograms takes.
+func Intervals(m Model) (lo, hi []float64) {
+	lo, hi = make([]float64, m.NumVars()), make([]float64, m.NumVars())
+	for i := range lo {
+		if d := m.Domain(i); !d.IsDiscrete() {
+			lo[i], hi[i] = d.Lo, d.Hi
+		}
+	}
+	return lo, hi
+}

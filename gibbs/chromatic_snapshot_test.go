@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -17,7 +18,7 @@ func chromaticRun(t *testing.T, name string, g *factorgraph.Graph, classes [][]i
 	var srcs []*rand.PCG
 	var rngs []*rand.Rand
 	for w := range workers {
-		src := StreamSource(11, w)
+		src := mc.Source(11, w)
 		srcs = append(srcs, src)
 		rngs = append(rngs, rand.New(src))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -20,25 +21,18 @@ func factoryOf(t testing.TB, name string) Factory {
 	return f
 }
 
-// sweeper adapts a Chromatic to the Sampler interface of the exactness
-// check: a Step is a whole parallel sweep.
-type sweeper struct{ *Chromatic }
-
-func (s sweeper) Step() int  { s.Sweep(); return -1 }
-func (s sweeper) Update(int) { panic("not used") }
-
 func TestChromaticExactness(t *testing.T) {
 	skipShort(t)
 	for _, name := range []string{"gibbs", "pgibbs"} {
 		worst := 0.0
 		for _, tg := range testGraphs(t) {
 			classes := tg.g.Colouring()
-			rngs := Streams(tg.seed, 2)
+			rngs := mc.Streams(tg.seed, 2)
 			c, err := NewChromatic(factoryOf(t, name), tg.g, classes, rngs, &Options{Init: tg.init})
 			if err != nil {
 				t.Fatal(err)
 			}
-			z, where := exactness(tg.g, sweeper{c}, 30000) // a sweep updates every variable
+			z, where := exactness(tg.g, Sweeper{c}, 30000) // a step is a parallel sweep
 			if z > zLimit {
 				t.Errorf("%s, graph %d (%d colours): %s: z = %.2f", name, tg.seed, len(classes), where, z)
 			}
@@ -53,7 +47,7 @@ func TestChromaticExactness(t *testing.T) {
 func TestChromaticDeterministic(t *testing.T) {
 	g := smallPotts(t)
 	run := func() []float64 {
-		c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), Streams(3, 4), nil)
+		c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), mc.Streams(3, 4), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,10 +68,11 @@ func TestChromaticDeterministic(t *testing.T) {
 }
 
 // TestChromaticSampler: a Chromatic is a Sampler whose Step and Update run
-// worker 0 on the shared state, and a Runner drives it like any sampler.
+// worker 0 on the shared state, and package chain drives it like any
+// sampler, by single-site steps or (in a Sweeper) by parallel sweeps.
 func TestChromaticSampler(t *testing.T) {
 	g := smallPotts(t)
-	c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), Streams(5, 3), nil)
+	c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), mc.Streams(5, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +93,17 @@ func TestChromaticSampler(t *testing.T) {
 	if st := s.Stats(); st.Steps != 400+1+16 || c.Sweeps() != 1 {
 		t.Errorf("%d updates, %d sweeps; want %d and 1", st.Steps, c.Sweeps(), 400+1+16)
 	}
-	if err := (Runner{Steps: 64, Scan: SystematicScan}).Run(context.Background(), c); err != nil {
+	if err := (&mc.Chain{Kernel: Sweeper{c}}).Advance(context.Background(), 4); err != nil {
 		t.Fatal(err)
 	}
-	if st := c.Stats(); st.Steps != 400+1+16+64 || s.Err() != nil {
-		t.Errorf("after a systematic run: %d updates, error %v", st.Steps, s.Err())
+	if st := c.Stats(); st.Steps != 400+1+16+64 || c.Sweeps() != 5 || s.Err() != nil {
+		t.Errorf("after 4 sweeps in a chain: %d updates, %d sweeps, error %v", st.Steps, c.Sweeps(), s.Err())
+	}
+	if err := (&mc.Chain{Kernel: c}).Advance(context.Background(), 100); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Steps != 400+1+16+64+100 || c.Sweeps() != 5 {
+		t.Errorf("after 100 single-site steps in a chain: %d updates, %d sweeps", st.Steps, c.Sweeps())
 	}
 }
 
@@ -138,7 +139,7 @@ func TestChromaticErrors(t *testing.T) {
 		{"range", "gibbs", [][]int{{99}}, "out of range"},
 		{"global sampler", "mingibbs", g.Colouring(), "reads more than A[i]"},
 	} {
-		_, err := NewChromatic(factoryOf(t, tc.sampler), g, tc.classes, Streams(1, 2), nil)
+		_, err := NewChromatic(factoryOf(t, tc.sampler), g, tc.classes, mc.Streams(1, 2), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
 		}
@@ -150,13 +151,17 @@ func TestChromaticErrors(t *testing.T) {
 	// worker: nothing says its updates read A[i] only.
 	wrapped := func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
 		s, err := NewGibbs(m, r, opt)
-		return sweeper{&Chromatic{workers: []worker{s}}}, err
+		return outsider{s}, err
 	}
-	if _, err := NewChromatic(wrapped, g, g.Colouring(), Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "gibbs.sweeper is not one of this package's") {
+	if _, err := NewChromatic(wrapped, g, g.Colouring(), mc.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "gibbs.outsider is not one of this package's") {
 		t.Errorf("outside sampler: %v", err)
 	}
-	if _, err := NewChromatic(nil, g, g.Colouring(), Streams(1, 2), nil); err == nil {
+	if _, err := NewChromatic(nil, g, g.Colouring(), mc.Streams(1, 2), nil); err == nil {
 		t.Error("nil factory accepted")
 	}
 	var _ factorgraph.Adjacency = g
 }
+
+// outsider wraps a sampler as code outside this package would (it hides
+// the sampler's other methods, such as Snapshot).
+type outsider struct{ Sampler }

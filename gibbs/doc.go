@@ -55,15 +55,18 @@
 // # Running chains
 //
 // A [Sampler] advances by Step (random scan), Sweep (systematic scan) or
-// Update(i); Step returns the variable it updated, and Step, State and Err
-// are those of package mh's samplers, so one driver runs both. A
-// [Chromatic] runs the workers a Factory builds on one shared state,
-// updating the colour classes of a graph colouring in parallel, and is a
-// Sampler itself. A [Runner] advances a sampler a number of updates, feeding
-// [Observer]s such as [Marginals] (run-average marginals at O(1) a step),
-// stopping on context cancellation or on the first sampler error, and runs
-// independent chains in parallel goroutines (RunChains) with RNG streams
-// from [Streams].
+// Update(i); Step returns the variable it updated. Running chains lives in
+// package chain: a Sampler is a step kernel (chain.Kernel) as it is, a step
+// resampling one random variable, and [Sweeper] wraps it into a kernel
+// whose step is one systematic Sweep (so steps count sweeps, not updates).
+// Package mh's samplers are kernels too, so chain.Chain and chain.Runner run
+// both families: burn-in, observers (chain.Marginals keeps run-average
+// marginals at O(1) a single-site step), step or time budgets, cancellation,
+// parallel chains on independent RNG streams (chain.Streams), checkpoints
+// (every sampler of this package implements [Snapshotter]). A [Chromatic]
+// runs the workers a Factory builds on one shared state, updating the
+// colour classes of a graph colouring in parallel, and is a Sampler itself;
+// wrapped in a Sweeper, each of its steps is a parallel sweep.
 //
 // # Errors and reproducibility
 //

@@ -6,14 +6,15 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
-// chain builds x0 – x1 – x2, three binary variables that like to agree,
+// line3 builds x0 – x1 – x2, three binary variables that like to agree,
 // with a field on x0.
-func chain() *factorgraph.Graph {
+func line3() *factorgraph.Graph {
 	b := factorgraph.NewBuilder()
 	b.AddVariables(3, factorgraph.Discrete(2))
 	b.AddFactor(factorgraph.NewPotts(0, 1, 1.5))
@@ -27,15 +28,17 @@ func chain() *factorgraph.Graph {
 }
 
 func ExampleGibbs() {
-	g := chain()
+	g := line3()
 	s, err := gibbs.NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	m := gibbs.NewMarginals(g)
-	err = gibbs.Runner{Steps: 300000, Burn: 1000, Observers: []gibbs.Observer{m}}.Run(context.Background(), s)
-	if err != nil {
+	// A sampler is a step kernel of package chain: a step resamples one
+	// random variable.
+	m := chain.NewMarginals(factorgraph.Sizes(g))
+	c := &chain.Chain{Kernel: s, Observers: []chain.Observer{m}, Burn: 1000}
+	if err := c.Advance(context.Background(), 300000); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -51,15 +54,16 @@ func ExampleGibbs() {
 }
 
 func ExamplePoissonGibbs() {
-	g := chain()
+	g := line3()
 	s, err := gibbs.NewPoissonGibbs(g, rand.New(rand.NewPCG(1, 2)), &gibbs.Options{LambdaScale: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("L = %.1f, λ = L² = %.2f\n", g.L(), s.Lambda())
-	m := gibbs.NewMarginals(g)
-	if err := (gibbs.Runner{Steps: 2000000, Burn: 1000, Observers: []gibbs.Observer{m}}).Run(context.Background(), s); err != nil {
+	m := chain.NewMarginals(factorgraph.Sizes(g))
+	c := &chain.Chain{Kernel: s, Observers: []chain.Observer{m}, Burn: 1000}
+	if err := c.Advance(context.Background(), 2000000); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -75,44 +79,67 @@ func ExamplePoissonGibbs() {
 	// P(x2 = 1) ≈ 0.59
 }
 
-// Independent chains run in parallel, each with its own RNG stream.
-func ExampleRunner_RunChains() {
-	g := chain()
+// Independent chains run in parallel under a chain.Runner, each with its
+// own RNG stream; their marginals pool.
+func Example_parallelChains() {
+	g := line3()
 	const k = 4
-	var chains []gibbs.Sampler
-	var obs [][]gibbs.Observer
-	var ms []*gibbs.Marginals
-	for _, r := range gibbs.Streams(42, k) {
-		s, err := gibbs.NewPoissonGibbs(g, r, nil)
+	var chains []*chain.Chain
+	var ms []*chain.Marginals
+	for c := range k {
+		src := chain.Source(42, c)
+		s, err := gibbs.NewPoissonGibbs(g, rand.New(src), nil)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		m := gibbs.NewMarginals(g)
-		chains, obs, ms = append(chains, s), append(obs, []gibbs.Observer{m}), append(ms, m)
+		m := chain.NewMarginals(factorgraph.Sizes(g))
+		chains = append(chains, &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: []chain.Observer{m}, Burn: 1000})
+		ms = append(ms, m)
 	}
-	if err := (gibbs.Runner{Steps: 100000, Burn: 1000}).RunChains(context.Background(), chains, obs); err != nil {
+	if err := (&chain.Runner{Steps: 100000}).Run(context.Background(), chains); err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("pooled P(x0 = 1) ≈ %.2f\n", gibbs.Pool(ms...)[0][1])
+	fmt.Printf("pooled P(x0 = 1) ≈ %.2f\n", chain.PoolMarginals(ms...)[0][1])
 	// Output:
 	// pooled P(x0 = 1) ≈ 0.73
+}
+
+// A Sweeper runs a sampler by systematic scan: a step of the chain is a
+// sweep over every free variable, so steps count sweeps.
+func ExampleSweeper() {
+	g := line3()
+	s, err := gibbs.NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := chain.NewMarginals(factorgraph.Sizes(g))
+	c := &chain.Chain{Kernel: gibbs.Sweeper{Sampler: s}, Observers: []chain.Observer{m}, Burn: 100}
+	if err := c.Advance(context.Background(), 100000); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d sweeps, %d updates, P(x0 = 1) ≈ %.2f\n", c.Done(), s.Stats().Steps, m.Probs()[0][1])
+	// Output:
+	// 100000 sweeps, 300000 updates, P(x0 = 1) ≈ 0.73
 }
 
 // The MIN-Gibbs family needs a *factorgraph.Graph (global factor access).
 // Here with its defaults: λ = Ψ² for MIN-Gibbs; λ = L² for MGPMH; λ1 = λ2 = L²
 // for DoubleMIN-Gibbs.
 func ExampleMINGibbs() {
-	g := chain()
+	g := line3()
 	s, err := gibbs.NewMINGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("Ψ = %.1f, λ = Ψ² = %.2f\n", g.Psi(), s.Lambda())
-	m := gibbs.NewMarginals(g)
-	if err := (gibbs.Runner{Steps: 100000, Burn: 1000, Observers: []gibbs.Observer{m}}).Run(context.Background(), s); err != nil {
+	m := chain.NewMarginals(factorgraph.Sizes(g))
+	c := &chain.Chain{Kernel: s, Observers: []chain.Observer{m}, Burn: 1000}
+	if err := c.Advance(context.Background(), 100000); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -123,14 +150,15 @@ func ExampleMINGibbs() {
 }
 
 func ExampleMGPMH() {
-	g := chain()
+	g := line3()
 	s, err := gibbs.NewMGPMH(g, rand.New(rand.NewPCG(1, 2)), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	m := gibbs.NewMarginals(g)
-	if err := (gibbs.Runner{Steps: 300000, Burn: 1000, Observers: []gibbs.Observer{m}}).Run(context.Background(), s); err != nil {
+	m := chain.NewMarginals(factorgraph.Sizes(g))
+	c := &chain.Chain{Kernel: s, Observers: []chain.Observer{m}, Burn: 1000}
+	if err := c.Advance(context.Background(), 300000); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -140,15 +168,16 @@ func ExampleMGPMH() {
 }
 
 func ExampleDoubleMINGibbs() {
-	g := chain()
+	g := line3()
 	s, err := gibbs.NewDoubleMINGibbs(g, rand.New(rand.NewPCG(1, 2)), &gibbs.Options{Lambda2Scale: 10})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("λ1 = %.0f, λ2 = %.0f\n", s.Lambda(), s.Lambda2())
-	m := gibbs.NewMarginals(g)
-	if err := (gibbs.Runner{Steps: 300000, Burn: 1000, Observers: []gibbs.Observer{m}}).Run(context.Background(), s); err != nil {
+	m := chain.NewMarginals(factorgraph.Sizes(g))
+	c := &chain.Chain{Kernel: s, Observers: []chain.Observer{m}, Burn: 1000}
+	if err := c.Advance(context.Background(), 300000); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -168,7 +197,7 @@ func ExampleAuto() {
 		fmt.Println(err)
 		return
 	}
-	for _, g := range []*factorgraph.Graph{chain(), pottsModel} {
+	for _, g := range []*factorgraph.Graph{line3(), pottsModel} {
 		s, err := gibbs.NewAuto(g, rand.New(rand.NewPCG(1, 2)), nil)
 		if err != nil {
 			fmt.Println(err)
@@ -199,11 +228,11 @@ func continuousExample() *factorgraph.Graph {
 
 // meanOf runs s for n updates and returns the run-average of x0.
 func meanOf(g *factorgraph.Graph, s gibbs.Sampler, n int64) float64 {
-	h, _ := gibbs.NewHistograms(g, 10)
-	if err := (gibbs.Runner{Steps: n, Observers: []gibbs.Observer{h}}).Run(context.Background(), s); err != nil {
+	m := chain.NewMeans(g.NumVars())
+	if err := (&chain.Chain{Kernel: s, Observers: []chain.Observer{m}}).Advance(context.Background(), n); err != nil {
 		panic(err)
 	}
-	return h.Mean(0)
+	return m.Mean()[0]
 }
 
 // The exact mean of x0 is 0.4107 (by quadrature).
@@ -296,7 +325,7 @@ func ExampleChromatic() {
 		fmt.Println(err)
 		return
 	}
-	c, err := gibbs.NewChromatic(f, g, classes, gibbs.Streams(1, 2), nil)
+	c, err := gibbs.NewChromatic(f, g, classes, chain.Streams(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
+	// Package chain runs the samplers; this package's unexported type chain
+	// takes its name.
+	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/potts"
 )
@@ -21,47 +23,6 @@ func smallPotts(t testing.TB) *factorgraph.Graph {
 		t.Fatal(err)
 	}
 	return g
-}
-
-// bruteMarginals counts every variable after every update.
-type bruteMarginals struct{ counts [][]float64 }
-
-func (b *bruteMarginals) Observe(_ int64, _ int, x []float64) {
-	for i, v := range x {
-		b.counts[i][int(v)]++
-	}
-}
-
-func TestMarginalsMatchBruteForce(t *testing.T) {
-	g := smallPotts(t)
-	s, err := NewPoissonGibbs(g, rand.New(rand.NewPCG(3, 3)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lazy := NewMarginals(g)
-	brute := &bruteMarginals{counts: make([][]float64, g.NumVars())}
-	for i := range brute.counts {
-		brute.counts[i] = make([]float64, 3)
-	}
-	r := Runner{Steps: 5000, Burn: 17, Observers: []Observer{lazy, brute}}
-	if err := r.Run(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	if lazy.N() != 5000-17 {
-		t.Errorf("observed %d states, want %d", lazy.N(), 5000-17)
-	}
-	p := lazy.Probs()
-	for i := range p {
-		for v := range p[i] {
-			if want := brute.counts[i][v] / float64(lazy.N()); math.Abs(p[i][v]-want) > 1e-12 {
-				t.Fatalf("P(x%d=%d) = %v, brute force %v", i, v, p[i][v], want)
-			}
-		}
-	}
-	pooled := Pool(lazy, lazy)
-	if !slices.Equal(pooled[3], p[3]) {
-		t.Errorf("pooling a run with itself changed it: %v vs %v", pooled[3], p[3])
-	}
 }
 
 // TestSameSeedSameChain: reproducibility bit for bit, and different seeds
@@ -86,43 +47,63 @@ func TestSameSeedSameChain(t *testing.T) {
 	if slices.Equal(a, c) {
 		t.Error("different seeds gave the same chain")
 	}
-	streams := Streams(7, 3)
-	again := Streams(7, 3)
-	for c := range streams {
-		if x, y := streams[c].Uint64(), again[c].Uint64(); x != y {
-			t.Errorf("stream %d not reproducible", c)
+	// Chains on streams of package chain: chain k of a run is the same
+	// whatever the number of chains beside it.
+	onStream := func(seed uint64, k, of int) []float64 {
+		s, err := NewPoissonGibbs(g, mc.Streams(seed, of)[k], nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		c := &mc.Chain{Kernel: s}
+		if err := c.Advance(context.Background(), 3000); err != nil {
+			t.Fatal(err)
+		}
+		return slices.Clone(s.State())
 	}
-	if Streams(7, 2)[0].Uint64() == Streams(7, 2)[1].Uint64() {
-		t.Error("streams 0 and 1 start alike")
+	if !slices.Equal(onStream(7, 1, 2), onStream(7, 1, 4)) {
+		t.Error("chain 1 of 2 and chain 1 of 4 differ")
 	}
-}
-
-func TestRunnerCancellation(t *testing.T) {
-	g := smallPotts(t)
-	s, _ := NewGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	err := Runner{Steps: 1 << 40}.Run(ctx, s)
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("Run on a cancelled context returned %v", err)
-	}
-	if s.Stats().Steps > 0 {
-		t.Errorf("ran %d steps after cancellation", s.Stats().Steps)
+	if slices.Equal(onStream(7, 0, 2), onStream(7, 1, 2)) {
+		t.Error("chains 0 and 1 of a run are alike")
 	}
 }
 
-func TestRunnerSystematic(t *testing.T) {
-	g := smallPotts(t)
-	s, _ := NewGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
-	var seen []int
-	obs := observerFunc(func(_ int64, i int, _ []float64) { seen = append(seen, i) })
-	if err := (Runner{Steps: 32, Scan: SystematicScan, Observers: []Observer{obs}}).Run(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	for k, i := range seen {
-		if i != k%16 {
-			t.Fatalf("systematic scan updated %v", seen)
+// TestSweeperSystematic: a Sweeper's step is one systematic sweep, the free
+// variables updated once each in increasing order (evidence skipped),
+// exactly as calling Update on them in turn, and it reports chain.Any.
+func TestSweeperSystematic(t *testing.T) {
+	for _, tg := range []testGraph{{g: smallPotts(t)}, testGraphs(t)[6]} {
+		for _, name := range []string{"gibbs", "pgibbs", "mgpmh"} {
+			build := func() Sampler {
+				s, err := New(name, tg.g, rand.New(rand.NewPCG(1, 1)), &Options{Init: tg.init})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			s := build()
+			var seen []int
+			var times []int64
+			obs := observerFunc(func(n int64, i int, _ []float64) { seen, times = append(seen, i), append(times, n) })
+			c := &mc.Chain{Kernel: Sweeper{s}, Observers: []mc.Observer{obs}, Burn: 1}
+			if err := c.Advance(context.Background(), 3); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(seen, []int{mc.Any, mc.Any}) || !slices.Equal(times, []int64{1, 2}) || c.Done() != 3 {
+				t.Errorf("%s: observers saw variables %v at %v after %d steps", name, seen, times, c.Done())
+			}
+			by := build()
+			for range 3 {
+				for _, i := range tg.g.Free() {
+					by.Update(i)
+				}
+			}
+			if !slices.Equal(s.State(), by.State()) || s.Stats() != by.Stats() {
+				t.Errorf("%s: 3 sweeps gave %v %+v, 3 rounds of updates in order %v %+v", name, s.State(), s.Stats(), by.State(), by.Stats())
+			}
+			if want := int64(3 * len(tg.g.Free())); s.Stats().Steps != want {
+				t.Errorf("%s: %d updates in 3 sweeps, want %d", name, s.Stats().Steps, want)
+			}
 		}
 	}
 }
@@ -159,15 +140,15 @@ func TestCheckedMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = Runner{Steps: 10000}.Run(context.Background(), s)
+			err = (&mc.Runner{Steps: 10000}).Run(context.Background(), []*mc.Chain{{Kernel: s}})
 			var re *factorgraph.RangeError
 			if !errors.As(err, &re) {
 				t.Fatalf("%s with factor value %v: Run returned %v, want a RangeError", sc.name, value, err)
 			}
-			if !strings.Contains(err.Error(), "factor 1 (vars 1,2)") {
+			if !strings.Contains(err.Error(), "chain 0: ") || !strings.Contains(err.Error(), "factor 1 (vars 1,2)") {
 				t.Errorf("%s: error %q does not name the factor", sc.name, err)
 			}
-			if !errors.Is(s.Err(), err) && s.Err().Error() != err.Error() {
+			if !errors.Is(err, s.Err()) {
 				t.Errorf("%s: Err() = %v, Run returned %v", sc.name, s.Err(), err)
 			}
 			steps := s.Stats().Steps
@@ -379,132 +360,45 @@ func TestHardFactorsFeasibleStart(t *testing.T) {
 	}
 }
 
-func TestHistogramsMatchBruteForce(t *testing.T) {
-	b := factorgraph.NewBuilder()
-	b.AddVariables(3, factorgraph.Interval(-1, 2))
-	b.AddFactor(factorgraph.NewFunc([]int{0, 1}, -4, 4, func(x []float64) float64 { return x[0] * x[1] }))
-	b.AddFactor(factorgraph.NewFunc([]int{1, 2}, -4, 4, func(x []float64) float64 { return -x[1] * x[2] }))
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewPGITS(g, rand.New(rand.NewPCG(1, 1)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := NewHistograms(g, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := NewJoint2D(g, 0, 2, 4, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	brute := make([][]float64, 3)
-	sums := make([]float64, 3)
-	for i := range brute {
-		brute[i] = make([]float64, 7)
-	}
-	bj := make([]float64, 20)
-	obs := observerFunc(func(_ int64, _ int, x []float64) {
-		for i, v := range x {
-			brute[i][min(int((v+1)/3*7), 6)]++
-			sums[i] += v
-		}
-		bj[min(int((x[0]+1)/3*4), 3)*5+min(int((x[2]+1)/3*5), 4)]++
-	})
-	if err := (Runner{Steps: 3000, Burn: 11, Observers: []Observer{h, j, obs}}).Run(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	n := float64(h.N())
-	for i := range 3 {
-		got := h.Var(i)
-		for k := range got {
-			if math.Abs(got[k]-brute[i][k]/n) > 1e-12 {
-				t.Fatalf("x%d bin %d: %v, brute force %v", i, k, got[k], brute[i][k]/n)
-			}
-		}
-		if math.Abs(h.Mean(i)-sums[i]/n) > 1e-9 {
-			t.Errorf("mean of x%d: %v, brute force %v", i, h.Mean(i), sums[i]/n)
-		}
-	}
-	for c, p := range j.Probs() {
-		if math.Abs(p-bj[c]/n) > 1e-12 {
-			t.Fatalf("joint cell %d: %v, brute force %v", c, p, bj[c]/n)
-		}
-	}
-	pooled, err := PoolHistograms(h, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p, q := pooled.Var(1), h.Var(1); math.Abs(p[3]-q[3]) > 1e-12 || math.Abs(pooled.Mean(1)-h.Mean(1)) > 1e-12 {
-		t.Errorf("pooling a run with itself changed it")
-	}
-}
-
-func TestTraceThinning(t *testing.T) {
-	g := smallPotts(t)
-	tr, err := NewTrace(g, []int{2, 5}, 3, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var seen [][]float64 // every state at updates 3, 6, 9, …
-	obs := observerFunc(func(n int64, _ int, x []float64) {
-		if n%3 == 0 {
-			seen = append(seen, []float64{x[2], x[5]})
-		}
-	})
-	s, _ := NewGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
-	if err := (Runner{Steps: 100, Observers: []Observer{tr, obs}}).Run(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	d := tr.Draws()
-	if len(d) != 2 || len(d[0]) > 8 || len(d[0]) < 4 {
-		t.Fatalf("trace holds %d×%d draws, want 2 × 4..8", len(d), len(d[0]))
-	}
-	// After two halvings draws are 12 updates apart: updates 12, 24, …
-	for k, v := range d[0] {
-		if want := seen[4*(k+1)-1][0]; v != want {
-			t.Fatalf("draw %d = %v, want the state at update %d (%v)", k, v, 12*(k+1), want)
-		}
-	}
-	if _, err := NewTrace(g, []int{99}, 1, 10); err == nil {
-		t.Error("trace of variable 99 accepted")
-	}
-}
-
-// TestRunnerProgress: the progress counter follows the run while it goes
-// and ends at the number of updates done, also for a resumed run.
-func TestRunnerProgress(t *testing.T) {
+// TestChainProgress: a chain's step count follows the run while it goes
+// and ends at the number of steps done, which for a sampler is its number
+// of updates and for a Sweeper its number of sweeps; a chain continued
+// goes on counting, and a cancelled one does no step.
+func TestChainProgress(t *testing.T) {
 	g := smallPotts(t)
 	s, _ := NewPoissonGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
-	var p atomic.Int64
+	c := &mc.Chain{Kernel: s}
 	var seen []int64
-	obs := observerFunc(func(n int64, _ int, _ []float64) {
+	c.Observers = []mc.Observer{observerFunc(func(n int64, _ int, _ []float64) {
 		if n%1000 == 0 {
-			seen = append(seen, p.Load())
+			seen = append(seen, c.Done())
 		}
-	})
-	r := Runner{Steps: 5000, Progress: &p, Observers: []Observer{obs}}
-	if err := r.Run(context.Background(), s); err != nil {
+	})}
+	ctx := context.Background()
+	if err := c.Advance(ctx, 5000); err != nil {
 		t.Fatal(err)
 	}
-	if p.Load() != 5000 {
-		t.Errorf("progress %d after 5000 updates", p.Load())
+	if c.Done() != 5000 || s.Stats().Steps != 5000 {
+		t.Errorf("%d steps, %d updates after a run of 5000", c.Done(), s.Stats().Steps)
+	}
+	if len(seen) != 5 {
+		t.Fatalf("progress seen %d times", len(seen))
 	}
 	for k, v := range seen {
 		if lag := int64(1000*(k+1)) - v; lag < 0 || lag > 1024 {
 			t.Errorf("progress %d at update %d", v, 1000*(k+1))
 		}
 	}
-	r.Steps = 7000
-	if n, err := r.RunFrom(context.Background(), s, 5000); err != nil || n != 7000 || p.Load() != 7000 {
-		t.Errorf("resumed run: %d updates, %v, progress %d", n, err, p.Load())
+	if err := c.Advance(ctx, 7000); err != nil || c.Done() != 7000 || s.Stats().Steps != 7000 {
+		t.Errorf("continued run: %d steps, %d updates, %v", c.Done(), s.Stats().Steps, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	r.Steps = 9000
-	if n, _ := r.RunFrom(ctx, s, 7000); n != 7000 || p.Load() != 7000 {
-		t.Errorf("cancelled run: %d updates, progress %d", n, p.Load())
+	if err := c.Advance(cancelled, 9000); !errors.Is(err, context.Canceled) || c.Done() != 7000 || s.Stats().Steps != 7000 {
+		t.Errorf("cancelled run: %v, %d steps, %d updates", err, c.Done(), s.Stats().Steps)
+	}
+	sw := &mc.Chain{Kernel: Sweeper{s}}
+	if err := sw.Advance(ctx, 10); err != nil || sw.Done() != 10 || s.Stats().Steps != 7000+10*16 {
+		t.Errorf("sweeps: %d steps, %d updates, %v", sw.Done(), s.Stats().Steps, err)
 	}
 }

@@ -3,101 +3,121 @@ package gibbs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
-// TestSnapshotResume: a run stopped, snapshotted (sampler, observers, RNG)
-// and resumed into fresh objects ends exactly where the uninterrupted run
-// ends, for every sampler.
+// TestSnapshotResume: a chain stopped, checkpointed (sampler, observers,
+// RNG) and resumed into fresh, scrambled objects ends exactly where the
+// uninterrupted run ends, for every sampler, run by single-site steps and
+// by sweeps (Sweeper).
 func TestSnapshotResume(t *testing.T) {
 	discrete := testGraphs(t)[6] // hard factors and evidence
 	cont := contGraphs(t)[4]     // mixed continuous and discrete
+	dir := t.TempDir()
 	for _, name := range Names() {
 		g := discrete.g
 		init := discrete.init
 		if strings.HasPrefix(name, "gibbs-") || strings.HasPrefix(name, "pg") && name != "pgibbs" {
 			g, init = cont.g, nil
 		}
-		build := func() (Sampler, *rand.PCG, []Observer) {
-			src := rand.NewPCG(7, 7)
-			s, err := New(name, g, rand.New(src), &Options{Init: init})
+		for _, sweeps := range []bool{false, true} {
+			type run struct {
+				c  *mc.Chain
+				s  Sampler
+				mg *mc.Marginals
+				h  *mc.Histograms
+				tr *mc.Trace
+			}
+			build := func() run {
+				src := rand.NewPCG(7, 7)
+				s, err := New(name, g, rand.New(src), &Options{Init: init})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				lo, hi := factorgraph.Intervals(g)
+				h, err := mc.NewHistograms(lo, hi, 5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr, err := mc.NewTrace(g.Free(), 3, 16)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mg := mc.NewMarginals(factorgraph.Sizes(g))
+				var k mc.Kernel = s
+				if sweeps {
+					k = Sweeper{s}
+				}
+				c := &mc.Chain{Kernel: k, Sources: []*rand.PCG{src}, Observers: []mc.Observer{mg, h, tr}, Burn: 50}
+				return run{c, s, mg, h, tr}
+			}
+			first, total := int64(700), int64(2000)
+			if sweeps {
+				first, total = 140, 400
+			}
+			ctx := context.Background()
+
+			// Uninterrupted.
+			r1 := build()
+			if err := r1.c.Advance(ctx, total); err != nil {
+				t.Fatal(err)
+			}
+			// Interrupted after first steps: checkpoint everything.
+			r2 := build()
+			if err := r2.c.Advance(ctx, first); err != nil {
+				t.Fatal(err)
+			}
+			st, err := r2.c.Save()
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			h, _ := NewHistograms(g, 5)
-			tr, _ := NewTrace(g, nil, 3, 16)
-			return s, src, []Observer{NewMarginals(g), h, tr}
-		}
-		const first, total = 700, 2000
-		runner := func(obs []Observer) Runner { return Runner{Steps: total, Burn: 50, Observers: obs} }
-
-		// Uninterrupted.
-		s1, _, obs1 := build()
-		if _, err := runner(obs1).RunFrom(context.Background(), s1, 0); err != nil {
-			t.Fatal(err)
-		}
-		// Interrupted after first updates: snapshot everything.
-		s2, src2, obs2 := build()
-		r2 := runner(obs2)
-		r2.Steps = first
-		if _, err := r2.RunFrom(context.Background(), s2, 0); err != nil {
-			t.Fatal(err)
-		}
-		snap, err := s2.(Snapshotter).Snapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng, err := src2.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var obsSnaps [][]byte
-		for _, o := range obs2 {
-			b, err := o.(Snapshotter).Snapshot()
+			path := filepath.Join(dir, name+".ckpt")
+			if err := mc.WriteCheckpoint(path, &mc.Checkpoint{Chains: []mc.ChainState{st}}); err != nil {
+				t.Fatal(err)
+			}
+			// Resume into fresh objects built from a different state.
+			r3 := build()
+			if err := r3.c.Advance(ctx, 13); err != nil { // scramble: the restore must overwrite everything
+				t.Fatal(err)
+			}
+			ck, err := mc.ReadCheckpoint(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			obsSnaps = append(obsSnaps, b)
-		}
-		// Resume into fresh objects built from a different state.
-		s3, src3, obs3 := build()
-		for range 13 {
-			s3.Step() // scramble: the restore must overwrite everything
-		}
-		if err := src3.UnmarshalBinary(rng); err != nil {
-			t.Fatal(err)
-		}
-		if err := s3.(Snapshotter).Restore(snap); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for k, o := range obs3 {
-			if err := o.(Snapshotter).Restore(obsSnaps[k]); err != nil {
+			if err := ck.Restore([]*mc.Chain{r3.c}); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if r3.c.Done() != first {
+				t.Errorf("%s: restored chain at step %d, want %d", name, r3.c.Done(), first)
+			}
+			if err := r3.c.Advance(ctx, total); err != nil {
 				t.Fatal(err)
 			}
-		}
-		if _, err := runner(obs3).RunFrom(context.Background(), s3, first); err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(s1.State(), s3.State()) {
-			t.Errorf("%s: resumed state %v, uninterrupted %v", name, s3.State(), s1.State())
-		}
-		if s1.Stats() != s3.Stats() {
-			t.Errorf("%s: resumed stats %+v, uninterrupted %+v", name, s3.Stats(), s1.Stats())
-		}
-		if p1, p3 := obs1[0].(*Marginals).Probs(), obs3[0].(*Marginals).Probs(); !reflect.DeepEqual(p1, p3) {
-			t.Errorf("%s: resumed marginals differ", name)
-		}
-		if d1, d3 := obs1[2].(*Trace).Draws(), obs3[2].(*Trace).Draws(); !reflect.DeepEqual(d1, d3) {
-			t.Errorf("%s: resumed trace differs", name)
-		}
-		if m1, m3 := obs1[1].(*Histograms).Pooled(), obs3[1].(*Histograms).Pooled(); !reflect.DeepEqual(m1, m3) {
-			t.Errorf("%s: resumed histograms differ", name)
+			what := fmt.Sprintf("%s (sweeps %v)", name, sweeps)
+			if !slices.Equal(r1.s.State(), r3.s.State()) {
+				t.Errorf("%s: resumed state %v, uninterrupted %v", what, r3.s.State(), r1.s.State())
+			}
+			if r1.s.Stats() != r3.s.Stats() {
+				t.Errorf("%s: resumed stats %+v, uninterrupted %+v", what, r3.s.Stats(), r1.s.Stats())
+			}
+			if p1, p3 := r1.mg.Probs(), r3.mg.Probs(); !reflect.DeepEqual(p1, p3) {
+				t.Errorf("%s: resumed marginals differ", what)
+			}
+			if d1, d3 := r1.tr.Draws(), r3.tr.Draws(); !reflect.DeepEqual(d1, d3) || len(d1) == 0 || len(d1[0]) == 0 {
+				t.Errorf("%s: resumed trace differs", what)
+			}
+			if m1, m3 := r1.h.Pooled(), r3.h.Pooled(); !reflect.DeepEqual(m1, m3) {
+				t.Errorf("%s: resumed histograms differ", what)
+			}
 		}
 	}
 }
@@ -140,14 +160,19 @@ func TestRestoreErrors(t *testing.T) {
 			t.Errorf("%s: Restore accepted it", name)
 		}
 	}
-	m := NewMarginals(tg.g)
-	if err := m.Restore(good); err == nil {
-		t.Error("marginals restored from a sampler snapshot")
+	// A Sweeper restores what its sampler snapshot, and refuses the same.
+	sw := Sweeper{s}
+	if err := sw.Restore(cases["other kind"]); err == nil {
+		t.Error("Sweeper: Restore accepted a snapshot of another kind")
 	}
-	other := NewMarginals(smallPotts(t))
-	b, _ := other.Snapshot()
-	if err := m.Restore(b); err == nil {
-		t.Error("marginals restored from another model's snapshot")
+	if err := sw.Restore(good); err != nil {
+		t.Errorf("Sweeper: %v", err)
+	}
+	if b, err := sw.Snapshot(); err != nil || string(b) != string(good) {
+		t.Errorf("Sweeper snapshot %s, %v; its sampler's %s", b, err, good)
+	}
+	if _, err := (Sweeper{outsider{s}}).Snapshot(); err == nil {
+		t.Error("Sweeper snapshot of a sampler that cannot be snapshot")
 	}
 	var _ factorgraph.Model = tg.g
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/internal/kernel"
 	"github.com/pgibbs/pgibbs/lattice"
 )
@@ -83,7 +84,7 @@ func TestTorusHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, Streams(1, 2), nil)
+	ch, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, mc.Streams(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func torusSampler(t *testing.T, name string, l *lattice.Lattice, seed uint64) (S
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, Streams(seed, 2), nil)
+		c, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, mc.Streams(seed, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +249,7 @@ func torusSampler(t *testing.T, name string, l *lattice.Lattice, seed uint64) (S
 		for _, w := range c.workers {
 			chains = append(chains, chainOf(t, w))
 		}
-		return sweeper{c}, chains
+		return Sweeper{c}, chains
 	}
 	opt := &Options{}
 	if name == "pgibbs-0.1" {
@@ -399,7 +400,7 @@ func TestChromaticPoolStops(t *testing.T) {
 	}
 	before := settle()
 	func() {
-		c, err := NewChromatic(factoryOf(t, "pgibbs"), l, classes, Streams(1, 3), nil)
+		c, err := NewChromatic(factoryOf(t, "pgibbs"), l, classes, mc.Streams(1, 3), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/potts"
@@ -233,7 +234,7 @@ func BenchmarkChromatic(b *testing.B) {
 		}
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("model=%s/sampler=%s/workers=%d", tc.model, tc.sampler, workers), func(b *testing.B) {
-				c, err := gibbs.NewChromatic(gibbsFactory(b, tc.sampler), l, classes, gibbs.Streams(1, workers), nil)
+				c, err := gibbs.NewChromatic(gibbsFactory(b, tc.sampler), l, classes, chain.Streams(1, workers), nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
 )
 
@@ -60,7 +61,7 @@ func TestColouring(t *testing.T) {
 		if tc.classes > 0 && len(classes) != tc.classes {
 			t.Errorf("%v: %d classes, want %d", l, len(classes), tc.classes)
 		}
-		if _, err := gibbs.NewChromatic(gibbsFactory(t, "gibbs"), l, classes, gibbs.Streams(1, 2), nil); err != nil {
+		if _, err := gibbs.NewChromatic(gibbsFactory(t, "gibbs"), l, classes, chain.Streams(1, 2), nil); err != nil {
 			t.Errorf("%v: %v", l, err)
 		}
 	}
@@ -72,7 +73,7 @@ func TestColouring(t *testing.T) {
 		c := l.Coords(nil, i)
 		bad[(c[0]+c[1])%2] = append(bad[(c[0]+c[1])%2], i)
 	}
-	if _, err := gibbs.NewChromatic(gibbsFactory(t, "gibbs"), l, bad, gibbs.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "share a factor") {
+	if _, err := gibbs.NewChromatic(gibbsFactory(t, "gibbs"), l, bad, chain.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "share a factor") {
 		t.Errorf("odd-torus checkerboard: %v", err)
 	}
 	// A kernel reaching across the torus has no parallel colouring.
@@ -110,7 +111,7 @@ func TestChromaticExactness(t *testing.T) {
 	}
 	pi := exactPi(p)
 	for _, name := range []string{"gibbs", "pgibbs"} {
-		c, err := gibbs.NewChromatic(gibbsFactory(t, name), l, classes, gibbs.Streams(7, 2), nil)
+		c, err := gibbs.NewChromatic(gibbsFactory(t, name), l, classes, chain.Streams(7, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +123,7 @@ func TestChromaticExactness(t *testing.T) {
 	}
 	// Deterministic for a fixed number of workers.
 	run := func() []float64 {
-		c, _ := gibbs.NewChromatic(gibbsFactory(t, "pgibbs"), l, classes, gibbs.Streams(3, 2), nil)
+		c, _ := gibbs.NewChromatic(gibbsFactory(t, "pgibbs"), l, classes, chain.Streams(3, 2), nil)
 		for range 200 {
 			c.Sweep()
 		}

@@ -100,11 +100,13 @@
 // (a uniform site, an offset with probability |J_k|/Σ|J|), O(samples);
 // [Lattice.Magnetisation] the order parameter: (q·max_v n_v/n − 1)/(q − 1) for
 // Potts spins, |Σ s_i|/n for Ising spins, |Σ x_i|/n for continuous spins. A
-// [Measurer] records one measurement a sweep (every n updates): as a
-// gibbs.Observer it keeps the per-state counts incrementally (O(1) an
-// update), and it computes the energy exactly when K ≤ [AutoExactOffsets]
-// (short range: O(n·K), a few sweeps' worth) and otherwise by EnergyMC with n
-// pairs (O(n)); the Monte Carlo noise is independent between measurements,
+// [Measurer] records one measurement a sweep: as a chain.Observer of
+// single-site updates it keeps the per-state counts incrementally (O(1) an
+// update) and measures every n updates; of a chain whose steps are whole
+// sweeps (a gibbs.Sweeper around a sampler or a Chromatic) it measures every
+// step. It computes the energy exactly when K ≤ [AutoExactOffsets] (short
+// range: O(n·K), a few sweeps' worth) and otherwise by EnergyMC with n pairs
+// (O(n)); the Monte Carlo noise is independent between measurements,
 // so the binning error bars of [Measurer.Result] (diag.BinningError over the
 // per-sweep series) include it. [Measurer.Snapshot] and [Measurer.Restore]
 // carry the series across a checkpoint (the counts are recomputed at the

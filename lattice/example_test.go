@@ -1,9 +1,11 @@
 package lattice_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/lattice"
 )
@@ -54,7 +56,7 @@ func ExampleMeasurer() {
 		fmt.Println(err)
 		return
 	}
-	c, err := gibbs.NewChromatic(f, l, classes, gibbs.Streams(1, 2), &gibbs.Options{Init: make([]float64, l.Sites())})
+	c, err := gibbs.NewChromatic(f, l, classes, chain.Streams(1, 2), &gibbs.Options{Init: make([]float64, l.Sites())})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -64,11 +66,12 @@ func ExampleMeasurer() {
 		fmt.Println(err)
 		return
 	}
-	for sweep := range 4000 {
-		c.Sweep()
-		if sweep >= 200 {
-			m.Measure(c.State())
-		}
+	// A step of the chain is a parallel sweep: the Measurer measures after
+	// each one past the burn-in.
+	ch := &chain.Chain{Kernel: gibbs.Sweeper{Sampler: c}, Observers: []chain.Observer{m}, Burn: 200}
+	if err := ch.Advance(context.Background(), 4000); err != nil {
+		fmt.Println(err)
+		return
 	}
 	res, err := m.Result()
 	if err != nil {

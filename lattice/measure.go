@@ -130,10 +130,11 @@ const ExactEnergy = -1
 const AutoExactOffsets = 64
 
 // Measurer records the energy per site and the order parameter of a chain on
-// a lattice once per sweep (every n updates): as a gibbs.Observer it keeps
-// the per-state counts of discrete spins incrementally (O(1) an update) and
-// measures when t is a multiple of n; Measure records a measurement of any
-// state directly (for chromatic sweeps). Result turns the two series into
+// a lattice once per sweep: as a chain.Observer of single-site updates it
+// keeps the per-state counts of discrete spins incrementally (O(1) an
+// update) and measures when t is a multiple of n; of a chain whose steps are
+// sweeps it measures every step; Measure records a measurement of any state
+// directly. Result turns the two series into
 // means with binning error bars.
 type Measurer struct {
 	l       *Lattice
@@ -198,11 +199,18 @@ func (m *Measurer) recount(x []float64) {
 	m.ready = true
 }
 
-// Observe implements gibbs.Observer: it updates the counts after an update of
-// site i and records a measurement every n updates (t = n, 2n, …). An
-// invalid state is reported by Result.
+// Observe implements chain.Observer. After a step that updated site i it
+// updates the counts and records a measurement every n steps (t = n, 2n,
+// …): a chain of single-site updates is measured once a sweep. After a step
+// that may have changed every site (i < 0: a sweep, chromatic or
+// systematic) it records a measurement. An invalid state is reported by
+// Result.
 func (m *Measurer) Observe(t int64, i int, x []float64) {
 	if m.err != nil {
+		return
+	}
+	if i < 0 {
+		m.record(x, true)
 		return
 	}
 	if m.counts != nil && m.ready {
@@ -272,7 +280,7 @@ type measurerState struct {
 }
 
 // Snapshot returns the Measurer's state as versioned JSON (it implements
-// gibbs.Snapshotter): the two series so far and the first invalid state
+// chain.Snapshotter): the two series so far and the first invalid state
 // seen, so that a checkpointed run resumes with the same measurements. The
 // per-state counts are not stored: Restore makes the next measurement
 // recount them from the state, which gives the counts Observe would have

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 )
@@ -121,7 +122,7 @@ func TestMagnetisation(t *testing.T) {
 	}
 }
 
-// everySweep measures the state directly after every n updates.
+// everySweep measures the state directly after every n steps.
 type everySweep struct {
 	m *Measurer
 	n int64
@@ -134,7 +135,9 @@ func (e everySweep) Observe(t int64, _ int, x []float64) {
 }
 
 // TestMeasurerObserve: the incremental counts of Observe give the same
-// series as recounting every state.
+// series as recounting every state, for a chain of single-site updates
+// (measured every n updates) and for a chain of sweeps (measured every
+// step, systematic or chromatic).
 func TestMeasurerObserve(t *testing.T) {
 	for _, p := range []Params{
 		{Dim: 2, Size: 8, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: 1},
@@ -142,34 +145,54 @@ func TestMeasurerObserve(t *testing.T) {
 		{Dim: 1, Size: 30, Kernel: Gaussian{Gamma: 0.2}, Spin: Continuous(-1, 1), Beta: 1},
 	} {
 		l := mustNew(t, p)
-		inc, err := NewMeasurer(l, nil, ExactEnergy)
-		if err != nil {
-			t.Fatal(err)
-		}
-		direct, _ := NewMeasurer(l, nil, ExactEnergy)
 		name := "pgibbs"
 		if p.Spin.Kind == ContinuousSpins {
 			name = "pgda"
 		}
-		s, err := gibbs.New(name, l, rand.New(rand.NewPCG(1, 1)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := int64(l.Sites())
-		run := gibbs.Runner{Steps: 50 * n, Burn: 5 * n, Observers: []gibbs.Observer{inc, everySweep{direct, n}}}
-		if err := run.Run(context.Background(), s); err != nil {
-			t.Fatal(err)
-		}
-		if len(inc.Energies()) != 45 || !slices.Equal(inc.Energies(), direct.Energies()) ||
-			!slices.Equal(inc.Magnetisations(), direct.Magnetisations()) {
-			t.Errorf("%v: incremental and direct measurements differ:\n%v\n%v", l, inc.Magnetisations(), direct.Magnetisations())
-		}
-		res, err := inc.Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Measurements != 45 || res.EnergySamples != 0 || !(res.Energy.Err >= 0) || !(res.Magnetisation.Err >= 0) {
-			t.Errorf("%v: result %+v", l, res)
+		for _, kind := range []string{"single-site", "sweeps", "chromatic"} {
+			inc, err := NewMeasurer(l, nil, ExactEnergy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			direct, _ := NewMeasurer(l, nil, ExactEnergy)
+			s, err := gibbs.New(name, l, rand.New(rand.NewPCG(1, 1)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := int64(l.Sites())
+			var k chain.Kernel = s
+			switch kind {
+			case "sweeps":
+				k, n = gibbs.Sweeper{Sampler: s}, 1
+			case "chromatic":
+				if p.Kernel != (NearestNeighbour{}) {
+					continue
+				}
+				classes, err := l.Colouring()
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := gibbs.NewChromatic(gibbsFactory(t, name), l, classes, chain.Streams(1, 2), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k, n = gibbs.Sweeper{Sampler: c}, 1
+			}
+			c := &chain.Chain{Kernel: k, Observers: []chain.Observer{inc, everySweep{direct, n}}, Burn: 5 * n}
+			if err := c.Advance(context.Background(), 50*n); err != nil {
+				t.Fatal(err)
+			}
+			if len(inc.Energies()) != 45 || !slices.Equal(inc.Energies(), direct.Energies()) ||
+				!slices.Equal(inc.Magnetisations(), direct.Magnetisations()) {
+				t.Errorf("%v, %s: incremental and direct measurements differ:\n%v\n%v", l, kind, inc.Magnetisations(), direct.Magnetisations())
+			}
+			res, err := inc.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Measurements != 45 || res.EnergySamples != 0 || !(res.Energy.Err >= 0) || !(res.Magnetisation.Err >= 0) {
+				t.Errorf("%v, %s: result %+v", l, kind, res)
+			}
 		}
 	}
 }
@@ -253,9 +276,10 @@ func TestInvalidStates(t *testing.T) {
 	}
 }
 
-// TestMeasurerSnapshot: a run interrupted mid-sweep, its Measurer (and the
-// Monte Carlo energies' RNG) snapshotted and restored into a fresh one that
-// has measured other states, continues with the uninterrupted run's series.
+// TestMeasurerSnapshot: a run interrupted between measurements (mid-sweep
+// for single-site updates), its chain (Measurer, sampler and both RNGs)
+// checkpointed and restored into a fresh one whose Measurer has measured
+// other states, continues with the uninterrupted run's series.
 func TestMeasurerSnapshot(t *testing.T) {
 	for _, tc := range []struct {
 		p       Params
@@ -266,65 +290,65 @@ func TestMeasurerSnapshot(t *testing.T) {
 		{Params{Dim: 1, Size: 30, Kernel: Gaussian{Gamma: 0.2}, Spin: Continuous(-1, 1), Beta: 1}, 50},
 	} {
 		l := mustNew(t, tc.p)
-		n := int64(l.Sites())
 		name := "pgibbs"
 		if tc.p.Spin.Kind == ContinuousSpins {
 			name = "pgda"
 		}
-		build := func() (*Measurer, *rand.PCG, gibbs.Sampler, *rand.PCG) {
-			msrc, ssrc := rand.NewPCG(3, 4), rand.NewPCG(5, 6)
-			m, err := NewMeasurer(l, rand.New(msrc), tc.samples)
+		for _, sweeps := range []bool{false, true} {
+			n := int64(l.Sites())
+			if sweeps {
+				n = 1
+			}
+			build := func() (*chain.Chain, *Measurer) {
+				msrc, ssrc := rand.NewPCG(3, 4), rand.NewPCG(5, 6)
+				m, err := NewMeasurer(l, rand.New(msrc), tc.samples)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := gibbs.New(name, l, rand.New(ssrc), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var k chain.Kernel = s
+				if sweeps {
+					k = gibbs.Sweeper{Sampler: s}
+				}
+				return &chain.Chain{Kernel: k, Sources: []*rand.PCG{msrc, ssrc}, Observers: []chain.Observer{m}, Burn: 3 * n}, m
+			}
+			ctx := context.Background()
+			total := 40 * n
+
+			c, want := build()
+			if err := c.Advance(ctx, total); err != nil {
+				t.Fatal(err)
+			}
+
+			first := 17*n + n/3 // mid-sweep for single-site updates
+			c1, _ := build()
+			if err := c1.Advance(ctx, first); err != nil {
+				t.Fatal(err)
+			}
+			st, err := c1.Save()
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := gibbs.New(name, l, rand.New(ssrc), nil)
-			if err != nil {
+
+			c2, m2 := build()
+			for range 6 { // stale counts and series: Restore must replace them
+				m2.Measure(factorgraph.RandomState(l, rand.New(rand.NewPCG(9, 9))))
+			}
+			if err := c2.Load(st); err != nil {
+				t.Fatalf("%v: %v", l, err)
+			}
+			if err := c2.Advance(ctx, total); err != nil {
 				t.Fatal(err)
 			}
-			return m, msrc, s, ssrc
-		}
-		runner := gibbs.Runner{Steps: 40 * n, Burn: 3 * n, Scan: gibbs.SystematicScan}
-		ctx := context.Background()
-
-		want, _, s, _ := build()
-		runner.Observers = []gibbs.Observer{want}
-		if err := runner.Run(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-
-		first := 17*n + n/3 // mid-sweep
-		m, msrc, s, ssrc := build()
-		runner.Observers = []gibbs.Observer{m}
-		if _, err := (gibbs.Runner{Steps: first, Burn: runner.Burn, Scan: gibbs.SystematicScan, Observers: runner.Observers}).RunFrom(ctx, s, 0); err != nil {
-			t.Fatal(err)
-		}
-		snap, err := m.Snapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ssnap, _ := s.(gibbs.Snapshotter).Snapshot()
-		mrng, _ := msrc.MarshalBinary()
-		srng, _ := ssrc.MarshalBinary()
-
-		m2, msrc2, s2, ssrc2 := build()
-		for range 6 { // stale counts and series: Restore must replace them
-			m2.Measure(factorgraph.RandomState(l, rand.New(rand.NewPCG(9, 9))))
-		}
-		if err := m2.Restore(snap); err != nil {
-			t.Fatalf("%v: %v", l, err)
-		}
-		if err := s2.(gibbs.Snapshotter).Restore(ssnap); err != nil {
-			t.Fatal(err)
-		}
-		if msrc2.UnmarshalBinary(mrng) != nil || ssrc2.UnmarshalBinary(srng) != nil {
-			t.Fatal("unmarshal PCG")
-		}
-		runner.Observers = []gibbs.Observer{m2}
-		if _, err := runner.RunFrom(ctx, s2, first); err != nil {
-			t.Fatal(err)
-		}
-		if len(m2.Energies()) != 37 || !slices.Equal(want.Energies(), m2.Energies()) || !slices.Equal(want.Magnetisations(), m2.Magnetisations()) {
-			t.Errorf("%v: resumed series differ:\n%v\n%v", l, want.Magnetisations(), m2.Magnetisations())
+			if len(m2.Energies()) != 37 || !slices.Equal(want.Energies(), m2.Energies()) || !slices.Equal(want.Magnetisations(), m2.Magnetisations()) {
+				t.Errorf("%v (sweeps %v): resumed series differ:\n%v\n%v", l, sweeps, want.Magnetisations(), m2.Magnetisations())
+			}
+			if !slices.Equal(c.Kernel.State(), c2.Kernel.State()) {
+				t.Errorf("%v (sweeps %v): resumed chain ends elsewhere", l, sweeps)
+			}
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mathext"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
 )
 
@@ -72,7 +73,7 @@ func simulate(t *testing.T, l *Lattice, sampler string, sweeps, burn int, seed u
 	if cold {
 		opt.Init = make([]float64, l.Sites())
 	}
-	c, err := gibbs.NewChromatic(gibbsFactory(t, sampler), l, classes, gibbs.Streams(seed, 2), opt)
+	c, err := gibbs.NewChromatic(gibbsFactory(t, sampler), l, classes, chain.Streams(seed, 2), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,9 +81,6 @@ func constant(chains [][]float64) bool {
 	return true
 }
 
-// traceDraws is the number of draws a chain's trace keeps.
-const traceDraws = 2000
-
 // printConvergence adds the convergence lines to a text table.
 func printConvergence(w io.Writer, c convergence) {
 	if c.ESSBulkMin > 0 {

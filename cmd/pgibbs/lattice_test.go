@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"image/png"
 	"math"
 	"os"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/lattice"
 )
 
@@ -383,102 +382,6 @@ func TestLatticeCheckpointResume(t *testing.T) {
 	}
 }
 
-// TestLatticeUnitResume drives lattice chains directly: stopped at every
-// kind of point (in the burn-in, mid-sweep, at a sweep's end), saved and
-// loaded into fresh chains, they end where uninterrupted chains end, and
-// their progress counters follow.
-func TestLatticeUnitResume(t *testing.T) {
-	for _, args := range [][]string{
-		{"-size", "10", "-kernel", "power", "-spin", "ising", "-beta", "0.3", "-sweeps", "30", "-burn", "5"}, // Monte Carlo energies
-		{"-size", "6", "-spin", "continuous", "-sampler", "pgda", "-sweeps", "20", "-burn", "3"},
-		{"-size", "6", "-sampler", "chromatic", "-workers", "3", "-states", "3", "-sweeps", "30", "-burn", "4"},
-	} {
-		build := func() *latticeUnit {
-			t.Helper()
-			fs := newFlags(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, "lattice", "")
-			var f latticeFlags
-			fs.IntVar(&f.dim, "dim", 2, "")
-			fs.IntVar(&f.size, "size", 0, "")
-			fs.StringVar(&f.kernel, "kernel", "nn", "")
-			fs.Float64Var(&f.sigma, "sigma", 1, "")
-			fs.StringVar(&f.spin, "spin", "potts", "")
-			fs.IntVar(&f.states, "states", 2, "")
-			fs.Float64Var(&f.lo, "lo", -1, "")
-			fs.Float64Var(&f.hi, "hi", 1, "")
-			fs.Float64Var(&f.beta, "beta", 1, "")
-			fs.StringVar(&f.sampler, "sampler", "pgibbs", "")
-			fs.IntVar(&f.workers, "workers", 1, "")
-			fs.IntVar(&f.sweeps, "sweeps", 0, "")
-			fs.IntVar(&f.burn, "burn", 0, "")
-			f.chains, f.seed, f.start = 1, 9, "hot"
-			if err := fs.Parse(args); err != nil {
-				t.Fatal(err)
-			}
-			f.set = map[string]bool{}
-			fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-			p, err := f.params()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := f.check(p); err != nil {
-				t.Fatal(err)
-			}
-			l, err := lattice.New(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var classes [][]int
-			if f.sampler == "chromatic" {
-				if classes, err = l.Colouring(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			u, err := f.newUnit(l, p, classes, 0, &control{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return u
-		}
-		ctx := context.Background()
-		ref := build()
-		if n, err := ref.advance(ctx, ref.total); err != nil || n != ref.total || ref.count.Load() != ref.total {
-			t.Fatalf("%v: advanced to %d (progress %d) of %d: %v", args, n, ref.count.Load(), ref.total, err)
-		}
-		for _, stop := range []int64{2*ref.n + 1, 7*ref.n - 3, 9 * ref.n} {
-			u := build()
-			to := stop
-			if u.chrom != nil {
-				to = (stop + u.n - 1) / u.n * u.n // a chromatic chain stops between sweeps
-			}
-			if n, err := u.advance(ctx, to); err != nil || n != to || u.count.Load() != to {
-				t.Fatalf("%v: advanced to %d (progress %d), want %d: %v", args, n, u.count.Load(), to, err)
-			}
-			cc, err := u.save()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cc.Steps = to
-			v := build()
-			if _, err := v.advance(ctx, 3*v.n); err != nil { // scramble
-				t.Fatal(err)
-			}
-			if err := v.load(cc); err != nil {
-				t.Fatalf("%v: stopped at %d: %v", args, to, err)
-			}
-			if v.count.Load() != to {
-				t.Errorf("%v: progress %d after loading %d", args, v.count.Load(), to)
-			}
-			if _, err := v.advance(ctx, v.total); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(ref.state(), v.state()) || ref.stats() != v.stats() ||
-				!slices.Equal(ref.meas.Energies(), v.meas.Energies()) || !slices.Equal(ref.meas.Magnetisations(), v.meas.Magnetisations()) {
-				t.Errorf("%v: resumed at %d: the chain ends elsewhere", args, to)
-			}
-		}
-	}
-}
-
 // TestLatticeCheckpointErrors: corrupt checkpoints, and checkpoints whose
 // contents do not fit the run they describe, are refused with a message
 // saying what is wrong; the good one still resumes.
@@ -490,31 +393,34 @@ func TestLatticeCheckpointErrors(t *testing.T) {
 		if code != 130 {
 			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
 		}
-		good, err := readCheckpoint(ck)
+		good, err := chain.ReadCheckpoint(ck)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sweeps, _ := strconv.Atoi(tc.args[slices.Index(tc.args, "-sweeps")+1])
-		total := int64(sweeps+sweeps/10) * 256 // 16×16 sites, the default burn-in
 		nbad := 0
-		mutate := func(f func(c *checkpoint)) string {
-			var c checkpoint
+		mutate := func(f func(c *chain.Checkpoint, m *meta)) string {
+			var c chain.Checkpoint
+			var m meta
 			b, _ := json.Marshal(good)
 			if err := json.Unmarshal(b, &c); err != nil {
 				t.Fatal(err)
 			}
-			f(&c)
+			if err := json.Unmarshal(c.Meta, &m); err != nil {
+				t.Fatal(err)
+			}
+			f(&c, &m)
+			c.Meta, _ = json.Marshal(m)
 			nbad++
 			p := filepath.Join(dir, tc.name+strconv.Itoa(nbad))
-			if err := writeCheckpoint(p, &c); err != nil {
+			if err := chain.WriteCheckpoint(p, &c); err != nil {
 				t.Fatal(err)
 			}
 			return p
 		}
-		setArg := func(c *checkpoint, name, value string) {
-			for k, a := range c.Args {
+		setArg := func(m *meta, name, value string) {
+			for k, a := range m.Args {
 				if strings.HasPrefix(a, "-"+name+"=") {
-					c.Args[k] = "-" + name + "=" + value
+					m.Args[k] = "-" + name + "=" + value
 				}
 			}
 		}
@@ -532,28 +438,20 @@ func TestLatticeCheckpointErrors(t *testing.T) {
 			name, path, want string
 		}{
 			{"bit flip", flippedPath, "corrupt"},
-			{"other chain count", mutate(func(c *checkpoint) { setArg(c, "chains", "3") }), "holds 2 chains, the run 3"},
-			{"past the end", mutate(func(c *checkpoint) { c.Chains[0].Steps = 1 << 40 }), "outside the run's"},
-			{"lost measurements", mutate(func(c *checkpoint) { c.Chains[1].Observers = c.Chains[1].Observers[:1] }), "measurement states"},
-			{"lost generator", mutate(func(c *checkpoint) { c.Chains[0].RNG = c.Chains[0].RNG[:7] }), "generator"},
-			{"measurements out of step", mutate(func(c *checkpoint) {
-				if c.Chains[0].Steps != total {
-					c.Chains[0].Steps = total
-				} else {
-					c.Chains[0].Steps = 0
-				}
-			}), "measurements after"},
-			{"other energies", mutate(func(c *checkpoint) { setArg(c, "energy-samples", "10") }), "sampled pairs"},
+			{"other chain count", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "chains", "3") }), "holds 2 chains, the run 3"},
+			{"past the end", mutate(func(c *chain.Checkpoint, _ *meta) { c.Chains[0].Steps = 1 << 40 }), "more than the run's"},
+			{"lost measurements", mutate(func(c *chain.Checkpoint, _ *meta) { c.Chains[1].Observers = nil }), "observers"},
+			{"lost generator", mutate(func(c *chain.Checkpoint, _ *meta) { c.Chains[0].Sources[0] = c.Chains[0].Sources[0][:7] }), "random source 0"},
+			{"other energies", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "energy-samples", "10") }), "sampled pairs"},
 		}
 		if tc.name == "chromatic" {
 			cases = append(cases,
-				struct{ name, path, want string }{"other workers", mutate(func(c *checkpoint) { setArg(c, "workers", "3") }), "snapshot of 2 workers"},
-				struct{ name, path, want string }{"mid-sweep", mutate(func(c *checkpoint) { c.Chains[0].Steps++ }), "whole sweeps"},
-				struct{ name, path, want string }{"other update", mutate(func(c *checkpoint) { setArg(c, "update", "gibbs") }), "restore gibbs from a snapshot of auto"})
+				struct{ name, path, want string }{"other workers", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "workers", "3") }), "random sources"},
+				struct{ name, path, want string }{"other update", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "update", "gibbs") }), "restore gibbs from a snapshot of auto"})
 		} else {
 			cases = append(cases,
-				struct{ name, path, want string }{"other sampler", mutate(func(c *checkpoint) { setArg(c, "sampler", "gibbs") }), "restore gibbs from a snapshot of pgibbs"},
-				struct{ name, path, want string }{"other size", mutate(func(c *checkpoint) { setArg(c, "size", "12") }), "the model 144"})
+				struct{ name, path, want string }{"other sampler", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "sampler", "gibbs") }), "restore gibbs from a snapshot of pgibbs"},
+				struct{ name, path, want string }{"other size", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "size", "12") }), "the model 144"})
 		}
 		for _, bc := range cases {
 			code, _, stderr := runCLI(t, "lattice", "-resume", bc.path)

@@ -33,6 +33,8 @@ type command struct {
 // env is what a command writes to.
 type env struct {
 	stdout, stderr io.Writer
+	// merged holds the parts `pgibbs merge` hands the command it runs.
+	merged []*part
 }
 
 var commands = map[string]*command{}

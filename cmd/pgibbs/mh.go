@@ -1,20 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"sync/atomic"
+	"slices"
+	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
-	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/mh"
 	"github.com/pgibbs/pgibbs/mh/targets"
 	"github.com/pgibbs/pgibbs/tgm"
@@ -40,17 +36,12 @@ var paperSteps = map[string]map[string]float64{
 // mhOutput is the JSON object of `pgibbs mh -json`.
 type mhOutput struct {
 	Model          string    `json:"model"`
-	Sampler        string    `json:"sampler"`
 	N              int       `json:"n"`
 	Dim            int       `json:"dim"`
 	Step           float64   `json:"step"`
 	Chi            float64   `json:"chi,omitempty"`
 	Lambda         float64   `json:"lambda,omitempty"`
-	Seed           uint64    `json:"seed"`
-	Chains         int       `json:"chains"`
 	Iterations     int64     `json:"iterations"`
-	Burn           int64     `json:"burn"`
-	Seconds        float64   `json:"seconds"`
 	AcceptanceRate float64   `json:"acceptance_rate"`
 	AvgBatchSize   float64   `json:"avg_batch_size"`
 	EvalsPerStep   float64   `json:"evals_per_step"`
@@ -58,8 +49,7 @@ type mhOutput struct {
 	Mean           []float64 `json:"mean"`
 	ESSPerSecond   float64   `json:"ess_per_second"`
 	TV             *float64  `json:"tv,omitempty"`
-	StateSHA256    string    `json:"state_sha256"`
-	convergence
+	record
 }
 
 func runMH(ctx context.Context, e *env, args []string) error {
@@ -70,155 +60,174 @@ func runMH(ctx context.Context, e *env, args []string) error {
 		"  bias      the random walk on {0, …, K−1} whose exact target is uniform (N = 6000)\n"+
 		"Step sizes, χ and λ default to the paper's settings where it gives them.")
 	model := fs.String("model", "tgm", "target: tgm, rlr, logistic or bias")
-	sampler := fs.String("sampler", "tunamh", "sampler: mh, poissonmh, tunamh, tfmh, smh1, smh2, flymc, mhss1, mhss2, barker, austere")
 	step := fs.Float64("step", 0, "random-walk step size (default: the paper's for the model and sampler, else 0.1)")
 	chi := fs.Float64("chi", 0, "TunaMH's χ (default 1e-4 for tgm, 1e-5 otherwise)")
-	lambda := fs.Float64("lambda", 0, "Poisson-MH's λ (default 500)")
 	n := fs.Int("n", 0, "number of data points (default per model)")
 	dim := fs.Int("d", 10, "dimension of the regression models")
 	k := fs.Int("K", 200, "number of states of the bias example")
 	mapStart := fs.Bool("map", false, "start at the posterior mode and expand control variates and bounds there")
-	iters := fs.Int64("iters", 100000, "steps per chain")
-	burn := fs.Int64("burn", 0, "steps per chain before statistics are collected")
-	chains := fs.Int("chains", 1, "independent chains, run in parallel")
-	seed := fs.Uint64("seed", 1, "random seed")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	ctl := addControlFlags(fs, "mh")
-	if err := parse(fs, args); err != nil {
+	f := addRunFlags(fs, "mh", runDefaults{sampler: "tunamh", samplers: strings.Join(mh.Names(), ", "), iters: 100000,
+		noLambdaScale: true, lambdaUsage: "Poisson-MH's λ (default 500)", itersName: "iters", itersUsage: "steps per chain, burn-in included"})
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
-	if err := ctl.setup(fs); err != nil {
-		return err
-	}
-	known := false
-	for _, s := range mh.Names() {
-		known = known || s == *sampler
+	if !slices.Contains(mh.Names(), f.sampler) {
+		return usagef("-sampler %q: want one of %v", f.sampler, mh.Names())
 	}
 	switch {
-	case !known:
-		return usagef("-sampler %q: want one of %v", *sampler, mh.Names())
-	case *step < 0 || *step != *step || math.IsInf(*step, 0):
-		return usagef("-step %v: need a step > 0", *step)
-	case *chi < 0 || *chi != *chi || math.IsInf(*chi, 0):
-		return usagef("-chi %v: need χ > 0", *chi)
-	case *lambda < 0 || *lambda != *lambda || math.IsInf(*lambda, 0):
-		return usagef("-lambda %v: need λ > 0", *lambda)
 	case *n < 0 || *n > 10_000_000:
 		return usagef("-n %d: need 1 to 10⁷", *n)
 	case *dim < 1 || *dim > 10000:
 		return usagef("-d %d: need 1 to 10⁴", *dim)
 	case *k < 2 || *k > 1_000_000:
 		return usagef("-K %d: need 2 to 10⁶", *k)
-	case *iters < 1 || *burn < 0 || *burn >= *iters:
-		return usagef("-iters %d, -burn %d: need 0 ≤ burn < iters", *iters, *burn)
-	case *chains < 1 || *chains > 4096:
-		return usagef("-chains %d: need 1 to 4096", *chains)
 	}
-	// The target, from its own data seed so that chains share it.
-	dataRand := rand.New(rand.NewPCG(*seed, 0xda7a))
-	var target mh.Target
-	var mode []float64
-	opts := mh.Options{Step: *step, Chi: *chi, Lambda: *lambda}
-	switch *model {
-	case "tgm":
-		cfg := tgm.MHConfig()
-		if *n > 0 {
-			cfg.N = *n
-		}
-		m, err := tgm.Generate(cfg, dataRand)
-		if err != nil {
-			return err
-		}
-		target = m.Target()
-		mode = []float64{0, 1} // the mode the paper starts from
-		opts.Init = mode
-		if opts.Chi == 0 {
-			opts.Chi = 1e-4
-		}
-	case "rlr", "logistic":
-		nn := *n
-		var withMode interface{ Mode([]float64) error }
-		if *model == "rlr" {
-			if nn == 0 {
-				nn = 100_000
-			}
-			m, err := targets.GenerateRobustLinear(nn, *dim, 4, dataRand)
-			if err != nil {
-				return err
-			}
-			target, withMode = m, m
-		} else {
-			if nn == 0 {
-				nn = 10_000
-			}
-			m, _, err := targets.GenerateLogistic(nn, *dim, dataRand)
-			if err != nil {
-				return err
-			}
-			target, withMode = m, m
-		}
-		if *mapStart || *sampler == "smh1" || *sampler == "smh2" || *sampler == "mhss1" || *sampler == "mhss2" {
-			mode = make([]float64, *dim)
-			if err := withMode.Mode(mode); err != nil {
-				return err
-			}
-			opts.Init, opts.Ref = mode, mode
-		}
-		if opts.Chi == 0 {
-			opts.Chi = 1e-5
-		}
-	case "bias":
-		b, err := targets.NewBias(*k)
-		if err != nil {
-			return err
-		}
-		target = b
-		opts.Proposal = targets.LazyWalk{K: *k}
-		opts.Init = []float64{float64(*k / 2)}
-		if opts.Chi == 0 {
-			opts.Chi = 1e-4
-		}
-	default:
-		return usagef("-model %q: want tgm, rlr, logistic or bias", *model)
+	opts := mh.Options{Step: *step, Chi: *chi, Lambda: f.lambda}
+	target, err := mhTarget(*model, f.sampler, *n, *dim, *k, *mapStart, f.seed, &opts)
+	if err != nil {
+		return err
 	}
 	if opts.Step == 0 {
 		opts.Step = 0.1
-		if s, ok := paperSteps[*model][*sampler]; ok {
+		if s, ok := paperSteps[*model][f.sampler]; ok {
 			opts.Step = s
 		}
 	}
 	if opts.Lambda == 0 {
 		opts.Lambda = 500
 	}
-	res, err := runMHChains(ctx, ctl, target, *sampler, opts, *iters, *burn, *chains, *seed)
+	run := &mhRun{f: f, target: target, opts: opts}
+	o, err := f.execute(ctx, run.job())
 	if err != nil {
 		return err
 	}
-	out := mhOutput{Model: *model, Sampler: *sampler, N: target.N(), Dim: target.Dim(), Step: opts.Step,
-		Seed: *seed, Chains: *chains, Iterations: res.steps, Burn: *burn, Seconds: res.seconds,
-		AcceptanceRate: res.stats.AcceptanceRate(),
-		AvgBatchSize:   res.stats.Batch / float64(res.stats.Steps),
-		EvalsPerStep:   float64(res.stats.Evals) / float64(res.stats.Steps),
-		FullSteps:      res.stats.FullSteps, Mean: res.mean, StateSHA256: res.stateHash}
-	if *sampler == "tunamh" {
-		out.Chi = opts.Chi
-	}
-	if *sampler == "poissonmh" {
-		out.Lambda = opts.Lambda
-	}
-	if out.convergence, err = summarize(res.traces); err != nil {
+	conv, err := traceConvergence(run.traces)
+	if err != nil {
 		return err
 	}
-	if res.seconds > 0 {
-		out.ESSPerSecond = out.ESSBulkMin / res.seconds
+	var st mh.Stats
+	for _, s := range run.samplers {
+		st.Add(s.Stats())
+	}
+	out := mhOutput{Model: *model, N: target.N(), Dim: target.Dim(), Step: opts.Step, Iterations: st.Steps,
+		AcceptanceRate: st.AcceptanceRate(), AvgBatchSize: st.Batch / float64(st.Steps),
+		EvalsPerStep: float64(st.Evals) / float64(st.Steps), FullSteps: st.FullSteps,
+		Mean: chain.PoolMeans(run.means...), record: f.record(o, conv)}
+	switch f.sampler {
+	case "tunamh":
+		out.Chi = opts.Chi
+	case "poissonmh":
+		out.Lambda = opts.Lambda
+	}
+	if o.seconds > 0 {
+		out.ESSPerSecond = out.ESSBulkMin / o.seconds
 	}
 	if *model == "bias" {
-		tv := res.biasTV(*k)
+		tv := biasTV(run.traces, *k)
 		out.TV = &tv
 	}
-	if *asJSON {
+	if f.asJSON {
 		return writeJSON(e, out)
 	}
+	return printMH(e, out)
+}
+
+// mhTarget builds the target, from its own data seed so that chains share
+// it, and sets the options the target implies (start, reference point, χ).
+func mhTarget(model, sampler string, n, dim, k int, mapStart bool, seed uint64, opts *mh.Options) (mh.Target, error) {
+	dataRand := rand.New(rand.NewPCG(seed, 0xda7a))
+	switch model {
+	case "tgm":
+		cfg := tgm.MHConfig()
+		if n > 0 {
+			cfg.N = n
+		}
+		m, err := tgm.Generate(cfg, dataRand)
+		if err != nil {
+			return nil, err
+		}
+		opts.Init = []float64{0, 1} // the mode the paper starts from
+		opts.Chi = cmp.Or(opts.Chi, 1e-4)
+		return m.Target(), nil
+	case "rlr", "logistic":
+		var target mh.Target
+		var withMode interface{ Mode([]float64) error }
+		if model == "rlr" {
+			m, err := targets.GenerateRobustLinear(cmp.Or(n, 100_000), dim, 4, dataRand)
+			if err != nil {
+				return nil, err
+			}
+			target, withMode = m, m
+		} else {
+			m, _, err := targets.GenerateLogistic(cmp.Or(n, 10_000), dim, dataRand)
+			if err != nil {
+				return nil, err
+			}
+			target, withMode = m, m
+		}
+		if mapStart || sampler == "smh1" || sampler == "smh2" || sampler == "mhss1" || sampler == "mhss2" {
+			mode := make([]float64, dim)
+			if err := withMode.Mode(mode); err != nil {
+				return nil, err
+			}
+			opts.Init, opts.Ref = mode, mode
+		}
+		opts.Chi = cmp.Or(opts.Chi, 1e-5)
+		return target, nil
+	case "bias":
+		b, err := targets.NewBias(k)
+		if err != nil {
+			return nil, err
+		}
+		opts.Proposal = targets.LazyWalk{K: k}
+		opts.Init = []float64{float64(k / 2)}
+		opts.Chi = cmp.Or(opts.Chi, 1e-4)
+		return b, nil
+	}
+	return nil, usagef("-model %q: want tgm, rlr, logistic or bias", model)
+}
+
+// mhRun runs samplers of package mh: chain k runs f.sampler from stream k
+// with running means and a thinned trace of every coordinate.
+type mhRun struct {
+	f        *runFlags
+	target   mh.Target
+	opts     mh.Options
+	samplers []mh.Sampler
+	means    []*chain.Means
+	traces   []*chain.Trace
+}
+
+// maxDraws bounds the stored draws of a chain (the trace is thinned).
+const maxDraws = 20000
+
+func (m *mhRun) job() job {
+	d := m.target.Dim()
+	vars := make([]int, d)
+	for j := range vars {
+		vars[j] = j
+	}
+	thin := max(1, (m.f.iters-m.f.burn+maxDraws-1)/maxDraws)
+	return job{steps: m.f.iters, burn: m.f.burn,
+		build: func(k int) (*chain.Chain, error) {
+			src := chain.Source(m.f.seed, k)
+			s, err := mh.New(m.f.sampler, m.target, rand.New(src), &m.opts)
+			if err != nil {
+				return nil, usagef("%v", err)
+			}
+			tr, err := chain.NewTrace(vars, thin, maxDraws+2)
+			if err != nil {
+				return nil, err
+			}
+			mean := chain.NewMeans(d)
+			m.samplers, m.means, m.traces = append(m.samplers, s), append(m.means, mean), append(m.traces, tr)
+			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: []chain.Observer{mean, tr}}, nil
+		},
+		trace: func(int) (string, int64, chain.RowFunc) { return chain.StateHeader(vars), 1, chain.StateRow(vars) },
+	}
+}
+
+func printMH(e *env, out mhOutput) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "target\t%s, N = %d, dimension %d\n", out.Model, out.N, out.Dim)
 	fmt.Fprintf(tw, "sampler\t%s (step %g", out.Sampler, out.Step)
@@ -241,189 +250,12 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
-// mhResult is what a set of MH chains measured.
-type mhResult struct {
-	stats     mh.Stats      // summed over chains
-	steps     int64         // total steps
-	seconds   float64       // wall time
-	traces    [][][]float64 // [coordinate][chain][draw], thinned
-	mean      []float64
-	stateHash string
-}
-
-// maxDraws bounds the stored draws of a chain (the trace is thinned).
-const maxDraws = 20000
-
-// mhUnit is one MH chain as the checkpointing loop drives it, with its
-// running sums and thinned trace (which a checkpoint saves too).
-type mhUnit struct {
-	s          mh.Sampler
-	src        *rand.PCG
-	done       int64
-	burn, thin int64
-	acc        mhAccum
-	file       *traceFile
-	count      atomic.Int64 // u.done, published for the progress bar
-}
-
-func (u *mhUnit) progressCounter() *atomic.Int64 { return &u.count }
-
-// mhAccum is what an MH chain accumulates past the burn-in.
-type mhAccum struct {
-	Sums  []float64   `json:"sums"`
-	Draws [][]float64 `json:"draws"` // per coordinate
-}
-
-func (u *mhUnit) advance(ctx context.Context, to int64) (int64, error) {
-	doneCh := ctx.Done()
-	defer func() { u.count.Store(u.done) }()
-	for ; u.done < to; u.done++ {
-		select {
-		case <-doneCh:
-			return u.done, ctx.Err()
-		default:
-		}
-		if u.done&1023 == 0 {
-			u.count.Store(u.done)
-		}
-		u.s.Step()
-		if err := u.s.Err(); err != nil {
-			return u.done + 1, err
-		}
-		if u.done < u.burn {
-			continue
-		}
-		x := u.s.State()
-		for j, v := range x {
-			u.acc.Sums[j] += v
-		}
-		if (u.done-u.burn)%u.thin == 0 {
-			for j, v := range x {
-				u.acc.Draws[j] = append(u.acc.Draws[j], v)
-			}
-		}
-		if u.file != nil {
-			u.file.Observe(u.done+1-u.burn, 0, x)
-		}
-	}
-	return u.done, nil
-}
-
-func (u *mhUnit) save() (chainCheck, error) {
-	var cc chainCheck
-	var err error
-	if cc.RNG, err = u.src.MarshalBinary(); err != nil {
-		return cc, err
-	}
-	if cc.Sampler, err = u.s.(mh.Snapshotter).Snapshot(); err != nil {
-		return cc, err
-	}
-	acc, err := json.Marshal(u.acc)
-	if err != nil {
-		return cc, err
-	}
-	cc.Observers = []json.RawMessage{acc}
-	if u.file != nil {
-		b, err := u.file.Snapshot()
-		if err != nil {
-			return cc, err
-		}
-		cc.Observers = append(cc.Observers, b)
-		cc.TraceBytes = u.file.written
-	}
-	return cc, nil
-}
-
-func (u *mhUnit) load(cc chainCheck) error {
-	if err := u.src.UnmarshalBinary(cc.RNG); err != nil {
-		return fmt.Errorf("random number generator: %w", err)
-	}
-	if err := u.s.(mh.Snapshotter).Restore(cc.Sampler); err != nil {
-		return err
-	}
-	want := 1
-	if u.file != nil {
-		want = 2
-	}
-	if len(cc.Observers) != want {
-		return fmt.Errorf("the checkpoint has %d accumulators, the run %d", len(cc.Observers), want)
-	}
-	var acc mhAccum
-	if err := json.Unmarshal(cc.Observers[0], &acc); err != nil || len(acc.Sums) != len(u.acc.Sums) || len(acc.Draws) != len(u.acc.Draws) {
-		return fmt.Errorf("the checkpoint's accumulators do not fit the target (%v)", err)
-	}
-	u.acc = acc
-	if u.file != nil {
-		if err := u.file.Restore(cc.Observers[1]); err != nil {
-			return err
-		}
-	}
-	u.done = cc.Steps
-	return nil
-}
-
-// runMHChains runs independent chains in parallel, checkpointed by ctl.
-func runMHChains(ctx context.Context, ctl *control, t mh.Target, name string, opts mh.Options, iters, burn int64, chains int, seed uint64) (*mhResult, error) {
-	d := t.Dim()
-	thin := max(int64(1), (iters-burn+maxDraws-1)/maxDraws)
-	units := make([]unit, chains)
-	mus := make([]*mhUnit, chains)
-	vars := make([]int, d)
-	for j := range vars {
-		vars[j] = j
-	}
-	for c := range chains {
-		src := gibbs.StreamSource(seed, c)
-		s, err := mh.New(name, t, rand.New(src), &opts)
-		if err != nil {
-			return nil, err
-		}
-		u := &mhUnit{s: s, src: src, burn: burn, thin: thin,
-			acc: mhAccum{Sums: make([]float64, d), Draws: make([][]float64, d)}}
-		if ctl.trace != "" {
-			var size int64
-			if ctl.resumed != nil && c < len(ctl.resumed.Chains) {
-				size = ctl.resumed.Chains[c].TraceBytes
-			}
-			f, err := openTrace(tracePath(ctl.trace, c, chains), vars, 1, ctl.resumed != nil, size)
-			if err != nil {
-				return nil, err
-			}
-			defer f.close()
-			u.file = f
-		}
-		units[c], mus[c] = u, u
-	}
-	start := time.Now()
-	if _, err := ctl.runUnits(ctx, units, iters); err != nil {
-		return nil, err
-	}
-	res := &mhResult{traces: make([][][]float64, d), mean: make([]float64, d), seconds: time.Since(start).Seconds()}
-	h := sha256.New()
-	var b [8]byte
-	for _, u := range mus {
-		st := u.s.Stats()
-		res.stats.Add(st)
-		res.steps += st.Steps
-		for j := range res.mean {
-			res.mean[j] += u.acc.Sums[j] / float64(int64(chains)*(iters-burn))
-			res.traces[j] = append(res.traces[j], u.acc.Draws[j])
-		}
-		for _, v := range u.s.State() {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-			h.Write(b[:])
-		}
-	}
-	res.stateHash = hex.EncodeToString(h.Sum(nil))
-	return res, nil
-}
-
 // biasTV returns the total variation between the chains' histogram of θ
 // and the uniform target of the bias example.
-func (r *mhResult) biasTV(k int) float64 {
+func biasTV(traces []*chain.Trace, k int) float64 {
 	h := make([]float64, k)
-	for _, ch := range r.traces[0] {
-		for _, v := range ch {
+	for _, t := range traces {
+		for _, v := range t.Draws()[0] {
 			if i := int(v); i >= 0 && i < k {
 				h[i]++
 			}

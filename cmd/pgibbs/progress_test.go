@@ -159,14 +159,14 @@ func TestPottsProgress(t *testing.T) {
 	var term syncBuffer
 	start := time.Now()
 	fast := func() time.Time { return start.Add(10 * time.Since(start)) }
-	ctl := &control{command: "potts", bar: newProgressTo(&term, true, fast)}
+	f := &runFlags{command: "potts", sampler: "gibbs", iters: 2_000_000, chains: 2, seed: 1, bar: newProgressTo(&term, true, fast)}
 	g, err := potts.New(potts.Params{Width: 4, States: 3, Beta: 1, Gamma: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Long enough for a few 250 ms ticks.
-	job := &job{model: g, sampler: "gibbs", steps: 2_000_000, chains: 2, seed: 1, ctl: ctl}
-	if _, err := job.run(context.Background()); err != nil {
+	run := &gibbsRun{f: f, model: g}
+	if _, err := f.execute(context.Background(), run.job()); err != nil {
 		t.Fatal(err)
 	}
 	out := term.String()

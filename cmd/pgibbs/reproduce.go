@@ -145,16 +145,22 @@ func (r *reproducer) wrote(paths ...string) {
 	r.written = append(r.written, paths...)
 }
 
-// table prints a table and writes it as CSV.
-func (r *reproducer) table(name string, t bench.Table) error {
+// summary prints a result's summary table and writes it with write.
+func (r *reproducer) summary(markdown string, write func(dir string) (string, error)) error {
 	r.bar.Done()
-	fmt.Fprintf(r.e.stdout, "\n%s", t.Markdown())
-	p, err := t.WriteCSV(r.out, name)
+	fmt.Fprintf(r.e.stdout, "\n%s", markdown)
+	p, err := write(r.out)
 	if err != nil {
 		return err
 	}
 	r.wrote(p)
 	return nil
+}
+
+// figure records and prints the files a result's writer wrote.
+func (r *reproducer) figure(paths []string, err error) error {
+	r.wrote(paths...)
+	return err
 }
 
 func (r *reproducer) say(format string, args ...any) {
@@ -184,7 +190,7 @@ func (r *reproducer) pottsRun(ctx context.Context, keys []string) (*bench.PottsR
 		return nil, err
 	}
 	r.say("L = %.4f, Δ = %d, %d factors", res.L, res.Delta, res.Factors)
-	if err := r.table("fig1-potts-summary", bench.CurveTable(res.Curves)); err != nil {
+	if err := r.summary(res.Markdown(), res.WriteSummary); err != nil {
 		return nil, err
 	}
 	r.potts = res
@@ -199,14 +205,12 @@ func labels(ss []bench.Sampler) string {
 	return strings.Join(out, ", ")
 }
 
-const marginalLabel = "marginal ℓ2 error"
-
 func (r *reproducer) fig1a(ctx context.Context) error {
 	res, err := r.pottsRun(ctx, bench.Fig1aKeys)
 	if err != nil {
 		return err
 	}
-	return r.curves("fig1a", "Fig. 1a: Potts 20×20, marginal error", marginalLabel, bench.ByIters, false, res.Select(bench.Fig1aKeys...))
+	return r.figure(res.WriteFigure(r.out, "fig1a"))
 }
 
 func (r *reproducer) fig1b(ctx context.Context) error {
@@ -214,7 +218,7 @@ func (r *reproducer) fig1b(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.curves("fig1b", "Fig. 1b: Poisson-Gibbs, varying λ", marginalLabel, bench.ByIters, false, res.Select(bench.Fig1bKeys...))
+	return r.figure(res.WriteFigure(r.out, "fig1b"))
 }
 
 func (r *reproducer) spinRun(ctx context.Context) (*bench.SpinResult, error) {
@@ -236,7 +240,7 @@ func (r *reproducer) spinRun(ctx context.Context) (*bench.SpinResult, error) {
 	}
 	r.say("L = %.4f, Δ = %d; truth %s %s; its halves differ by symmetric KL %.3g (curves below about a quarter of that are not resolved)",
 		res.L, res.Delta, how, res.TruthFile, res.TruthSelfKL)
-	if err := r.table("fig1c-spin-summary", bench.CurveTable(res.Curves)); err != nil {
+	if err := r.summary(res.Markdown(), res.WriteSummary); err != nil {
 		return nil, err
 	}
 	r.spin = res
@@ -248,7 +252,7 @@ func (r *reproducer) fig1c(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.curves("fig1c", "Fig. 1c: continuous spin model", "symmetric KL", bench.ByIters, true, res.Curves)
+	return r.figure(res.WriteFigure(r.out, "fig1c"))
 }
 
 func (r *reproducer) fig2(ctx context.Context) error {
@@ -256,23 +260,16 @@ func (r *reproducer) fig2(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := r.curves("fig2a", "Fig. 2a: Potts, marginal error vs time", marginalLabel, bench.BySeconds, false, res.Select(bench.Fig1aKeys...)); err != nil {
-		return err
-	}
-	if err := r.curves("fig2b", "Fig. 2b: Poisson-Gibbs vs time", marginalLabel, bench.BySeconds, false, res.Select(bench.Fig1bKeys...)); err != nil {
-		return err
+	for _, fig := range []string{"fig2a", "fig2b"} {
+		if err := r.figure(res.WriteFigure(r.out, fig)); err != nil {
+			return err
+		}
 	}
 	sr, err := r.spinRun(ctx)
 	if err != nil {
 		return err
 	}
-	return r.curves("fig2c", "Fig. 2c: continuous spin vs time", "symmetric KL", bench.BySeconds, true, sr.Curves)
-}
-
-func (r *reproducer) curves(name, title, ylabel string, axis bench.Axis, logY bool, cs []bench.Curve) error {
-	paths, err := bench.WriteCurves(r.out, name, bench.CurvePlot{Title: title, YLabel: ylabel, Axis: axis, LogY: logY, Curves: cs})
-	r.wrote(paths...)
-	return err
+	return r.figure(sr.WriteFigure(r.out, "fig2c"))
 }
 
 func (r *reproducer) fig3(ctx context.Context) error {
@@ -288,12 +285,10 @@ func (r *reproducer) fig3(ctx context.Context) error {
 	r.say("L = %.2f (paper: 1581.14); mode of the truth at (%.3f, %.3f); mass outside the window %.2g; binned-data error of log-density ≤ %.2g",
 		res.L, res.Mode[0], res.Mode[1], res.TruthOutside, res.TruthLogErr)
 	r.say("Gibbs-rejection (exact envelope) would need about 10^%.1f proposals an update at the mode", res.RejectionLog10Tries)
-	if err := r.table("fig3-summary", res.Table()); err != nil {
+	if err := r.summary(res.Markdown(), res.WriteSummary); err != nil {
 		return err
 	}
-	paths, err := res.Write(r.out, "fig3")
-	r.wrote(paths...)
-	return err
+	return r.figure(res.WriteFigure(r.out))
 }
 
 func (r *reproducer) table1(ctx context.Context) error {
@@ -308,7 +303,7 @@ func (r *reproducer) table1(ctx context.Context) error {
 		return err
 	}
 	r.say("first data set: C = Σc_i = %.2f, L = Σ(hi_i − lo_i) = %.2f", res.C, res.L)
-	return r.table("tunamh-table1", res.Table())
+	return r.summary(res.Markdown(), res.WriteSummary)
 }
 
 func (r *reproducer) rlr(ctx context.Context) error {
@@ -318,7 +313,7 @@ func (r *reproducer) rlr(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.table("tunamh-rlr", res.Table())
+	return r.summary(res.Markdown(), res.WriteSummary)
 }
 
 func (r *reproducer) crossover(ctx context.Context) error {
@@ -339,9 +334,6 @@ func (r *reproducer) crossover(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.say("\n%s", res.Table().Markdown())
-	r.say("%s", res.SummaryTable().Markdown())
-	paths, err := res.Write(r.out, "crossover")
-	r.wrote(paths...)
-	return err
+	r.say("\n%s", res.Markdown())
+	return r.figure(res.WriteFigure(r.out))
 }

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"text/tabwriter"
 
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/tgm"
 )
 
@@ -24,31 +22,16 @@ func init() {
 
 // tgmOutput is the JSON object of `pgibbs tgm -json`.
 type tgmOutput struct {
-	Model          string  `json:"model"`
-	N              int     `json:"n"`
-	Beta           float64 `json:"beta"`
-	Box            float64 `json:"box"`
-	DataSeed       uint64  `json:"data_seed"`
-	Sampler        string  `json:"sampler"`
-	M              int     `json:"m"`
-	K              int     `json:"k"`
-	Seed           uint64  `json:"seed"`
-	Chains         int     `json:"chains"`
-	L              float64 `json:"L"`
-	Lambda         float64 `json:"lambda"`
-	Iterations     int64   `json:"iterations"`
-	Burn           int64   `json:"burn"`
-	FactorsPerStep float64 `json:"factors_per_step"`
-	DrawsPerStep   float64 `json:"draws_per_step"`
-	AcceptanceRate float64 `json:"acceptance_rate,omitempty"`
-	TriesPerStep   float64 `json:"tries_per_step,omitempty"`
-	MeanX1         float64 `json:"mean_x1"`
-	MeanX2         float64 `json:"mean_x2"`
-	Seconds        float64 `json:"seconds"`
-	StepsPerSecond float64 `json:"steps_per_second"`
-	Histogram      string  `json:"histogram_csv,omitempty"`
-	StateSHA256    string  `json:"state_sha256"`
-	convergence
+	Model     string  `json:"model"`
+	N         int     `json:"n"`
+	Beta      float64 `json:"beta"`
+	Box       float64 `json:"box"`
+	DataSeed  uint64  `json:"data_seed"`
+	L         float64 `json:"L"`
+	MeanX1    float64 `json:"mean_x1"`
+	MeanX2    float64 `json:"mean_x2"`
+	Histogram string  `json:"histogram_csv,omitempty"`
+	continuousOutput
 }
 
 func runTGM(ctx context.Context, e *env, args []string) error {
@@ -60,14 +43,10 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 	beta := fs.Float64("beta", 1e-4, "tempering β of the likelihood, in (0, 1]")
 	box := fs.Float64("box", 6, "half-width b of the box [−b, b]²")
 	dataSeed := fs.Uint64("data-seed", 1, "random seed of the data")
-	cf := addContinuousFlags(fs, "pgda", 20, 25, 100000)
+	f := addContinuousFlags(fs, "tgm", 20, 25, 100000)
 	bins := fs.Int("bins", 60, "bins per axis of the 2-D density histogram")
 	hist := fs.String("hist", "", "write the 2-D density histogram of (x1, x2) to this CSV file")
-	ctl := addControlFlags(fs, "tgm")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := ctl.setup(fs); err != nil {
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
 	switch {
@@ -80,10 +59,11 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 	case *bins < 1 || *bins > 4096:
 		return usagef("-bins %d: need 1 to 4096", *bins)
 	}
-	if err := cf.check(); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
-	opts := cf.options()
+	opts := f.options()
+	opts.M, opts.K = f.m, f.k
 	if opts.Lambda == 0 && opts.LambdaScale == 0 {
 		opts.Lambda = 500 // the paper's setting for this model
 	}
@@ -97,32 +77,24 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	js := make([]*gibbs.Joint2D, *cf.chains)
-	jb := &job{model: g, sampler: *cf.sampler, opts: opts, steps: *cf.iters, burn: *cf.burn,
-		chains: *cf.chains, seed: *cf.seed, trace: true, ctl: ctl,
-		obs: func(c int) []gibbs.Observer {
-			js[c], _ = gibbs.NewJoint2D(g, 0, 1, *bins, *bins) // arguments checked above
-			return []gibbs.Observer{js[c]}
-		}}
-	res, err := jb.run(ctx)
+	var js []*chain.Joint2D
+	run := &gibbsRun{f: f.runFlags, model: g, opts: opts, observe: func(int) []chain.Observer {
+		j, _ := chain.NewJoint2D(0, 1, -*box, *box, -*box, *box, *bins, *bins) // arguments checked above
+		js = append(js, j)
+		return []chain.Observer{j}
+	}}
+	o, err := f.execute(ctx, run.job())
 	if err != nil {
 		return err
 	}
-	joint, err := gibbs.PoolJoint2D(js...)
+	joint, err := chain.PoolJoint2D(js...)
 	if err != nil {
 		return err
 	}
 	m1, m2 := joint.Means()
-	out := tgmOutput{Model: "tgm", N: *n, Beta: *beta, Box: *box, DataSeed: *dataSeed, Sampler: *cf.sampler,
-		M: *cf.m, K: *cf.k, Seed: *cf.seed, Chains: *cf.chains, L: g.L(), Lambda: res.lambda,
-		Iterations: res.stats.Steps, Burn: *cf.burn, FactorsPerStep: res.stats.FactorsPerStep(),
-		DrawsPerStep: res.stats.PicksPerStep(), TriesPerStep: res.stats.TriesPerStep(), MeanX1: m1, MeanX2: m2,
-		Seconds: res.seconds, StepsPerSecond: res.stepsPerSecond(*cf.chains), StateSHA256: res.stateHash}
-	if out.convergence, err = res.convergence(); err != nil {
+	out := tgmOutput{Model: "tgm", N: *n, Beta: *beta, Box: *box, DataSeed: *dataSeed, L: g.L(), MeanX1: m1, MeanX2: m2}
+	if out.continuousOutput, err = f.output(run, o); err != nil {
 		return err
-	}
-	if res.stats.Proposals > 0 {
-		out.AcceptanceRate = res.stats.AcceptanceRate()
 	}
 	if *hist != "" {
 		if err := writeJoint(*hist, joint); err != nil {
@@ -130,21 +102,13 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 		}
 		out.Histogram = *hist
 	}
-	if *cf.asJSON {
+	if f.asJSON {
 		return writeJSON(e, out)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "model\ttruncated Gaussian mixture, N = %d, β = %g, box [−%g, %g]², data seed %d\n", *n, *beta, *box, *box, *dataSeed)
 	fmt.Fprintf(tw, "L\t%.4f (paper: 1581.14 for its data)\n", out.L)
-	fmt.Fprintf(tw, "sampler\t%s (m = %d, k = %d, λ = %.4g)\n", out.Sampler, out.M, out.K, out.Lambda)
-	fmt.Fprintf(tw, "iterations\t%d in %d chain(s), %.2f s, %.1f steps/s a chain\n", out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond)
-	fmt.Fprintf(tw, "factors/step, draws/step\t%.1f, %.1f\n", out.FactorsPerStep, out.DrawsPerStep)
-	if out.AcceptanceRate > 0 {
-		fmt.Fprintf(tw, "MH acceptance\t%.4f\n", out.AcceptanceRate)
-	}
-	if out.TriesPerStep > 0 {
-		fmt.Fprintf(tw, "rejection tries/step\t%.2f\n", out.TriesPerStep)
-	}
+	out.continuousOutput.print(tw)
 	fmt.Fprintf(tw, "mean (x1, x2)\t(%.4f, %.4f)\n", out.MeanX1, out.MeanX2)
 	if out.Histogram != "" {
 		fmt.Fprintf(tw, "density histogram\t%s\n", out.Histogram)
@@ -154,22 +118,12 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 }
 
 // writeJoint writes x1,x2,density rows (cell centres, density per unit area).
-func writeJoint(path string, j *gibbs.Joint2D) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
+func writeJoint(path string, j *chain.Joint2D) error {
 	_, ny, loA, wA, loB, wB := j.Bins()
-	_ = w.Write([]string{"x1", "x2", "density"})
+	rows := [][]string{{"x1", "x2", "density"}}
 	for c, p := range j.Probs() {
 		a, b := c/ny, c%ny
-		_ = w.Write([]string{fmtFloat(loA + (float64(a)+0.5)*wA), fmtFloat(loB + (float64(b)+0.5)*wB), fmtFloat(p / (wA * wB))})
+		rows = append(rows, []string{fmtFloat(loA + (float64(a)+0.5)*wA), fmtFloat(loB + (float64(b)+0.5)*wB), fmtFloat(p / (wA * wB))})
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeCSV(path, rows)
 }

@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
@@ -33,17 +32,12 @@ type uaiOutput struct {
 	HardFactors    int      `json:"hard_factors"`
 	Evidence       int      `json:"evidence"`
 	Free           int      `json:"free"`
-	Sampler        string   `json:"sampler"`
-	Seed           uint64   `json:"seed"`
-	Chains         int      `json:"chains"`
 	L              float64  `json:"L"`
 	Delta          int      `json:"delta"`
 	Psi            float64  `json:"psi"`
 	Lambda         float64  `json:"lambda"`
 	Lambda2        float64  `json:"lambda2,omitempty"`
 	Iterations     int64    `json:"iterations"`
-	Burn           int64    `json:"burn"`
-	Seconds        float64  `json:"seconds"`
 	StepsPerSecond float64  `json:"steps_per_second"`
 	FactorsPerStep float64  `json:"factors_per_step"`
 	DrawsPerStep   float64  `json:"draws_per_step"`
@@ -51,8 +45,7 @@ type uaiOutput struct {
 	MeanAbsError   *float64 `json:"mean_abs_error,omitempty"`
 	MaxAbsError    *float64 `json:"max_abs_error,omitempty"`
 	Out            string   `json:"out,omitempty"`
-	StateSHA256    string   `json:"state_sha256"`
-	convergence
+	record
 }
 
 func runUAI(ctx context.Context, e *env, args []string) error {
@@ -65,63 +58,22 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	evid := fs.String("evidence", "", "evidence file F.evid (default: no evidence)")
 	marFile := fs.String("mar", "", "exact marginals F.MAR to compare with")
 	out := fs.String("out", "", "write the estimated marginals to this file in the UAI .MAR format")
-	sampler := fs.String("sampler", "pgibbs", "sampler: one of "+strings.Join(gibbs.Names(), ", "))
-	lambdaScale := fs.Float64("lambda-scale", 0, "λ as a multiple of L² (default 1 when -lambda is not set)")
-	lambda := fs.Float64("lambda", 0, "λ, the Poisson-minibatch size parameter (default L²)")
 	lambda2 := fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)")
 	lambda2Scale := fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)")
 	perVar := fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	iters := fs.Int64("iters", 1000000, "variable updates per chain")
-	seconds := fs.Float64("seconds", 0, "run each chain this long (wall clock) instead of -iters; not reproducible")
-	burn := fs.Int64("burn", 0, "updates per chain before marginals are counted")
-	chains := fs.Int("chains", 1, "independent chains, run in parallel")
-	seed := fs.Uint64("seed", 1, "random seed")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	ctl := addControlFlags(fs, "uai")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := ctl.setup(fs); err != nil {
+	f := addRunFlags(fs, "uai", runDefaults{sampler: "pgibbs", samplers: "one of " + strings.Join(gibbs.Names(), ", "), iters: 1000000})
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
 	if *model == "" {
 		return usagef("-model is required")
 	}
-	if !slices.Contains(gibbs.Names(), *sampler) {
-		return usagef("-sampler %q: want one of %s", *sampler, strings.Join(gibbs.Names(), ", "))
+	if !slices.Contains(gibbs.Names(), f.sampler) {
+		return usagef("-sampler %q: want one of %s", f.sampler, strings.Join(gibbs.Names(), ", "))
 	}
-	if err := checkLambdaFlags(*lambda, *lambdaScale); err != nil {
-		return err
+	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
+		return usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", f.sampler)
 	}
-	switch {
-	case !(*lambda2 >= 0) || math.IsInf(*lambda2, 0):
-		return usagef("-lambda2 %v: need a finite λ2 > 0", *lambda2)
-	case !(*lambda2Scale >= 0) || math.IsInf(*lambda2Scale, 0):
-		return usagef("-lambda2-scale %v: need a finite scale > 0", *lambda2Scale)
-	case *lambda2 > 0 && *lambda2Scale > 0:
-		return usagef("-lambda2 and -lambda2-scale both set: choose one")
-	case (*lambda2 > 0 || *lambda2Scale > 0) && *sampler != "doublemin":
-		return usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", *sampler)
-	}
-	if *seconds != 0 && !(*seconds > 0 && *seconds <= 86400) {
-		return usagef("-seconds %v: need a budget in (0, 86400]", *seconds)
-	}
-	var (
-		g     *factorgraph.Graph // set once the files are read
-		margs []*gibbs.Marginals // one per chain, pooled at the end
-	)
-	jb := &job{sampler: *sampler, steps: *iters, burn: *burn, chains: *chains, seed: *seed, trace: true, ctl: ctl,
-		budget: time.Duration(*seconds * float64(time.Second)),
-		opts: gibbs.Options{Lambda: *lambda, LambdaScale: *lambdaScale, PerVariable: *perVar,
-			Lambda2: *lambda2, Lambda2Scale: *lambda2Scale},
-		obs: func(c int) []gibbs.Observer {
-			margs[c] = gibbs.NewMarginals(g)
-			return []gibbs.Observer{margs[c]}
-		}}
-	if err := jb.validate(); err != nil {
-		return err
-	}
-
 	m, err := uai.ReadFile(*model)
 	if err != nil {
 		return err
@@ -144,31 +96,37 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%s: %w", *marFile, err)
 		}
 	}
-	if g, err = m.Graph(ev); err != nil {
+	g, err := m.Graph(ev)
+	if err != nil {
 		return fmt.Errorf("%s: %w", *model, err)
 	}
-	jb.model, margs = g, make([]*gibbs.Marginals, *chains)
-	res, err := jb.run(ctx)
+	var margs []*chain.Marginals
+	run := &gibbsRun{f: f, model: g, opts: f.options(), observe: func(int) []chain.Observer {
+		margs = append(margs, chain.NewMarginals(factorgraph.Sizes(g)))
+		return []chain.Observer{margs[len(margs)-1]}
+	}}
+	run.opts.PerVariable, run.opts.Lambda2, run.opts.Lambda2Scale = *perVar, *lambda2, *lambda2Scale
+	res, err := f.execute(ctx, run.job())
 	if err != nil {
 		return err
 	}
-	marginals := gibbs.Pool(margs...)
-
-	o := uaiOutput{
-		Model: *model, Type: m.Type, Variables: m.NumVars(), Factors: len(m.Scopes), HardFactors: m.HardFactors(),
-		Evidence: len(ev), Free: len(g.Free()), Sampler: *sampler, Seed: *seed, Chains: *chains,
-		L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Lambda: res.lambda,
-		Iterations: res.stats.Steps, Burn: *burn, Seconds: res.seconds, StepsPerSecond: res.stepsPerSecond(*chains),
-		FactorsPerStep: res.stats.FactorsPerStep(), DrawsPerStep: res.stats.PicksPerStep(), Out: *out, StateSHA256: res.stateHash,
-	}
-	if o.convergence, err = res.convergence(); err != nil {
+	marginals := chain.PoolMarginals(margs...)
+	conv, err := run.convergence()
+	if err != nil {
 		return err
 	}
-	if l2, ok := res.samplers[0].(interface{ Lambda2() float64 }); ok {
+	st := run.stats()
+	o := uaiOutput{
+		Model: *model, Type: m.Type, Variables: m.NumVars(), Factors: len(m.Scopes), HardFactors: m.HardFactors(),
+		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Lambda: run.lambda(),
+		Iterations: st.Steps, StepsPerSecond: stepsPerSecond(st.Steps, len(res.chains), res.seconds),
+		FactorsPerStep: st.FactorsPerStep(), DrawsPerStep: st.PicksPerStep(), Out: *out, record: f.record(res, conv),
+	}
+	if l2, ok := run.samplers[0].(interface{ Lambda2() float64 }); ok {
 		o.Lambda2 = l2.Lambda2()
 	}
-	if res.stats.Proposals > 0 {
-		a := res.stats.AcceptanceRate()
+	if st.Proposals > 0 {
+		a := st.AcceptanceRate()
 		o.AcceptanceRate = &a
 	}
 	if mar != nil {
@@ -183,7 +141,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if *asJSON {
+	if f.asJSON {
 		return writeJSON(e, o)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -195,7 +153,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(tw, ", λ2 = %.4g", o.Lambda2)
 	}
 	fmt.Fprintf(tw, ")\n")
-	fmt.Fprintf(tw, "iterations\t%d in %d chain(s), %.2f s, %.0f steps/s a chain\n", o.Iterations, o.Chains, o.Seconds, o.StepsPerSecond)
+	printRun(tw, o.Iterations, o.Chains, o.Seconds, o.StepsPerSecond)
 	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", o.FactorsPerStep, o.DrawsPerStep)
 	if o.AcceptanceRate != nil {
 		fmt.Fprintf(tw, "acceptance rate\t%.4f\n", *o.AcceptanceRate)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
@@ -28,21 +29,20 @@ const accuracyBound = 0.01
 // pooled run-average marginals.
 func chainRun(t *testing.T, g factorgraph.Model, sampler string, opt gibbs.Options, steps int64, chains int, seed uint64) [][]float64 {
 	t.Helper()
-	samplers := make([]gibbs.Sampler, chains)
-	obs := make([][]gibbs.Observer, chains)
-	margs := make([]*gibbs.Marginals, chains)
-	for c, r := range gibbs.Streams(seed, chains) {
+	runs := make([]*chain.Chain, chains)
+	margs := make([]*chain.Marginals, chains)
+	for c, r := range chain.Streams(seed, chains) {
 		s, err := gibbs.New(sampler, g, r, &opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		samplers[c], margs[c] = s, gibbs.NewMarginals(g)
-		obs[c] = []gibbs.Observer{margs[c]}
+		margs[c] = chain.NewMarginals(factorgraph.Sizes(g))
+		runs[c] = &chain.Chain{Kernel: s, Observers: []chain.Observer{margs[c]}, Burn: steps / 20}
 	}
-	if err := (gibbs.Runner{Steps: steps, Burn: steps / 20}).RunChains(context.Background(), samplers, obs); err != nil {
+	if err := (&chain.Runner{Steps: steps}).Run(context.Background(), runs); err != nil {
 		t.Fatal(err)
 	}
-	return gibbs.Pool(margs...)
+	return chain.PoolMarginals(margs...)
 }
 
 // loadShared reads a shared model with its evidence (if any) and its .MAR

@@ -1,0 +1,297 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Any is what Step returns when a step may have changed any coordinate (an
+// MH step, a sweep).
+const Any = -1
+
+// Kernel is a Markov chain's transition together with its current state.
+//
+// Step moves the chain one step and returns the index of the one
+// coordinate the step may have changed, or Any. State returns the current
+// state, a view the caller must not modify, valid until the next Step. Once
+// a step detects an error (a factor outside its declared range, NaN), the
+// chain stops moving and Err returns the first error.
+type Kernel interface {
+	Step() int
+	State() []float64
+	Err() error
+}
+
+// Observer sees a chain after each step past the burn-in: t is the number of
+// those steps so far (1, 2, …), i what Step returned and x the state, a view
+// valid only during the call.
+type Observer interface {
+	Observe(t int64, i int, x []float64)
+}
+
+// Snapshotter is implemented by kernels and observers that can be
+// checkpointed: Snapshot returns the object's state, Restore sets it from a
+// snapshot of the same kind of object on the same model. Random sources are
+// not part of it: a Chain lists them and a checkpoint saves them. Snapshots
+// are versioned JSON in which float64 values round-trip exactly.
+type Snapshotter interface {
+	Snapshot() ([]byte, error)
+	Restore(data []byte) error
+}
+
+// Chain is one Markov chain as a Runner drives it.
+type Chain struct {
+	// Kernel is the sampler.
+	Kernel Kernel
+	// Sources are every random generator the kernel and the observers draw
+	// from, in a fixed order; checkpoints save and restore their states.
+	Sources []*rand.PCG
+	// Observers see the chain after every step past Burn.
+	Observers []Observer
+	// Burn is the number of steps run before observers see the chain.
+	Burn int64
+
+	steps atomic.Int64 // steps done; published for progress displays
+}
+
+// Done returns the number of steps done. It is safe to call while another
+// goroutine advances the chain (the count is brought up to date every 1024
+// steps and when Advance returns).
+func (c *Chain) Done() int64 { return c.steps.Load() }
+
+// Advance runs the chain until it has done `to` steps in all, numbering
+// steps as an uninterrupted run would (a resumed chain continues the count).
+// It checks ctx between steps and returns ctx.Err() when ctx is done, or
+// the kernel's error when a step fails.
+func (c *Chain) Advance(ctx context.Context, to int64) error {
+	if c.Kernel == nil {
+		return errors.New("chain: no kernel")
+	}
+	k, obs, burn := c.Kernel, c.Observers, c.Burn
+	t := c.steps.Load()
+	defer func() { c.steps.Store(t) }()
+	done := ctx.Done()
+	for ; t < to; t++ {
+		// A non-blocking receive costs a few nanoseconds: cancellation is
+		// seen after at most one step.
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+		if t&1023 == 0 {
+			c.steps.Store(t)
+		}
+		i := k.Step()
+		if err := k.Err(); err != nil {
+			t++
+			return err
+		}
+		if t >= burn && len(obs) > 0 {
+			x := k.State()
+			for _, o := range obs {
+				o.Observe(t+1-burn, i, x)
+			}
+		}
+	}
+	return nil
+}
+
+// Runner runs chains in parallel for a number of steps or a wall-time
+// budget, with checkpoints.
+type Runner struct {
+	// Steps is the number of steps each chain runs in all. With a Duration
+	// it is an upper bound (0: none).
+	Steps int64
+	// Duration, if positive, is a wall-time budget: the chains stop when it
+	// has passed. Such a run depends on the machine's speed, so it cannot be
+	// checkpointed.
+	Duration time.Duration
+	// Checkpoint, if not empty, is the file a checkpoint is written to
+	// every Every, when the run completes and when its context is cancelled.
+	Checkpoint string
+	// Every is the interval between checkpoints (zero: one minute).
+	Every time.Duration
+	// Meta is stored in the checkpoint as it is (JSON): the caller's
+	// description of the run, for resuming it (ReadCheckpoint returns it).
+	Meta any
+}
+
+// Interrupted is the error of a run stopped by its context; Checkpoint
+// names the file the run was saved to (empty: none).
+type Interrupted struct {
+	Checkpoint string
+	Err        error // the context's error
+}
+
+func (e *Interrupted) Error() string {
+	if e.Checkpoint == "" {
+		return "interrupted"
+	}
+	return "interrupted; checkpoint written to " + e.Checkpoint
+}
+
+func (e *Interrupted) Unwrap() error { return e.Err }
+
+// Stopped reports whether err only says that a context ended.
+func Stopped(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+func (r *Runner) validate() error {
+	switch {
+	case r.Steps < 0:
+		return fmt.Errorf("chain: %d steps", r.Steps)
+	case r.Duration < 0:
+		return fmt.Errorf("chain: negative time budget %v", r.Duration)
+	case r.Steps == 0 && r.Duration == 0:
+		return errors.New("chain: neither a number of steps nor a time budget")
+	case r.Duration > 0 && r.Checkpoint != "":
+		return errors.New("chain: a run with a time budget is not reproducible and cannot be checkpointed: give a number of steps")
+	case r.Every < 0:
+		return fmt.Errorf("chain: checkpoint interval %v: need a positive interval", r.Every)
+	}
+	return nil
+}
+
+// Run runs every chain to r.Steps steps in parallel (or until r.Duration has
+// passed), each from the steps it has done. The first chain to fail cancels
+// the others, and Run returns its error as "chain k: …". When ctx is
+// cancelled Run returns an *Interrupted after writing a checkpoint if one
+// was asked for.
+func (r *Runner) Run(ctx context.Context, chains []*Chain) error {
+	if err := r.validate(); err != nil {
+		return err
+	}
+	if len(chains) == 0 {
+		return errors.New("chain: no chains to run")
+	}
+	for k, c := range chains {
+		if r.Duration == 0 && c.Done() > r.Steps {
+			return fmt.Errorf("chain %d has done %d steps, more than the run's %d", k, c.Done(), r.Steps)
+		}
+	}
+	to := r.Steps
+	if r.Duration > 0 {
+		if to == 0 {
+			to = 1 << 62
+		}
+		budget, cancel := context.WithTimeout(context.Background(), r.Duration)
+		defer cancel()
+		err := runSegment(ctx, budget, chains, to)
+		if err != nil && !Stopped(err) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return &Interrupted{Err: ctx.Err()}
+		}
+		return nil
+	}
+	every := r.Every
+	if every == 0 {
+		every = time.Minute
+	}
+	for {
+		seg, cancel := context.WithCancel(context.Background())
+		var timer *time.Timer
+		if r.Checkpoint != "" {
+			timer = time.AfterFunc(every, cancel)
+		}
+		err := runSegment(ctx, seg, chains, to)
+		if timer != nil {
+			timer.Stop()
+		}
+		cancel()
+		if err != nil && !Stopped(err) {
+			return err
+		}
+		complete := true
+		for _, c := range chains {
+			complete = complete && c.Done() >= to
+		}
+		if r.Checkpoint != "" {
+			if err := r.save(chains); err != nil {
+				return err
+			}
+		}
+		if complete {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return &Interrupted{Checkpoint: r.Checkpoint, Err: ctx.Err()}
+		}
+	}
+}
+
+// runSegment advances every chain to `to` until ctx or seg is done.
+func runSegment(ctx, seg context.Context, chains []*Chain, to int64) error {
+	both, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(seg, cancel)
+	defer stop()
+	return Parallel(both, len(chains), len(chains), func(ctx context.Context, k int) error {
+		if err := chains[k].Advance(ctx, to); err != nil {
+			return fmt.Errorf("chain %d: %w", k, err)
+		}
+		return nil
+	})
+}
+
+// Parallel calls f(ctx, i) for i = 0, …, n−1 on at most workers goroutines.
+// The first call to fail cancels the context of the others, and Parallel
+// returns its error (a failure before the cancellations it caused); if only
+// cancellations occurred it returns their join.
+func Parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(max(workers, 1), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := call(ctx, i, f); err != nil {
+					errs[i] = err
+					if !Stopped(err) {
+						cancel()
+					}
+				}
+			}
+		}()
+	}
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !Stopped(err) {
+			return err
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// call runs f(ctx, i), turning a panic into an error: a panicking user
+// factor in one chain must not crash the process.
+func call(ctx context.Context, i int, f func(ctx context.Context, i int) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return f(ctx, i)
+}

@@ -1,0 +1,35 @@
+// Package chain runs Markov chains: it owns everything between a sampler's
+// step kernel and a result, written once for every sampler of this module.
+//
+// A sampler is an initial state plus a step kernel (the split BlackJAX
+// makes): anything with Step, State and Err is a [Kernel] — the single-site
+// samplers of package gibbs (a step resamples one variable and says which),
+// their sweeps and chromatic sweeps (a step is a whole sweep), and the
+// Metropolis–Hastings samplers of package mh (a step may move every
+// coordinate). This package runs kernels:
+//
+//   - [Chain] is one chain: a kernel, the random sources it draws from, its
+//     [Observer]s and its burn-in. [Chain.Advance] runs it to a number of
+//     steps, watching a context between steps and publishing its progress in
+//     an atomic counter ([Chain.Done]).
+//   - [Runner] runs K chains in parallel (one goroutine each, the first
+//     failure cancels the others) for a number of steps or a wall-time
+//     budget, and checkpoints them: every Runner.Every and when its context
+//     is cancelled it writes one versioned, checksummed file holding each
+//     chain's step count, random-source states, kernel and observer
+//     snapshots ([Snapshotter]); [ReadCheckpoint] and [Checkpoint.Restore]
+//     resume a run bit for bit.
+//   - [Parallel] is the bounded worker pool the Runner and the experiment
+//     drivers share.
+//   - Observers for both families: [Marginals] (run-average marginals of
+//     discrete coordinates), [Histograms] and [Joint2D] (of continuous
+//     ones), [Means], [Trace] (thinned draws for R̂ and ESS in bounded
+//     memory) and [CSV] (a trace file that survives checkpoints).
+//   - [Source] and [Streams] derive independent PCG streams from one seed,
+//     so chain k of a run has the same stream whether it runs in this
+//     process or on another machine; [StateHash] fingerprints final states.
+//
+// Observers see (t, i, x) after each step past the burn-in: t counts those
+// steps from 1, i is what Step returned (the coordinate that changed, or
+// [Any]) and x is the state, valid only during the call.
+package chain

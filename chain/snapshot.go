@@ -1,0 +1,183 @@
+package chain
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// observerVersion is the version of the observers' snapshots.
+const observerVersion = 1
+
+var (
+	_ Snapshotter = (*Marginals)(nil)
+	_ Snapshotter = (*Means)(nil)
+	_ Snapshotter = (*Histograms)(nil)
+	_ Snapshotter = (*Joint2D)(nil)
+	_ Snapshotter = (*Trace)(nil)
+	_ Snapshotter = (*CSV)(nil)
+)
+
+// observerState wraps an observer's state with a version and kind.
+type observerState[T any] struct {
+	Version int    `json:"version"`
+	Kind    string `json:"kind"`
+	State   T      `json:"state"`
+}
+
+func snapshotObserver[T any](kind string, st T) ([]byte, error) {
+	return json.Marshal(observerState[T]{Version: observerVersion, Kind: kind, State: st})
+}
+
+func restoreObserver[T any](kind string, data []byte) (T, error) {
+	var w observerState[T]
+	if err := json.Unmarshal(data, &w); err != nil {
+		return w.State, fmt.Errorf("chain: restore %s: %w", kind, err)
+	}
+	if w.Version != observerVersion || w.Kind != kind {
+		return w.State, fmt.Errorf("chain: restore %s from a snapshot of %q version %d", kind, w.Kind, w.Version)
+	}
+	return w.State, nil
+}
+
+type marginalsState struct {
+	Counts [][]float64 `json:"counts"`
+	Cur    []int       `json:"cur"`
+	Last   []int64     `json:"last"`
+	N      int64       `json:"n"`
+}
+
+// Snapshot implements Snapshotter.
+func (mg *Marginals) Snapshot() ([]byte, error) {
+	return snapshotObserver("marginals", marginalsState{mg.counts, mg.cur, mg.last, mg.n})
+}
+
+// Restore implements Snapshotter.
+func (mg *Marginals) Restore(data []byte) error {
+	st, err := restoreObserver[marginalsState]("marginals", data)
+	if err != nil {
+		return err
+	}
+	if len(st.Counts) != len(mg.counts) || len(st.Cur) != len(mg.cur) || len(st.Last) != len(mg.last) {
+		return fmt.Errorf("chain: restore marginals: snapshot of %d coordinates, observer of %d", len(st.Counts), len(mg.counts))
+	}
+	for j := range st.Counts {
+		if len(st.Counts[j]) != len(mg.counts[j]) {
+			return fmt.Errorf("chain: restore marginals: coordinate %d has %d values, snapshot %d", j, len(mg.counts[j]), len(st.Counts[j]))
+		}
+		if c := st.Cur[j]; len(st.Counts[j]) > 0 && st.N > 0 && (c < 0 || c >= len(st.Counts[j])) {
+			return fmt.Errorf("chain: restore marginals: coordinate %d holds value %d of %d", j, c, len(st.Counts[j]))
+		}
+	}
+	mg.counts, mg.cur, mg.last, mg.n = st.Counts, st.Cur, st.Last, st.N
+	return nil
+}
+
+type meansState struct {
+	Sum []float64 `json:"sum"`
+	N   int64     `json:"n"`
+}
+
+// Snapshot implements Snapshotter.
+func (m *Means) Snapshot() ([]byte, error) { return snapshotObserver("means", meansState{m.sum, m.n}) }
+
+// Restore implements Snapshotter.
+func (m *Means) Restore(data []byte) error {
+	st, err := restoreObserver[meansState]("means", data)
+	if err != nil {
+		return err
+	}
+	if len(st.Sum) != len(m.sum) {
+		return fmt.Errorf("chain: restore means: snapshot of %d coordinates, observer of %d", len(st.Sum), len(m.sum))
+	}
+	m.sum, m.n = st.Sum, st.N
+	return nil
+}
+
+type histogramsState struct {
+	Bins   int         `json:"bins"`
+	Counts [][]float64 `json:"counts"`
+	Sum    []float64   `json:"sum"`
+	Cur    []float64   `json:"cur"`
+	Last   []int64     `json:"last"`
+	N      int64       `json:"n"`
+}
+
+// Snapshot implements Snapshotter.
+func (h *Histograms) Snapshot() ([]byte, error) {
+	return snapshotObserver("histograms", histogramsState{h.bins, h.counts, h.sum, h.cur, h.last, h.n})
+}
+
+// Restore implements Snapshotter.
+func (h *Histograms) Restore(data []byte) error {
+	st, err := restoreObserver[histogramsState]("histograms", data)
+	if err != nil {
+		return err
+	}
+	if st.Bins != h.bins || len(st.Counts) != len(h.counts) || len(st.Sum) != len(h.sum) || len(st.Cur) != len(h.cur) || len(st.Last) != len(h.last) {
+		return fmt.Errorf("chain: restore histograms: snapshot shape differs from the observer's")
+	}
+	for j := range st.Counts {
+		if len(st.Counts[j]) != len(h.counts[j]) {
+			return fmt.Errorf("chain: restore histograms: coordinate %d has %d bins, snapshot %d", j, len(h.counts[j]), len(st.Counts[j]))
+		}
+	}
+	h.counts, h.sum, h.cur, h.last, h.n = st.Counts, st.Sum, st.Cur, st.Last, st.N
+	return nil
+}
+
+type joint2DState struct {
+	NX, NY                   int
+	Counts                   []float64
+	N                        int64
+	SumA, SumB, SumAA, SumBB float64
+}
+
+// Snapshot implements Snapshotter.
+func (j *Joint2D) Snapshot() ([]byte, error) {
+	return snapshotObserver("joint2d", joint2DState{j.nx, j.ny, j.counts, j.n, j.sumA, j.sumB, j.sumAA, j.sumBB})
+}
+
+// Restore implements Snapshotter.
+func (j *Joint2D) Restore(data []byte) error {
+	st, err := restoreObserver[joint2DState]("joint2d", data)
+	if err != nil {
+		return err
+	}
+	if st.NX != j.nx || st.NY != j.ny || len(st.Counts) != len(j.counts) {
+		return fmt.Errorf("chain: restore joint histogram: snapshot shape differs from the observer's")
+	}
+	j.counts, j.n, j.sumA, j.sumB, j.sumAA, j.sumBB = st.Counts, st.N, st.SumA, st.SumB, st.SumAA, st.SumBB
+	return nil
+}
+
+type traceState struct {
+	Vars  []int       `json:"vars"`
+	Every int64       `json:"every"`
+	Max   int         `json:"max"`
+	Draws [][]float64 `json:"draws"`
+	Last  int64       `json:"last"`
+	Next  int64       `json:"next"`
+}
+
+// Snapshot implements Snapshotter.
+func (t *Trace) Snapshot() ([]byte, error) {
+	return snapshotObserver("trace", traceState{t.vars, t.every, t.max, t.draws, t.last, t.next})
+}
+
+// Restore implements Snapshotter.
+func (t *Trace) Restore(data []byte) error {
+	st, err := restoreObserver[traceState]("trace", data)
+	if err != nil {
+		return err
+	}
+	if len(st.Vars) != len(t.vars) || st.Max != t.max || len(st.Draws) != len(t.draws) || st.Every < 1 {
+		return fmt.Errorf("chain: restore trace: snapshot shape differs from the observer's")
+	}
+	for k := range st.Vars {
+		if st.Vars[k] != t.vars[k] {
+			return fmt.Errorf("chain: restore trace: snapshot traces other coordinates")
+		}
+	}
+	t.every, t.draws, t.last, t.next = st.Every, st.Draws, st.Last, st.Next
+	return nil
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
+)
+
+// gibbsRun runs samplers of package gibbs on a factor graph for potts, uai,
+// spin, tgm and the default job: chain k runs f.sampler from stream k with
+// the subcommand's observers and, for R̂ and ESS, a trace of every free
+// variable once a sweep.
+type gibbsRun struct {
+	f        *runFlags
+	model    factorgraph.Model
+	opts     gibbs.Options
+	observe  func(k int) []chain.Observer // the subcommand's observers of chain k (nil: none)
+	samplers []gibbs.Sampler
+	traces   []*chain.Trace
+}
+
+// traceDraws is the number of draws a chain's R̂/ESS trace keeps.
+const traceDraws = 2000
+
+func (g *gibbsRun) job() job {
+	free := g.model.Free()
+	sweep := int64(len(free))
+	return job{steps: g.f.iters, burn: g.f.burn,
+		build: func(k int) (*chain.Chain, error) {
+			src := chain.Source(g.f.seed, k)
+			s, err := gibbs.New(g.f.sampler, g.model, rand.New(src), &g.opts)
+			if err != nil {
+				return nil, usagef("%v", err)
+			}
+			tr, err := chain.NewTrace(free, sweep, traceDraws)
+			if err != nil {
+				return nil, err
+			}
+			g.samplers, g.traces = append(g.samplers, s), append(g.traces, tr)
+			var obs []chain.Observer
+			if g.observe != nil {
+				obs = g.observe(k)
+			}
+			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: append(obs, tr)}, nil
+		},
+		trace: func(int) (string, int64, chain.RowFunc) {
+			return chain.StateHeader(free), sweep, chain.StateRow(free)
+		},
+	}
+}
+
+// options returns the sampler options of the shared flags.
+func (f *runFlags) options() gibbs.Options {
+	return gibbs.Options{Lambda: f.lambda, LambdaScale: f.lambdaScale}
+}
+
+// stats returns the samplers' counters summed.
+func (g *gibbsRun) stats() gibbs.Stats {
+	var st gibbs.Stats
+	for _, s := range g.samplers {
+		st.Add(s.Stats())
+	}
+	return st
+}
+
+// lambda returns λ of a minibatch sampler, 0 for the others.
+func (g *gibbsRun) lambda() float64 {
+	if l, ok := g.samplers[0].(interface{ Lambda() float64 }); ok {
+		return l.Lambda()
+	}
+	return 0
+}
+
+// convergence returns R̂ and ESS over the traced variables.
+func (g *gibbsRun) convergence() (convergence, error) { return traceConvergence(g.traces) }
+
+// traceConvergence returns R̂ and ESS over traces of the same coordinates,
+// one a chain; chains of unequal length (time budgets) are cut to the
+// shortest.
+func traceConvergence(traces []*chain.Trace) (convergence, error) {
+	if len(traces) == 0 {
+		return convergence{}, nil
+	}
+	shortest := math.MaxInt
+	for _, t := range traces {
+		shortest = min(shortest, len(t.Draws()[0]))
+	}
+	q := make([][][]float64, len(traces[0].Vars()))
+	for j := range q {
+		for _, t := range traces {
+			q[j] = append(q[j], t.Draws()[j][:shortest])
+		}
+	}
+	return summarize(q)
+}
+
+// stepsPerSecond returns the update rate of one chain.
+func stepsPerSecond(steps int64, chains int, seconds float64) float64 {
+	if seconds == 0 {
+		return 0
+	}
+	return float64(steps) / float64(chains) / seconds
+}

@@ -1,0 +1,426 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pgibbs/pgibbs/chain"
+)
+
+// The run layer every sampling subcommand shares: its flags (runFlags),
+// the part of its JSON record they describe (record), and the one path
+// from flags to finished chains (runFlags.execute) through package chain —
+// checkpoints, resume, traces, progress, -chain k -of K and `pgibbs merge`.
+// A subcommand reads as parse → build the model → execute → report.
+
+// runFlags are the flags every sampling subcommand shares.
+type runFlags struct {
+	command     string
+	sampler     string
+	lambda      float64
+	lambdaScale float64
+	iters       int64
+	seconds     float64
+	burn        int64
+	chains      int
+	seed        uint64
+	asJSON      bool
+	checkpoint  string
+	every       time.Duration
+	resume      string
+	trace       string
+	quiet       bool
+	chain, of   int // -chain k -of K: run chain k of a K-chain run (of = 0: all here)
+
+	fs      *flag.FlagSet
+	set     map[string]bool // flags given on the command line
+	args    []string        // the run's flags, canonical, for checkpoints and parts
+	resumed *chain.Checkpoint
+	merged  []*part // the chains' parts, when `pgibbs merge` runs the command
+	bar     *progress
+}
+
+// runDefaults are a subcommand's defaults for the shared flags.
+type runDefaults struct {
+	sampler, samplers string // default and the list for the help text
+	iters             int64
+	itersName         string // "iters" (default) or "sweeps"
+	itersUsage        string
+	noLambdaScale     bool // the sampler family has no λ = scale·L²
+	lambdaUsage       string
+}
+
+// controlFlags may differ between a run and its resumption.
+var controlFlags = map[string]bool{"checkpoint": true, "checkpoint-every": true, "resume": true, "trace": true, "quiet": true}
+
+// addRunFlags defines the shared flags on fs.
+func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
+	f := &runFlags{command: command, fs: fs}
+	fs.StringVar(&f.sampler, "sampler", d.sampler, "sampler: "+d.samplers)
+	if d.lambdaUsage == "" {
+		d.lambdaUsage = "λ, the Poisson-minibatch size parameter (default L²)"
+	}
+	fs.Float64Var(&f.lambda, "lambda", 0, d.lambdaUsage)
+	if !d.noLambdaScale {
+		fs.Float64Var(&f.lambdaScale, "lambda-scale", 0, "λ as a multiple of L² (default 1 when -lambda is not set)")
+	}
+	if d.itersName == "" {
+		d.itersName, d.itersUsage = "iters", "steps per chain (variable updates), burn-in included"
+	}
+	fs.Int64Var(&f.iters, d.itersName, d.iters, d.itersUsage)
+	fs.Float64Var(&f.seconds, "seconds", 0, "run each chain this long (wall clock) instead of -"+d.itersName+"; not reproducible, no checkpoints")
+	fs.Int64Var(&f.burn, "burn", 0, "steps per chain before statistics are collected")
+	fs.IntVar(&f.chains, "chains", 1, "independent chains, run in parallel")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "write a checkpoint to this file periodically and on SIGINT/SIGTERM")
+	fs.DurationVar(&f.every, "checkpoint-every", time.Minute, "interval between checkpoints")
+	fs.StringVar(&f.resume, "resume", "", "continue the run saved in this checkpoint (its flags are reused)")
+	fs.StringVar(&f.trace, "trace", "", "stream the chains' states to this CSV file (one file a chain: FILE, or FILE with .cK before the extension for K chains), flushed at each checkpoint")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar (it is drawn on stderr only when stderr is a terminal and the run lasts over a second)")
+	fs.IntVar(&f.chain, "chain", 0, "with -of K: run only chain k of a K-chain run, with the stream it has in-process (pool the parts with `pgibbs merge`)")
+	fs.IntVar(&f.of, "of", 0, "the number K of chains of the run that -chain belongs to")
+	return f
+}
+
+// meta is what a checkpoint and a part record about the run.
+type meta struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+	// Trace is the -trace file, absolute, so that a run resumed from
+	// another directory writes where it wrote before.
+	Trace string `json:"trace,omitempty"`
+}
+
+// parse parses args and finishes flag handling: on -resume it loads the
+// checkpoint, checks that flags given on the command line agree with it and
+// re-parses its flags; it then checks the shared flags and records the
+// canonical flags.
+func (f *runFlags) parse(e *env, args []string) error {
+	if err := parse(f.fs, args); err != nil {
+		return err
+	}
+	f.set = map[string]bool{}
+	if e.merged == nil { // the parts' flags passed these checks when they ran
+		f.fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	}
+	if f.resume != "" {
+		if err := f.loadResume(); err != nil {
+			return err
+		}
+	}
+	if f.merged = e.merged; f.merged != nil {
+		// `pgibbs merge`: the parts' run with all its chains here.
+		f.chains, f.chain, f.of = len(f.merged), 0, 0
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	if f.trace != "" {
+		abs, err := filepath.Abs(f.trace)
+		if err != nil {
+			return usagef("-trace %s: %v", f.trace, err)
+		}
+		f.trace = abs
+	}
+	f.bar = newProgress(e.stderr, f.quiet || f.merged != nil)
+	f.args = nil
+	f.fs.VisitAll(func(fl *flag.Flag) {
+		if !controlFlags[fl.Name] {
+			f.args = append(f.args, "-"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	return nil
+}
+
+func (f *runFlags) loadResume() error {
+	ck, err := chain.ReadCheckpoint(f.resume)
+	if err != nil {
+		return err
+	}
+	var m meta
+	if err := json.Unmarshal(ck.Meta, &m); err != nil {
+		return fmt.Errorf("%s: the checkpoint's description of its run is corrupt: %v", f.resume, err)
+	}
+	if m.Command != f.command {
+		return fmt.Errorf("%s: the checkpoint is of `pgibbs %s`, not `pgibbs %s`", f.resume, m.Command, f.command)
+	}
+	stored := map[string]string{}
+	for _, a := range m.Args {
+		name, value, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		stored[name] = value
+	}
+	var conflict error
+	f.fs.Visit(func(fl *flag.Flag) {
+		if v, ok := stored[fl.Name]; !controlFlags[fl.Name] && conflict == nil && (!ok || v != fl.Value.String()) {
+			conflict = usagef("-%s %s differs from the checkpoint's -%s %s: a resumed run keeps its flags", fl.Name, fl.Value, fl.Name, v)
+		}
+	})
+	if conflict != nil {
+		return conflict
+	}
+	if err := f.fs.Parse(m.Args); err != nil {
+		return fmt.Errorf("%s: the checkpoint's flags do not parse: %v", f.resume, err)
+	}
+	if f.trace != "" {
+		if abs, err := filepath.Abs(f.trace); err != nil || abs != m.Trace {
+			return usagef("-trace %s differs from the checkpoint's trace file %q", f.trace, m.Trace)
+		}
+	}
+	f.trace = m.Trace
+	if f.checkpoint == "" {
+		f.checkpoint = f.resume // keep checkpointing where the run was
+	}
+	f.resumed = ck
+	return nil
+}
+
+// check validates the shared flags.
+func (f *runFlags) check() error {
+	sweeps := f.itersFlag() == "sweeps" // -sweeps counts the steps after the burn-in
+	if sweeps && f.burn == -1 && !f.set["burn"] {
+		f.burn = f.iters / 10
+	}
+	switch {
+	case f.chains < 1 || f.chains > 4096:
+		return usagef("-chains %d: need 1 to 4096", f.chains)
+	case f.of < 0 || f.of > 4096 || (f.of > 0 && (f.chain < 0 || f.chain >= f.of)):
+		return usagef("-chain %d -of %d: need 0 ≤ k < K ≤ 4096", f.chain, f.of)
+	case f.set["chain"] && f.of == 0:
+		return usagef("-chain needs -of")
+	case f.of > 0 && f.set["chains"]:
+		return usagef("-chains and -of both set: -chain k -of K runs one chain of K")
+	case f.seconds != 0 && !(f.seconds > 0 && f.seconds <= 86400):
+		return usagef("-seconds %v: need a budget in (0, 86400]", f.seconds)
+	case f.seconds == 0 && f.iters < 1:
+		return usagef("-%s %d: need at least 1", f.itersFlag(), f.iters)
+	case f.burn < 0:
+		return usagef("-burn %d: need at least 0", f.burn)
+	case f.seconds == 0 && !sweeps && f.burn >= f.iters:
+		return usagef("-burn %d leaves none of -%s %d", f.burn, f.itersFlag(), f.iters)
+	case f.seconds > 0 && (f.checkpoint != "" || f.resume != ""):
+		return usagef("checkpoints need -%s: a time budget is not reproducible", f.itersFlag())
+	case f.checkpoint != "" && f.every <= 0:
+		return usagef("-checkpoint-every %v: need a positive interval", f.every)
+	}
+	return checkLambdaFlags(f.lambda, f.lambdaScale)
+}
+
+func (f *runFlags) itersFlag() string {
+	if f.fs.Lookup("sweeps") != nil {
+		return "sweeps"
+	}
+	return "iters"
+}
+
+// indices returns the global indices of the chains this process runs.
+func (f *runFlags) indices() []int {
+	if f.of > 0 {
+		return []int{f.chain}
+	}
+	ks := make([]int, f.chains)
+	for k := range ks {
+		ks[k] = k
+	}
+	return ks
+}
+
+// runOf is the number of chains of the whole run.
+func (f *runFlags) runOf() int {
+	if f.of > 0 {
+		return f.of
+	}
+	return f.chains
+}
+
+// job is what a subcommand hands the run layer.
+type job struct {
+	// build returns chain k of the run (its kernel, sources and observers;
+	// k is the global index, which picks its random streams).
+	build func(k int) (*chain.Chain, error)
+	// steps and burn per chain, in the kernel's steps.
+	steps, burn int64
+	// trace returns the CSV trace of chain k: header, row and interval.
+	trace func(k int) (header string, every int64, row chain.RowFunc)
+}
+
+// outcome is what execute ran.
+type outcome struct {
+	chains  []*chain.Chain
+	seconds float64
+	hash    string
+	parts   []*part // with -chain k -of K: the part to print
+}
+
+// part is what one chain of a run split across processes reports, for
+// `pgibbs merge`: the run's flags and the chain's final state, observers
+// included.
+type part struct {
+	meta
+	Chain   int              `json:"chain"`
+	Of      int              `json:"of"`
+	Seconds float64          `json:"seconds"`
+	State   chain.ChainState `json:"state"`
+}
+
+// execute builds the chains, restores them from a checkpoint or merged
+// parts, runs them and returns them with the wall time and state hash.
+func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
+	ks := f.indices()
+	var files []*chain.CSV
+	defer func() {
+		for _, c := range files {
+			c.Close()
+		}
+	}()
+	out := &outcome{}
+	for _, k := range ks {
+		c, err := j.build(k)
+		if err != nil {
+			return nil, err
+		}
+		c.Burn = j.burn
+		if f.trace != "" && j.trace != nil {
+			header, every, row := j.trace(k)
+			path := tracePath(f.trace, k, f.runOf())
+			var file *chain.CSV
+			if f.resumed != nil {
+				file, err = chain.OpenCSV(path, every, row)
+			} else {
+				file, err = chain.CreateCSV(path, header, every, row)
+			}
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, file)
+			c.Observers = append(c.Observers, file)
+		}
+		out.chains = append(out.chains, c)
+	}
+	if f.merged != nil {
+		return f.merge(out)
+	}
+	if f.resumed != nil {
+		if err := f.resumed.Restore(out.chains); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.resume, err)
+		}
+	}
+	r := &chain.Runner{Steps: j.steps, Duration: time.Duration(f.seconds * float64(time.Second)),
+		Checkpoint: f.checkpoint, Every: f.every, Meta: meta{f.command, f.args, f.trace}}
+	if r.Duration > 0 {
+		r.Steps = 0
+	}
+	stop := f.watch(out.chains, j.steps)
+	start := time.Now()
+	err := r.Run(ctx, out.chains)
+	stop()
+	out.seconds = time.Since(start).Seconds()
+	var intr *chain.Interrupted
+	if errors.As(err, &intr) && intr.Checkpoint != "" {
+		return nil, fmt.Errorf("%w; continue with: pgibbs %s -resume %s", err, f.command, intr.Checkpoint)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range out.chains {
+		if c.Done() <= j.burn {
+			return nil, fmt.Errorf("the run ended after %d steps, within the burn-in", c.Done())
+		}
+	}
+	for _, file := range files {
+		if err := file.Flush(); err != nil {
+			return nil, err
+		}
+	}
+	out.hash = chain.StateHash(chain.States(out.chains)...)
+	if f.of > 0 {
+		st, err := out.chains[0].Save()
+		if err != nil {
+			return nil, err
+		}
+		out.parts = []*part{{meta: meta{Command: f.command, Args: f.args}, Chain: f.chain, Of: f.of, Seconds: out.seconds, State: st}}
+	}
+	return out, nil
+}
+
+// merge restores the chains from the parts instead of running them.
+func (f *runFlags) merge(out *outcome) (*outcome, error) {
+	for k, p := range f.merged {
+		if err := out.chains[k].Load(p.State); err != nil {
+			return nil, fmt.Errorf("part of chain %d: %w", k, err)
+		}
+		out.seconds = max(out.seconds, p.Seconds)
+	}
+	out.hash = chain.StateHash(chain.States(out.chains)...)
+	return out, nil
+}
+
+// watch draws the chains' progress until the returned stop is called.
+func (f *runFlags) watch(chains []*chain.Chain, steps int64) (stop func()) {
+	if f.bar == nil || !f.bar.enabled {
+		return func() {}
+	}
+	total := steps * int64(len(chains))
+	if f.seconds > 0 {
+		total = 0
+	}
+	f.bar.Start(f.command, total)
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(progressInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				var sum int64
+				for _, c := range chains {
+					sum += c.Done()
+				}
+				f.bar.Set(sum)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+		f.bar.Done()
+	}
+}
+
+// tracePath returns the trace file of chain k of n.
+func tracePath(path string, k, n int) string {
+	if n == 1 {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return fmt.Sprintf("%s.c%d%s", strings.TrimSuffix(path, ext), k, ext)
+}
+
+// record is the part of every sampling subcommand's JSON object that the
+// run layer fills.
+type record struct {
+	Sampler     string  `json:"sampler"`
+	Seed        uint64  `json:"seed"`
+	Chains      int     `json:"chains"`
+	Burn        int64   `json:"burn"`
+	Seconds     float64 `json:"seconds"`
+	StateSHA256 string  `json:"state_sha256"`
+	convergence
+	// Parts holds, with -chain k -of K, what `pgibbs merge` pools.
+	Parts []*part `json:"parts,omitempty"`
+}
+
+// record returns the shared part of the output.
+func (f *runFlags) record(o *outcome, conv convergence) record {
+	return record{Sampler: f.sampler, Seed: f.seed, Chains: len(o.chains), Burn: f.burn, Seconds: o.seconds,
+		StateSHA256: o.hash, convergence: conv, Parts: o.parts}
+}
