@@ -23,12 +23,24 @@
 // against iterations is a function of the seed alone; wall times, and
 // everything measured under a time budget, are not.
 //
-// Every result prints its summary (Markdown) and writes it as CSV
-// (WriteSummary); the results behind figures also write each figure as
-// CSV data and PNG and SVG plots (WriteFigure). `pgibbs reproduce` is
-// these calls and nothing more:
+// To rerun a figure or table of the papers, call [Reproduce] with its name
+// (see [Figures]): it picks the papers' settings, runs the drivers (one
+// Potts run and one Spin run serve every figure that needs them), prints
+// its notes and the results' tables, and writes the files. It is what
+// `pgibbs reproduce` runs:
 //
-//	res, err := bench.Potts(ctx, bench.PottsPaper(true).Only(bench.Fig1aKeys...), bench.Config{Seed: 1})
+//	if err := os.MkdirAll("results", 0o755); err != nil { … }
+//	paths, err := bench.Reproduce(ctx, "fig1a", true, "results", bench.Config{Seed: 1}, os.Stdout)
+//	// paths: results/fig1-potts-summary.csv, results/fig1a.csv, .png, .svg
+//
+// To change a setting, call the driver yourself: every result prints its
+// summary (Markdown) and writes it as CSV (WriteSummary); the results
+// behind figures also write each figure as CSV data and PNG and SVG plots
+// (WriteFigure):
+//
+//	s := bench.PottsPaper(true).Only(bench.Fig1aKeys...)
+//	s.Iters = 50_000
+//	res, err := bench.Potts(ctx, s, bench.Config{Seed: 1})
 //	if err != nil { … }
 //	fmt.Print(res.Markdown())
 //	paths, err := res.WriteFigure("results", "fig1a") // results/fig1a.csv, .png, .svg

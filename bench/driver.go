@@ -53,7 +53,9 @@ func (c Config) workers() int {
 // Progress receives a driver's progress: Start announces a phase of total
 // units of work (variable updates, MH steps), Add reports n more units done.
 // Add is called from several goroutines at once; implementations must be
-// safe for concurrent use.
+// safe for concurrent use. A Progress drawn on a terminal may also have a
+// Done() method that erases its line: [Reproduce] calls it before it
+// prints.
 type Progress interface {
 	Start(label string, total int64)
 	Add(n int64)

@@ -411,3 +411,40 @@ func estimate(x []float64) (Estimate, error) {
 	}
 	return Estimate{Mean: mean, Err: se, Tau: tau}, nil
 }
+
+// PoolEstimates combines the estimates of one observable by independent
+// chains of equal length (as many measurements each): the pooled mean is the
+// mean of the chain means; the chains are independent (distinct RNG streams), so the
+// variance of that mean is Σ_c err_c²/K², and the pooled error is
+// √(Σ_c err_c²)/K (for equal errors, err/√K). τ is the chains' mean τ,
+// and the plateau holds if every chain's binning analysis found one. The
+// per-chain errors cannot see chains that disagree (stuck in different
+// phases, say): R̂ over the per-sweep series is what reports that. One
+// chain's estimate is returned as it is.
+func PoolEstimates(es []Estimate) Estimate {
+	if len(es) == 1 {
+		return es[0]
+	}
+	var p Estimate
+	p.Plateau = true
+	var v float64
+	taus := 0
+	for _, e := range es {
+		p.Mean += e.Mean
+		v += e.Err * e.Err
+		if !math.IsNaN(e.Tau) && !math.IsInf(e.Tau, 0) {
+			p.Tau += e.Tau
+			taus++
+		}
+		p.Plateau = p.Plateau && e.Plateau
+	}
+	k := float64(len(es))
+	p.Mean /= k
+	p.Err = math.Sqrt(v) / k
+	if taus > 0 {
+		p.Tau /= float64(taus)
+	} else {
+		p.Tau = math.NaN()
+	}
+	return p
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 
@@ -103,4 +105,43 @@ func stepsPerSecond(steps int64, chains int, seconds float64) float64 {
 		return 0
 	}
 	return float64(steps) / float64(chains) / seconds
+}
+
+// gibbsOutput is the part of the JSON output of potts, uai, spin and tgm
+// that describes the samplers' run.
+type gibbsOutput struct {
+	Lambda         float64  `json:"lambda"`
+	Iterations     int64    `json:"iterations"`
+	FactorsPerStep float64  `json:"factors_per_step"`
+	DrawsPerStep   float64  `json:"draws_per_step"`
+	AcceptanceRate *float64 `json:"acceptance_rate,omitempty"`
+	TriesPerStep   float64  `json:"tries_per_step,omitempty"`
+	StepsPerSecond float64  `json:"steps_per_second"`
+	record
+}
+
+// output returns the run's part of the output.
+func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
+	conv, err := g.convergence()
+	st := g.stats()
+	out := gibbsOutput{Lambda: g.lambda(), Iterations: st.Steps, FactorsPerStep: st.FactorsPerStep(),
+		DrawsPerStep: st.PicksPerStep(), TriesPerStep: st.TriesPerStep(),
+		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: g.f.record(o, conv)}
+	if st.Proposals > 0 {
+		a := st.AcceptanceRate()
+		out.AcceptanceRate = &a
+	}
+	return out, err
+}
+
+// print adds the run's lines to a text table.
+func (out gibbsOutput) print(tw io.Writer) {
+	fmt.Fprintf(tw, "iterations\t%d in %d chain(s), %.2f s, %.0f steps/s a chain\n", out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond)
+	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", out.FactorsPerStep, out.DrawsPerStep)
+	if out.AcceptanceRate != nil {
+		fmt.Fprintf(tw, "MH acceptance rate\t%.4f\n", *out.AcceptanceRate)
+	}
+	if out.TriesPerStep > 0 {
+		fmt.Fprintf(tw, "rejection tries/step\t%.2f\n", out.TriesPerStep)
+	}
 }

@@ -251,7 +251,7 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 		es, ms = append(es, res.Energy), append(ms, res.Magnetisation)
 		eq, mq = append(eq, r.meas[k].Energies()), append(mq, r.meas[k].Magnetisations())
 	}
-	energy, mag := poolEstimates(es), poolEstimates(ms)
+	energy, mag := lattice.PoolEstimates(es), lattice.PoolEstimates(ms)
 	conv, err := summarize([][][]float64{eq, mq})
 	if err != nil {
 		return err
@@ -314,42 +314,6 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 // costs a chain about 12 bytes besides its sampler's scratch space).
 const latticeMaxChainSites = 1 << 26
 
-// poolEstimates combines the chains' estimates of one observable. Every
-// chain has as many measurements, so the pooled mean is the mean of the
-// chain means; the chains are independent (distinct RNG streams), so the
-// variance of that mean is Σ_c err_c²/K², and the pooled error is
-// √(Σ_c err_c²)/K (for equal errors, err/√K). τ is the chains' mean τ,
-// and the plateau holds if every chain's binning analysis found one. The
-// per-chain errors cannot see chains that disagree (stuck in different
-// phases, say): R̂ over the per-sweep series is what reports that. One
-// chain's estimate is returned as it is.
-func poolEstimates(es []lattice.Estimate) lattice.Estimate {
-	if len(es) == 1 {
-		return es[0]
-	}
-	var p lattice.Estimate
-	p.Plateau = true
-	var v float64
-	taus := 0
-	for _, e := range es {
-		p.Mean += e.Mean
-		v += e.Err * e.Err
-		if !math.IsNaN(e.Tau) && !math.IsInf(e.Tau, 0) {
-			p.Tau += e.Tau
-			taus++
-		}
-		p.Plateau = p.Plateau && e.Plateau
-	}
-	k := float64(len(es))
-	p.Mean /= k
-	p.Err = math.Sqrt(v) / k
-	if taus > 0 {
-		p.Tau /= float64(taus)
-	} else {
-		p.Tau = math.NaN()
-	}
-	return p
-}
 
 // params turns the flags into lattice parameters, rejecting flags that do
 // not apply to the chosen kernel or spins.

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // latticeJSON runs `pgibbs lattice args… -json` and decodes its output.
@@ -294,25 +293,6 @@ func TestLatticeChains(t *testing.T) {
 		}
 		if len(got["state_sha256"].(string)) != 64 || got["state_sha256"] == single["state_sha256"] {
 			t.Errorf("%v: state hashes %v, %v", sampler, single["state_sha256"], got["state_sha256"])
-		}
-	}
-}
-
-func TestPoolEstimates(t *testing.T) {
-	nan := math.NaN()
-	for _, tc := range []struct {
-		in   []lattice.Estimate
-		want lattice.Estimate
-	}{
-		{[]lattice.Estimate{{Mean: 1.5, Err: 0.3, Tau: 2, Plateau: false}}, lattice.Estimate{Mean: 1.5, Err: 0.3, Tau: 2}},
-		{[]lattice.Estimate{{Mean: 1, Err: 0.3, Tau: 2, Plateau: true}, {Mean: 2, Err: 0.4, Tau: 4, Plateau: true}},
-			lattice.Estimate{Mean: 1.5, Err: 0.25, Tau: 3, Plateau: true}},
-		{[]lattice.Estimate{{Mean: 1, Err: 1, Tau: nan, Plateau: true}, {Mean: 1, Err: 1, Tau: 5}, {Mean: 4, Err: 1, Tau: 7, Plateau: true}, {Mean: 2, Err: 1, Tau: 3, Plateau: true}},
-			lattice.Estimate{Mean: 2, Err: 0.5, Tau: 5}},
-	} {
-		got := poolEstimates(tc.in)
-		if math.Abs(got.Mean-tc.want.Mean) > 1e-15 || math.Abs(got.Err-tc.want.Err) > 1e-15 || got.Tau != tc.want.Tau || got.Plateau != tc.want.Plateau {
-			t.Errorf("pool %+v = %+v, want %+v", tc.in, got, tc.want)
 		}
 	}
 }

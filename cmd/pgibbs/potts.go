@@ -30,13 +30,8 @@ type pottsOutput struct {
 	Gamma           float64 `json:"gamma"`
 	L               float64 `json:"L"`
 	Delta           int     `json:"delta"`
-	Lambda          float64 `json:"lambda"`
-	Iterations      int64   `json:"iterations"`
-	FactorsPerStep  float64 `json:"factors_per_step"`
-	DrawsPerStep    float64 `json:"draws_per_step"`
 	MarginalL2Error float64 `json:"marginal_l2_error"`
-	StepsPerSecond  float64 `json:"steps_per_second"`
-	record
+	gibbsOutput
 }
 
 func runPotts(ctx context.Context, e *env, args []string) error {
@@ -80,16 +75,10 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	conv, err := run.convergence()
-	if err != nil {
+	out := pottsOutput{Model: "potts", Width: p.Width, States: p.States, Beta: p.Beta, Gamma: p.Gamma,
+		L: g.L(), Delta: g.MaxDegree(), MarginalL2Error: l2}
+	if out.gibbsOutput, err = run.output(o); err != nil {
 		return err
-	}
-	st := run.stats()
-	out := pottsOutput{
-		Model: "potts", Width: p.Width, States: p.States, Beta: p.Beta, Gamma: p.Gamma,
-		L: g.L(), Delta: g.MaxDegree(), Lambda: run.lambda(), Iterations: st.Steps,
-		FactorsPerStep: st.FactorsPerStep(), DrawsPerStep: st.PicksPerStep(), MarginalL2Error: l2,
-		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: f.record(o, conv),
 	}
 	if f.asJSON {
 		return writeJSON(e, out)
@@ -98,16 +87,10 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(tw, "model\tPotts %d×%d, D = %d, β = %g, γ = %g\n", p.Width, p.Width, p.States, p.Beta, p.Gamma)
 	fmt.Fprintf(tw, "L, Δ\t%.4f, %d\n", out.L, out.Delta)
 	fmt.Fprintf(tw, "sampler\t%s (λ = %.4g)\n", out.Sampler, out.Lambda)
-	printRun(tw, out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond)
-	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", out.FactorsPerStep, out.DrawsPerStep)
+	out.gibbsOutput.print(tw)
 	fmt.Fprintf(tw, "marginal ℓ2 error\t%.5f\n", out.MarginalL2Error)
 	printConvergence(tw, out.convergence)
 	return tw.Flush()
-}
-
-// printRun adds the run's size and speed to a text table.
-func printRun(tw *tabwriter.Writer, steps int64, chains int, seconds, rate float64) {
-	fmt.Fprintf(tw, "iterations\t%d in %d chain(s), %.2f s, %.0f steps/s a chain\n", steps, chains, seconds, rate)
 }
 
 // checkLambdaFlags rejects impossible λ flags with a usage error.

@@ -1,143 +1,138 @@
 package main
 
 import (
-	"encoding/csv"
-	"image/png"
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pgibbs/pgibbs/bench"
-	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/potts"
-	"github.com/pgibbs/pgibbs/spin"
 )
 
-// tinyExperiments replaces the papers' settings by small ones for the
-// duration of a test.
-func tinyExperiments(t *testing.T) {
+// reproduceCall is what the CLI passed to bench.Reproduce.
+type reproduceCall struct {
+	name  string
+	quick bool
+	dir   string
+	cfg   bench.Config
+}
+
+// fakeReproduce replaces bench.Reproduce for the duration of a test (bench's
+// own tests run the experiments): it records its arguments, uses the
+// progress bar as a driver would, prints a note and returns files, or err.
+func fakeReproduce(t *testing.T, err error) *[]reproduceCall {
 	t.Helper()
-	saved := []any{pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings}
-	t.Cleanup(func() {
-		pottsSettings = saved[0].(func(bool) bench.PottsSettings)
-		spinSettings = saved[1].(func(bool) bench.SpinSettings)
-		tgmSettings = saved[2].(func(bool) bench.TGMSettings)
-		table1Settings = saved[3].(func(bool) bench.Table1Settings)
-		rlrSettings = saved[4].(func(bool) bench.RLRSettings)
-	})
-	pottsSettings = func(quick bool) bench.PottsSettings {
-		s := bench.PottsPaper(quick)
-		s.Params = potts.Params{Width: 3, States: 3, Beta: 1, Gamma: 1.5}
-		s.Iters = 2000
-		for k := range s.Samplers {
-			s.Samplers[k].Iters = min(s.Samplers[k].Iters, 200)
+	saved := reproduce
+	t.Cleanup(func() { reproduce = saved })
+	var calls []reproduceCall
+	reproduce = func(ctx context.Context, name string, quick bool, dir string, cfg bench.Config, w io.Writer) ([]string, error) {
+		calls = append(calls, reproduceCall{name, quick, dir, cfg})
+		if _, statErr := os.Stat(dir); statErr != nil {
+			t.Errorf("output directory not created: %v", statErr)
 		}
-		return s
-	}
-	spinSettings = func(quick bool) bench.SpinSettings {
-		s := bench.SpinPaper(quick)
-		s.Params = spin.Params{Width: 3, Beta: 1, Gamma: 1}
-		s.Iters, s.Bins = 2000, 10
-		for k := range s.Samplers {
-			s.Samplers[k].Iters = min(s.Samplers[k].Iters, 500)
+		cfg.Progress.Start("phase", 10)
+		cfg.Progress.Add(10)
+		fmt.Fprintf(w, "note on %s\n", name)
+		files := []string{filepath.Join(dir, name+".csv"), filepath.Join(dir, name+".png")}
+		if err != nil {
+			return files[:1], err
 		}
-		s.Truth.Iters, s.Truth.Burn = 5000, 10
-		return s
+		return files, nil
 	}
-	tgmSettings = func(quick bool) bench.TGMSettings {
-		s := bench.TGMPaper(quick)
-		s.Config.N, s.Config.Beta = 500, 0.01
-		s.Iters, s.Burn, s.NX, s.NY, s.DataBins = 50, 5, 8, 12, 50
-		for k := range s.Samplers {
-			s.Samplers[k].Options = gibbs.Options{Lambda: 20, M: 6, K: 8, MaxTries: 100}
+	return &calls
+}
+
+func TestReproduceFlags(t *testing.T) {
+	calls := fakeReproduce(t, nil)
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	for _, tc := range []struct {
+		args []string
+		want reproduceCall
+	}{
+		{[]string{"reproduce", "fig1b", "-out", dir, "-runs", "1", "-seed", "5"},
+			reproduceCall{"fig1b", false, dir, bench.Config{Seed: 5, Runs: 1, Dir: dir}}},
+		{[]string{"reproduce", "-quick", "-out", dir, "-runs", "2", "-workers", "7", "-quiet", "all"},
+			reproduceCall{"all", true, dir, bench.Config{Seed: 1, Runs: 2, Workers: 7, Dir: dir}}},
+	} {
+		*calls = nil
+		code, out, stderr := runCLI(t, tc.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s\n%s", tc.args, code, stderr, out)
 		}
-		return s
-	}
-	table1Settings = func(quick bool) bench.Table1Settings {
-		s := bench.Table1Paper(quick)
-		s.Config.N = 500
-		for k := range s.Rows {
-			s.Rows[k].Steps = 50
+		if stderr != "" {
+			t.Errorf("%v: stderr is not a terminal, yet: %q", tc.args, stderr)
 		}
-		return s
-	}
-	rlrSettings = func(quick bool) bench.RLRSettings {
-		s := bench.RLRPaper(quick)
-		s.N, s.D, s.Budget, s.MaxDraws = 300, 2, 30*time.Millisecond, 100
-		s.Rows = s.Rows[:2]
-		s.Rows[0].Options = mh.Options{Step: 0.05}
-		return s
+		if len(*calls) != 1 {
+			t.Fatalf("%v: %d calls of bench.Reproduce", tc.args, len(*calls))
+		}
+		got := (*calls)[0]
+		bar, ok := got.cfg.Progress.(*progress)
+		if !ok || bar == nil || bar.enabled {
+			t.Errorf("%v: progress %#v, want the CLI's bar, disabled off a terminal", tc.args, got.cfg.Progress)
+		}
+		got.cfg.Progress = nil
+		if got != tc.want {
+			t.Errorf("%v: bench.Reproduce%+v, want %+v", tc.args, got, tc.want)
+		}
+		re := regexp.MustCompile(`^note on ` + tc.want.name + `\n\n2 files written in [0-9]+\.[0-9] s\n$`)
+		if !re.MatchString(out) {
+			t.Errorf("%v: stdout %q", tc.args, out)
+		}
 	}
 }
 
-func TestReproduceAll(t *testing.T) {
-	tinyExperiments(t)
-	dir := t.TempDir()
-	code, out, stderr := runCLI(t, "reproduce", "all", "-quick", "-out", dir, "-runs", "2")
-	if code != 0 {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
-	}
-	if stderr != "" {
-		t.Errorf("stderr is not a terminal, yet: %q", stderr)
-	}
-	want := []string{"fig1a", "fig1b", "fig1c", "fig2a", "fig2b", "fig2c", "fig3"}
-	for _, name := range want {
-		for _, ext := range []string{".csv", ".png", ".svg"} {
-			p := filepath.Join(dir, name+ext)
-			if !strings.Contains(out, "wrote "+p+"\n") {
-				t.Errorf("%s not reported", p)
-			}
-			checkFile(t, p)
+func TestReproduceError(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code int
+	}{
+		{errors.New("boom"), 1},
+		{context.Canceled, 130},
+	} {
+		fakeReproduce(t, tc.err)
+		code, out, stderr := runCLI(t, "reproduce", "fig3", "-out", t.TempDir())
+		if code != tc.code || !strings.Contains(stderr, "pgibbs reproduce: "+tc.err.Error()) {
+			t.Errorf("%v: exit %d, stderr %q; want %d with the error", tc.err, code, stderr, tc.code)
 		}
-	}
-	for _, name := range []string{"fig1-potts-summary", "fig1c-spin-summary", "fig3-summary", "tunamh-table1", "tunamh-rlr"} {
-		checkFile(t, filepath.Join(dir, name+".csv"))
-	}
-	// One Potts and one spin run serve every figure.
-	if n := strings.Count(out, "Potts model ("); n != 1 {
-		t.Errorf("%d Potts runs, want 1", n)
-	}
-	if n := strings.Count(out, "Continuous spin model ("); n != 1 {
-		t.Errorf("%d spin runs, want 1", n)
-	}
-	for _, s := range []string{"computed and cached in", "| TunaMH χ=1e-4 |", "| Gibbs |", "| PGDA |"} {
-		if !strings.Contains(out, s) {
-			t.Errorf("output lacks %q", s)
+		if strings.Contains(out, "files written") {
+			t.Errorf("%v: the run failed, yet: %q", tc.err, out)
 		}
-	}
-	// The truth is reused by a later run with the same settings.
-	code, out, _ = runCLI(t, "reproduce", "-quick", "-out", dir, "-runs", "2", "-quiet", "fig1c")
-	if code != 0 || !strings.Contains(out, "read from") {
-		t.Errorf("second fig1c: exit %d, truth not read from the cache:\n%s", code, out)
 	}
 }
 
-func TestReproduceOne(t *testing.T) {
-	tinyExperiments(t)
-	dir := t.TempDir()
-	code, out, stderr := runCLI(t, "reproduce", "fig1b", "-out", dir, "-runs", "1", "-seed", "5")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+// TestReproduceCanceled runs the real bench.Reproduce with a canceled
+// context: it prints its header and stops at the first experiment.
+func TestReproduceCanceled(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr strings.Builder
+	code := run(ctx, &env{stdout: &stdout, stderr: &stderr}, []string{"reproduce", "fig1a", "-quick", "-seed", "4", "-runs", "2", "-out", dir})
+	if code != 130 || !strings.Contains(stderr.String(), context.Canceled.Error()) {
+		t.Errorf("exit %d, stderr %q; want 130, canceled", code, stderr.String())
 	}
-	// Only fig1b's samplers run.
-	if strings.Contains(out, "DoubleMIN") || !strings.Contains(out, "Poisson-Gibbs λ=5L²") {
-		t.Errorf("fig1b ran the wrong samplers:\n%s", out)
+	head := fmt.Sprintf("pgibbs reproduce fig1a (quick mode, seed 4, 2 runs a curve) → %s\n", dir)
+	if out := stdout.String(); !strings.HasPrefix(out, head) || strings.Contains(out, "files written") {
+		t.Errorf("stdout %q, want it to start with %q", out, head)
 	}
-	checkFile(t, filepath.Join(dir, "fig1b.png"))
-	if _, err := os.Stat(filepath.Join(dir, "fig1a.png")); err == nil {
-		t.Error("fig1b wrote fig1a")
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("output directory not created: %v", err)
 	}
 }
 
 func TestReproduceUsage(t *testing.T) {
+	calls := fakeReproduce(t, nil)
 	for _, args := range [][]string{
 		{"reproduce"},
 		{"reproduce", "fig9"},
 		{"reproduce", "fig1a", "fig1b"},
 		{"reproduce", "fig1a", "-runs", "0"},
+		{"reproduce", "fig1a", "-runs", "101"},
 		{"reproduce", "fig1a", "-workers", "-1"},
 		{"reproduce", "fig1a", "-bogus"},
 		{"reproduce", "fig1a", "-out", ""},
@@ -150,35 +145,13 @@ func TestReproduceUsage(t *testing.T) {
 	if code, _, _ := runCLI(t, "reproduce", "-h"); code != 0 {
 		t.Errorf("-h: exit %d", code)
 	}
-}
-
-// checkFile checks that a CSV has a header and rows, a PNG decodes and is
-// small, an SVG is one.
-func checkFile(t *testing.T, p string) {
-	t.Helper()
-	f, err := os.Open(p)
-	if err != nil {
-		t.Error(err)
-		return
+	if len(*calls) != 0 {
+		t.Errorf("bench.Reproduce called %d times on bad usage", len(*calls))
 	}
-	defer f.Close()
-	switch filepath.Ext(p) {
-	case ".csv":
-		recs, err := csv.NewReader(f).ReadAll()
-		if err != nil || len(recs) < 2 {
-			t.Errorf("%s: %d records, %v", p, len(recs), err)
-		}
-	case ".png":
-		if _, err := png.Decode(f); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-		if st, _ := f.Stat(); st.Size() > 200<<10 {
-			t.Errorf("%s: %d bytes", p, st.Size())
-		}
-	case ".svg":
-		b, _ := os.ReadFile(p)
-		if !strings.Contains(string(b), "<svg") {
-			t.Errorf("%s is not an SVG", p)
+	// Every name the usage text describes is one bench.Reproduce knows.
+	for _, name := range bench.Figures() {
+		if !strings.Contains(reproduceUsage, "\n  "+name+" ") {
+			t.Errorf("usage does not describe %q", name)
 		}
 	}
 }

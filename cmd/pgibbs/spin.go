@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -52,16 +53,9 @@ type spinOutput struct {
 // continuousOutput is the part of the output of spin and tgm that
 // describes the sampler and the run.
 type continuousOutput struct {
-	M              int     `json:"m"`
-	K              int     `json:"k"`
-	Lambda         float64 `json:"lambda"`
-	Iterations     int64   `json:"iterations"`
-	FactorsPerStep float64 `json:"factors_per_step"`
-	DrawsPerStep   float64 `json:"draws_per_step"`
-	AcceptanceRate float64 `json:"acceptance_rate,omitempty"`
-	TriesPerStep   float64 `json:"tries_per_step,omitempty"`
-	StepsPerSecond float64 `json:"steps_per_second"`
-	record
+	M int `json:"m"`
+	K int `json:"k"`
+	gibbsOutput
 }
 
 // continuousFlags are the sampler flags shared by spin and tgm.
@@ -93,28 +87,14 @@ func (f *continuousFlags) check() error {
 
 // output returns the sampler and run part of the output.
 func (f *continuousFlags) output(run *gibbsRun, o *outcome) (continuousOutput, error) {
-	conv, err := run.convergence()
-	st := run.stats()
-	out := continuousOutput{M: f.m, K: f.k, Lambda: run.lambda(), Iterations: st.Steps,
-		FactorsPerStep: st.FactorsPerStep(), DrawsPerStep: st.PicksPerStep(), TriesPerStep: st.TriesPerStep(),
-		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: f.record(o, conv)}
-	if st.Proposals > 0 {
-		out.AcceptanceRate = st.AcceptanceRate()
-	}
-	return out, err
+	g, err := run.output(o)
+	return continuousOutput{M: f.m, K: f.k, gibbsOutput: g}, err
 }
 
 // print adds the sampler and run lines to a text table.
-func (out continuousOutput) print(tw *tabwriter.Writer) {
+func (out continuousOutput) print(tw io.Writer) {
 	fmt.Fprintf(tw, "sampler\t%s (m = %d, k = %d, λ = %.4g)\n", out.Sampler, out.M, out.K, out.Lambda)
-	printRun(tw, out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond)
-	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", out.FactorsPerStep, out.DrawsPerStep)
-	if out.AcceptanceRate > 0 {
-		fmt.Fprintf(tw, "MH acceptance\t%.4f\n", out.AcceptanceRate)
-	}
-	if out.TriesPerStep > 0 {
-		fmt.Fprintf(tw, "rejection tries/step\t%.2f\n", out.TriesPerStep)
-	}
+	out.gibbsOutput.print(tw)
 }
 
 func runSpin(ctx context.Context, e *env, args []string) error {

@@ -105,8 +105,12 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 	if f.asJSON {
 		return writeJSON(e, out)
 	}
+	return out.print(e)
+}
+
+func (out *tgmOutput) print(e *env) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "model\ttruncated Gaussian mixture, N = %d, β = %g, box [−%g, %g]², data seed %d\n", *n, *beta, *box, *box, *dataSeed)
+	fmt.Fprintf(tw, "model\ttruncated Gaussian mixture, N = %d, β = %g, box [−%g, %g]², data seed %d\n", out.N, out.Beta, out.Box, out.Box, out.DataSeed)
 	fmt.Fprintf(tw, "L\t%.4f (paper: 1581.14 for its data)\n", out.L)
 	out.continuousOutput.print(tw)
 	fmt.Fprintf(tw, "mean (x1, x2)\t(%.4f, %.4f)\n", out.MeanX1, out.MeanX2)

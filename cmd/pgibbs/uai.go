@@ -25,27 +25,21 @@ func init() {
 
 // uaiOutput is the JSON object of `pgibbs uai -json`.
 type uaiOutput struct {
-	Model          string   `json:"model"`
-	Type           string   `json:"type"`
-	Variables      int      `json:"variables"`
-	Factors        int      `json:"factors"`
-	HardFactors    int      `json:"hard_factors"`
-	Evidence       int      `json:"evidence"`
-	Free           int      `json:"free"`
-	L              float64  `json:"L"`
-	Delta          int      `json:"delta"`
-	Psi            float64  `json:"psi"`
-	Lambda         float64  `json:"lambda"`
-	Lambda2        float64  `json:"lambda2,omitempty"`
-	Iterations     int64    `json:"iterations"`
-	StepsPerSecond float64  `json:"steps_per_second"`
-	FactorsPerStep float64  `json:"factors_per_step"`
-	DrawsPerStep   float64  `json:"draws_per_step"`
-	AcceptanceRate *float64 `json:"acceptance_rate,omitempty"`
-	MeanAbsError   *float64 `json:"mean_abs_error,omitempty"`
-	MaxAbsError    *float64 `json:"max_abs_error,omitempty"`
-	Out            string   `json:"out,omitempty"`
-	record
+	Model        string   `json:"model"`
+	Type         string   `json:"type"`
+	Variables    int      `json:"variables"`
+	Factors      int      `json:"factors"`
+	HardFactors  int      `json:"hard_factors"`
+	Evidence     int      `json:"evidence"`
+	Free         int      `json:"free"`
+	L            float64  `json:"L"`
+	Delta        int      `json:"delta"`
+	Psi          float64  `json:"psi"`
+	Lambda2      float64  `json:"lambda2,omitempty"`
+	MeanAbsError *float64 `json:"mean_abs_error,omitempty"`
+	MaxAbsError  *float64 `json:"max_abs_error,omitempty"`
+	Out          string   `json:"out,omitempty"`
+	gibbsOutput
 }
 
 func runUAI(ctx context.Context, e *env, args []string) error {
@@ -74,28 +68,11 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
 		return usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", f.sampler)
 	}
-	m, err := uai.ReadFile(*model)
+	pr, err := uai.ReadProblem(*model, *evid, *marFile)
 	if err != nil {
 		return err
 	}
-	var ev uai.Evidence
-	if *evid != "" {
-		if ev, err = uai.ReadEvidenceFile(*evid); err != nil {
-			return err
-		}
-		if err := m.CheckEvidence(ev); err != nil {
-			return fmt.Errorf("%s: %w", *evid, err)
-		}
-	}
-	var mar [][]float64
-	if *marFile != "" {
-		if mar, err = uai.ReadMarginalsFile(*marFile); err != nil {
-			return err
-		}
-		if err := m.CheckMarginals(mar); err != nil {
-			return fmt.Errorf("%s: %w", *marFile, err)
-		}
-	}
+	m, ev, mar := pr.Model, pr.Evidence, pr.Exact
 	g, err := m.Graph(ev)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *model, err)
@@ -111,23 +88,15 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	marginals := chain.PoolMarginals(margs...)
-	conv, err := run.convergence()
-	if err != nil {
-		return err
-	}
-	st := run.stats()
 	o := uaiOutput{
 		Model: *model, Type: m.Type, Variables: m.NumVars(), Factors: len(m.Scopes), HardFactors: m.HardFactors(),
-		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Lambda: run.lambda(),
-		Iterations: st.Steps, StepsPerSecond: stepsPerSecond(st.Steps, len(res.chains), res.seconds),
-		FactorsPerStep: st.FactorsPerStep(), DrawsPerStep: st.PicksPerStep(), Out: *out, record: f.record(res, conv),
+		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Out: *out,
+	}
+	if o.gibbsOutput, err = run.output(res); err != nil {
+		return err
 	}
 	if l2, ok := run.samplers[0].(interface{ Lambda2() float64 }); ok {
 		o.Lambda2 = l2.Lambda2()
-	}
-	if st.Proposals > 0 {
-		a := st.AcceptanceRate()
-		o.AcceptanceRate = &a
 	}
 	if mar != nil {
 		mean, mx, err := diag.MarginalAbsVars(marginals, mar, g.Free())
@@ -144,6 +113,10 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	if f.asJSON {
 		return writeJSON(e, o)
 	}
+	return o.print(e, *marFile)
+}
+
+func (o *uaiOutput) print(e *env, marFile string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "model\t%s (%s): %d variables (%d free, %d observed), %d factors (%d hard)\n",
 		o.Model, o.Type, o.Variables, o.Free, o.Evidence, o.Factors, o.HardFactors)
@@ -153,13 +126,9 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(tw, ", λ2 = %.4g", o.Lambda2)
 	}
 	fmt.Fprintf(tw, ")\n")
-	printRun(tw, o.Iterations, o.Chains, o.Seconds, o.StepsPerSecond)
-	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", o.FactorsPerStep, o.DrawsPerStep)
-	if o.AcceptanceRate != nil {
-		fmt.Fprintf(tw, "acceptance rate\t%.4f\n", *o.AcceptanceRate)
-	}
+	o.gibbsOutput.print(tw)
 	if o.MeanAbsError != nil {
-		fmt.Fprintf(tw, "marginal abs error\tmean %.5f, max %.5f (free variables vs %s)\n", *o.MeanAbsError, *o.MaxAbsError, *marFile)
+		fmt.Fprintf(tw, "marginal abs error\tmean %.5f, max %.5f (free variables vs %s)\n", *o.MeanAbsError, *o.MaxAbsError, marFile)
 	}
 	if o.Out != "" {
 		fmt.Fprintf(tw, "marginals written to\t%s\n", o.Out)

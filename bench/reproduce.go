@@ -1,0 +1,324 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// figures are the names Reproduce knows, in the order of Figures.
+var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "all"}
+
+// Figures returns the names [Reproduce] knows, in order: "fig1a", "fig1b",
+// "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover" and,
+// last, "all" (every figure and table of the papers: all of them but
+// "crossover"). The slice is the caller's.
+func Figures() []string { return slices.Clone(figures) }
+
+// The experiments' settings (quick or full); the tests replace them with
+// tiny ones.
+var (
+	pottsSettings     = PottsPaper
+	spinSettings      = SpinPaper
+	tgmSettings       = TGMPaper
+	table1Settings    = Table1Paper
+	rlrSettings       = RLRPaper
+	crossoverSettings = CrossoverPaper
+)
+
+// Reproduce regenerates the named figure or table (one of [Figures]) into
+// dir with the papers' settings (XxxPaper(quick); quick runs are shorter,
+// and the notes say so), printing its progress notes and the results'
+// Markdown tables to w, and returns the files written, in order:
+//
+//	fig1a          Potts (Fig1aKeys): fig1-potts-summary.csv; fig1a.csv, .png, .svg
+//	fig1b          Potts (Fig1bKeys): fig1-potts-summary.csv; fig1b.csv, .png, .svg
+//	fig1c          Spin: fig1c-spin-summary.csv; fig1c.csv, .png, .svg
+//	fig2           Potts (all six samplers) and Spin: their summaries; fig2a, fig2b, fig2c (against wall time)
+//	fig3           TGM: fig3-summary.csv; fig3.csv, .png, .svg
+//	tunamh-table1  TunaMHTable1: tunamh-table1.csv
+//	tunamh-rlr     RLR: tunamh-rlr.csv
+//	crossover      Crossover, a timing study (run it alone on a quiet machine): crossover.csv, its summary, its plots
+//	all            fig1a to tunamh-rlr (not crossover), one Potts and one Spin run serving every figure
+//
+// cfg goes to every driver; if cfg.Dir is empty, ground truths are cached
+// in dir. dir must exist ("" is the current directory); w may be nil. If
+// cfg.Progress also has a Done() method (a progress line on a terminal),
+// Reproduce calls it before it prints and before it returns, so that the
+// line never mixes with the text.
+//
+// On an error, Reproduce returns it with the files written so far. It is
+// what `pgibbs reproduce` runs, and its first line names that command.
+func Reproduce(ctx context.Context, name string, quick bool, dir string, cfg Config, w io.Writer) ([]string, error) {
+	if !slices.Contains(figures, name) {
+		return nil, fmt.Errorf("bench: unknown figure %q: want one of %s", name, strings.Join(figures, ", "))
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("bench: %s is not a directory", dir)
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = dir
+	}
+	if w == nil {
+		w = io.Discard
+	}
+	r := &reproducer{w: w, dir: dir, quick: quick, cfg: cfg, done: func() {},
+		allPotts: name == "all" || name == "fig2"}
+	if d, ok := cfg.Progress.(interface{ Done() }); ok {
+		r.done = d.Done
+	}
+	defer r.done()
+	mode := "full"
+	if quick {
+		mode = "quick"
+	}
+	fmt.Fprintf(w, "pgibbs reproduce %s (%s mode, seed %d, %d runs a curve) → %s\n", name, mode, cfg.Seed, cfg.runs(), dir)
+	for _, step := range r.steps(name) {
+		if err := step(ctx); err != nil {
+			return r.written, err
+		}
+	}
+	return r.written, nil
+}
+
+// reproducer runs the experiments one call of Reproduce asks for, sharing
+// runs between figures.
+type reproducer struct {
+	w       io.Writer
+	dir     string
+	quick   bool
+	cfg     Config
+	done    func() // erases the progress line
+	potts   *PottsResult
+	spin    *SpinResult
+	written []string
+	// allPotts says several figures share the Potts run: run every sampler.
+	allPotts bool
+}
+
+// steps returns what the named figure runs, in order.
+func (r *reproducer) steps(name string) []func(context.Context) error {
+	return map[string][]func(context.Context) error{
+		"fig1a":         {r.fig1a},
+		"fig1b":         {r.fig1b},
+		"fig1c":         {r.fig1c},
+		"fig2":          {r.fig2},
+		"fig3":          {r.fig3},
+		"tunamh-table1": {r.table1},
+		"tunamh-rlr":    {r.rlr},
+		"crossover":     {r.crossover},
+		"all":           {r.fig1a, r.fig1b, r.fig1c, r.fig2, r.fig3, r.table1, r.rlr},
+	}[name]
+}
+
+// wrote records and prints written files.
+func (r *reproducer) wrote(paths ...string) {
+	for _, p := range paths {
+		fmt.Fprintf(r.w, "wrote %s\n", p)
+	}
+	r.written = append(r.written, paths...)
+}
+
+// summary prints a result's summary table and writes it with write.
+func (r *reproducer) summary(markdown string, write func(dir string) (string, error)) error {
+	r.done()
+	fmt.Fprintf(r.w, "\n%s", markdown)
+	p, err := write(r.dir)
+	if err != nil {
+		return err
+	}
+	r.wrote(p)
+	return nil
+}
+
+// figure records and prints the files a result's writer wrote.
+func (r *reproducer) figure(paths []string, err error) error {
+	r.wrote(paths...)
+	return err
+}
+
+// say prints a note on a line of its own.
+func (r *reproducer) say(format string, args ...any) {
+	r.done()
+	fmt.Fprintf(r.w, format+"\n", args...)
+}
+
+// labels joins the samplers' labels.
+func labels(ss []Sampler) string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Label)
+	}
+	return strings.Join(out, ", ")
+}
+
+// pottsRun runs the Potts samplers with the given keys, or all six when
+// several figures share the run ("all", "fig2"); later calls reuse it.
+func (r *reproducer) pottsRun(ctx context.Context, keys []string) (*PottsResult, error) {
+	if r.potts != nil {
+		return r.potts, nil
+	}
+	s := pottsSettings(r.quick)
+	if !r.allPotts {
+		s = s.Only(keys...)
+	}
+	r.say("\nPotts model (%d×%d, D = %d, β = %g): %s; %d updates a run, from every site in state %d",
+		s.Params.Width, s.Params.Width, s.Params.States, s.Params.Beta, labels(s.Samplers), s.Iters, s.Init)
+	for _, sp := range s.Samplers {
+		if sp.Iters > 0 && sp.Iters < s.Iters {
+			r.say("  %s: only %d updates a run (its updates are slow: see docs/RESULTS.md)", sp.Label, sp.Iters)
+		}
+	}
+	res, err := Potts(ctx, s, r.cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.say("L = %.4f, Δ = %d, %d factors", res.L, res.Delta, res.Factors)
+	if err := r.summary(res.Markdown(), res.WriteSummary); err != nil {
+		return nil, err
+	}
+	r.potts = res
+	return res, nil
+}
+
+func (r *reproducer) fig1a(ctx context.Context) error {
+	res, err := r.pottsRun(ctx, Fig1aKeys)
+	if err != nil {
+		return err
+	}
+	return r.figure(res.WriteFigure(r.dir, "fig1a"))
+}
+
+func (r *reproducer) fig1b(ctx context.Context) error {
+	res, err := r.pottsRun(ctx, Fig1bKeys)
+	if err != nil {
+		return err
+	}
+	return r.figure(res.WriteFigure(r.dir, "fig1b"))
+}
+
+// spinRun runs the spin model's samplers; later calls reuse the run.
+func (r *reproducer) spinRun(ctx context.Context) (*SpinResult, error) {
+	if r.spin != nil {
+		return r.spin, nil
+	}
+	s := spinSettings(r.quick)
+	r.say("\nContinuous spin model (%d×%d, β = %g, γ = %.6g): %s; up to %d updates a run (rejection: %d), at most %v of sampling a run",
+		s.Params.Width, s.Params.Width, s.Params.Beta, s.Params.Gamma, labels(s.Samplers), s.Iters, s.Samplers[len(s.Samplers)-1].Iters, s.Budget)
+	r.say("symmetric KL of the %d-bin histogram of all spins to the truth (smoothing eps = %g); truth: %d %s chains × %d updates after %d",
+		s.Bins, s.Eps, s.Truth.Chains, s.Truth.Sampler, s.Truth.Iters, s.Truth.Burn)
+	res, err := Spin(ctx, s, r.cfg)
+	if err != nil {
+		return nil, err
+	}
+	how := "computed and cached in"
+	if res.TruthCached {
+		how = "read from"
+	}
+	r.say("L = %.4f, Δ = %d; truth %s %s; its halves differ by symmetric KL %.3g (curves below about a quarter of that are not resolved)",
+		res.L, res.Delta, how, res.TruthFile, res.TruthSelfKL)
+	if err := r.summary(res.Markdown(), res.WriteSummary); err != nil {
+		return nil, err
+	}
+	r.spin = res
+	return res, nil
+}
+
+func (r *reproducer) fig1c(ctx context.Context) error {
+	res, err := r.spinRun(ctx)
+	if err != nil {
+		return err
+	}
+	return r.figure(res.WriteFigure(r.dir, "fig1c"))
+}
+
+func (r *reproducer) fig2(ctx context.Context) error {
+	res, err := r.pottsRun(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for _, fig := range []string{"fig2a", "fig2b"} {
+		if err := r.figure(res.WriteFigure(r.dir, fig)); err != nil {
+			return err
+		}
+	}
+	sr, err := r.spinRun(ctx)
+	if err != nil {
+		return err
+	}
+	return r.figure(sr.WriteFigure(r.dir, "fig2c"))
+}
+
+func (r *reproducer) fig3(ctx context.Context) error {
+	s := tgmSettings(r.quick)
+	c := s.Config
+	r.say("\nTruncated Gaussian mixture (N = %d, β = %g, box [%g, %g]², data seed %d): %s, %d chains × %d updates after %d",
+		c.N, c.Beta, c.Box.Lo1, c.Box.Hi1, s.DataSeed, labels(s.Samplers), r.cfg.runs(), s.Iters, s.Burn)
+	r.say("(the paper draws 10⁶ samples a method; a minibatch update costs about 10 ms here, see docs/RESULTS.md)")
+	res, err := TGM(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	r.say("L = %.2f (paper: 1581.14); mode of the truth at (%.3f, %.3f); mass outside the window %.2g; binned-data error of log-density ≤ %.2g",
+		res.L, res.Mode[0], res.Mode[1], res.TruthOutside, res.TruthLogErr)
+	r.say("Gibbs-rejection (exact envelope) would need about 10^%.1f proposals an update at the mode", res.RejectionLog10Tries)
+	if err := r.summary(res.Markdown(), res.WriteSummary); err != nil {
+		return err
+	}
+	return r.figure(res.WriteFigure(r.dir))
+}
+
+func (r *reproducer) table1(ctx context.Context) error {
+	s := table1Settings(r.quick)
+	r.say("\nTunaMH paper, Table 1: mixture N = %d, β = %g, box [%g, %g]², flat prior; %d runs (data set and chain) a sampler, chains from (0, 1)",
+		s.Config.N, s.Config.Beta, s.Config.Box.Lo1, s.Config.Box.Hi1, r.cfg.runs())
+	if r.quick {
+		r.say("quick mode: a tenth of the full steps per run")
+	}
+	res, err := TunaMHTable1(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	r.say("first data set: C = Σc_i = %.2f, L = Σ(hi_i − lo_i) = %.2f", res.C, res.L)
+	return r.summary(res.Markdown(), res.WriteSummary)
+}
+
+func (r *reproducer) rlr(ctx context.Context) error {
+	s := rlrSettings(r.quick)
+	r.say("\nRobust linear regression (N = %d, d = %d, ν = %g), chains from the mode, %v each", s.N, s.D, s.Nu, s.Budget)
+	res, err := RLR(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	return r.summary(res.Markdown(), res.WriteSummary)
+}
+
+func (r *reproducer) crossover(ctx context.Context) error {
+	s := crossoverSettings(r.quick)
+	reps := s.Reps
+	if reps == 0 {
+		reps = r.cfg.runs()
+	}
+	scale := s.LambdaScale
+	if scale == 0 {
+		scale = 1
+	}
+	r.say("\nCrossover: ns per single-site update of the hand-written heat-bath loops (stencil; CSR on the Gaussian graphs), Gibbs and Poisson-Gibbs (λ = %g·L²) as Δ grows", scale)
+	r.say("Gaussian-kernel Potts graphs (potts.New, D = %d, β = %g, γ = %g) at widths %v; power-law lattices (lattice.New, 2-D torus, r^−%g, Potts q = %d, β set so that L = %.5g) at sides %v",
+		s.Gauss.States, s.Gauss.Beta, s.Gauss.Gamma, s.GaussWidths, 2+s.PowerSigma, s.PowerStates, s.PowerL, s.PowerSides)
+	r.say("each point and sampler: %v warm-up, median of %d repetitions of about %v, samplers taking turns, one goroutine (run it on a quiet machine)", s.Warm, reps, s.Target)
+	res, err := Crossover(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	r.say("\n%s", res.Markdown())
+	return r.figure(res.WriteFigure(r.dir))
+}
