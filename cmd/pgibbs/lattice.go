@@ -314,7 +314,6 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 // costs a chain about 12 bytes besides its sampler's scratch space).
 const latticeMaxChainSites = 1 << 26
 
-
 // params turns the flags into lattice parameters, rejecting flags that do
 // not apply to the chosen kernel or spins.
 func (f *latticeFlags) params() (lattice.Params, error) {
