@@ -81,12 +81,27 @@ func (b *Builder) Build() (*Graph, error) {
 		observed: make([]bool, n),
 		evidence: make([]float64, n),
 	}
+	if err := b.setEvidence(g); err != nil {
+		return nil, err
+	}
+	softDeg, hardDeg, err := b.checkFactors(g)
+	if err != nil {
+		return nil, err
+	}
+	g.compile(softDeg, hardDeg)
+	return g, nil
+}
+
+// setEvidence checks the evidence and records it in g, with g's free
+// variables.
+func (b *Builder) setEvidence(g *Graph) error {
+	n := len(b.domains)
 	for i, v := range b.observed {
 		if i < 0 || i >= n {
-			return nil, fmt.Errorf("factorgraph: evidence for variable %d out of range [0, %d)", i, n)
+			return fmt.Errorf("factorgraph: evidence for variable %d out of range [0, %d)", i, n)
 		}
 		if !b.domains[i].Contains(v) {
-			return nil, fmt.Errorf("factorgraph: evidence %v for variable %d outside its domain %v", v, i, b.domains[i])
+			return fmt.Errorf("factorgraph: evidence %v for variable %d outside its domain %v", v, i, b.domains[i])
 		}
 		g.observed[i] = true
 		g.evidence[i] = v
@@ -96,41 +111,20 @@ func (b *Builder) Build() (*Graph, error) {
 			g.free = append(g.free, i)
 		}
 	}
+	return nil
+}
 
-	// Check every factor and count the entries of A[i].
-	softDeg := make([]int32, n)
-	hardDeg := make([]int32, n)
+// checkFactors checks every factor, records its range lo ≤ φ ≤ lo + M in
+// g, and counts the soft and hard entries of each A[i].
+func (b *Builder) checkFactors(g *Graph) (softDeg, hardDeg []int32, err error) {
+	n := len(b.domains)
+	softDeg = make([]int32, n)
+	hardDeg = make([]int32, n)
 	seen := make([]int, n) // seen[v] = 1 + index of the last factor that listed v
 	for f, fac := range b.factors {
-		if fac == nil {
-			return nil, fmt.Errorf("factorgraph: factor %d is nil", f)
-		}
-		vars := fac.Vars()
-		if len(vars) == 0 {
-			return nil, fmt.Errorf("factorgraph: factor %d: empty scope", f)
-		}
-		for _, v := range vars {
-			if v < 0 || v >= n {
-				return nil, fmt.Errorf("factorgraph: %s: variable %d out of range [0, %d)", describe(f, vars), v, n)
-			}
-			if seen[v] == f+1 {
-				return nil, fmt.Errorf("factorgraph: %s: variable %d repeated in scope", describe(f, vars), v)
-			}
-			seen[v] = f + 1
-		}
-		lo, hi := fac.Range()
-		switch {
-		case math.IsNaN(lo) || math.IsInf(lo, 0):
-			return nil, fmt.Errorf("factorgraph: %s: declared lo %v is not finite", describe(f, vars), lo)
-		case math.IsNaN(hi):
-			return nil, fmt.Errorf("factorgraph: %s: declared hi is NaN", describe(f, vars))
-		case lo > hi:
-			return nil, fmt.Errorf("factorgraph: %s: declared lo %v > hi %v", describe(f, vars), lo, hi)
-		}
-		if val, ok := fac.(Validator); ok {
-			if err := val.Validate(g.domains); err != nil {
-				return nil, fmt.Errorf("factorgraph: %s: %v", describe(f, vars), err)
-			}
+		vars, lo, hi, err := checkFactor(f, fac, g.domains, seen)
+		if err != nil {
+			return nil, nil, err
 		}
 		g.lo[f], g.m[f] = lo, hi-lo
 		if g.m[f] == 0 {
@@ -144,8 +138,45 @@ func (b *Builder) Build() (*Graph, error) {
 			}
 		}
 	}
-	g.compile(softDeg, hardDeg)
-	return g, nil
+	return softDeg, hardDeg, nil
+}
+
+// checkFactor checks factor f (its scope over the variables of domains,
+// seen[v] = f + 1 marking those it lists, its declared range and its own
+// validation) and returns its scope and range.
+func checkFactor(f int, fac Factor, domains []Domain, seen []int) (vars []int, lo, hi float64, err error) {
+	n := len(domains)
+	if fac == nil {
+		return nil, 0, 0, fmt.Errorf("factorgraph: factor %d is nil", f)
+	}
+	vars = fac.Vars()
+	if len(vars) == 0 {
+		return nil, 0, 0, fmt.Errorf("factorgraph: factor %d: empty scope", f)
+	}
+	for _, v := range vars {
+		if v < 0 || v >= n {
+			return nil, 0, 0, fmt.Errorf("factorgraph: %s: variable %d out of range [0, %d)", describe(f, vars), v, n)
+		}
+		if seen[v] == f+1 {
+			return nil, 0, 0, fmt.Errorf("factorgraph: %s: variable %d repeated in scope", describe(f, vars), v)
+		}
+		seen[v] = f + 1
+	}
+	lo, hi = fac.Range()
+	switch {
+	case math.IsNaN(lo) || math.IsInf(lo, 0):
+		return nil, 0, 0, fmt.Errorf("factorgraph: %s: declared lo %v is not finite", describe(f, vars), lo)
+	case math.IsNaN(hi):
+		return nil, 0, 0, fmt.Errorf("factorgraph: %s: declared hi is NaN", describe(f, vars))
+	case lo > hi:
+		return nil, 0, 0, fmt.Errorf("factorgraph: %s: declared lo %v > hi %v", describe(f, vars), lo, hi)
+	}
+	if val, ok := fac.(Validator); ok {
+		if err := val.Validate(domains); err != nil {
+			return nil, 0, 0, fmt.Errorf("factorgraph: %s: %v", describe(f, vars), err)
+		}
+	}
+	return vars, lo, hi, nil
 }
 
 // describe names factor f for error messages: "factor 17 (vars 3,9)".

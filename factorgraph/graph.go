@@ -71,6 +71,9 @@ type entry struct {
 
 var _ Model = (*Graph)(nil)
 
+// compile builds the graph's neighbourhoods A[i] in CSR form (softDeg and
+// hardDeg entries for each variable), their sums L_i, L and Ψ, the alias
+// tables over them, and the compiled kernel.
 func (g *Graph) compile(softDeg, hardDeg []int32) {
 	n := len(g.domains)
 	for _, fac := range g.factors {
@@ -82,6 +85,26 @@ func (g *Graph) compile(softDeg, hardDeg []int32) {
 		g.softStart[i+1] = g.softStart[i] + int(softDeg[i])
 		g.hardStart[i+1] = g.hardStart[i] + int(hardDeg[i])
 	}
+	g.fillEntries()
+	g.li = make([]float64, n)
+	for i := range n {
+		for _, e := range g.soft[g.softStart[i]:g.softStart[i+1]] {
+			g.li[i] += e.m
+		}
+		g.maxSize = max(g.maxSize, g.domains[i].Size)
+	}
+	for _, i := range g.free {
+		g.l = max(g.l, g.li[i])
+		g.maxDeg = max(g.maxDeg, int(softDeg[i]+hardDeg[i]))
+	}
+	g.buildAliases(softDeg)
+	g.compileKernel()
+}
+
+// fillEntries lays out the entries of every A[i], soft and hard apart, in
+// factor order, and lists the active soft factors with their sum Ψ.
+func (g *Graph) fillEntries() {
+	n := len(g.domains)
 	g.soft = make([]entry, g.softStart[n])
 	g.hard = make([]entry, g.hardStart[n])
 	sfill := make([]int, n)
@@ -112,20 +135,13 @@ func (g *Graph) compile(softDeg, hardDeg []int32) {
 			g.psi += g.m[f]
 		}
 	}
-	g.li = make([]float64, n)
-	for i := range n {
-		for _, e := range g.soft[g.softStart[i]:g.softStart[i+1]] {
-			g.li[i] += e.m
-		}
-		g.maxSize = max(g.maxSize, g.domains[i].Size)
-	}
-	for _, i := range g.free {
-		g.l = max(g.l, g.li[i])
-		g.maxDeg = max(g.maxDeg, int(softDeg[i]+hardDeg[i]))
-	}
-	// One tiered alias table per variable over its soft entries ∝ M_φ,
-	// entries sorted by decreasing M_φ so the heavy ones share a few cache
-	// lines (see minibatch.Tiered).
+}
+
+// buildAliases builds one tiered alias table per variable over its soft
+// entries ∝ M_φ, entries sorted by decreasing M_φ so the heavy ones share a
+// few cache lines (see minibatch.Tiered), and the kernel that holds them.
+func (g *Graph) buildAliases(softDeg []int32) {
+	n := len(g.domains)
 	maxSoft := 0
 	g.topStart = make([]int, n+1)
 	for i := range n {
@@ -151,7 +167,6 @@ func (g *Graph) compile(softDeg, hardDeg []int32) {
 			panic("factorgraph: internal error: " + err.Error()) // weights are positive and finite by construction
 		}
 	}
-	g.compileKernel()
 }
 
 // NumVars returns the number of variables.

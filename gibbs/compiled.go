@@ -135,119 +135,178 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 		return
 	}
 	soft := k.Soft[s0:s1]
-	r, x := c.r, c.x
-	xi := x[i]
+	xi := c.x[i]
 	gen := p.gen(c, i)
-	a, full, pow := gen.a, p.full, p.pow
-	if p.perVariable {
-		full, pow = math.Log1p(1/a), nil
-	}
-	p.a = a
+	p.a = gen.a
 	// B1 by alias picks, or (direct) as independent counts of the head's
 	// heavy factors and alias picks among the light ones only.
 	direct := p.direct != nil && p.direct[i]
 	b1 := 0
 	if !direct {
-		b1 = gen.b1.Rand(r)
+		b1 = gen.b1.Rand(c.r)
 	}
-	b2 := gen.b2.Rand(r)
+	b2 := gen.b2.Rand(c.r)
 	c.stats.Picks += int64(b1 + b2)
-	// A kept copy of a Potts pair adds ±log(1 + 1/a) at the value of its
-	// other variable: it goes straight into n. Other kinds collect their
-	// counts s_φ for the per-value terms below.
 	n := p.n[:len(u)]
-	clear(n)
-	counts := p.counts
-	counts.Reset()
-	seen := p.seen
-	if p.epoch++; p.epoch == 0 { // wrapped after 2³² updates
-		clear(seen)
-		p.epoch = 1
-	}
-	epoch, distinct := p.epoch, 0
+	p.beginDraw(n)
+	var distinct int
+	var ok bool
 	if k.HeadStart[i+1] > k.HeadStart[i] {
-		// The two-level packed table: one 64-bit word and one 16-byte
-		// head column a pick, a second word for the light factors.
-		tab := k.HeadTable(i)
-		// Phase 1: every pick kept.
-		if direct {
-			d, picks := p.directHead(c, i, &tab, n)
-			distinct += d
-			c.stats.Picks += int64(picks)
-		}
-		for range b1 {
-			j, ref := tab.PickHead(r.Uint64())
-			if j == tab.H { // one of the light factors
-				j, ref = tab.PickLight(r)
-			}
-			distinct += newPick(seen, j, epoch)
-			if ref == kernel.NotPotts {
-				counts.Add(j)
-				continue
-			}
-			sgn := ref >> 31 // 0 for W > 0, −1 for W < 0
-			if v := int(x[ref^sgn]); uint(v) < uint(len(n)) {
-				n[v] += 1 + 2*sgn
-			}
-		}
-		// Phase 2: a Potts pick kept where φ̃ = M_φ, a W > 0 pair that
-		// agrees or a W < 0 pair that differs.
-		for range b2 {
-			j, ref := tab.PickHead(r.Uint64())
-			if j == tab.H { // one of the light factors
-				j, ref = tab.PickLight(r)
-			}
-			distinct += newPick(seen, j, epoch)
-			if ref == kernel.NotPotts {
-				if !p.thin(c, i, j, &soft[j], xi) {
-					return
-				}
-				continue
-			}
-			sgn := ref >> 31
-			xj := x[ref^sgn]
-			if v := int(xj); uint(v) < uint(len(n)) {
-				keep := int32(0)
-				if (xj == xi) != (sgn != 0) {
-					keep = 1
-				}
-				n[v] += keep * (1 + 2*sgn)
-			}
-		}
+		distinct, ok = p.drawHead(c, i, xi, soft, n, direct, b1, b2)
 	} else {
-		tiers := k.Tiers(i)
-		for phase, b := range [2]int{b1, b2} {
-			for range b {
-				j := tiers.Pick(r)
-				distinct += newPick(seen, j, epoch)
-				o := &soft[j]
-				if o.Kind != kernel.Potts {
-					if phase == 0 {
-						counts.Add(j)
-					} else if !p.thin(c, i, j, o, xi) {
-						return
-					}
-					continue
-				}
-				v := int(x[o.Ref])
-				if phase == 1 && (float64(v) == xi) == o.Neg {
-					continue
-				}
-				if uint(v) < uint(len(n)) {
-					if o.Neg {
-						n[v]--
-					} else {
-						n[v]++
-					}
-				}
-			}
-		}
+		distinct, ok = p.drawTiers(c, i, xi, soft, n, b1, b2)
+	}
+	if !ok {
+		return
 	}
 	// The paper's "factors evaluated": the distinct factors picked.
 	c.stats.Factors += int64(distinct)
-	// U_v = Σ s_φ log(1 + φ̃(x_{i←v})/(aM_φ)): Potts pairs in n (counts of
-	// log(1 + 1/a), up to a constant), the other kinds into u.
-	mixed := nhard > 0
+	p.setKept(c, i, soft, u, nhard > 0)
+}
+
+// beginDraw clears the tallies of a compiled Poisson-Gibbs draw: the
+// Potts counts per value n, the counts s_φ of the other kinds, and the
+// marks of the factors picked (by a new epoch).
+//
+// A kept copy of a Potts pair adds ±log(1 + 1/a) at the value of its
+// other variable: it goes straight into n. Other kinds collect their
+// counts s_φ for the per-value terms of setKept.
+func (p *pgState) beginDraw(n []int32) {
+	clear(n)
+	p.counts.Reset()
+	if p.epoch++; p.epoch == 0 { // wrapped after 2³² updates
+		clear(p.seen)
+		p.epoch = 1
+	}
+}
+
+// drawHead draws the B1 + B2 picks of compiledUpdate from a two-level
+// packed table (one 64-bit word and one 16-byte head column a pick, a
+// second word for the light factors), phase 1 directly (directHead) if
+// direct is set (xi = x_i). It returns the distinct factors picked, or
+// false after recording an error.
+func (p *pgState) drawHead(c *chain, i int, xi float64, soft []kernel.Op, n []int32, direct bool, b1, b2 int) (int, bool) {
+	tab := c.kg.HeadTable(i)
+	distinct := 0
+	if direct {
+		d, picks := p.directHead(c, i, &tab, n)
+		distinct += d
+		c.stats.Picks += int64(picks)
+	}
+	distinct += p.keepHead(c, &tab, n, b1)
+	d, ok := p.thinHead(c, i, xi, &tab, soft, n, b2)
+	return distinct + d, ok
+}
+
+// keepHead draws phase 1 from a head table: b picks ∝ M_φ, every pick
+// kept (Poisson(aM_φ) copies of each φ). It returns the distinct factors
+// newly picked.
+func (p *pgState) keepHead(c *chain, tab *kernel.HeadTable, n []int32, b int) int {
+	r, x := c.r, c.x
+	counts, seen, epoch := p.counts, p.seen, p.epoch
+	distinct := 0
+	for range b {
+		j, ref := tab.PickHead(r.Uint64())
+		if j == tab.H { // one of the light factors
+			j, ref = tab.PickLight(r)
+		}
+		distinct += newPick(seen, j, epoch)
+		if ref == kernel.NotPotts {
+			counts.Add(j)
+			continue
+		}
+		sgn := ref >> 31 // 0 for W > 0, −1 for W < 0
+		if v := int(x[ref^sgn]); uint(v) < uint(len(n)) {
+			n[v] += 1 + 2*sgn
+		}
+	}
+	return distinct
+}
+
+// thinHead draws phase 2 from a head table: b picks ∝ M_φ, each kept with
+// probability φ̃(x)/M_φ (Statement 1's thinning). A Potts pick is kept
+// where φ̃ = M_φ, a W > 0 pair that agrees or a W < 0 pair that differs,
+// with no uniform variate. It returns the distinct factors newly picked,
+// or false after recording an error.
+func (p *pgState) thinHead(c *chain, i int, xi float64, tab *kernel.HeadTable, soft []kernel.Op, n []int32, b int) (int, bool) {
+	r, x := c.r, c.x
+	seen, epoch := p.seen, p.epoch
+	distinct := 0
+	for range b {
+		j, ref := tab.PickHead(r.Uint64())
+		if j == tab.H { // one of the light factors
+			j, ref = tab.PickLight(r)
+		}
+		distinct += newPick(seen, j, epoch)
+		if ref == kernel.NotPotts {
+			if !p.thin(c, i, j, &soft[j], xi) {
+				return distinct, false
+			}
+			continue
+		}
+		sgn := ref >> 31
+		xj := x[ref^sgn]
+		if v := int(xj); uint(v) < uint(len(n)) {
+			keep := int32(0)
+			if (xj == xi) != (sgn != 0) {
+				keep = 1
+			}
+			n[v] += keep * (1 + 2*sgn)
+		}
+	}
+	return distinct, true
+}
+
+// drawTiers draws the B1 + B2 picks of compiledUpdate from the tiered
+// alias table of A[i]: phase 1 every pick kept, phase 2 each kept with
+// probability φ̃(x)/M_φ (Statement 1), xi = x_i. It returns the distinct
+// factors picked, or false after recording an error.
+func (p *pgState) drawTiers(c *chain, i int, xi float64, soft []kernel.Op, n []int32, b1, b2 int) (int, bool) {
+	r, x := c.r, c.x
+	counts, seen, epoch := p.counts, p.seen, p.epoch
+	distinct := 0
+	tiers := c.kg.Tiers(i)
+	for phase, b := range [2]int{b1, b2} {
+		for range b {
+			j := tiers.Pick(r)
+			distinct += newPick(seen, j, epoch)
+			o := &soft[j]
+			if o.Kind != kernel.Potts {
+				if phase == 0 {
+					counts.Add(j)
+				} else if !p.thin(c, i, j, o, xi) {
+					return distinct, false
+				}
+				continue
+			}
+			v := int(x[o.Ref])
+			if phase == 1 && (float64(v) == xi) == o.Neg {
+				continue
+			}
+			if uint(v) < uint(len(n)) {
+				if o.Neg {
+					n[v]--
+				} else {
+					n[v]++
+				}
+			}
+		}
+	}
+	return distinct, true
+}
+
+// setKept finishes compiledUpdate from the kept counts (Algorithm 2):
+// U_v = Σ s_φ log(1 + φ̃(x_{i←v})/(aM_φ)), Potts pairs in p.n (counts of
+// log(1 + 1/a), up to a constant), the other kinds added to u (which holds
+// the hard factors' sum; hard reports whether i has any), then the draw.
+func (p *pgState) setKept(c *chain, i int, soft []kernel.Op, u []float64, hard bool) {
+	n := p.n[:len(u)]
+	a, full, pow := p.a, p.full, p.pow
+	if p.perVariable {
+		full, pow = math.Log1p(1/a), nil
+	}
+	counts := p.counts
+	mixed := hard
 	for _, j32 := range counts.Keys() {
 		j := int(j32)
 		mixed = true

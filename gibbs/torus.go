@@ -47,76 +47,104 @@ func (c *chain) exactTorus(i int) {
 	c.stats.Steps++
 	c.stats.Factors += int64(len(t.Off))
 	b0, b1, b2 := t.Bases(i)
+	switch {
+	case t.Heat != nil:
+		c.heatTorus(i, b0, b1, b2)
+	case t.ExpGap != nil && t.States <= maxStack:
+		c.expGapTorus(i, b0, b1, b2)
+	case t.States == 2:
+		c.binaryTorus(i, b0, b1, b2)
+	default:
+		c.sumTorus(i, b0, b1, b2)
+	}
+}
+
+// heatTorus is exactTorus for two states and one coupling: the heat-bath
+// probability of x_i = 1 depends only on the number of neighbours at 1.
+// (b0, b1, b2 are the components of site i, kernel.Geometry.Bases.)
+func (c *chain) heatTorus(i, b0, b1, b2 int) {
+	t := c.torus
+	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
+	x, off := c.x, t.Off
+	n1 := 0
+	for k := range off {
+		d := &off[k].D
+		j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
+		n1 += int(x[j]) & 1
+	}
+	_, below := bits.Sub64(c.r.Uint64(), t.Heat[n1], 0) // 1 with probability Heat[n1]·2⁻⁶⁴
+	x[i] = float64(below)
+}
+
+// expGapTorus is exactTorus for one coupling W and at most maxStack
+// states: U_v = W·n_v, the weights exp(−|W|·|n_v − n_ref|) from a table.
+func (c *chain) expGapTorus(i, b0, b1, b2 int) {
+	t := c.torus
+	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
+	x, off := c.x, t.Off
+	var nb [maxStack]int32
+	n := nb[:t.States]
+	for k := range off {
+		d := &off[k].D
+		j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
+		if v := int(x[j]); uint(v) < uint(len(n)) {
+			n[v]++
+		}
+	}
+	ref := n[0]
+	for _, nv := range n[1:] {
+		if t.W[0] > 0 {
+			ref = max(ref, nv)
+		} else {
+			ref = min(ref, nv)
+		}
+	}
+	var wb [maxStack]float64
+	w := wb[:len(n)]
+	total := 0.0
+	for v, nv := range n {
+		g := nv - ref
+		if g < 0 {
+			g = -g
+		}
+		w[v] = t.ExpGap[g]
+		total += w[v]
+	}
+	x[i] = float64(drawWeights(c.r.Float64()*total, w))
+}
+
+// binaryTorus is exactTorus for two states: U_1 − U_0 = Σ_k W_k·(2x_j − 1),
+// one exponential.
+func (c *chain) binaryTorus(i, b0, b1, b2 int) {
+	t := c.torus
+	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
+	x, off := c.x, t.Off
+	wk := t.W[:len(off)]
+	d := 0.0
+	for k := range off {
+		e := &off[k].D
+		j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
+		if x[j] != 0 {
+			d += wk[k]
+		} else {
+			d -= wk[k]
+		}
+	}
+	// P(x_i = 1) = 1/(1 + e^{−d}), drawn as u·(1 + e^{−d}) < 1.
+	if c.r.Float64()*(1+math.Exp(-d)) < 1 {
+		x[i] = 1
+	} else {
+		x[i] = 0
+	}
+}
+
+// sumTorus is exactTorus in general: U_v = Σ_k W_k·δ(v, x_{i+k}) summed
+// value by value (on the stack for at most maxStack values).
+func (c *chain) sumTorus(i, b0, b1, b2 int) {
+	t := c.torus
 	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
 	x, off, q := c.x, t.Off, t.States
-	if t.Heat != nil {
-		// Two states, one coupling: the heat-bath probability of x_i = 1
-		// depends only on the number of neighbours at 1.
-		n1 := 0
-		for k := range off {
-			d := &off[k].D
-			j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
-			n1 += int(x[j]) & 1
-		}
-		_, below := bits.Sub64(c.r.Uint64(), t.Heat[n1], 0) // 1 with probability Heat[n1]·2⁻⁶⁴
-		x[i] = float64(below)
-		return
-	}
-	if t.ExpGap != nil && q <= maxStack {
-		// One coupling W: U_v = W·n_v, the weights exp(−|W|·|n_v − n_ref|)
-		// from a table.
-		var nb [maxStack]int32
-		n := nb[:q]
-		for k := range off {
-			d := &off[k].D
-			j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
-			if v := int(x[j]); uint(v) < uint(len(n)) {
-				n[v]++
-			}
-		}
-		ref := n[0]
-		for _, nv := range n[1:] {
-			if t.W[0] > 0 {
-				ref = max(ref, nv)
-			} else {
-				ref = min(ref, nv)
-			}
-		}
-		var wb [maxStack]float64
-		w := wb[:q]
-		total := 0.0
-		for v, nv := range n {
-			g := nv - ref
-			if g < 0 {
-				g = -g
-			}
-			w[v] = t.ExpGap[g]
-			total += w[v]
-		}
-		x[i] = float64(drawWeights(c.r.Float64()*total, w))
-		return
-	}
 	wk := t.W[:len(off)]
-	if q == 2 {
-		// U_1 − U_0 = Σ_k W_k·(2x_j − 1): one exponential.
-		d := 0.0
-		for k := range off {
-			e := &off[k].D
-			j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
-			if x[j] != 0 {
-				d += wk[k]
-			} else {
-				d -= wk[k]
-			}
-		}
-		// P(x_i = 1) = 1/(1 + e^{−d}), drawn as u·(1 + e^{−d}) < 1.
-		if c.r.Float64()*(1+math.Exp(-d)) < 1 {
-			x[i] = 1
-		} else {
-			x[i] = 0
-		}
-		return
-	}
 	var ub [maxStack]float64
 	var u []float64
 	if q <= maxStack {

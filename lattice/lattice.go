@@ -227,86 +227,112 @@ func (p Params) validate() error {
 // representative c_a ∈ (−N/2, N/2] per axis for each other site, within the
 // kernel's reach and the cutoff, in no particular order.
 func (p Params) enumerate() ([]offset, error) {
+	w, box := newOffsetWalk(p)
+	w.offs = make([]offset, 0, min(box, MaxOffsets))
+	if err := w.visit(0, 0); err != nil {
+		return nil, err
+	}
+	if len(w.offs) == 0 {
+		return nil, fmt.Errorf("kernel %v with cutoff %v couples no pair of sites", p.Kernel, p.Cutoff)
+	}
+	return w.offs, nil
+}
+
+// offsetWalk is the state of enumerate's walk over the box of candidate
+// offsets.
+type offsetWalk struct {
+	p      Params
+	lo, hi int       // the canonical components along each axis
+	maxD2  float64   // the largest squared distance coupled
+	memo   []float64 // memo[d2] = J(d2), NaN if not yet computed; nil: no memo
+	c      [3]int32  // the offset being visited
+	offs   []offset
+}
+
+// newOffsetWalk returns the walk of p's offsets and the number of offsets
+// in its box.
+func newOffsetWalk(p Params) (*offsetWalk, int) {
 	n := p.Size
-	lo, hi := -((n - 1) / 2), n/2 // canonical components; |c| is the minimal image
-	maxD2 := math.Inf(1)
+	w := &offsetWalk{p: p, lo: -((n - 1) / 2), hi: n / 2} // canonical components; |c| is the minimal image
+	w.maxD2 = math.Inf(1)
 	if r := p.Kernel.Reach(); r > 0 {
-		maxD2 = float64(r)
+		w.maxD2 = float64(r)
 	}
 	if p.Cutoff > 0 {
-		maxD2 = min(maxD2, math.Floor(p.Cutoff*p.Cutoff))
+		w.maxD2 = min(w.maxD2, math.Floor(p.Cutoff*p.Cutoff))
 	}
-	if maxD2 < float64(n*n) { // restrict each axis to |c| ≤ √maxD2
-		r := int(math.Sqrt(maxD2))
-		for r*r > int(maxD2) {
+	if w.maxD2 < float64(n*n) { // restrict each axis to |c| ≤ √maxD2
+		r := int(math.Sqrt(w.maxD2))
+		for r*r > int(w.maxD2) {
 			r--
 		}
-		lo, hi = max(lo, -r), min(hi, r)
+		w.lo, w.hi = max(w.lo, -r), min(w.hi, r)
 	}
 	// The kernel is a function of d2 alone: memoise it when the distinct
 	// squared distances are not many more than the offsets enumerated.
 	box, d2max := 1, 0
 	for range p.Dim {
-		box *= hi - lo + 1
-		d2max += max(lo*lo, hi*hi)
+		box *= w.hi - w.lo + 1
+		d2max += max(w.lo*w.lo, w.hi*w.hi)
 	}
-	var memo []float64
 	if d2max <= 4*box {
-		memo = make([]float64, d2max+1)
-		for d := range memo {
-			memo[d] = math.NaN() // not yet computed
+		w.memo = make([]float64, d2max+1)
+		for d := range w.memo {
+			w.memo[d] = math.NaN() // not yet computed
 		}
 	}
-	coupling := func(d2 int) float64 {
-		if memo == nil {
-			return p.Kernel.Coupling(p.Dim, d2)
-		}
-		if j := memo[d2]; !math.IsNaN(j) {
-			return j
-		}
-		j := p.Kernel.Coupling(p.Dim, d2)
-		if !math.IsNaN(j) {
-			memo[d2] = j
-		}
+	return w, box
+}
+
+// coupling returns the kernel's J at squared distance d2.
+func (w *offsetWalk) coupling(d2 int) float64 {
+	if w.memo == nil {
+		return w.p.Kernel.Coupling(w.p.Dim, d2)
+	}
+	if j := w.memo[d2]; !math.IsNaN(j) {
 		return j
 	}
-	offs := make([]offset, 0, min(box, MaxOffsets))
-	var c [3]int32
-	var rec func(axis, d2 int) error
-	rec = func(axis, d2 int) error {
-		if axis == p.Dim {
-			if d2 == 0 || float64(d2) > maxD2 {
-				return nil
-			}
-			j := coupling(d2)
-			if math.IsNaN(j) || math.IsInf(j, 0) {
-				return fmt.Errorf("kernel %v: coupling at offset %v (r² = %d) is %v", p.Kernel, fmtOffset(c, p.Dim), d2, j)
-			}
-			if j == 0 {
-				return nil
-			}
-			if len(offs) == MaxOffsets {
-				return fmt.Errorf("kernel %v on %d^%d sites couples more than %d offsets per site; set a cutoff", p.Kernel, n, p.Dim, MaxOffsets)
-			}
-			offs = append(offs, offset{c: c, j: j})
-			return nil
+	j := w.p.Kernel.Coupling(w.p.Dim, d2)
+	if !math.IsNaN(j) {
+		w.memo[d2] = j
+	}
+	return j
+}
+
+// visit walks the components of the axes from axis on, d2 the squared
+// length so far.
+func (w *offsetWalk) visit(axis, d2 int) error {
+	if axis == w.p.Dim {
+		return w.add(d2)
+	}
+	for v := w.lo; v <= w.hi; v++ {
+		w.c[axis] = int32(v)
+		if err := w.visit(axis+1, d2+v*v); err != nil {
+			return err
 		}
-		for v := lo; v <= hi; v++ {
-			c[axis] = int32(v)
-			if err := rec(axis+1, d2+v*v); err != nil {
-				return err
-			}
-		}
-		c[axis] = 0
+	}
+	w.c[axis] = 0
+	return nil
+}
+
+// add appends the offset w.c, of squared length d2, if it is coupled.
+func (w *offsetWalk) add(d2 int) error {
+	p := w.p
+	if d2 == 0 || float64(d2) > w.maxD2 {
 		return nil
 	}
-	if err := rec(0, 0); err != nil {
-		return nil, err
+	j := w.coupling(d2)
+	if math.IsNaN(j) || math.IsInf(j, 0) {
+		return fmt.Errorf("kernel %v: coupling at offset %v (r² = %d) is %v", p.Kernel, fmtOffset(w.c, p.Dim), d2, j)
 	}
-	if len(offs) == 0 {
-		return nil, fmt.Errorf("kernel %v with cutoff %v couples no pair of sites", p.Kernel, p.Cutoff)
+	if j == 0 {
+		return nil
 	}
-	return offs, nil
+	if len(w.offs) == MaxOffsets {
+		return fmt.Errorf("kernel %v on %d^%d sites couples more than %d offsets per site; set a cutoff", p.Kernel, p.Size, p.Dim, MaxOffsets)
+	}
+	w.offs = append(w.offs, offset{c: w.c, j: j})
+	return nil
 }
 
 // build sorts the offsets by decreasing |J| and sets up the model.

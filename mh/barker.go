@@ -50,61 +50,15 @@ type BarkerTable struct {
 // [−v, v], grid parameter g (2g+1 atoms, 4g+1 evaluation points), normal
 // standard deviation sigma ∈ (0, π/√3) and ridge parameter ridge > 0.
 func NewBarkerTable(v float64, g int, sigma, ridge float64) (*BarkerTable, error) {
-	switch {
-	case !(v > 0) || math.IsInf(v, 0):
-		return nil, fmt.Errorf("mh: barker table: support half-width V = %v must be positive and finite", v)
-	case g < 1 || g > 20000:
-		return nil, fmt.Errorf("mh: barker table: grid parameter %d must lie in [1, 20000]", g)
-	case !(sigma > 0) || sigma >= math.Pi/math.Sqrt(3):
-		return nil, fmt.Errorf("mh: barker table: σ = %v must lie in (0, π/√3)", sigma)
-	case !(ridge > 0) || math.IsInf(ridge, 0):
-		return nil, fmt.Errorf("mh: barker table: ridge parameter %v must be positive and finite", ridge)
+	if err := checkBarkerTable(v, g, sigma, ridge); err != nil {
+		return nil, err
 	}
 	h := v / float64(g)
 	n := 2*g + 1 // atoms
 	rows := 4*g + 1
-	norm := distuv.Normal{Mu: 0, Sigma: sigma}
-	// Column j' of M is f(i' − j' − g) for row i', f(m) = Φ(m h/σ): M is
-	// Toeplitz. fv[m + off] = f(m) for m in [−(rows+n), rows+n].
-	off := rows + n
-	fv := make([]float64, 2*off+1)
-	for m := -off; m <= off; m++ {
-		fv[m+off] = norm.CDF(float64(m) * h)
-	}
-	f := func(m int) float64 { return fv[m+off] }
-	a := mat.NewSymDense(n, nil)
-	// First row by direct sums, then A[j+1][k+1] = A[j][k] + f(−1−j−g)f(−1−k−g)
-	// − f(rows−1−j−g)f(rows−1−k−g).
-	for k := range n {
-		s := 0.0
-		for i := range rows {
-			s += f(i-g) * f(i-k-g)
-		}
-		a.SetSym(0, k, s)
-	}
-	for j := 0; j+1 < n; j++ {
-		for k := j; k+1 < n; k++ {
-			s := a.At(j, k) + f(-1-j-g)*f(-1-k-g) - f(rows-1-j-g)*f(rows-1-k-g)
-			a.SetSym(j+1, k+1, s)
-		}
-	}
-	for j := range n {
-		a.SetSym(j, j, a.At(j, j)+ridge)
-	}
-	// Right-hand side Mᵀv.
-	vv := make([]float64, rows)
-	logistic := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-	for i := range rows {
-		vv[i] = logistic(float64(i-2*g) * h)
-	}
-	rhs := mat.NewVecDense(n, nil)
-	for j := range n {
-		s := 0.0
-		for i := range rows {
-			s += f(i-j-g) * vv[i]
-		}
-		rhs.SetVec(j, s)
-	}
+	m := newToeplitzCDF(g, n, rows, h, sigma)
+	a := m.normalMatrix(ridge)
+	vv, rhs := m.logisticRHS(h)
 	var ch mat.Cholesky
 	if !ch.Factorize(a) {
 		return nil, fmt.Errorf("mh: barker table: normal equations are not positive definite (V=%v, G=%d, σ=%v, ridge=%v)", v, g, sigma, ridge)
@@ -120,18 +74,109 @@ func NewBarkerTable(v float64, g int, sigma, ridge float64) (*BarkerTable, error
 		t.U[j] = u.AtVec(j)
 		clipped[j] = max(t.U[j], 0)
 	}
-	for i := range rows {
-		s := 0.0
-		for j := range n {
-			s += f(i-j-g) * clipped[j]
-		}
-		t.LInf = max(t.LInf, math.Abs(s-vv[i]))
-	}
+	t.LInf = m.maxError(clipped, vv)
 	var err error
 	if t.alias, err = minibatch.NewAlias(clipped); err != nil {
 		return nil, fmt.Errorf("mh: barker table: %v", err)
 	}
 	return t, nil
+}
+
+// checkBarkerTable reports the parameters NewBarkerTable refuses.
+func checkBarkerTable(v float64, g int, sigma, ridge float64) error {
+	switch {
+	case !(v > 0) || math.IsInf(v, 0):
+		return fmt.Errorf("mh: barker table: support half-width V = %v must be positive and finite", v)
+	case g < 1 || g > 20000:
+		return fmt.Errorf("mh: barker table: grid parameter %d must lie in [1, 20000]", g)
+	case !(sigma > 0) || sigma >= math.Pi/math.Sqrt(3):
+		return fmt.Errorf("mh: barker table: σ = %v must lie in (0, π/√3)", sigma)
+	case !(ridge > 0) || math.IsInf(ridge, 0):
+		return fmt.Errorf("mh: barker table: ridge parameter %v must be positive and finite", ridge)
+	}
+	return nil
+}
+
+// toeplitzCDF is the matrix M of NewBarkerTable (rows × n, grid parameter
+// g): column j' of M is f(i' − j' − g) for row i', f(m) = Φ(m h/σ), so M is
+// Toeplitz; fv[m + off] = f(m) for m in [−off, off], off = rows + n.
+type toeplitzCDF struct {
+	fv         []float64
+	off        int
+	g, n, rows int
+}
+
+func newToeplitzCDF(g, n, rows int, h, sigma float64) toeplitzCDF {
+	norm := distuv.Normal{Mu: 0, Sigma: sigma}
+	off := rows + n
+	fv := make([]float64, 2*off+1)
+	for m := -off; m <= off; m++ {
+		fv[m+off] = norm.CDF(float64(m) * h)
+	}
+	return toeplitzCDF{fv: fv, off: off, g: g, n: n, rows: rows}
+}
+
+// f returns f(m) = Φ(m h/σ).
+func (t *toeplitzCDF) f(m int) float64 { return t.fv[m+t.off] }
+
+// normalMatrix returns MᵀM + ρI, ρ = ridge, the matrix of the ridge
+// problem's normal equations: its first row by direct sums, then
+// A[j+1][k+1] = A[j][k] + f(−1−j−g)f(−1−k−g) − f(rows−1−j−g)f(rows−1−k−g).
+func (t *toeplitzCDF) normalMatrix(ridge float64) *mat.SymDense {
+	g, n, rows := t.g, t.n, t.rows
+	a := mat.NewSymDense(n, nil)
+	for k := range n {
+		s := 0.0
+		for i := range rows {
+			s += t.f(i-g) * t.f(i-k-g)
+		}
+		a.SetSym(0, k, s)
+	}
+	for j := 0; j+1 < n; j++ {
+		for k := j; k+1 < n; k++ {
+			s := a.At(j, k) + t.f(-1-j-g)*t.f(-1-k-g) - t.f(rows-1-j-g)*t.f(rows-1-k-g)
+			a.SetSym(j+1, k+1, s)
+		}
+	}
+	for j := range n {
+		a.SetSym(j, j, a.At(j, j)+ridge)
+	}
+	return a
+}
+
+// logisticRHS returns the targets v_i = S(X_i) at the evaluation points
+// X_i = (i − 2g)h and the right-hand side Mᵀv.
+func (t *toeplitzCDF) logisticRHS(h float64) ([]float64, *mat.VecDense) {
+	g, n, rows := t.g, t.n, t.rows
+	vv := make([]float64, rows)
+	logistic := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	for i := range rows {
+		vv[i] = logistic(float64(i-2*g) * h)
+	}
+	rhs := mat.NewVecDense(n, nil)
+	for j := range n {
+		s := 0.0
+		for i := range rows {
+			s += t.f(i-j-g) * vv[i]
+		}
+		rhs.SetVec(j, s)
+	}
+	return vv, rhs
+}
+
+// maxError returns sup_i |Σ_j M_ij u_j − v_i| (the L∞ CDF error of the
+// table with weights u against the logistic law).
+func (t *toeplitzCDF) maxError(u, vv []float64) float64 {
+	g, n := t.g, t.n
+	linf := 0.0
+	for i := range t.rows {
+		s := 0.0
+		for j := range n {
+			s += t.f(i-j-g) * u[j]
+		}
+		linf = max(linf, math.Abs(s-vv[i]))
+	}
+	return linf
 }
 
 // Default parameters of DefaultBarkerTable: the paper's support V = 20 and

@@ -133,68 +133,118 @@ const chunk = 4096
 // table, trailing data.
 func Read(r io.Reader) (*Model, error) {
 	s := newScanner(r, "")
+	m := &Model{}
+	var err error
+	if m.Type, err = s.modelType(); err != nil {
+		return nil, err
+	}
+	if m.Cards, err = s.cards(); err != nil {
+		return nil, err
+	}
+	var sizes []int
+	if m.Scopes, sizes, err = s.scopes(m.Cards); err != nil {
+		return nil, err
+	}
+	if m.Tables, err = s.tables(sizes); err != nil {
+		return nil, err
+	}
+	if err := s.end("the last table"); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// modelType reads the preamble's first token, the model type (Markov or
+// Bayes, in any case).
+func (s *scanner) modelType() (string, error) {
 	tok, ok := s.next()
 	if !ok {
-		return nil, s.eof("want the model type %s or %s", Markov, Bayes)
+		return "", s.eof("want the model type %s or %s", Markov, Bayes)
 	}
-	m := &Model{}
 	switch {
 	case strings.EqualFold(string(tok), Markov):
-		m.Type = Markov
+		return Markov, nil
 	case strings.EqualFold(string(tok), Bayes):
-		m.Type = Bayes
-	default:
-		return nil, s.fail(tok, "want the model type %s or %s", Markov, Bayes)
+		return Bayes, nil
 	}
+	return "", s.fail(tok, "want the model type %s or %s", Markov, Bayes)
+}
+
+// cards reads the number of variables and their cardinalities.
+func (s *scanner) cards() ([]int, error) {
 	n, err := s.int(1, MaxVars, "the number of variables")
 	if err != nil {
 		return nil, err
 	}
-	m.Cards = make([]int, 0, min(n, chunk))
+	cards := make([]int, 0, min(n, chunk))
 	for i := range n {
 		c, err := s.int(1, MaxTableSize, "the cardinality of variable %d", i)
 		if err != nil {
 			return nil, err
 		}
-		m.Cards = append(m.Cards, c)
+		cards = append(cards, c)
 	}
+	return cards, nil
+}
+
+// scopes reads the number of factors and their scopes over variables with
+// the cardinalities cards, and returns the scopes and the table size of
+// each, checked against MaxTableSize and MaxTotalSize.
+func (s *scanner) scopes(cards []int) (scopes [][]int, sizes []int, err error) {
+	n := len(cards)
 	nf, err := s.int(0, MaxFactors, "the number of factors")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	m.Scopes = make([][]int, 0, min(nf, chunk))
-	sizes := make([]int, 0, min(nf, chunk))
+	scopes = make([][]int, 0, min(nf, chunk))
+	sizes = make([]int, 0, min(nf, chunk))
 	seen := make([]int, n) // seen[v] = 1 + the last factor listing v
 	total := 0
 	for f := range nf {
-		k, err := s.int(0, n, "the scope size of factor %d", f)
+		scope, size, err := s.scope(f, cards, seen)
 		if err != nil {
-			return nil, err
-		}
-		scope := make([]int, 0, k)
-		size := 1
-		for range k {
-			v, err := s.int(0, n-1, "a variable of factor %d", f)
-			if err != nil {
-				return nil, err
-			}
-			if seen[v] == f+1 {
-				return nil, s.fail(s.tok, "variable %d repeated in the scope of factor %d", v, f)
-			}
-			seen[v] = f + 1
-			if size > MaxTableSize/m.Cards[v] {
-				return nil, s.fail(s.tok, "factor %d: table larger than %d entries (MaxTableSize)", f, MaxTableSize)
-			}
-			size *= m.Cards[v]
-			scope = append(scope, v)
+			return nil, nil, err
 		}
 		if total += size; total > MaxTotalSize {
-			return nil, s.fail(s.tok, "factor %d: tables larger than %d entries in total (MaxTotalSize)", f, MaxTotalSize)
+			return nil, nil, s.fail(s.tok, "factor %d: tables larger than %d entries in total (MaxTotalSize)", f, MaxTotalSize)
 		}
-		m.Scopes = append(m.Scopes, scope)
+		scopes = append(scopes, scope)
 		sizes = append(sizes, size)
 	}
-	m.Tables = make([][]float64, 0, min(nf, chunk))
+	return scopes, sizes, nil
+}
+
+// scope reads the scope of factor f and returns it with its table size;
+// seen[v] = f + 1 marks the variables listed.
+func (s *scanner) scope(f int, cards, seen []int) (scope []int, size int, err error) {
+	n := len(cards)
+	k, err := s.int(0, n, "the scope size of factor %d", f)
+	if err != nil {
+		return nil, 0, err
+	}
+	scope = make([]int, 0, k)
+	size = 1
+	for range k {
+		v, err := s.int(0, n-1, "a variable of factor %d", f)
+		if err != nil {
+			return nil, 0, err
+		}
+		if seen[v] == f+1 {
+			return nil, 0, s.fail(s.tok, "variable %d repeated in the scope of factor %d", v, f)
+		}
+		seen[v] = f + 1
+		if size > MaxTableSize/cards[v] {
+			return nil, 0, s.fail(s.tok, "factor %d: table larger than %d entries (MaxTableSize)", f, MaxTableSize)
+		}
+		size *= cards[v]
+		scope = append(scope, v)
+	}
+	return scope, size, nil
+}
+
+// tables reads the tables of the factors, sizes[f] entries each.
+func (s *scanner) tables(sizes []int) ([][]float64, error) {
+	tables := make([][]float64, 0, min(len(sizes), chunk))
 	for f, size := range sizes {
 		cnt, err := s.int(0, MaxTableSize, "the number of entries of factor %d", f)
 		if err != nil {
@@ -211,12 +261,9 @@ func Read(r io.Reader) (*Model, error) {
 			}
 			t = append(t, p)
 		}
-		m.Tables = append(m.Tables, t)
+		tables = append(tables, t)
 	}
-	if err := s.end("the last table"); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return tables, nil
 }
 
 // ReadFile reads the model in the named file (see Read); errors name the
