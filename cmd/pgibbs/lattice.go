@@ -205,8 +205,8 @@ func (r *latticeRun) job() job {
 			}
 			var s gibbs.Sampler
 			if f.sampler == "chromatic" {
-				factory, err := gibbs.FactoryOf(f.update)
-				if err != nil {
+				var factory gibbs.Factory
+				if factory, err = gibbs.FactoryOf(f.update); err != nil {
 					return nil, usagef("-update: %v", err)
 				}
 				s, err = gibbs.NewChromatic(factory, r.l, r.classes, rngs[:w], &opts)
