@@ -14,6 +14,25 @@ import (
 // MH step, a sweep).
 const Any = -1
 
+// Aborted is what Step returns when it stopped because its Interrupter
+// channel closed (see Interrupter).
+const Aborted = -2
+
+// Interrupter is implemented by kernels whose single step can be long (a
+// large minibatch, a full-data pass, many rejection tries), so that a
+// cancelled run stops within a step. Before advancing, a Chain calls
+// SetInterrupt with a channel that closes when the run is cancelled (and
+// SetInterrupt(nil) when it returns). A step that sees the channel closed
+// stops at once, leaves the state, its counters and everything else it
+// carries from step to step as they were before the step, and returns
+// Aborted; the Chain then restores its Sources to their states before the
+// step, so the chain stands exactly at the step boundary and a checkpoint
+// taken then resumes bit for bit. Sources must therefore list every
+// generator the kernel draws from.
+type Interrupter interface {
+	SetInterrupt(done <-chan struct{})
+}
+
 // Kernel is a Markov chain's transition together with its current state.
 //
 // Step moves the chain one step and returns the index of the one
@@ -68,17 +87,31 @@ func (c *Chain) Done() int64 { return c.steps.Load() }
 // steps as an uninterrupted run would (a resumed chain continues the count).
 // It checks ctx between steps and returns ctx.Err() when ctx is done, or
 // the kernel's error when a step fails.
-func (c *Chain) Advance(ctx context.Context, to int64) error {
+func (c *Chain) Advance(ctx context.Context, to int64) (err error) {
 	if c.Kernel == nil {
 		return errors.New("chain: no kernel")
 	}
 	k, obs, burn := c.Kernel, c.Observers, c.Burn
 	t := c.steps.Load()
-	defer func() { c.steps.Store(t) }()
+	defer func() {
+		c.steps.Store(t)
+		// A panic in user code (a factor, a target, an observer) becomes
+		// this chain's error, saying where: the process goes on.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("step %d: panic: %v%s", t+1, p, where(k))
+		}
+	}()
 	done := ctx.Done()
+	intr, _ := k.(Interrupter)
+	var saved []rand.PCG // the sources before the step, for an aborted one
+	if intr != nil {
+		intr.SetInterrupt(done)
+		defer intr.SetInterrupt(nil)
+		saved = make([]rand.PCG, len(c.Sources))
+	}
 	for ; t < to; t++ {
 		// A non-blocking receive costs a few nanoseconds: cancellation is
-		// seen after at most one step.
+		// seen between steps, and within a step by an Interrupter.
 		select {
 		case <-done:
 			return ctx.Err()
@@ -87,7 +120,19 @@ func (c *Chain) Advance(ctx context.Context, to int64) error {
 		if t&1023 == 0 {
 			c.steps.Store(t)
 		}
+		for j, src := range c.Sources[:len(saved)] {
+			saved[j] = *src
+		}
 		i := k.Step()
+		if i == Aborted {
+			for j, src := range c.Sources[:len(saved)] {
+				*src = saved[j]
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return errors.New("chain: a step was aborted while the run was not cancelled")
+		}
 		if err := k.Err(); err != nil {
 			t++
 			return err
@@ -100,6 +145,21 @@ func (c *Chain) Advance(ctx context.Context, to int64) error {
 		}
 	}
 	return nil
+}
+
+// Locator is implemented by kernels that can say what a step was doing
+// when it panicked (which variable, which factor), for the error message.
+type Locator interface {
+	Where() string
+}
+
+func where(k Kernel) string {
+	if l, ok := k.(Locator); ok {
+		if w := l.Where(); w != "" {
+			return " (" + w + ")"
+		}
+	}
+	return ""
 }
 
 // Runner runs chains in parallel for a number of steps or a wall-time
@@ -120,6 +180,12 @@ type Runner struct {
 	// Meta is stored in the checkpoint as it is (JSON): the caller's
 	// description of the run, for resuming it (ReadCheckpoint returns it).
 	Meta any
+	// Inputs are files the run reads (a model, data): the checkpoint
+	// records their sizes and SHA-256, and Checkpoint.Restore refuses to
+	// resume if one has changed.
+	Inputs []string
+
+	inputs []File
 }
 
 // Interrupted is the error of a run stopped by its context; Checkpoint
@@ -171,6 +237,17 @@ func (r *Runner) Run(ctx context.Context, chains []*Chain) error {
 	if len(chains) == 0 {
 		return errors.New("chain: no chains to run")
 	}
+	if r.Checkpoint != "" {
+		// Before any work: a run that cannot save its checkpoint, or
+		// record its inputs, should not start.
+		if err := probeWritable(r.Checkpoint); err != nil {
+			return err
+		}
+		var err error
+		if r.inputs, err = HashFiles(r.Inputs...); err != nil {
+			return err
+		}
+	}
 	for k, c := range chains {
 		if r.Duration == 0 && c.Done() > r.Steps {
 			return fmt.Errorf("chain %d has done %d steps, more than the run's %d", k, c.Done(), r.Steps)
@@ -214,19 +291,40 @@ func (r *Runner) Run(ctx context.Context, chains []*Chain) error {
 		for _, c := range chains {
 			complete = complete && c.Done() >= to
 		}
+		var saveErr error
 		if r.Checkpoint != "" {
 			if err := r.save(chains); err != nil {
-				return err
+				saveErr = &SaveError{Path: r.Checkpoint, Err: err}
 			}
 		}
-		if complete {
-			return nil
-		}
-		if ctx.Err() != nil {
+		switch {
+		case complete:
+			return saveErr
+		case ctx.Err() != nil && saveErr != nil:
+			return errors.Join(&Interrupted{Err: ctx.Err()}, saveErr)
+		case ctx.Err() != nil:
 			return &Interrupted{Checkpoint: r.Checkpoint, Err: ctx.Err()}
+		case saveErr != nil:
+			// A checkpoint that cannot be written (a full disk, a removed
+			// directory) stops the run: going on would lose more work.
+			return saveErr
 		}
 	}
 }
+
+// SaveError is the error of a run whose checkpoint could not be written.
+// When it is Run's only error, the chains have completed their steps: their
+// results are good, only the checkpoint is missing or stale.
+type SaveError struct {
+	Path string
+	Err  error
+}
+
+func (e *SaveError) Error() string {
+	return fmt.Sprintf("checkpoint %s not saved: %v", e.Path, e.Err)
+}
+
+func (e *SaveError) Unwrap() error { return e.Err }
 
 // runSegment advances every chain to `to` until ctx or seg is done.
 func runSegment(ctx, seg context.Context, chains []*Chain, to int64) error {

@@ -380,3 +380,110 @@ func TestHistogramsAndMeans(t *testing.T) {
 		t.Error("0 bins accepted")
 	}
 }
+
+// slow is a walk whose steps each draw many numbers (a long step), checking
+// its interrupt channel as an Interrupter must.
+type slow struct {
+	*walk
+	draws int
+	done  <-chan struct{}
+}
+
+func (s *slow) SetInterrupt(done <-chan struct{}) { s.done = done }
+
+func (s *slow) Step() int {
+	for k := range s.draws {
+		if k&1023 == 0 {
+			select {
+			case <-s.done:
+				return chain.Aborted // nothing of the walk touched yet
+			default:
+			}
+		}
+		s.r.Uint64()
+	}
+	return s.walk.Step()
+}
+
+// TestInterruptWithinStep: a cancelled run stops inside a long step, and
+// the checkpoint written then resumes to exactly the uninterrupted chain.
+func TestInterruptWithinStep(t *testing.T) {
+	const draws, steps = 1 << 20, 60 // a step takes milliseconds
+	build := func() *chain.Chain {
+		src := chain.Source(5, 0)
+		return &chain.Chain{Kernel: &slow{walk: newWalk(4, 2, true, src), draws: draws}, Sources: []*rand.PCG{src}}
+	}
+	ref := build()
+	if err := (&chain.Runner{Steps: steps}).Run(context.Background(), []*chain.Chain{ref}); err != nil {
+		t.Fatal(err)
+	}
+	ck := filepath.Join(t.TempDir(), "run.ckpt")
+	c := build()
+	ctx, cancel := context.WithCancel(context.Background())
+	var cancelled time.Time
+	time.AfterFunc(25*time.Millisecond, func() { cancelled = time.Now(); cancel() })
+	err := (&chain.Runner{Steps: steps, Checkpoint: ck}).Run(ctx, []*chain.Chain{c})
+	if !chain.Stopped(err) {
+		t.Fatalf("error %v, want a cancellation", err)
+	}
+	if d := time.Since(cancelled); d > 500*time.Millisecond {
+		t.Errorf("the run stopped %v after its cancellation", d)
+	}
+	if n := c.Done(); n == 0 || n >= steps {
+		t.Fatalf("stopped after %d steps; the test wants an interruption mid-run", n)
+	}
+	read, err := chain.ReadCheckpoint(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := build()
+	if err := read.Restore([]*chain.Chain{again}); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&chain.Runner{Steps: steps}).Run(context.Background(), []*chain.Chain{again}); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := chain.StateHash(again.Kernel.State()), chain.StateHash(ref.Kernel.State()); a != b {
+		t.Errorf("resumed after an aborted step: state hash %s, uninterrupted %s", a, b)
+	}
+}
+
+// TestInputsAndCheckpointPath: a checkpoint records the run's inputs and
+// Restore refuses a changed one, naming it; a checkpoint that cannot be
+// written stops the run before its first step.
+func TestInputsAndCheckpointPath(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "model.txt")
+	if err := os.WriteFile(input, []byte("weights 1 2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ck := filepath.Join(dir, "run.ckpt")
+	c := &chain.Chain{Kernel: newWalk(3, 2, true, chain.Source(1, 0))}
+	if err := (&chain.Runner{Steps: 100, Checkpoint: ck, Inputs: []string{input}}).Run(context.Background(), []*chain.Chain{c}); err != nil {
+		t.Fatal(err)
+	}
+	read, err := chain.ReadCheckpoint(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read.Inputs) != 1 || read.Inputs[0].Path != input || read.Inputs[0].Size != 14 {
+		t.Fatalf("inputs %+v", read.Inputs)
+	}
+	if err := os.WriteFile(input, []byte("weights 1 2 4\n"), 0o644); err != nil { // same size
+		t.Fatal(err)
+	}
+	again := &chain.Chain{Kernel: newWalk(3, 2, true, chain.Source(1, 0))}
+	if err := read.Restore([]*chain.Chain{again}); err == nil || !strings.Contains(err.Error(), "input "+input+" has changed") {
+		t.Errorf("restore with a changed input: %v", err)
+	}
+	os.Remove(input)
+	if err := read.Restore([]*chain.Chain{again}); err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Errorf("restore with a removed input: %v", err)
+	}
+
+	fresh := &chain.Chain{Kernel: newWalk(3, 2, true, chain.Source(1, 0))}
+	err = (&chain.Runner{Steps: 100, Checkpoint: filepath.Join(dir, "missing", "x.ckpt")}).Run(context.Background(), []*chain.Chain{fresh})
+	if err == nil || !strings.Contains(err.Error(), "cannot write there") || fresh.Done() != 0 {
+		t.Errorf("unwritable checkpoint: %v after %d steps", err, fresh.Done())
+	}
+}

@@ -31,6 +31,9 @@ const (
 type Checkpoint struct {
 	// Meta is the Runner's Meta: the caller's description of the run.
 	Meta json.RawMessage `json:"meta,omitempty"`
+	// Inputs are the run's input files as it found them (Runner.Inputs):
+	// Restore refuses to resume when one has changed.
+	Inputs []File `json:"inputs,omitempty"`
 	// Chains holds each chain's state.
 	Chains []ChainState `json:"chains"`
 	// Written is the time of writing (RFC 3339, UTC).
@@ -118,8 +121,12 @@ func (c *Chain) Load(st ChainState) error {
 	return nil
 }
 
-// Restore sets the chains from the checkpoint, which must hold as many.
+// Restore sets the chains from the checkpoint, which must hold as many,
+// after checking that the run's input files have not changed.
 func (ck *Checkpoint) Restore(chains []*Chain) error {
+	if err := VerifyFiles(ck.Inputs); err != nil {
+		return err
+	}
 	if len(ck.Chains) != len(chains) {
 		return fmt.Errorf("the checkpoint holds %d chains, the run %d", len(ck.Chains), len(chains))
 	}
@@ -133,7 +140,7 @@ func (ck *Checkpoint) Restore(chains []*Chain) error {
 
 // save writes a checkpoint of the chains to r.Checkpoint.
 func (r *Runner) save(chains []*Chain) error {
-	ck := &Checkpoint{}
+	ck := &Checkpoint{Inputs: r.inputs}
 	if r.Meta != nil {
 		meta, err := json.Marshal(r.Meta)
 		if err != nil {
@@ -188,7 +195,25 @@ func writeAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("checkpoint: %w", err)
 	}
+	// Temporary files of earlier writes killed before their rename
+	// (SIGKILL, a power cut) are this function's own: remove them.
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), globEscape(filepath.Base(path))+".tmp*"))
+	for _, f := range stale {
+		os.Remove(f)
+	}
 	return nil
+}
+
+// globEscape escapes the metacharacters of filepath.Match in s.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // ReadCheckpoint reads and verifies a checkpoint file: a file that is not a

@@ -17,12 +17,19 @@ import (
 // computes, on the n points seen, the mean l̄ and standard deviation s_l of
 // l_i = ℓ_i(θ') − ℓ_i(θ), s = (s_l/√n)·√(1 − (n−1)/(N−1)) and t = (l̄ − μ0)/s;
 // once 1 − F_{t,n−1}(|t|) < ε (Options.Epsilon) or n = N it accepts iff
-// l̄ > μ0. The batch size is the final n.
+// l̄ > μ0. The batch size is the final n. A minibatch that would grow past
+// Options.MaxBatch (only possible when N exceeds it) is an error.
+//
+// Interruption: the growing minibatch looks at the interrupt channel every
+// 4096 draws. The permutation the draws without replacement shuffle in
+// place is carried from step to step, so the step logs its swaps and an
+// aborted step undoes them, last first, besides restoring the counts.
 type Austere struct {
 	base
-	m    int
-	eps  float64
-	perm []int32
+	m     int
+	eps   float64
+	perm  []int32
+	swaps []int32 // swaps[k]: the position swapped with k by this step's k-th draw
 }
 
 var _ Sampler = (*Austere)(nil)
@@ -43,6 +50,9 @@ func NewAustere(t Target, r *rand.Rand, o *Options) (*Austere, error) {
 	if m < 2 {
 		return nil, fmt.Errorf("mh: austere: batch size %d must be at least 2", o.BatchSize)
 	}
+	if err := b.tooBig("the initial minibatch (Options.BatchSize)", float64(min(m, b.n)), "lower Options.BatchSize"); err != nil {
+		return nil, err
+	}
 	eps := o.Epsilon
 	if eps == 0 {
 		eps = 0.01
@@ -50,7 +60,7 @@ func NewAustere(t Target, r *rand.Rand, o *Options) (*Austere, error) {
 	if !(eps > 0 && eps < 1) {
 		return nil, fmt.Errorf("mh: austere: ε = %v must lie in (0, 1)", o.Epsilon)
 	}
-	s := &Austere{base: b, m: m, eps: eps, perm: make([]int32, b.n)}
+	s := &Austere{base: b, m: m, eps: eps, perm: make([]int32, b.n), swaps: make([]int32, b.n)}
 	for i := range s.perm {
 		s.perm[i] = int32(i)
 	}
@@ -61,11 +71,12 @@ func NewAustere(t Target, r *rand.Rand, o *Options) (*Austere, error) {
 func (s *Austere) SetState(theta []float64) error { return s.setState(theta) }
 
 // Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate).
+// coordinate), or −2 when interrupted.
 func (s *Austere) Step() int {
 	if s.err != nil {
 		return -1
 	}
+	s.begin()
 	c0, ok := s.propose()
 	if !ok {
 		return -1
@@ -76,10 +87,18 @@ func (s *Austere) Step() int {
 	mean, m2 := 0.0, 0.0
 	for {
 		end := min(n+s.m, s.n)
+		if s.overGrowth(end) {
+			return -1
+		}
+		if s.interrupted(end - n) {
+			s.unshuffle(n)
+			return s.abort()
+		}
 		for ; n < end; n++ {
 			// Partial Fisher–Yates: a uniform draw without replacement.
 			j := n + s.rng.IntN(s.n-n)
 			s.perm[n], s.perm[j] = s.perm[j], s.perm[n]
+			s.swaps[n] = int32(j)
 			l, _ := s.diff(int(s.perm[n]))
 			dl := l - mean
 			mean += dl / float64(n+1)
@@ -110,5 +129,13 @@ func (s *Austere) Step() int {
 			}
 			return -1
 		}
+	}
+}
+
+// unshuffle undoes the first n swaps of the current step, last first.
+func (s *Austere) unshuffle(n int) {
+	for k := n - 1; k >= 0; k-- {
+		j := s.swaps[k]
+		s.perm[k], s.perm[j] = s.perm[j], s.perm[k]
 	}
 }

@@ -218,7 +218,14 @@ func (t *BarkerTable) Sample(r *rand.Rand) float64 { return t.Y[t.alias.Pick(r)]
 //	Δ* + X_nc + X_corr > 0,  X_nc ~ N(0, σ² − s²),  X_corr from the table.
 //
 // If b reaches N the exact Barker test (accept with probability
-// 1/(1 + e^{−Δ})) is used. The batch size is the final b.
+// 1/(1 + e^{−Δ})) is used. The batch size is the final b. A minibatch that
+// would grow past Options.MaxBatch (only possible when N exceeds it) is an
+// error.
+//
+// Interruption: the growing minibatch looks at the interrupt channel every
+// 4096 draws, the exact test's pass over the data every 4096 data. The
+// Barker test carries nothing from step to step but θ, which moves only at
+// the end, so an aborted step only restores the counts.
 type Barker struct {
 	base
 	m      int
@@ -248,6 +255,9 @@ func NewBarker(t Target, r *rand.Rand, o *Options) (*Barker, error) {
 	if math.IsNaN(o.Delta) || o.Delta < 0 {
 		return nil, fmt.Errorf("mh: barker: δ = %v must be non-negative", o.Delta)
 	}
+	if err := b.tooBig("the initial minibatch (Options.BatchSize)", float64(min(m, b.n)), "lower Options.BatchSize"); err != nil {
+		return nil, err
+	}
 	table := o.Table
 	if table == nil {
 		if table, err = DefaultBarkerTable(); err != nil {
@@ -276,11 +286,12 @@ func cltError(tokens []float64, mean, sd float64) float64 {
 }
 
 // Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate).
+// coordinate), or −2 when interrupted.
 func (s *Barker) Step() int {
 	if s.err != nil {
 		return -1
 	}
+	s.begin()
 	c0, ok := s.propose()
 	if !ok {
 		return -1
@@ -290,6 +301,12 @@ func (s *Barker) Step() int {
 	s.tokens = s.tokens[:0]
 	mean, m2 := 0.0, 0.0 // Welford
 	for {
+		if s.overGrowth(min(len(s.tokens)+s.m, s.n)) {
+			return -1
+		}
+		if s.interrupted(s.m) {
+			return s.abort()
+		}
 		for range s.m {
 			d, _ := s.diff(s.rng.IntN(s.n))
 			tok := nf * d
@@ -305,7 +322,11 @@ func (s *Barker) Step() int {
 		b := float64(len(s.tokens))
 		if len(s.tokens) >= s.n {
 			// Exact Barker test on the full data.
-			delta := c0 + s.fullDiff()
+			d, ok := s.fullDiff()
+			if !ok {
+				return s.abort()
+			}
+			delta := c0 + d
 			u := s.rng.Float64()
 			if math.Log(u)-math.Log1p(-u) < delta {
 				s.move()

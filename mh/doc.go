@@ -101,6 +101,29 @@
 // an error, available from Err, and stops moving. Bounds are checked on
 // every datum a step evaluates, with a relative slack of 10⁻⁹ for rounding.
 //
+// # Interruption and bounded steps
+//
+// Every sampler implements chain.Interrupter: SetInterrupt gives it a
+// channel whose closing stops a step. The long loops of a step (MH's pass
+// over the data, the full-data fallback steps, the Poisson minibatch draws
+// and the sums over their kept items, TFMH's picks, FlyMC's brightness and
+// θ updates, the growing minibatches of the Barker test and AustereMH)
+// look at the channel every 4096 data or draws, so a step stops within
+// milliseconds. An interrupted step returns −2 (chain.Aborted) and leaves
+// θ, Stats and everything carried from step to step as before the step:
+// most samplers change nothing of that before the step ends; FlyMC logs the
+// changes of its bright set and AustereMH the swaps of its permutation, and
+// undo them. The random source is restored by the caller
+// (chain.Chain.Advance), so a checkpoint taken then resumes bit for bit.
+// With a nil channel (the default) a look costs one comparison, and the
+// chain is the same with or without a channel.
+//
+// Options.MaxBatch (DefaultMaxBatch = 10⁷ data) bounds the expected work of
+// a step: constructors refuse a sampler whose expected batch is known up
+// front to exceed it, and a step whose batch depends on the state and
+// would exceed it records an error before touching the data (see the
+// field's comment).
+//
 // # Randomness and cost
 //
 // Every random number comes from the *rand.Rand given to the constructor;

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // FlyMC is Firefly Monte Carlo (Maclaurin & Adams 2014) as run in the
@@ -34,6 +35,20 @@ import (
 // which is the TunaMH paper's TGM bound when the target's remainder bound is
 // Cornish et al.'s ½Ū_{2,i}‖θ − θ⁰‖₁². A bound found above ℓ_i is reported
 // by Err.
+//
+// A step evaluates the bright points twice and proposes about q_{d→b}
+// times the dark ones; NewFlyMC refuses q_{d→b}·N above Options.MaxBatch,
+// and a step whose bright points plus q_{d→b} times the dark ones exceed it
+// records an error before touching the data.
+//
+// Interruption: the z-update looks at the interrupt channel every 4096
+// bright points and every 4096 dark points proposed, the θ-update every
+// 4096 bright points. The bright set changes during the z-update, so with
+// an interrupt channel set the z-update logs its changes (each point turned
+// dark with its position and old stamp; the points turned bright are
+// appended at the end) and an aborted step undoes them, last first, and
+// restores the sweep number and Σ log(L_i/B_i − 1): the bright set, its
+// index arrays and sums are then exactly those before the step.
 type FlyMC struct {
 	base
 	lb  LowerBounder
@@ -56,7 +71,25 @@ type FlyMC struct {
 	sweep           uint32
 	sumB            float64   // Σ_i log B_i(x)
 	sumGap          float64   // Σ_{bright} log(L_i/B_i − 1) at x
-	lb0             []float64 // ℓ_i of the bright points, batched
+	lb0             []float64 // ℓ_i of up to pollEvery bright points, batched
+
+	// The undo log of the current z-update (kept only with an interrupt
+	// channel): the points turned dark, in order; the length of the
+	// bright set after them (the points turned bright follow); the sweep
+	// number and sumGap before; the stamps before a wrap-around cleared
+	// them (once every 2³² steps).
+	darkUndo []flyDark
+	mid      int
+	sweep0   uint32
+	sumGap0  float64
+	stamps0  []uint32
+}
+
+// flyDark records that the point i at position j of the bright set turned
+// dark, and its stamp before.
+type flyDark struct {
+	j, i  int32
+	stamp uint32
 }
 
 var _ Sampler = (*FlyMC)(nil)
@@ -124,6 +157,11 @@ func NewFlyMC(t Target, r *rand.Rand, o *Options) (*FlyMC, error) {
 			return nil, fmt.Errorf("mh: flymc: log-likelihood at the reference point sums to %v", s.sumLLRef)
 		}
 	}
+	if err := b.tooBig(fmt.Sprintf("the expected number of dark points proposed, q_{d→b}·N (q_{d→b} = %v)", q), q*float64(b.n),
+		"lower Options.QDarkToBright"); err != nil {
+		return nil, err
+	}
+	s.lb0 = make([]float64, min(b.n, pollEvery))
 	if err := s.SetState(s.x); err != nil {
 		return nil, err
 	}
@@ -236,15 +274,11 @@ func (s *FlyMC) gapOf(i int, l float64, theta []float64, phi float64) float64 {
 	return g
 }
 
-// brightLogLiks returns ℓ_i(θ) of the bright points, in the order of
-// s.bright, evaluated in one batch.
-func (s *FlyMC) brightLogLiks(theta []float64) []float64 {
-	n := len(s.bright)
-	if cap(s.lb0) < n {
-		s.lb0 = make([]float64, n, 2*n)
-	}
-	l := s.lb0[:n]
-	s.logLiks(l, s.bright, theta)
+// logLiksOf returns ℓ_i(θ) of the points idx (at most pollEvery),
+// evaluated in one batch.
+func (s *FlyMC) logLiksOf(idx []int32, theta []float64) []float64 {
+	l := s.lb0[:len(idx)]
+	s.logLiks(l, idx, theta)
 	return l
 }
 
@@ -257,12 +291,19 @@ func logExpm1(x float64) float64 {
 }
 
 // Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate).
+// coordinate), or −2 when interrupted.
 func (s *FlyMC) Step() int {
 	if s.err != nil {
 		return -1
 	}
-	s.zStep()
+	s.begin()
+	if nb := len(s.bright); s.overBatch(float64(nb) + s.q*float64(s.n-nb)) {
+		return -1
+	}
+	if !s.zStep() {
+		s.undoZ()
+		return s.abort()
+	}
 	if s.err != nil {
 		return -1
 	}
@@ -273,10 +314,10 @@ func (s *FlyMC) Step() int {
 	}
 	phiP := s.phi(s.xp)
 	sumBP := s.sumLogB(s.xp, phiP)
-	sumGapP := 0.0
-	l := s.brightLogLiks(s.xp)
-	for j, i := range s.bright {
-		sumGapP += logExpm1(s.gapOf(int(i), l[j], s.xp, phiP))
+	sumGapP, ok := s.gapSum(s.xp, phiP)
+	if !ok {
+		s.undoZ()
+		return s.abort()
 	}
 	if s.err != nil {
 		return -1
@@ -292,40 +333,90 @@ func (s *FlyMC) Step() int {
 	return -1
 }
 
-// zStep updates the brightness variables given θ = x.
-func (s *FlyMC) zStep() {
+// gapSum returns Σ_{bright} log(L_i/B_i − 1) at θ, evaluating 4096 bright
+// points at a time; ok is false when the interrupt channel closed.
+func (s *FlyMC) gapSum(theta []float64, phi float64) (sum float64, ok bool) {
+	for lo := 0; lo < len(s.bright); lo += pollEvery {
+		idx := s.bright[lo:min(lo+pollEvery, len(s.bright))]
+		if s.interrupted(len(idx)) {
+			return 0, false
+		}
+		l := s.logLiksOf(idx, theta)
+		for j, i := range idx {
+			sum += logExpm1(s.gapOf(int(i), l[j], theta, phi))
+		}
+	}
+	return sum, true
+}
+
+// zStep updates the brightness variables given θ = x; it returns false,
+// leaving its undo log for undoZ, when the interrupt channel closed.
+func (s *FlyMC) zStep() bool {
+	s.darkUndo, s.stamps0 = s.darkUndo[:0], nil
+	s.sweep0, s.sumGap0 = s.sweep, s.sumGap
 	s.sweep++
 	if s.sweep == 0 {
+		if s.done != nil {
+			s.stamps0 = slices.Clone(s.darkened)
+		}
 		clear(s.darkened)
 		s.sweep = 1
 	}
-	sum := 0.0
-	// Bright → dark, iterating downwards so that swap-removal only moves
-	// points already visited: bright[j] is still the point that was at j
-	// when l was evaluated.
-	l := s.brightLogLiks(s.x)
-	for j := len(s.bright) - 1; j >= 0; j-- {
-		i := int(s.bright[j])
-		g := logExpm1(s.gapOf(i, l[j], s.x, s.phiX))
-		if g <= s.logQ || math.Log(s.rng.Float64()) < s.logQ-g {
-			s.remove(j)
-			s.darkened[i] = s.sweep
-		} else {
-			sum += g
-		}
+	sum, ok := s.darken()
+	s.mid = len(s.bright)
+	if ok {
+		sum, ok = s.brighten(sum)
 	}
-	// Dark → bright on a geometric subsample of the points dark at the
-	// start of this update.
+	if ok {
+		s.sumGap = sum
+	}
+	return ok
+}
+
+// darken proposes every bright point to turn dark and returns the sum of
+// log(L_i/B_i − 1) over those that stay bright. It goes down the bright
+// set, 4096 points at a time, so that swap-removal only moves points
+// already visited: the points below a block keep their positions, and
+// bright[j] is still the point whose ℓ_i was evaluated for position j.
+func (s *FlyMC) darken() (sum float64, ok bool) {
+	for hi := len(s.bright); hi > 0; {
+		lo := max(hi-pollEvery, 0)
+		if s.interrupted(hi - lo) {
+			return 0, false
+		}
+		l := s.logLiksOf(s.bright[lo:hi], s.x)
+		for j := hi - 1; j >= lo; j-- {
+			i := int(s.bright[j])
+			g := logExpm1(s.gapOf(i, l[j-lo], s.x, s.phiX))
+			if g <= s.logQ || math.Log(s.rng.Float64()) < s.logQ-g {
+				if s.done != nil {
+					s.darkUndo = append(s.darkUndo, flyDark{j: int32(j), i: int32(i), stamp: s.darkened[i]})
+				}
+				s.remove(j)
+				s.darkened[i] = s.sweep
+			} else {
+				sum += g
+			}
+		}
+		hi = lo
+	}
+	return sum, true
+}
+
+// brighten proposes a geometric subsample of the points dark at the start
+// of the z-update to turn bright (appended to the bright set), adding
+// their log(L_i/B_i − 1) to sum.
+func (s *FlyMC) brighten(sum float64) (float64, bool) {
 	for i := -1; ; {
 		i += 1 + s.skip()
 		if i >= s.n || i < 0 {
 			break
 		}
-		if s.pos[i] >= 0 {
+		if s.pos[i] >= 0 || s.darkened[i] == s.sweep {
 			continue
 		}
-		if s.darkened[i] == s.sweep {
-			continue
+		if s.interrupted(1) {
+			return 0, false
 		}
 		g := logExpm1(s.gap(i, s.x, s.phiX))
 		if g >= -s.logQ || math.Log(s.rng.Float64()) < g-s.logQ {
@@ -333,7 +424,36 @@ func (s *FlyMC) zStep() {
 			sum += g
 		}
 	}
-	s.sumGap = sum
+	return sum, true
+}
+
+// undoZ undoes the last z-update from its log: the points turned bright
+// (after position mid) turn dark again, the points turned dark come back
+// to their positions, last first, with their stamps.
+func (s *FlyMC) undoZ() {
+	for _, i := range s.bright[s.mid:] {
+		s.pos[i] = -1
+	}
+	s.bright = s.bright[:s.mid]
+	for k := len(s.darkUndo) - 1; k >= 0; k-- {
+		u := s.darkUndo[k]
+		last := len(s.bright)
+		s.bright = s.bright[:last+1]
+		if int(u.j) < last { // the point remove moved from the end to j
+			moved := s.bright[u.j]
+			s.bright[last] = moved
+			s.pos[moved] = int32(last)
+		}
+		s.bright[u.j] = u.i
+		s.pos[u.i] = u.j
+		s.darkened[u.i] = u.stamp
+	}
+	if s.stamps0 != nil {
+		copy(s.darkened, s.stamps0)
+		s.stamps0 = nil
+	}
+	s.darkUndo = s.darkUndo[:0]
+	s.sweep, s.sumGap = s.sweep0, s.sumGap0
 }
 
 // skip returns a Geometric(q) number of failures before a success.

@@ -13,7 +13,13 @@ import (
 //
 // It caches Σ_i ℓ_i(θ), so a step costs N evaluations at θ' (one
 // SumLogLik or batched calls when the target has those fast paths). Its
-// batch size is N.
+// batch size is N, so NewMH refuses N > Options.MaxBatch.
+//
+// Interruption: the pass over the data at θ' looks at the interrupt
+// channel every 4096 data (with a channel set it sums block by block, the
+// same float64 as SumLogLik); nothing carried from step to step (θ,
+// the cached Σ_i ℓ_i(θ)) changes before the pass ends, so an aborted step
+// only restores the counts.
 type MH struct {
 	base
 	ll float64 // Σ_i ℓ_i(x)
@@ -30,6 +36,9 @@ func NewMH(t Target, r *rand.Rand, o *Options) (*MH, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := b.tooBig("the batch (N, every datum)", float64(b.n), "use a minibatch sampler"); err != nil {
+		return nil, err
+	}
 	s := &MH{base: b}
 	if err := s.SetState(s.x); err != nil {
 		return nil, err
@@ -42,7 +51,7 @@ func (s *MH) SetState(theta []float64) error {
 	if err := s.setState(theta); err != nil {
 		return err
 	}
-	s.ll = s.sumLogLik(s.x)
+	s.ll, _ = s.sumLogLik(s.x, false)
 	if math.IsNaN(s.ll) || math.IsInf(s.ll, 0) {
 		return fmt.Errorf("mh: mh: log-likelihood at %v is %v", theta, s.ll)
 	}
@@ -55,11 +64,15 @@ func (s *MH) Step() int {
 	if s.err != nil {
 		return -1
 	}
+	s.begin()
 	logr, ok := s.propose()
 	if !ok {
 		return -1
 	}
-	llp := s.sumLogLik(s.xp)
+	llp, ok := s.sumLogLik(s.xp, true)
+	if !ok {
+		return s.abort()
+	}
 	s.st.Evals += int64(s.n)
 	s.st.Batch += float64(s.n)
 	if math.IsNaN(llp) {

@@ -28,7 +28,16 @@ import (
 //
 // The batch size is the paper's expected batch size E(B) = Cφ(θ,θ') (capped
 // at N), recorded for every proposal inside the support, whether or not
-// stage 1 accepts (the authors' code draws B before stage 1).
+// stage 1 accepts (the authors' code draws B before stage 1). NewMHSS
+// refuses, with the default random walk, an expected batch above
+// Options.MaxBatch for a move of Step in every coordinate from Init; a step
+// whose own expected batch exceeds it records an error before touching the
+// data.
+//
+// Interruption: stage 2 looks at the interrupt channel every 4096 picks,
+// kept items or (fallback) data. MH-SS carries nothing from step to step
+// but θ, which moves only at the end, so an aborted step only restores the
+// counts.
 type MHSS struct {
 	base
 	cv       *controlVariates
@@ -72,6 +81,13 @@ func NewMHSS(t Target, r *rand.Rand, o *Options) (*MHSS, error) {
 	s := &MHSS{base: b, cv: cv, gamma: o.Gamma, fallback: o.Fallback,
 		counts: minibatch.NewCounts(b.n), memo: newMemo(b.n)}
 	s.src = mhssSource{s}
+	if theta, thetaP, ok := s.typicalPair(o); ok {
+		phi := cv.scale(theta, thetaP)
+		what := fmt.Sprintf("the expected batch Cφ of a typical proposal (φ = %.4g for a move of Options.Step in every coordinate, C = %.4g)", phi, cv.w.sum)
+		if err := s.tooBig(what, s.capped(cv.w.sum*phi, s.fallback), "lower Options.Step, or set Options.Fallback"); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -112,11 +128,12 @@ func (p mhssSource) Keep(k int) float64 {
 }
 
 // Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate).
+// coordinate), or −2 when interrupted.
 func (s *MHSS) Step() int {
 	if s.err != nil {
 		return -1
 	}
+	s.begin()
 	logr, ok := s.propose()
 	if !ok {
 		return -1
@@ -136,23 +153,12 @@ func (s *MHSS) Step() int {
 		return -1
 	}
 	// Stage 2: the remainders.
-	logr2 := 0.0
-	if full {
-		s.st.FullSteps++
-		for i := range s.n {
-			d, _ := s.diff(i)
-			logr2 += d - s.cv.diff(i)
-		}
-	} else if total > 0 {
-		if err := minibatch.CheckMean(total); err != nil {
-			s.fail("%v", err)
-			return -1
-		}
-		s.memo.next()
-		minibatch.Draw(s.rng, total, s.src, s.counts)
-		for _, k := range s.counts.Keys() {
-			logr2 += float64(s.counts.Count(int(k))) * s.memo.e[k].v1
-		}
+	if s.overBatch(s.capped(total, s.fallback)) {
+		return -1
+	}
+	logr2, ok := s.stage2(total, full)
+	if !ok {
+		return s.abort()
 	}
 	if s.err != nil {
 		return -1
@@ -161,4 +167,46 @@ func (s *MHSS) Step() int {
 		s.move()
 	}
 	return -1
+}
+
+// stage2 returns the log acceptance ratio of stage 2, from the full data
+// or the thinned minibatch; ok is false when the interrupt channel closed.
+// An error leaves s.err set.
+func (s *MHSS) stage2(total float64, full bool) (logr2 float64, ok bool) {
+	if full {
+		s.st.FullSteps++
+		for from := 0; from < s.n; from += pollEvery {
+			to := min(from+pollEvery, s.n)
+			if s.interrupted(to - from) {
+				return 0, false
+			}
+			for i := from; i < to; i++ {
+				d, _ := s.diff(i)
+				logr2 += d - s.cv.diff(i)
+			}
+		}
+		return logr2, true
+	}
+	if !(total > 0) {
+		return 0, true
+	}
+	if err := minibatch.CheckMean(total); err != nil {
+		s.fail("%v", err)
+		return 0, true
+	}
+	s.memo.next()
+	if _, ok := s.draw(total, s.src, s.counts); !ok {
+		return 0, false
+	}
+	for keys := s.counts.Keys(); len(keys) > 0; {
+		chunk := keys[:min(len(keys), pollEvery)]
+		keys = keys[len(chunk):]
+		if s.interrupted(len(chunk)) {
+			return 0, false
+		}
+		for _, k := range chunk {
+			logr2 += float64(s.counts.Count(int(k))) * s.memo.e[k].v1
+		}
+	}
+	return logr2, true
 }

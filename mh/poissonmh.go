@@ -19,7 +19,15 @@ import (
 // picks i with probability M_i/L, kept with probability
 // (λM_i/L + φ_i(θ))/(λM_i/L + M_i). Its batch size is B (each pick
 // evaluates φ_i(θ); kept items also φ_i(θ')). The target must implement
-// Ranger. A value of ℓ_i outside its declared range is an error.
+// Ranger. A value of ℓ_i outside its declared range is an error. Its
+// expected batch λ + L is fixed, so NewPoissonMH refuses λ + L >
+// Options.MaxBatch.
+//
+// Interruption: the draw looks at the interrupt channel every 4096 picks,
+// the evaluation at θ' of the kept items every 4096 items. Poisson-MH
+// carries nothing from step to step but θ (its cache of φ_i(θ) is per
+// step), and θ moves only after both, so an aborted step only restores the
+// counts.
 type PoissonMH struct {
 	base
 	rg     Ranger
@@ -59,7 +67,7 @@ func NewPoissonMH(t Target, r *rand.Rand, o *Options) (*PoissonMH, error) {
 		return nil, fmt.Errorf("mh: poissonmh: target %T does not implement Ranger (global ranges of ℓ_i)", t)
 	}
 	if !(o.Lambda > 0) || math.IsInf(o.Lambda, 0) {
-		return nil, fmt.Errorf("mh: poissonmh: λ = %v must be positive and finite", o.Lambda)
+		return nil, fmt.Errorf("mh: poissonmh: Options.Lambda = %v: Poisson-MH needs λ > 0 (there is no default)", o.Lambda)
 	}
 	s := &PoissonMH{base: b, rg: rg, lambda: o.Lambda,
 		items: make([]pmhItem, b.n), cur: 1, counts: minibatch.NewCounts(b.n)}
@@ -77,6 +85,10 @@ func NewPoissonMH(t Target, r *rand.Rand, o *Options) (*PoissonMH, error) {
 	}
 	if s.alias, err = minibatch.NewAlias(m); err != nil {
 		return nil, fmt.Errorf("mh: poissonmh: %v", err)
+	}
+	if err := b.tooBig(fmt.Sprintf("the expected batch λ + L (L = Σ_i (hi_i − lo_i) = %.4g)", s.l), o.Lambda+s.l,
+		"lower Options.Lambda or declare narrower ranges"); err != nil {
+		return nil, err
 	}
 	s.src = poissonSource{s}
 	return s, nil
@@ -125,11 +137,12 @@ func (p poissonSource) Keep(k int) float64 {
 }
 
 // Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate).
+// coordinate), or −2 when interrupted.
 func (s *PoissonMH) Step() int {
 	if s.err != nil {
 		return -1
 	}
+	s.begin()
 	logr, ok := s.propose()
 	if !ok {
 		return -1
@@ -144,19 +157,14 @@ func (s *PoissonMH) Step() int {
 		}
 		s.cur = 1
 	}
-	b := minibatch.Draw(s.rng, s.lambda+s.l, s.src, s.counts)
-	s.st.Batch += float64(b)
-	keys := s.counts.Keys()
-	if cap(s.lp) < len(keys) {
-		s.lp = make([]float64, len(keys), 2*len(keys))
+	b, ok := s.draw(s.lambda+s.l, s.src, s.counts)
+	if !ok {
+		return s.abort()
 	}
-	lp := s.lp[:len(keys)]
-	s.logLiks(lp, keys, s.xp)
-	for j, k := range keys {
-		k := int(k)
-		c := s.lambda * s.items[k].m / s.l
-		phiP := s.phi(k, lp[j])
-		logr += float64(s.counts.Count(k)) * (math.Log1p(phiP/c) - math.Log1p(s.items[k].phi/c))
+	s.st.Batch += float64(b)
+	logr, ok = s.addKept(logr)
+	if !ok {
+		return s.abort()
 	}
 	if s.err != nil {
 		return -1
@@ -165,4 +173,30 @@ func (s *PoissonMH) Step() int {
 		s.move()
 	}
 	return -1
+}
+
+// addKept adds to logr the terms s_i log((1 + Lφ_i(θ')/(λM_i)) / (1 +
+// Lφ_i(θ)/(λM_i))) of the kept items, evaluating φ_i(θ') 4096 items at a
+// time; ok is false when the interrupt channel closed.
+func (s *PoissonMH) addKept(logr float64) (float64, bool) {
+	keys := s.counts.Keys()
+	if cap(s.lp) < min(len(keys), pollEvery) {
+		s.lp = make([]float64, pollEvery)
+	}
+	for len(keys) > 0 {
+		chunk := keys[:min(len(keys), pollEvery)]
+		keys = keys[len(chunk):]
+		if s.interrupted(len(chunk)) {
+			return 0, false
+		}
+		lp := s.lp[:len(chunk)]
+		s.logLiks(lp, chunk, s.xp)
+		for j, k := range chunk {
+			k := int(k)
+			c := s.lambda * s.items[k].m / s.l
+			phiP := s.phi(k, lp[j])
+			logr += float64(s.counts.Count(k)) * (math.Log1p(phiP/c) - math.Log1p(s.items[k].phi/c))
+		}
+	}
+	return logr, true
 }

@@ -17,9 +17,14 @@ type Sampler interface {
 	// Step performs one proposal and accept/reject decision (FlyMC: one
 	// brightness update and one θ move) and returns the index of the
 	// single coordinate the step changed, or −1 when the whole state may
-	// have changed (every MH step: it always returns −1). After Err returns
-	// non-nil, Step does nothing.
+	// have changed (every MH step that runs to its end returns −1). A step
+	// stopped by its interrupt channel (SetInterrupt) returns −2
+	// (chain.Aborted) and changes nothing but the random source. After Err
+	// returns non-nil, Step does nothing.
 	Step() int
+	// SetInterrupt sets the channel whose closing stops a step within a
+	// few thousand likelihood evaluations (chain.Interrupter; nil: never).
+	SetInterrupt(done <-chan struct{})
 	// State returns the current θ. The slice is a view owned by the
 	// sampler, valid until the next Step or SetState.
 	State() []float64
@@ -35,7 +40,8 @@ type Sampler interface {
 	Err() error
 }
 
-// Stats are the running counts of a sampler.
+// Stats are the running counts of a sampler. A step stopped by its
+// interrupt channel (SetInterrupt) counts nothing.
 type Stats struct {
 	// Steps is the number of calls of Step (made before an error stopped
 	// the chain).
@@ -84,21 +90,30 @@ func (s Stats) AcceptanceRate() float64 {
 // MeanBatch returns Batch/Steps, the average batch size per step.
 func (s Stats) MeanBatch() float64 { return s.Batch / float64(s.Steps) }
 
-// Options configures a sampler. Fields a sampler does not use are ignored.
+// Options configures a sampler. Fields a sampler does not use are ignored,
+// except that every float64 field must be finite and non-negative whichever
+// sampler is built (NaN, negative and infinite values are errors naming the
+// field). Zero values mean what each field's comment says: a default, or
+// for Step, Lambda and Chi an error where the sampler needs the value.
 type Options struct {
 	// Proposal is the proposal kernel. If nil, a Gaussian random walk with
 	// standard deviation Step in every coordinate is used.
 	Proposal Proposal
-	// Step is the random-walk scale used when Proposal is nil (> 0).
+	// Step is the random-walk scale used when Proposal is nil; it must then
+	// be positive (0 is an error, not a default). With a Proposal it is
+	// ignored.
 	Step float64
 	// Init is the initial state (len Dim); nil means the zero vector. It
 	// must lie in the support.
 	Init []float64
 
-	// Chi is TunaMH's χ > 0 (Algorithm 2). If Chi is 0 and Lambda > 0,
-	// TunaMH runs Algorithm 4 with the constant λ = Lambda.
+	// Chi is TunaMH's χ (Algorithm 2). 0 means "no χ": TunaMH then runs
+	// Algorithm 4 with the constant λ = Lambda, which must be positive
+	// (Chi and Lambda both 0 is an error). A positive Chi takes precedence
+	// and Lambda is ignored.
 	Chi float64
-	// Lambda is Poisson-MH's λ > 0 (Algorithm 3), or TunaMH's constant λ.
+	// Lambda is Poisson-MH's λ (Algorithm 3; 0 is an error, there is no
+	// default), or TunaMH's constant λ when Chi is 0.
 	Lambda float64
 	// Fallback makes TunaMH, TFMH, SMH and MH-SS take a full-data MH step
 	// whenever the expected batch size exceeds N (footnote 3 of the TunaMH
@@ -132,6 +147,54 @@ type Options struct {
 	// Order is the order of the Taylor control variates of SMH and MH-SS:
 	// 1 or 2; 0 means 1. New's names smh1, smh2, mhss1 and mhss2 set it.
 	Order int
+
+	// MaxBatch bounds the work of a step: the expected number of data a
+	// step evaluates, its batch as Stats.Batch counts it (each datum costs
+	// one or two likelihood evaluations); 0 means DefaultMaxBatch (10⁷).
+	// Where the expected batch is known at construction, a sampler that
+	// exceeds it is refused: MH (N), Poisson-MH (λ + L), TunaMH's
+	// Algorithm 4 (at least λ) and FlyMC (q_{d→b}·N dark points proposed),
+	// and, with the default random walk, TunaMH, TFMH, SMH and MH-SS for a
+	// proposal of the walk's typical size (Step·(1, …, 1)) from Init, and
+	// the Barker test and AustereMH if their initial minibatch (BatchSize)
+	// exceeds it. Where
+	// it depends on the state, a step that would exceed it records an error
+	// (Err) before touching the data: TunaMH, TFMH, SMH and MH-SS (after
+	// the Fallback, which caps it at N), FlyMC (bright points plus q_{d→b}
+	// times the dark ones), and the Barker test and AustereMH, whose
+	// minibatch may not grow past it.
+	MaxBatch float64
+}
+
+// checkOptions reports the float fields of o that are NaN, negative or
+// infinite, naming the field.
+func checkOptions(name string, o *Options) error {
+	for _, f := range []struct {
+		field, what string
+		v           float64
+	}{
+		{"Step", "the random-walk step", o.Step},
+		{"Chi", "TunaMH's χ", o.Chi},
+		{"Lambda", "λ", o.Lambda},
+		{"Gamma", "MH-SS's γ", o.Gamma},
+		{"QDarkToBright", "FlyMC's q_{d→b}", o.QDarkToBright},
+		{"Epsilon", "AustereMH's ε", o.Epsilon},
+		{"Delta", "the Barker test's δ", o.Delta},
+		{"MaxBatch", "the batch limit", o.MaxBatch},
+	} {
+		if math.IsNaN(f.v) || f.v < 0 || math.IsInf(f.v, 0) {
+			return fmt.Errorf("mh: %s: Options.%s = %v: %s must be finite and non-negative", name, f.field, f.v, f.what)
+		}
+	}
+	if o.BatchSize < 0 {
+		return fmt.Errorf("mh: %s: Options.BatchSize = %d: the batch size must be non-negative (0 means 30)", name, o.BatchSize)
+	}
+	for j, v := range o.Ref {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("mh: %s: Options.Ref[%d] = %v: the reference point must be finite", name, j, v)
+		}
+	}
+	return nil
 }
 
 // registry lists the samplers New knows, in the order of Names.
@@ -223,6 +286,9 @@ type base struct {
 	st     Stats
 	err    error
 
+	interrupt         // SetInterrupt's channel and the counts an aborted step restores
+	maxBatch  float64 // Options.MaxBatch or its default
+
 	// The target's batched fast paths, or nil, and the buffers of the
 	// full-data passes (fullBlock data at a time).
 	batch  BatchLogLiker
@@ -251,7 +317,14 @@ func newBase(name string, t Target, o *Options, r *rand.Rand) (base, error) {
 	if n < 1 {
 		return base{}, fmt.Errorf("mh: %s: target has %d data points, want at least 1", name, n)
 	}
-	b := base{name: name, target: t, rng: r, d: d, n: n, x: make([]float64, d), xp: make([]float64, d)}
+	if err := checkOptions(name, o); err != nil {
+		return base{}, err
+	}
+	mb, err := maxBatch(name, o)
+	if err != nil {
+		return base{}, err
+	}
+	b := base{name: name, target: t, rng: r, d: d, n: n, x: make([]float64, d), xp: make([]float64, d), maxBatch: mb}
 	b.sum, _ = t.(SumLogLiker)
 	if b.batch, _ = t.(BatchLogLiker); b.batch != nil {
 		k := min(n, fullBlock)
@@ -259,8 +332,8 @@ func newBase(name string, t Target, o *Options, r *rand.Rand) (base, error) {
 	}
 	b.prop = o.Proposal
 	if b.prop == nil {
-		if !(o.Step > 0) || math.IsInf(o.Step, 0) {
-			return base{}, fmt.Errorf("mh: %s: random-walk step %v must be positive and finite", name, o.Step)
+		if !(o.Step > 0) {
+			return base{}, fmt.Errorf("mh: %s: Options.Step = %v: the random-walk step must be positive (give it, or a Proposal)", name, o.Step)
 		}
 		g, err := NewGaussianRW(o.Step, nil, d)
 		if err != nil {
@@ -393,27 +466,33 @@ func (b *base) block(from int) []int32 {
 
 // sumLogLik returns Σ_i ℓ_i(θ) over all data, summed in increasing i
 // (the same float64 whichever path computes it). It does not count
-// evaluations.
-func (b *base) sumLogLik(theta []float64) float64 {
-	if b.sum != nil {
-		return b.sum.SumLogLik(theta)
+// evaluations. With poll it looks at the interrupt channel between blocks
+// of data and returns ok false if it closed; with a channel it therefore
+// sums block by block, not by the target's SumLogLik (one call that cannot
+// be interrupted).
+func (b *base) sumLogLik(theta []float64, poll bool) (ll float64, ok bool) {
+	if b.sum != nil && (!poll || b.done == nil) {
+		return b.sum.SumLogLik(theta), true
 	}
-	ll := 0.0
-	if b.batch != nil {
-		for from := 0; from < b.n; from += len(b.seq) {
-			idx := b.block(from)
-			l := b.l0[:len(idx)]
-			b.batch.LogLikBatch(l, idx, theta)
-			for _, v := range l {
-				ll += v
-			}
+	for from := 0; from < b.n; from += fullBlock {
+		to := min(from+fullBlock, b.n)
+		if poll && b.interrupted(to-from) {
+			return 0, false
 		}
-		return ll
+		if b.batch == nil {
+			for i := from; i < to; i++ {
+				ll += b.target.LogLik(i, theta)
+			}
+			continue
+		}
+		idx := b.block(from)
+		l := b.l0[:len(idx)]
+		b.batch.LogLikBatch(l, idx, theta)
+		for _, v := range l {
+			ll += v
+		}
 	}
-	for i := range b.n {
-		ll += b.target.LogLik(i, theta)
-	}
-	return ll
+	return ll, true
 }
 
 // diff returns ℓ_i(θ') − ℓ_i(θ) and a scale for rounding, |ℓ_i(θ)| + |ℓ_i(θ')|.
@@ -428,33 +507,37 @@ func (b *base) diff(i int) (d, scale float64) {
 	return d, math.Abs(l0) + math.Abs(l1)
 }
 
-// fullDiff returns Σ_i ℓ_i(θ') − ℓ_i(θ) over all data.
-func (b *base) fullDiff() float64 {
-	s := 0.0
-	if b.batch != nil {
-		for from := 0; from < b.n; from += len(b.seq) {
-			idx := b.block(from)
-			l0, l1 := b.l0[:len(idx)], b.l1[:len(idx)]
-			b.logLiks(l0, idx, b.x)
-			b.logLiks(l1, idx, b.xp)
-			for j, i := range idx {
-				d := l1[j] - l0[j]
-				if math.IsNaN(d) { // as diff
-					b.fail("log-likelihood %d is NaN (ℓ(θ) = %v, ℓ(θ') = %v)", i, l0[j], l1[j])
-					d = 0
-				}
+// fullDiff returns Σ_i ℓ_i(θ') − ℓ_i(θ) over all data; ok is false when
+// the interrupt channel closed during the pass.
+func (b *base) fullDiff() (s float64, ok bool) {
+	for from := 0; from < b.n; from += fullBlock {
+		to := min(from+fullBlock, b.n)
+		if b.interrupted(2 * (to - from)) {
+			return 0, false
+		}
+		if b.batch == nil {
+			for i := from; i < to; i++ {
+				d, _ := b.diff(i)
 				s += d
 			}
+			continue
 		}
-	} else {
-		for i := range b.n {
-			d, _ := b.diff(i)
+		idx := b.block(from)
+		l0, l1 := b.l0[:len(idx)], b.l1[:len(idx)]
+		b.logLiks(l0, idx, b.x)
+		b.logLiks(l1, idx, b.xp)
+		for j, i := range idx {
+			d := l1[j] - l0[j]
+			if math.IsNaN(d) { // as diff
+				b.fail("log-likelihood %d is NaN (ℓ(θ) = %v, ℓ(θ') = %v)", i, l0[j], l1[j])
+				d = 0
+			}
 			s += d
 		}
 	}
 	b.st.FullSteps++
 	b.st.Batch += float64(b.n)
-	return s
+	return s, true
 }
 
 // relTol is the relative slack allowed when checking a declared bound, to

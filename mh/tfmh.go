@@ -27,6 +27,17 @@ import (
 // remainders r_i bounded by c_i^{(k)} φ^{(k)} (ControlVariates). A second
 // order SMH here uses the random-walk proposal, so π̂ is tested in the
 // data-free factor rather than built into a proposal.
+//
+// The expected number of picks, CM (N for a fallback step), depends on
+// (θ, θ'). NewTFMH and NewSMH refuse, with the default random walk, one
+// above Options.MaxBatch for a move of Step in every coordinate from Init;
+// a step whose own CM exceeds it records an error before touching the
+// data.
+//
+// Interruption: the picks look at the interrupt channel every 4096 picks, a
+// fallback step's pass over the data every 4096 data. TFMH carries nothing
+// from step to step but θ, which moves only at the end, so an aborted step
+// only restores the counts.
 type TFMH struct {
 	base
 	lb       LocalBounder
@@ -60,6 +71,9 @@ func NewTFMH(t Target, r *rand.Rand, o *Options) (*TFMH, error) {
 	}
 	s := &TFMH{base: b, lb: lb, w: w, alias: w.alias, rate: w.sum, fallback: o.Fallback}
 	s.events = tfmhEvents{s}
+	if err := s.checkBatch(o); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -89,18 +103,46 @@ func NewSMH(t Target, r *rand.Rand, o *Options) (*TFMH, error) {
 	}
 	s := &TFMH{base: b, cv: cv, w: cv.w, alias: cv.w.alias, rate: cv.w.sum, fallback: o.Fallback}
 	s.events = tfmhEvents{s}
+	if err := s.checkBatch(o); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// scale returns the bound's scale M(θ,θ'), or φ(θ̂; θ, θ') with control
+// variates.
+func (s *TFMH) scale(theta, thetaP []float64) float64 {
+	if s.cv != nil {
+		return s.cv.scale(theta, thetaP)
+	}
+	return s.lb.Distance(theta, thetaP)
+}
+
+// checkBatch refuses, with the default random walk, an expected number of
+// picks above MaxBatch for a typical proposal from the initial state.
+func (s *TFMH) checkBatch(o *Options) error {
+	theta, thetaP, ok := s.typicalPair(o)
+	if !ok {
+		return nil
+	}
+	m := s.scale(theta, thetaP)
+	if math.IsNaN(m) || m < 0 || math.IsInf(m, 0) {
+		return fmt.Errorf("mh: %s: bound scale M(θ,θ') = %v for θ = %v, θ' = %v", s.name, m, theta, thetaP)
+	}
+	what := fmt.Sprintf("the expected number of picks CM of a typical proposal (M = %.4g for a move of Options.Step in every coordinate, C = %.4g)", m, s.rate)
+	return s.tooBig(what, s.capped(s.rate*m, s.fallback), "lower Options.Step, or set Options.Fallback")
 }
 
 // SetState implements Sampler.
 func (s *TFMH) SetState(theta []float64) error { return s.setState(theta) }
 
 // Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate).
+// coordinate), or −2 when interrupted.
 func (s *TFMH) Step() int {
 	if s.err != nil {
 		return -1
 	}
+	s.begin()
 	logr, ok := s.propose()
 	if !ok {
 		return -1
@@ -109,18 +151,22 @@ func (s *TFMH) Step() int {
 	if s.cv != nil {
 		s.cv.setPair(s.x, s.xp)
 		sur = s.cv.sumDiff()
-		m = s.cv.scale(s.x, s.xp)
-	} else {
-		m = s.lb.Distance(s.x, s.xp)
 	}
+	m = s.scale(s.x, s.xp)
 	if math.IsNaN(m) || m < 0 || math.IsInf(m, 0) {
 		s.fail("bound scale M(θ,θ') = %v", m)
 		return -1
 	}
 	total := s.rate * m
 	if s.fallback && total > float64(s.n) {
-		logr += s.fullDiff()
-		if s.err == nil && s.accept(logr) {
+		if s.overBatch(float64(s.n)) {
+			return -1
+		}
+		d, ok := s.fullDiff()
+		if !ok {
+			return s.abort()
+		}
+		if s.err == nil && s.accept(logr+d) {
 			s.move()
 		}
 		return -1
@@ -134,8 +180,14 @@ func (s *TFMH) Step() int {
 		s.fail("%v", err)
 		return -1
 	}
+	if s.overBatch(total) {
+		return -1
+	}
 	s.m = m
 	picks, stopped := minibatch.DrawUntil(s.rng, total, s.events)
+	if s.stopped {
+		return s.abort()
+	}
 	s.st.Batch += float64(picks)
 	if stopped || s.err != nil {
 		return -1 // a rejection event, or a bound violation
@@ -153,6 +205,9 @@ func (e tfmhEvents) Pick(r *rand.Rand) int { return e.s.alias.Pick(r) }
 
 func (e tfmhEvents) Stop(r *rand.Rand, k int) bool {
 	s := e.s
+	if s.interrupted(1) {
+		return true // Step sees s.stopped and aborts
+	}
 	d, scale := s.diff(k)
 	if s.cv != nil {
 		d -= s.cv.diff(k)

@@ -1,6 +1,7 @@
 package mh
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -62,6 +63,18 @@ func newWeights(name string, n int, c func(int) float64) (weights, error) {
 //
 // An observed |ℓ_i(θ') − ℓ_i(θ)| > c_iM (a keep probability outside [0,1])
 // is reported by Err.
+//
+// The expected batch, χC²M² + CM or λ + CM (N for a fallback step),
+// depends on M(θ,θ'). NewTunaMH refuses one above Options.MaxBatch for λ
+// alone and, with the default random walk, for M of a move of Step in every
+// coordinate from Init; a step whose own expected batch exceeds it records
+// an error before touching the data.
+//
+// Interruption: the draw looks at the interrupt channel every 4096 picks,
+// the sum over the kept items every 4096 items, a fallback step's pass
+// over the data every 4096 data. TunaMH carries nothing from step to step
+// but θ (its memo of ℓ_i(θ') − ℓ_i(θ) is per step), which moves only at the
+// end, so an aborted step only restores the counts.
 type TunaMH struct {
 	base
 	lb       LocalBounder
@@ -93,11 +106,8 @@ func NewTunaMH(t Target, r *rand.Rand, o *Options) (*TunaMH, error) {
 	if !ok {
 		return nil, fmt.Errorf("mh: tunamh: target %T does not implement LocalBounder (Assumption 1)", t)
 	}
-	switch {
-	case math.IsNaN(o.Chi) || o.Chi < 0 || math.IsInf(o.Chi, 0):
-		return nil, fmt.Errorf("mh: tunamh: χ = %v must be positive and finite", o.Chi)
-	case o.Chi == 0 && (!(o.Lambda > 0) || math.IsInf(o.Lambda, 0)):
-		return nil, fmt.Errorf("mh: tunamh: χ = %v and λ = %v; need χ > 0 (Algorithm 2) or λ > 0 (Algorithm 4)", o.Chi, o.Lambda)
+	if o.Chi == 0 && o.Lambda == 0 {
+		return nil, errors.New("mh: tunamh: Options.Chi and Options.Lambda are both 0: give χ > 0 (Algorithm 2) or λ > 0 (Algorithm 4 with a constant λ)")
 	}
 	w, err := newWeights("tunamh", b.n, lb.LocalBound)
 	if err != nil {
@@ -109,7 +119,38 @@ func NewTunaMH(t Target, r *rand.Rand, o *Options) (*TunaMH, error) {
 		s.lambda = o.Lambda
 	}
 	s.src = tunaSource{s}
+	if err := s.checkBatch(o); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// expected returns the expected batch of a minibatch step at distance m:
+// χC²m² + Cm (Algorithm 2) or λ + Cm (Algorithm 4).
+func (s *TunaMH) expected(m float64) float64 {
+	cm := s.w.sum * m
+	if s.lambda > 0 {
+		return s.lambda + cm
+	}
+	return cm * (1 + s.chi*cm)
+}
+
+// checkBatch refuses an expected batch above MaxBatch: λ alone for
+// Algorithm 4, and that of a typical proposal of the default random walk.
+func (s *TunaMH) checkBatch(o *Options) error {
+	if err := s.tooBig("the expected batch (at least λ)", s.capped(s.lambda, s.fallback), "lower Options.Lambda"); err != nil {
+		return err
+	}
+	theta, thetaP, ok := s.typicalPair(o)
+	if !ok {
+		return nil
+	}
+	m := s.lb.Distance(theta, thetaP)
+	if math.IsNaN(m) || m < 0 || math.IsInf(m, 0) {
+		return fmt.Errorf("mh: tunamh: distance M(θ,θ') = %v for θ = %v, θ' = %v", m, theta, thetaP)
+	}
+	what := fmt.Sprintf("the expected batch of a typical proposal (M = %.4g for a move of Options.Step in every coordinate, C = %.4g)", m, s.w.sum)
+	return s.tooBig(what, s.capped(s.expected(m), s.fallback), "lower Options.Step or Options.Chi, or set Options.Fallback")
 }
 
 // C returns C = Σ_i c_i.
@@ -134,11 +175,12 @@ func (p tunaSource) Keep(k int) float64 {
 }
 
 // Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate).
+// coordinate), or −2 when interrupted.
 func (s *TunaMH) Step() int {
 	if s.err != nil {
 		return -1
 	}
+	s.begin()
 	logr, ok := s.propose()
 	if !ok {
 		return -1
@@ -148,28 +190,9 @@ func (s *TunaMH) Step() int {
 		s.fail("distance M(θ,θ') = %v", m)
 		return -1
 	}
-	cm := s.w.sum * m
-	if cm > 0 {
-		if s.lambda > 0 {
-			s.a = s.lambda / cm
-		} else {
-			s.a = s.chi * cm
-		}
-		s.dist = m
-		if s.fallback && cm*(1+s.a) > float64(s.n) {
-			logr += s.fullDiff()
-		} else {
-			if err := minibatch.CheckMean(cm * (1 + s.a)); err != nil {
-				s.fail("%v", err)
-				return -1
-			}
-			s.memo.next()
-			b := minibatch.Draw(s.rng, cm*(1+s.a), s.src, s.counts)
-			s.st.Batch += float64(b)
-			den := 1 + 2*s.a
-			for _, k := range s.counts.Keys() {
-				logr += 2 * float64(s.counts.Count(int(k))) * math.Atanh(s.memo.e[k].v0/den)
-			}
+	if cm := s.w.sum * m; cm > 0 {
+		if logr, ok = s.addData(logr, m, cm); !ok {
+			return s.abort()
 		}
 		if s.err != nil {
 			return -1
@@ -179,4 +202,46 @@ func (s *TunaMH) Step() int {
 		s.move()
 	}
 	return -1
+}
+
+// addData adds the data's part of the log acceptance ratio to logr, from
+// the thinned minibatch or, on a fallback step, the full data; ok is false
+// when the interrupt channel closed. An error leaves s.err set.
+func (s *TunaMH) addData(logr, m, cm float64) (float64, bool) {
+	if s.lambda > 0 {
+		s.a = s.lambda / cm
+	} else {
+		s.a = s.chi * cm
+	}
+	s.dist = m
+	mean := cm * (1 + s.a)
+	if s.overBatch(s.capped(mean, s.fallback)) {
+		return logr, true
+	}
+	if s.fallback && mean > float64(s.n) {
+		d, ok := s.fullDiff()
+		return logr + d, ok
+	}
+	if err := minibatch.CheckMean(mean); err != nil {
+		s.fail("%v", err)
+		return logr, true
+	}
+	s.memo.next()
+	b, ok := s.draw(mean, s.src, s.counts)
+	if !ok {
+		return 0, false
+	}
+	s.st.Batch += float64(b)
+	den := 1 + 2*s.a
+	for keys := s.counts.Keys(); len(keys) > 0; {
+		chunk := keys[:min(len(keys), pollEvery)]
+		keys = keys[len(chunk):]
+		if s.interrupted(len(chunk)) {
+			return 0, false
+		}
+		for _, k := range chunk {
+			logr += 2 * float64(s.counts.Count(int(k))) * math.Atanh(s.memo.e[k].v0/den)
+		}
+	}
+	return logr, true
 }

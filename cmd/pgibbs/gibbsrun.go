@@ -22,6 +22,7 @@ type gibbsRun struct {
 	observe  func(k int) []chain.Observer // the subcommand's observers of chain k (nil: none)
 	samplers []gibbs.Sampler
 	traces   []*chain.Trace
+	extra    float64 // bytes of the subcommand's observers beyond marginals
 }
 
 // traceDraws is the number of draws a chain's R̂/ESS trace keeps.
@@ -51,7 +52,19 @@ func (g *gibbsRun) job() job {
 		trace: func(int) (string, int64, chain.RowFunc) {
 			return chain.StateHeader(free), sweep, chain.StateRow(free)
 		},
+		memory: func() float64 { return g.memory() },
 	}
+}
+
+// memory estimates one chain's bytes: the sampler's per-variable state and
+// scratch, the R̂ trace (traceDraws draws of every free variable) and the
+// subcommand's observers (marginal counts, histograms).
+func (g *gibbsRun) memory() float64 {
+	n, values := float64(g.model.NumVars()), 0.0
+	for i := range g.model.NumVars() {
+		values += float64(g.model.Domain(i).Size)
+	}
+	return 64*n + 8*traceDraws*float64(len(g.model.Free())) + 24*values + g.extra
 }
 
 // options returns the sampler options of the shared flags.

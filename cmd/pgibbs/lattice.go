@@ -120,6 +120,7 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&f.snapScale, "snapshot-scale", 0, "pixels per site of -snapshot (0: enough for a picture about 512 pixels wide)")
 	fs.Lookup("trace").Usage = "write each chain's measurements to this CSV file (sweep,energy_per_site,magnetisation, one row a\n" +
 		"measured sweep; one file a chain: FILE, or FILE with .cK before the extension for K chains), flushed at each checkpoint"
+	f.outputs = []string{"snapshot"}
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
@@ -209,6 +210,9 @@ func (r *latticeRun) job() job {
 			r.samplers, r.meas = append(r.samplers, s), append(r.meas, meas)
 			return &chain.Chain{Kernel: gibbs.Sweeper{Sampler: s}, Sources: srcs, Observers: []chain.Observer{meas}}, nil
 		},
+		// Per site: the state, the sampler's and workers' scratch; per
+		// measured sweep: the energy and magnetisation series.
+		memory: func() float64 { return 40*float64(r.l.Sites())*float64(f.workers) + 16*float64(f.iters) },
 		trace: func(k int) (string, int64, chain.RowFunc) {
 			meas := r.meas[len(r.meas)-1]
 			return "sweep,energy_per_site,magnetisation", 1, func(dst []byte, t int64, _ []float64) []byte {

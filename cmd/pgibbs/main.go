@@ -35,6 +35,9 @@ type env struct {
 	stdout, stderr io.Writer
 	// merged holds the parts `pgibbs merge` hands the command it runs.
 	merged []*part
+	// failure, set by a command that has printed its results, makes it
+	// fail after all (a checkpoint that could not be saved).
+	failure error
 }
 
 var commands = map[string]*command{}
@@ -61,9 +64,30 @@ func usagef(format string, args ...any) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		signal.Stop(sigs) // a second signal kills at once
+		cancel(signalError{sig.(syscall.Signal)})
+	}()
 	os.Exit(run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
+}
+
+// signalError is the cause of a run cancelled by a signal: its exit
+// status is 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string { return e.sig.String() }
+
+// interruptedStatus is the exit status of a run cancelled through ctx.
+func interruptedStatus(ctx context.Context) int {
+	var se signalError
+	if errors.As(context.Cause(ctx), &se) {
+		return 128 + int(se.sig)
+	}
+	return 130
 }
 
 // run executes the command line args and returns the exit status.
@@ -94,6 +118,9 @@ func run(ctx context.Context, e *env, args []string) int {
 		return 2
 	}
 	err := c.run(ctx, e, args)
+	if err == nil && e.failure != nil {
+		err = e.failure
+	}
 	var ue *usageError
 	switch {
 	case err == nil:
@@ -108,7 +135,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		return 2
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(e.stderr, "pgibbs %s: %v\n", c.name, err) // says how to resume if there is a checkpoint
-		return 130
+		return interruptedStatus(ctx)
 	default:
 		fmt.Fprintf(e.stderr, "pgibbs %s: %v\n", c.name, err)
 		return 1

@@ -71,6 +71,9 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
+	if err := zeroFlags(f.set, fs, "step", "chi", "n"); err != nil {
+		return err
+	}
 	if !slices.Contains(mh.Names(), f.sampler) {
 		return usagef("-sampler %q: want one of %v", f.sampler, mh.Names())
 	}
@@ -224,6 +227,9 @@ func (m *mhRun) job() job {
 			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: []chain.Observer{mean, tr}}, nil
 		},
 		trace: func(int) (string, int64, chain.RowFunc) { return chain.StateHeader(vars), 1, chain.StateRow(vars) },
+		// The sampler's per-datum state (FlyMC's bright set, memos) and the
+		// thinned trace of every coordinate.
+		memory: func() float64 { return 32*float64(m.target.N()) + 8*(maxDraws+2)*float64(d) },
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,15 @@ type runFlags struct {
 	quiet       bool
 	chain, of   int // -chain k -of K: run chain k of a K-chain run (of = 0: all here)
 
+	maxMemory string // -max-memory
+
+	// inputs and outputs name the subcommand's flags that name files: they
+	// are made absolute, so that a resumed or merged run reads and writes
+	// the files the run started with wherever it is resumed; a checkpoint
+	// records the inputs' sizes and SHA-256 and resume refuses changed ones.
+	inputs, outputs []string
+
+	env     *env
 	fs      *flag.FlagSet
 	set     map[string]bool // flags given on the command line
 	args    []string        // the run's flags, canonical, for checkpoints and parts
@@ -86,6 +96,7 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar (it is drawn on stderr only when stderr is a terminal and the run lasts over a second)")
 	fs.IntVar(&f.chain, "chain", 0, "with -of K: run only chain k of a K-chain run, with the stream it has in-process (pool the parts with `pgibbs merge`)")
 	fs.IntVar(&f.of, "of", 0, "the number K of chains of the run that -chain belongs to")
+	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs estimated to need more memory than this (e.g. 8G, 500M; default: the memory this machine or container has)")
 	return f
 }
 
@@ -96,6 +107,9 @@ type meta struct {
 	// Trace is the -trace file, absolute, so that a run resumed from
 	// another directory writes where it wrote before.
 	Trace string `json:"trace,omitempty"`
+	// Inputs are a part's input files as its run found them (a
+	// checkpoint records them itself).
+	Inputs []chain.File `json:"inputs,omitempty"`
 }
 
 // parse parses args and finishes flag handling: on -resume it loads the
@@ -103,6 +117,7 @@ type meta struct {
 // re-parses its flags; it then checks the shared flags and records the
 // canonical flags.
 func (f *runFlags) parse(e *env, args []string) error {
+	f.env = e
 	if err := parse(f.fs, args); err != nil {
 		return err
 	}
@@ -122,12 +137,8 @@ func (f *runFlags) parse(e *env, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	if f.trace != "" {
-		abs, err := filepath.Abs(f.trace)
-		if err != nil {
-			return usagef("-trace %s: %v", f.trace, err)
-		}
-		f.trace = abs
+	if err := f.absolute(); err != nil {
+		return err
 	}
 	f.bar = newProgress(e.stderr, f.quiet || f.merged != nil)
 	f.args = nil
@@ -186,6 +197,9 @@ func (f *runFlags) check() error {
 	sweeps := f.itersFlag() == "sweeps" // -sweeps counts the steps after the burn-in
 	if sweeps && f.burn == -1 && !f.set["burn"] {
 		f.burn = f.iters / 10
+	}
+	if err := zeroFlags(f.set, f.fs, "lambda", "lambda-scale", "seconds"); err != nil {
+		return err
 	}
 	switch {
 	case f.chains < 1 || f.chains > 4096:
@@ -248,6 +262,8 @@ type job struct {
 	steps, burn int64
 	// trace returns the CSV trace of chain k: header, row and interval.
 	trace func(k int) (header string, every int64, row chain.RowFunc)
+	// memory estimates the bytes one chain needs (sampler, observers).
+	memory func() float64
 }
 
 // outcome is what execute ran.
@@ -272,36 +288,19 @@ type part struct {
 // execute builds the chains, restores them from a checkpoint or merged
 // parts, runs them and returns them with the wall time and state hash.
 func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
-	ks := f.indices()
-	var files []*chain.CSV
+	m, err := f.prepare(j)
+	if err != nil {
+		return nil, err
+	}
+	out := &outcome{}
+	files, err := f.build(j, out)
 	defer func() {
 		for _, c := range files {
 			c.Close()
 		}
 	}()
-	out := &outcome{}
-	for _, k := range ks {
-		c, err := j.build(k)
-		if err != nil {
-			return nil, err
-		}
-		c.Burn = j.burn
-		if f.trace != "" && j.trace != nil {
-			header, every, row := j.trace(k)
-			path := tracePath(f.trace, k, f.runOf())
-			var file *chain.CSV
-			if f.resumed != nil {
-				file, err = chain.OpenCSV(path, every, row)
-			} else {
-				file, err = chain.CreateCSV(path, header, every, row)
-			}
-			if err != nil {
-				return nil, err
-			}
-			files = append(files, file)
-			c.Observers = append(c.Observers, file)
-		}
-		out.chains = append(out.chains, c)
+	if err != nil {
+		return nil, err
 	}
 	if f.merged != nil {
 		return f.merge(out)
@@ -312,20 +311,20 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 		}
 	}
 	r := &chain.Runner{Steps: j.steps, Duration: time.Duration(f.seconds * float64(time.Second)),
-		Checkpoint: f.checkpoint, Every: f.every, Meta: meta{f.command, f.args, f.trace}}
+		Checkpoint: f.checkpoint, Every: f.every, Meta: m, Inputs: f.inputPaths()}
 	if r.Duration > 0 {
 		r.Steps = 0
 	}
 	stop := f.watch(out.chains, j.steps)
 	start := time.Now()
-	err := r.Run(ctx, out.chains)
+	err = r.Run(ctx, out.chains)
 	stop()
 	out.seconds = time.Since(start).Seconds()
-	var intr *chain.Interrupted
-	if errors.As(err, &intr) && intr.Checkpoint != "" {
-		return nil, fmt.Errorf("%w; continue with: pgibbs %s -resume %s", err, f.command, intr.Checkpoint)
+	complete := true
+	for _, c := range out.chains {
+		complete = complete && (r.Duration > 0 || c.Done() >= j.steps)
 	}
-	if err != nil {
+	if err = f.runError(err, complete); err != nil {
 		return nil, err
 	}
 	for _, c := range out.chains {
@@ -344,9 +343,88 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		out.parts = []*part{{meta: meta{Command: f.command, Args: f.args}, Chain: f.chain, Of: f.of, Seconds: out.seconds, State: st}}
+		if m.Inputs, err = chain.HashFiles(f.inputPaths()...); err != nil {
+			return nil, err
+		}
+		out.parts = []*part{{meta: m, Chain: f.chain, Of: f.of, Seconds: out.seconds, State: st}}
 	}
 	return out, nil
+}
+
+// prepare checks what can be checked before any work: the input files
+// against the parts', and the run's memory. It returns the run's
+// description for checkpoints and parts.
+func (f *runFlags) prepare(j job) (meta, error) {
+	m := meta{Command: f.command, Args: f.args, Trace: f.trace}
+	if f.merged != nil {
+		if err := chain.VerifyFiles(f.merged[0].Inputs); err != nil {
+			return m, err
+		}
+	}
+	if j.memory != nil {
+		if err := f.checkMemory(j.memory()); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
+
+// inputPaths returns the subcommand's input files.
+func (f *runFlags) inputPaths() []string {
+	var out []string
+	for _, name := range f.inputs {
+		if v := f.fs.Lookup(name).Value.String(); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// build builds the chains with their trace files.
+func (f *runFlags) build(j job, out *outcome) ([]*chain.CSV, error) {
+	var files []*chain.CSV
+	for _, k := range f.indices() {
+		c, err := j.build(k)
+		if err != nil {
+			return files, err
+		}
+		c.Burn = j.burn
+		if f.trace != "" && j.trace != nil {
+			header, every, row := j.trace(k)
+			path := tracePath(f.trace, k, f.runOf())
+			var file *chain.CSV
+			if f.resumed != nil {
+				file, err = chain.OpenCSV(path, every, row)
+			} else {
+				file, err = chain.CreateCSV(path, header, every, row)
+			}
+			if err != nil {
+				return files, err
+			}
+			files = append(files, file)
+			c.Observers = append(c.Observers, file)
+		}
+		out.chains = append(out.chains, c)
+	}
+	return files, nil
+}
+
+// runError turns the Runner's error into the command's: an interrupted run
+// says how to resume; a run that completed but could not save its final
+// checkpoint still reports its results, and the command then fails.
+func (f *runFlags) runError(err error, complete bool) error {
+	var intr *chain.Interrupted
+	var save *chain.SaveError
+	switch {
+	case errors.As(err, &intr) && intr.Checkpoint != "":
+		return fmt.Errorf("%w; continue with: pgibbs %s -resume %s", err, f.command, intr.Checkpoint)
+	case errors.As(err, &save) && complete && !chain.Stopped(err):
+		if f.env != nil {
+			f.env.failure = fmt.Errorf("the results above are complete, but %w", err)
+		}
+		return nil
+	}
+	return err
 }
 
 // merge restores the chains from the parts instead of running them.
@@ -423,4 +501,39 @@ type record struct {
 func (f *runFlags) record(o *outcome, conv convergence) record {
 	return record{Sampler: f.sampler, Seed: f.seed, Chains: len(o.chains), Burn: f.burn, Seconds: o.seconds,
 		StateSHA256: o.hash, convergence: conv, Parts: o.parts}
+}
+
+// absolute makes -trace and the subcommand's file flags absolute paths.
+func (f *runFlags) absolute() error {
+	if f.trace != "" {
+		abs, err := filepath.Abs(f.trace)
+		if err != nil {
+			return usagef("-trace %s: %v", f.trace, err)
+		}
+		f.trace = abs
+	}
+	for _, name := range append(f.inputs, f.outputs...) {
+		fl := f.fs.Lookup(name)
+		if v := fl.Value.String(); v != "" {
+			abs, err := filepath.Abs(v)
+			if err != nil {
+				return usagef("-%s %s: %v", name, v, err)
+			}
+			fl.Value.Set(abs)
+		}
+	}
+	return nil
+}
+
+// zeroFlags refuses flags set explicitly to 0 where 0 stands for "the
+// default": a user who types -lambda 0 means something, and it is not L².
+func zeroFlags(set map[string]bool, fs *flag.FlagSet, names ...string) error {
+	for _, name := range names {
+		if fl := fs.Lookup(name); fl != nil && set[name] {
+			if v, err := strconv.ParseFloat(fl.Value.String(), 64); err == nil && v == 0 {
+				return usagef("-%s 0: need a value > 0 (leave -%s out for its default: %s)", name, name, fl.Usage)
+			}
+		}
+	}
+	return nil
 }

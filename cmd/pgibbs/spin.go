@@ -107,6 +107,7 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 	f := addContinuousFlags(fs, "spin", 3, 10, 200000)
 	bins := fs.Int("bins", 50, "bins of the spin histogram")
 	hist := fs.String("hist", "", "write the histogram of all spins (pooled over sites and chains) to this CSV file")
+	f.outputs = []string{"hist"}
 	if err := f.parse(e, args); err != nil {
 		return err
 	}

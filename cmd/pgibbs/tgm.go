@@ -46,6 +46,7 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 	f := addContinuousFlags(fs, "tgm", 20, 25, 100000)
 	bins := fs.Int("bins", 60, "bins per axis of the 2-D density histogram")
 	hist := fs.String("hist", "", "write the 2-D density histogram of (x1, x2) to this CSV file")
+	f.outputs = []string{"hist"}
 	if err := f.parse(e, args); err != nil {
 		return err
 	}

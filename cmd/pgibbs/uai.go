@@ -18,7 +18,7 @@ func init() {
 	register(&command{
 		name:    "uai",
 		summary: "a UAI model (.uai, with .evid evidence), marginals compared with a .MAR file",
-		example: "pgibbs uai -model CSP_11.uai -mar CSP_11.uai.MAR -sampler pgibbs -iters 2000000 -chains 2 -json",
+		example: "pgibbs uai -model CSP_11.uai -mar CSP_11.uai.MAR -iters 2000000 -chains 2 -json",
 		run:     runUAI,
 	})
 }
@@ -55,7 +55,8 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	lambda2 := fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)")
 	lambda2Scale := fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)")
 	perVar := fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	f := addRunFlags(fs, "uai", runDefaults{sampler: "pgibbs", samplers: "one of " + strings.Join(gibbs.Names(), ", "), iters: 1000000})
+	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", "), iters: 1000000})
+	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out"}
 	if err := f.parse(e, args); err != nil {
 		return err
 	}

@@ -61,7 +61,8 @@ func (m *Model) TableSize(f int) int {
 // variables or MaxFactors factors; a cardinality < 1; Scopes and Tables of
 // different lengths; a scope variable out of range or repeated; a table
 // larger than MaxTableSize or tables larger than MaxTotalSize in total; a
-// table of the wrong length; a NaN, infinite or negative entry.
+// table of the wrong length; a NaN, infinite or negative entry; in a
+// BAYES model, a table row that does not sum to 1 (within 10⁻³).
 func (m *Model) Validate() error {
 	if m.Type != Markov && m.Type != Bayes {
 		return fmt.Errorf("uai: model type %q: want %s or %s", m.Type, Markov, Bayes)
@@ -108,6 +109,36 @@ func (m *Model) Validate() error {
 				return fmt.Errorf("uai: factor %d: entry %d is %v: want a finite non-negative number", f, k, p)
 			}
 		}
+		if m.Type == Bayes {
+			if err := checkCPT(f, scope, m.Cards, m.Tables[f]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// cptTolerance is how far a BAYES table's row may sum from 1 (files carry
+// probabilities rounded to a few digits).
+const cptTolerance = 1e-3
+
+// checkCPT verifies that factor f of a BAYES model is a conditional
+// probability table of the last variable of its scope: every row (the
+// consecutive entries of one parent configuration) sums to 1.
+func checkCPT(f int, scope, cards []int, table []float64) error {
+	if len(scope) == 0 {
+		return fmt.Errorf("uai: factor %d: a BAYES factor needs a scope (its child is the last variable)", f)
+	}
+	child := scope[len(scope)-1]
+	d := cards[child]
+	for row := 0; row*d < len(table); row++ {
+		sum := 0.0
+		for _, p := range table[row*d : (row+1)*d] {
+			sum += p
+		}
+		if math.Abs(sum-1) > cptTolerance {
+			return fmt.Errorf("uai: factor %d, the CPT of variable %d: row %d sums to %v, not 1; a BAYES table is a conditional distribution (declare the model MARKOV if its factors are not)", f, child, row, sum)
+		}
 	}
 	return nil
 }
@@ -150,6 +181,13 @@ func Read(r io.Reader) (*Model, error) {
 	}
 	if err := s.end("the last table"); err != nil {
 		return nil, err
+	}
+	if m.Type == Bayes {
+		for f, scope := range m.Scopes {
+			if err := checkCPT(f, scope, m.Cards, m.Tables[f]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return m, nil
 }

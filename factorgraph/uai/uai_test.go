@@ -146,7 +146,7 @@ func TestWriteRoundTrip(t *testing.T) {
 		wide[k] = float64(k) / 7
 	}
 	m := &uai.Model{
-		Type:   uai.Bayes,
+		Type:   uai.Markov,
 		Cards:  []int{2, 3, 40, 1},
 		Scopes: [][]int{{1, 0}, {}, {2}, {3, 0}},
 		Tables: [][]float64{{0.1, 1 - 0.1, 1.0 / 3, 2.0 / 3, 0, 1}, {5e-324}, wide, {math.MaxFloat64, 1e-300}},
@@ -383,5 +383,28 @@ func TestGraph(t *testing.T) {
 	z.Scopes[1], z.Tables[1] = []int{}, []float64{0}
 	if _, err := z.Graph(nil); err == nil || !strings.Contains(err.Error(), "factor 1") {
 		t.Errorf("zero constant: error %v, want it to name factor 1", err)
+	}
+}
+
+// TestBayesCPT: a BAYES model's tables must be conditional distributions of
+// the last variable of their scope; a row that does not sum to 1 is
+// reported, naming the factor, the child and the row.
+func TestBayesCPT(t *testing.T) {
+	for _, tc := range []struct {
+		file, want string
+	}{
+		{"BAYES\n2\n2 3\n2\n1 0\n2 0 1\n2\n0.4 0.6\n6\n0.2 0.3 0.5 0.1 0.1 0.8\n", ""},
+		{"BAYES\n2\n2 3\n2\n1 0\n2 0 1\n2\n0.4 0.6\n6\n0.2 0.3 0.5 0.1 0.1 0.7\n", "factor 1, the CPT of variable 1: row 1 sums to"},
+		{"BAYES\n1\n2\n1\n1 0\n2\n0.5 0.6\n", "row 0 sums to 1.1"},
+		{"BAYES\n1\n2\n1\n1 0\n2\n0.3333 0.6667\n", ""}, // rounded probabilities pass
+		{"MARKOV\n1\n2\n1\n1 0\n2\n0.5 0.6\n", ""},      // potentials need not sum to 1
+	} {
+		_, err := uai.Read(strings.NewReader(tc.file))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.file, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: error %v, want one with %q", tc.file, err, tc.want)
+		}
 	}
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// checkMemory refuses a run whose chains are estimated to need more memory
+// than -max-memory, or by default than this machine (or its container) has,
+// before anything is allocated.
+func (f *runFlags) checkMemory(perChain float64) error {
+	limit, what, err := f.memoryLimit()
+	if err != nil || limit == 0 {
+		return err
+	}
+	need := perChain * float64(len(f.indices()))
+	if need <= limit {
+		return nil
+	}
+	return usagef("the run needs about %s (%d chain(s) of %s: sampler state, observers and traces), more than %s %s; "+
+		"run fewer chains, a smaller model or shorter traces, or raise -max-memory", bytesString(need), len(f.indices()),
+		bytesString(perChain), bytesString(limit), what)
+}
+
+// memoryLimit returns -max-memory, or the machine's memory.
+func (f *runFlags) memoryLimit() (float64, string, error) {
+	if f.maxMemory != "" {
+		v, err := parseBytes(f.maxMemory)
+		if err != nil {
+			return 0, "", usagef("-max-memory %s: %v", f.maxMemory, err)
+		}
+		return v, "(-max-memory)", nil
+	}
+	v := machineMemory()
+	return v, "this machine has (set -max-memory to override)", nil
+}
+
+// parseBytes reads 123, 500K, 16M, 8G or 1T (powers of 1024; a final B
+// is allowed: 8GB).
+func parseBytes(s string) (float64, error) {
+	t := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B")
+	mult := 1.0
+	if n := len(t); n > 0 {
+		if k := strings.IndexByte("KMGT", t[n-1]); k >= 0 {
+			mult, t = math.Pow(1024, float64(k+1)), t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("want a positive size such as 8G or 500M")
+	}
+	return v * mult, nil
+}
+
+// machineMemory returns the memory available to this process: the cgroup
+// (v2, then v1) limit if there is one, else the machine's total memory;
+// 0 if neither can be read (no check).
+func machineMemory() float64 {
+	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		if b, err := os.ReadFile(p); err == nil {
+			if v, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64); err == nil && v > 0 && v < 1<<60 {
+				return v
+			}
+		}
+	}
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fields := strings.Fields(sc.Text()); len(fields) >= 2 && fields[0] == "MemTotal:" {
+			if v, err := strconv.ParseFloat(fields[1], 64); err == nil {
+				return v * 1024
+			}
+		}
+	}
+	return 0
+}
+
+// bytesString formats a number of bytes.
+func bytesString(b float64) string {
+	for _, u := range []string{"B", "KB", "MB", "GB", "TB"} {
+		if b < 1024 || u == "TB" {
+			return fmt.Sprintf("%.3g %s", b, u)
+		}
+		b /= 1024
+	}
+	return ""
+}
