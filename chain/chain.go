@@ -234,41 +234,13 @@ func (r *Runner) Run(ctx context.Context, chains []*Chain) error {
 	if err := r.validate(); err != nil {
 		return err
 	}
-	if len(chains) == 0 {
-		return errors.New("chain: no chains to run")
+	if err := r.prepare(chains); err != nil {
+		return err
 	}
-	if r.Checkpoint != "" {
-		// Before any work: a run that cannot save its checkpoint, or
-		// record its inputs, should not start.
-		if err := probeWritable(r.Checkpoint); err != nil {
-			return err
-		}
-		var err error
-		if r.inputs, err = HashFiles(r.Inputs...); err != nil {
-			return err
-		}
-	}
-	for k, c := range chains {
-		if r.Duration == 0 && c.Done() > r.Steps {
-			return fmt.Errorf("chain %d has done %d steps, more than the run's %d", k, c.Done(), r.Steps)
-		}
+	if r.Duration > 0 {
+		return r.runFor(ctx, chains)
 	}
 	to := r.Steps
-	if r.Duration > 0 {
-		if to == 0 {
-			to = 1 << 62
-		}
-		budget, cancel := context.WithTimeout(context.Background(), r.Duration)
-		defer cancel()
-		err := runSegment(ctx, budget, chains, to)
-		if err != nil && !Stopped(err) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return &Interrupted{Err: ctx.Err()}
-		}
-		return nil
-	}
 	every := r.Every
 	if every == 0 {
 		every = time.Minute
@@ -325,6 +297,48 @@ func (e *SaveError) Error() string {
 }
 
 func (e *SaveError) Unwrap() error { return e.Err }
+
+// prepare checks what can be checked before any work: a run that cannot
+// save its checkpoint or record its inputs should not start, nor one whose
+// chains have done more than its steps.
+func (r *Runner) prepare(chains []*Chain) error {
+	if len(chains) == 0 {
+		return errors.New("chain: no chains to run")
+	}
+	if r.Checkpoint != "" {
+		if err := probeWritable(r.Checkpoint); err != nil {
+			return err
+		}
+		var err error
+		if r.inputs, err = HashFiles(r.Inputs...); err != nil {
+			return err
+		}
+	}
+	for k, c := range chains {
+		if r.Duration == 0 && c.Done() > r.Steps {
+			return fmt.Errorf("chain %d has done %d steps, more than the run's %d", k, c.Done(), r.Steps)
+		}
+	}
+	return nil
+}
+
+// runFor runs the chains for r.Duration (and at most r.Steps steps).
+func (r *Runner) runFor(ctx context.Context, chains []*Chain) error {
+	to := r.Steps
+	if to == 0 {
+		to = 1 << 62
+	}
+	budget, cancel := context.WithTimeout(context.Background(), r.Duration)
+	defer cancel()
+	err := runSegment(ctx, budget, chains, to)
+	if err != nil && !Stopped(err) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return &Interrupted{Err: ctx.Err()}
+	}
+	return nil
+}
 
 // runSegment advances every chain to `to` until ctx or seg is done.
 func runSegment(ctx, seg context.Context, chains []*Chain, to int64) error {

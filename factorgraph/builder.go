@@ -14,6 +14,7 @@ type Builder struct {
 	domains  []Domain
 	factors  []Factor
 	observed map[int]float64
+	err      error // the first invalid call, reported by Build
 }
 
 // NewBuilder returns an empty builder.
@@ -26,9 +27,13 @@ func (b *Builder) AddVariable(d Domain) int {
 }
 
 // AddVariables adds n variables with domain d and returns the index of the
-// first; they are numbered consecutively.
+// first; they are numbered consecutively. A negative n adds nothing and
+// makes Build fail, naming the call.
 func (b *Builder) AddVariables(n int, d Domain) int {
 	first := len(b.domains)
+	if n < 0 && b.err == nil {
+		b.err = fmt.Errorf("factorgraph: AddVariables(%d, %v) (after %d variables): negative number of variables", n, d, first)
+	}
 	for range n {
 		b.domains = append(b.domains, d)
 	}
@@ -57,13 +62,17 @@ func (b *Builder) NumVars() int { return len(b.domains) }
 func (b *Builder) NumFactors() int { return len(b.factors) }
 
 // Build checks the graph and compiles it. It returns an error naming the
-// factor or variable for: a domain of size < 1 or an empty, reversed or
-// infinite interval; a factor scope that is empty, repeats a variable or
-// names a variable out of range; a declared range with NaN or infinite lo,
-// NaN hi, or lo > hi; a factor's own validation (for example a table whose
-// size is not the product of its domain sizes); evidence outside its
+// call, factor or variable for: AddVariables with a negative count; a domain
+// of size < 1 or an empty, reversed or infinite interval; a factor scope
+// that is empty, repeats a variable or names a variable out of range; a
+// factor's own validation (for example a table whose size is not the
+// product of its domain sizes, a NaN entry or Potts weight); a declared
+// range with NaN or infinite lo, NaN hi, or lo > hi; evidence outside its
 // variable's domain.
 func (b *Builder) Build() (*Graph, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
 	n := len(b.domains)
 	if n == 0 {
 		return nil, fmt.Errorf("factorgraph: graph has no variables")
@@ -162,6 +171,13 @@ func checkFactor(f int, fac Factor, domains []Domain, seen []int) (vars []int, l
 		}
 		seen[v] = f + 1
 	}
+	// The factor's own validation first: it names what is wrong in its own
+	// terms (a NaN Potts weight, rather than the NaN range it makes).
+	if val, ok := fac.(Validator); ok {
+		if err := val.Validate(domains); err != nil {
+			return nil, 0, 0, fmt.Errorf("factorgraph: %s: %v", describe(f, vars), err)
+		}
+	}
 	lo, hi = fac.Range()
 	switch {
 	case math.IsNaN(lo) || math.IsInf(lo, 0):
@@ -170,11 +186,6 @@ func checkFactor(f int, fac Factor, domains []Domain, seen []int) (vars []int, l
 		return nil, 0, 0, fmt.Errorf("factorgraph: %s: declared hi is NaN", describe(f, vars))
 	case lo > hi:
 		return nil, 0, 0, fmt.Errorf("factorgraph: %s: declared lo %v > hi %v", describe(f, vars), lo, hi)
-	}
-	if val, ok := fac.(Validator); ok {
-		if err := val.Validate(domains); err != nil {
-			return nil, 0, 0, fmt.Errorf("factorgraph: %s: %v", describe(f, vars), err)
-		}
 	}
 	return vars, lo, hi, nil
 }

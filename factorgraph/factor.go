@@ -50,6 +50,7 @@ type Table struct {
 	strides []int
 	values  []float64
 	lo, hi  float64
+	neg     map[int]float64 // the negative probabilities given to NewProbTable, by entry
 }
 
 // NewTable returns a table factor over scope whose domain sizes are sizes
@@ -91,14 +92,21 @@ func NewTable(scope, sizes []int, values []float64) *Table {
 // the probabilities of a UAI file): it stores their logarithms.
 func NewProbTable(scope, sizes []int, probs []float64) *Table {
 	logs := make([]float64, len(probs))
+	var neg map[int]float64
 	for k, p := range probs {
 		if p < 0 {
+			if neg == nil {
+				neg = make(map[int]float64)
+			}
+			neg[k] = p
 			logs[k] = math.NaN() // rejected by Validate, naming the entry
 			continue
 		}
 		logs[k] = math.Log(p)
 	}
-	return NewTable(scope, sizes, logs)
+	t := NewTable(scope, sizes, logs)
+	t.neg = neg
+	return t
 }
 
 // Vars returns the table's scope.
@@ -161,8 +169,11 @@ func (t *Table) Validate(domains []Domain) error {
 	}
 	finite := false
 	for k, v := range t.values {
+		if p, ok := t.neg[k]; ok {
+			return fmt.Errorf("table entry %d is a negative probability %v", k, p)
+		}
 		if math.IsNaN(v) {
-			return fmt.Errorf("table entry %d is NaN (or a negative probability)", k)
+			return fmt.Errorf("table entry %d is NaN", k)
 		}
 		if math.IsInf(v, 1) {
 			return fmt.Errorf("table entry %d is +Inf", k)
@@ -222,7 +233,10 @@ func (p *Potts) Validate(domains []Domain) error {
 			return fmt.Errorf("Potts factor over continuous variable %d", v)
 		}
 	}
-	if math.IsNaN(p.W) || math.IsInf(p.W, 0) {
+	if math.IsNaN(p.W) {
+		return fmt.Errorf("Potts weight is NaN")
+	}
+	if math.IsInf(p.W, 0) {
 		return fmt.Errorf("Potts weight %v is not finite", p.W)
 	}
 	return nil

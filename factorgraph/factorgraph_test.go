@@ -65,11 +65,29 @@ func TestBuildErrors(t *testing.T) {
 		{"table NaN", func(b *Builder) {
 			b.AddVariables(1, Discrete(2))
 			b.AddFactor(NewTable([]int{0}, []int{2}, []float64{0, math.NaN()}))
-		}, "table entry 1 is NaN"},
+		}, "factor 0 (vars 0): table entry 1 is NaN"},
 		{"negative probability", func(b *Builder) {
 			b.AddVariables(1, Discrete(2))
 			b.AddFactor(NewProbTable([]int{0}, []int{2}, []float64{0.5, -0.1}))
-		}, "table entry 1 is NaN (or a negative probability)"},
+		}, "factor 0 (vars 0): table entry 1 is a negative probability -0.1"},
+		{"NaN probability", func(b *Builder) {
+			b.AddVariables(1, Discrete(2))
+			b.AddFactor(NewProbTable([]int{0}, []int{2}, []float64{math.NaN(), 0.5}))
+		}, "factor 0 (vars 0): table entry 0 is NaN"},
+		{"NaN Potts weight", func(b *Builder) {
+			b.AddVariables(2, Discrete(2))
+			b.AddFactor(NewPotts(0, 1, 1))
+			b.AddFactor(NewPotts(0, 1, math.NaN()))
+		}, "factor 1 (vars 0,1): Potts weight is NaN"},
+		{"infinite Potts weight", func(b *Builder) {
+			b.AddVariables(2, Discrete(2))
+			b.AddFactor(NewPotts(0, 1, math.Inf(-1)))
+		}, "factor 0 (vars 0,1): Potts weight -Inf is not finite"},
+		{"negative AddVariables", func(b *Builder) {
+			b.AddVariables(2, Discrete(2))
+			b.AddVariables(-3, Discrete(2))
+			b.AddVariables(1, Discrete(2))
+		}, "factorgraph: AddVariables(-3, {0..1}) (after 2 variables): negative number of variables"},
 		{"all zero table", func(b *Builder) {
 			b.AddVariables(1, Discrete(2))
 			b.AddFactor(NewProbTable([]int{0}, []int{2}, []float64{0, 0}))

@@ -70,9 +70,9 @@ func FuzzBuild(f *testing.F) {
 			t.Fatalf("built a graph with L = %v, Ψ = %v", g.L(), g.Psi())
 		}
 		if g.L() > 100 || g.Psi() > 100 {
-			// Valid, and the samplers refuse only what cannot work
-			// (λ + L > minibatch.MaxMean); a large L is merely slow, which a
-			// fuzzer must not wait for.
+			// Valid, and the samplers refuse only steps beyond
+			// gibbs.Options.MaxDraws (10⁷ draws or factor values); a large
+			// L below that is merely slow, which a fuzzer must not wait for.
 			return
 		}
 		for _, name := range []string{"gibbs", "pgibbs", "auto", "gibbs-its"} {

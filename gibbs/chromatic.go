@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sync"
 
+	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -37,6 +38,9 @@ type Chromatic struct {
 	x       []float64
 	sweeps  int64
 	pool    *sweepPool // the goroutines of workers 1, 2, …, started by the first Sweep
+
+	done  <-chan struct{} // the interrupt channel (SetInterrupt), or nil
+	stats []Stats         // the workers' counters at the start of an interruptible sweep
 }
 
 var _ Sampler = (*Chromatic)(nil)
@@ -57,6 +61,9 @@ type worker interface {
 	localUpdates() bool
 	// kind is the sampler's kind in snapshots.
 	kind() string
+	// base returns the sampler's shared state: its interrupt channel, the
+	// flag of an aborted update, its counters and scratch space.
+	base() *chain
 }
 
 // NewChromatic returns a chromatic sampler on m with one worker per RNG in
@@ -203,37 +210,125 @@ func checkColouring(m factorgraph.Model, classes [][]int) error {
 // Sweep updates every free variable once, class by class, each class in
 // parallel over the workers. Worker 0 runs on the caller's goroutine, the
 // others on goroutines that live as long as the sampler: a class costs one
-// channel send per extra worker and one wait, and no allocation.
-func (c *Chromatic) Sweep() {
+// channel send per extra worker and one wait, and no allocation. An
+// interrupted sweep (see SetInterrupt) leaves the sampler as it was before
+// it.
+func (c *Chromatic) Sweep() { c.sweep() }
+
+// sweep is Sweep; it reports false if the sweep was interrupted. With an
+// interrupt channel, each worker first copies the old values of the
+// variables of its share of a class (in parallel, into its own journal),
+// the workers look at the channel between blocks of variables and inside
+// long updates, and the channel is looked at between classes; an aborted
+// sweep puts every journalled value back and the workers' counters.
+func (c *Chromatic) sweep() bool {
 	if c.Err() != nil {
-		return
+		return true
 	}
 	if len(c.workers) > 1 && c.pool == nil {
 		c.pool = startPool(c.workers, c.chunks)
 		runtime.AddCleanup(c, func(p *sweepPool) { p.stop() }, c.pool)
 	}
 	p := c.pool
+	journal := c.done != nil
+	if journal {
+		c.stats = c.stats[:0]
+		for _, w := range c.workers {
+			b := w.base()
+			c.stats = append(c.stats, b.stats)
+			b.saved, b.aborted = b.saved[:0], false
+		}
+	}
 	for class, chunk := range c.chunks {
 		if p != nil {
+			p.journal = journal
 			p.wg.Add(len(p.start))
 			for _, ch := range p.start {
 				ch <- class
 			}
 		}
-		updateVars(c.workers[0], chunk[0])
+		runChunk(c.workers[0], chunk[0], journal)
 		if p != nil {
 			p.wg.Wait()
 		}
+		if journal && c.aborted() {
+			c.rollback(class)
+			return false
+		}
 	}
 	c.sweeps++
+	return true
+}
+
+// aborted reports whether a worker aborted an update or the interrupt
+// channel has closed.
+func (c *Chromatic) aborted() bool {
+	for _, w := range c.workers {
+		if w.base().aborted {
+			return true
+		}
+	}
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// rollback puts back the values the workers journalled in the classes up
+// to last of an interrupted sweep, and their counters.
+func (c *Chromatic) rollback(last int) {
+	for w, wk := range c.workers {
+		b := wk.base()
+		pos := 0
+		for _, chunk := range c.chunks[:last+1] {
+			for _, i := range chunk[w] {
+				c.x[i] = b.saved[pos]
+				pos++
+			}
+		}
+		b.stats, b.aborted = c.stats[w], false
+	}
+}
+
+// runChunk updates vars with worker s, journalling their old values and
+// stopping early when an update is aborted if journal is set.
+func runChunk(s worker, vars []int, journal bool) {
+	if !journal {
+		updateVars(s, vars)
+		return
+	}
+	b := s.base()
+	for _, i := range vars {
+		b.saved = append(b.saved, b.x[i])
+	}
+	if _, ok := s.(varsUpdater); ok {
+		for len(vars) > 0 && !b.aborted && !b.stop() {
+			n := min(len(vars), sweepPoll+1)
+			updateVars(s, vars[:n])
+			vars = vars[n:]
+		}
+		return
+	}
+	for k, i := range vars {
+		if k&sweepPoll == sweepPoll && b.stop() {
+			return
+		}
+		if s.Update(i); b.aborted {
+			return
+		}
+	}
 }
 
 // sweepPool runs the chunks of workers 1, 2, … of a Chromatic: start[w−1]
-// receives the classes worker w is to update. It holds no reference to the
-// Chromatic, whose cleanup stops it.
+// receives the classes worker w is to update, journal says whether to
+// journal them (see runChunk). It holds no reference to the Chromatic,
+// whose cleanup stops it.
 type sweepPool struct {
-	start []chan int
-	wg    sync.WaitGroup
+	start   []chan int
+	wg      sync.WaitGroup
+	journal bool
 }
 
 func startPool(workers []worker, chunks [][][]int) *sweepPool {
@@ -244,7 +339,7 @@ func startPool(workers []worker, chunks [][][]int) *sweepPool {
 		w, s := k+1, workers[k+1]
 		go func() {
 			for class := range ch {
-				updateVars(s, chunks[class][w])
+				runChunk(s, chunks[class][w], p.journal)
 				p.wg.Done()
 			}
 		}()
@@ -262,12 +357,37 @@ func (p *sweepPool) stop() {
 func (c *Chromatic) Sweeps() int64 { return c.sweeps }
 
 // Step updates a uniformly chosen free variable with worker 0 (on the
-// caller's goroutine) and returns it.
+// caller's goroutine) and returns it, or chain.Aborted if the update was
+// interrupted (see SetInterrupt).
 func (c *Chromatic) Step() int {
-	i := c.workers[0].pick()
-	c.Update(i)
+	w0 := c.workers[0]
+	i := w0.pick()
+	if c.done == nil {
+		c.Update(i)
+		return i
+	}
+	b := w0.base()
+	st := b.stats
+	b.aborted = false
+	if c.Update(i); b.aborted {
+		b.stats, b.aborted = st, false
+		return mc.Aborted
+	}
 	return i
 }
+
+// SetInterrupt implements chain.Interrupter: once done is closed, the step
+// or sweep under way stops and returns chain.Aborted (see Sweeper), leaving
+// the state and the counters as they were before it. nil removes the
+// channel.
+func (c *Chromatic) SetInterrupt(done <-chan struct{}) {
+	c.done = done
+	for _, w := range c.workers {
+		w.base().SetInterrupt(done)
+	}
+}
+
+var _ mc.Interrupter = (*Chromatic)(nil)
 
 // Update updates variable i with worker 0 (a no-op for evidence, and once
 // any worker has stopped on an error).

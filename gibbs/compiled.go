@@ -2,7 +2,6 @@ package gibbs
 
 import (
 	"math"
-	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/kernel"
@@ -47,29 +46,35 @@ func (c *chain) addCompiled(i int, u []float64, hard bool) (int, bool) {
 	// consecutive neighbours with equal values do not wait on each other.
 	ub := c.buf2[:len(u)]
 	clear(ub)
-	p := 0
-	for ; p+1 < len(nb); p += 2 {
-		if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
-			u[v] += w[p]
+	n := len(nb)
+	if len(nb) > pollEvery && c.done != nil {
+		if !c.addPottsChunked(nb, w, u, ub) {
+			return 0, false
 		}
-		if v := int(x[nb[p+1]]); uint(v) < uint(len(ub)) {
-			ub[v] += w[p+1]
+	} else {
+		p := 0
+		for ; p+1 < len(nb); p += 2 {
+			if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
+				u[v] += w[p]
+			}
+			if v := int(x[nb[p+1]]); uint(v) < uint(len(ub)) {
+				ub[v] += w[p+1]
+			}
 		}
-	}
-	if p < len(nb) {
-		if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
-			u[v] += w[p]
+		if p < len(nb) {
+			if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
+				u[v] += w[p]
+			}
 		}
 	}
 	for v := range u {
 		u[v] += ub[v]
 	}
-	n := len(nb)
 	for _, e := range k.Exact[k.ExactStart[i]:k.ExactStart[i+1]] {
 		if !hard && e < 0 {
 			continue // a hard factor
 		}
-		if !c.addOp(i, k.ExactOp(e), u) {
+		if !c.addOp(i, k.ExactOp(e), u) || c.spend(len(u)) {
 			return 0, false
 		}
 		n++
@@ -77,12 +82,31 @@ func (c *chain) addCompiled(i int, u []float64, hard bool) (int, bool) {
 	return n, true
 }
 
+// addPottsChunked is the Potts loop of addCompiled in blocks of pollEvery
+// pairs, looking at the interrupt channel between them (a long
+// neighbourhood under an interrupt channel). It reports false if the
+// update must stop.
+func (c *chain) addPottsChunked(nb []int32, w, u, ub []float64) bool {
+	for len(nb) > 0 {
+		blk := min(len(nb), pollEvery)
+		for p, j := range nb[:blk] {
+			if v := int(c.x[j]); uint(v) < uint(len(u)) {
+				u[v] += w[p]
+			}
+		}
+		if nb, w = nb[blk:], w[blk:]; len(nb) > 0 && c.stop() {
+			return false
+		}
+	}
+	return true
+}
+
 // hardCompiled sets h to the sum of the hard factors of A[i] at x_{i←v}.
 func (c *chain) hardCompiled(i int, h []float64) bool {
 	clear(h)
 	hard := c.kg.Hard[c.kg.HardStart[i]:c.kg.HardStart[i+1]]
 	for o := range hard {
-		if !c.addOp(i, &hard[o], h) {
+		if !c.addOp(i, &hard[o], h) || c.spend(len(h)) {
 			return false
 		}
 	}
@@ -183,19 +207,53 @@ func (p *pgState) beginDraw(n []int32) {
 // drawHead draws the B1 + B2 picks of compiledUpdate from a two-level
 // packed table (one 64-bit word and one 16-byte head column a pick, a
 // second word for the light factors), phase 1 directly (directHead) if
-// direct is set (xi = x_i). It returns the distinct factors picked, or
-// false after recording an error.
+// direct is set (xi = x_i), in chunks of at most pollEvery picks between
+// which it looks at the interrupt channel. It returns the distinct factors
+// picked, or false after recording an error or if the update must stop.
 func (p *pgState) drawHead(c *chain, i int, xi float64, soft []kernel.Op, n []int32, direct bool, b1, b2 int) (int, bool) {
 	tab := c.kg.HeadTable(i)
 	distinct := 0
 	if direct {
-		d, picks := p.directHead(c, i, &tab, n)
+		d, picks, bl, ok := p.directHead(c, i, &tab, n)
+		if !ok {
+			return 0, false
+		}
 		distinct += d
 		c.stats.Picks += int64(picks)
+		for bl > pollEvery {
+			distinct += p.keepLight(c, &tab, n, pollEvery)
+			if bl -= pollEvery; c.stop() {
+				return 0, false
+			}
+		}
+		if bl > 0 {
+			distinct += p.keepLight(c, &tab, n, bl)
+		}
 	}
-	distinct += p.keepHead(c, &tab, n, b1)
-	d, ok := p.thinHead(c, i, xi, &tab, soft, n, b2)
-	return distinct + d, ok
+	if b1 <= pollEvery && b2 <= pollEvery { // one chunk each: no look at the channel
+		distinct += p.keepHead(c, &tab, n, b1)
+		d, ok := p.thinHead(c, i, xi, &tab, soft, n, b2)
+		return distinct + d, ok
+	}
+	for b1 > 0 {
+		k := min(b1, pollEvery)
+		distinct += p.keepHead(c, &tab, n, k)
+		if b1 -= k; b1 > 0 && c.stop() {
+			return 0, false
+		}
+	}
+	for b2 > 0 {
+		k := min(b2, pollEvery)
+		d, ok := p.thinHead(c, i, xi, &tab, soft, n, k)
+		if !ok {
+			return 0, false
+		}
+		distinct += d
+		if b2 -= k; b2 > 0 && c.stop() {
+			return 0, false
+		}
+	}
+	return distinct, true
 }
 
 // keepHead draws phase 1 from a head table: b picks ∝ M_φ, every pick
@@ -259,36 +317,44 @@ func (p *pgState) thinHead(c *chain, i int, xi float64, tab *kernel.HeadTable, s
 
 // drawTiers draws the B1 + B2 picks of compiledUpdate from the tiered
 // alias table of A[i]: phase 1 every pick kept, phase 2 each kept with
-// probability φ̃(x)/M_φ (Statement 1), xi = x_i. It returns the distinct
-// factors picked, or false after recording an error.
+// probability φ̃(x)/M_φ (Statement 1), xi = x_i, in chunks of at most
+// pollEvery picks between which it looks at the interrupt channel. It
+// returns the distinct factors picked, or false after recording an error
+// or if the update must stop.
 func (p *pgState) drawTiers(c *chain, i int, xi float64, soft []kernel.Op, n []int32, b1, b2 int) (int, bool) {
 	r, x := c.r, c.x
 	counts, seen, epoch := p.counts, p.seen, p.epoch
 	distinct := 0
 	tiers := c.kg.Tiers(i)
 	for phase, b := range [2]int{b1, b2} {
-		for range b {
-			j := tiers.Pick(r)
-			distinct += newPick(seen, j, epoch)
-			o := &soft[j]
-			if o.Kind != kernel.Potts {
-				if phase == 0 {
-					counts.Add(j)
-				} else if !p.thin(c, i, j, o, xi) {
-					return distinct, false
+		for b > 0 {
+			chunk := min(b, pollEvery)
+			for range chunk {
+				j := tiers.Pick(r)
+				distinct += newPick(seen, j, epoch)
+				o := &soft[j]
+				if o.Kind != kernel.Potts {
+					if phase == 0 {
+						counts.Add(j)
+					} else if !p.thin(c, i, j, o, xi) {
+						return distinct, false
+					}
+					continue
 				}
-				continue
-			}
-			v := int(x[o.Ref])
-			if phase == 1 && (float64(v) == xi) == o.Neg {
-				continue
-			}
-			if uint(v) < uint(len(n)) {
-				if o.Neg {
-					n[v]--
-				} else {
-					n[v]++
+				v := int(x[o.Ref])
+				if phase == 1 && (float64(v) == xi) == o.Neg {
+					continue
 				}
+				if uint(v) < uint(len(n)) {
+					if o.Neg {
+						n[v]--
+					} else {
+						n[v]++
+					}
+				}
+			}
+			if b -= chunk; b > 0 && c.stop() {
+				return distinct, false
 			}
 		}
 	}
@@ -310,7 +376,7 @@ func (p *pgState) setKept(c *chain, i int, soft []kernel.Op, u []float64, hard b
 	for _, j32 := range counts.Keys() {
 		j := int(j32)
 		mixed = true
-		if !p.addSoft(c, i, &soft[j], float64(counts.Count(j)), a, full, u) {
+		if !p.addSoft(c, i, &soft[j], float64(counts.Count(j)), a, full, u) || c.spend(len(u)) {
 			return
 		}
 	}
@@ -353,9 +419,11 @@ func (p *pgState) thin(c *chain, i, j int, o *kernel.Op, xi float64) bool {
 // independent count Poisson(aM_φ), so the heavy factors' counts are drawn
 // directly (one guide-table draw each, from generators shared by equal
 // means) and only the light ones are picked, B1' ~ Poisson(a·Σ_light M_φ)
-// times from their own table. It returns the distinct factors picked and
-// the number of picks (the heavy counts and B1'), as the picks would count.
-func (p *pgState) directHead(c *chain, i int, tab *kernel.HeadTable, n []int32) (distinct, picks int) {
+// times from their own table (keepLight; directHead returns B1' as bl). It
+// returns the distinct heavy factors drawn and the number of picks (the
+// heavy counts and B1'), as the picks would count, or false if the update
+// must stop.
+func (p *pgState) directHead(c *chain, i int, tab *kernel.HeadTable, n []int32) (distinct, picks, bl int, ok bool) {
 	k := c.kg
 	s0 := k.SoftStart[i]
 	r, x := c.r, c.x
@@ -369,8 +437,8 @@ func (p *pgState) directHead(c *chain, i int, tab *kernel.HeadTable, n []int32) 
 		distinct += newPick(seen, kk, epoch)
 		ref := tab.Head[kk].Ref[0] // column kk's own entry is factor kk
 		if ref == kernel.NotPotts {
-			for range sk {
-				p.counts.Add(kk)
+			if !p.addCount(c, kk, sk) {
+				return 0, 0, 0, false
 			}
 			continue
 		}
@@ -379,13 +447,35 @@ func (p *pgState) directHead(c *chain, i int, tab *kernel.HeadTable, n []int32) 
 			n[v] += int32(sk) * (1 + 2*sgn)
 		}
 	}
-	lg := p.lgen[i]
-	if lg < 0 {
-		return distinct, picks
+	if lg := p.lgen[i]; lg >= 0 {
+		bl = p.pool[lg].Rand(r)
 	}
-	bl := p.pool[lg].Rand(r)
-	picks += bl
-	for range bl {
+	return distinct, picks + bl, bl, true
+}
+
+// addCount adds s copies of the k-th soft factor to the counts, looking at
+// the interrupt channel every pollEvery copies. It reports false if the
+// update must stop.
+func (p *pgState) addCount(c *chain, k, s int) bool {
+	for s > 0 {
+		m := min(s, pollEvery)
+		for range m {
+			p.counts.Add(k)
+		}
+		if s -= m; s > 0 && c.stop() {
+			return false
+		}
+	}
+	return true
+}
+
+// keepLight draws b picks of directHead's light factors, every pick kept.
+// It returns the distinct factors newly picked.
+func (p *pgState) keepLight(c *chain, tab *kernel.HeadTable, n []int32, b int) int {
+	r, x := c.r, c.x
+	seen, epoch := p.seen, p.epoch
+	distinct := 0
+	for range b {
 		j, ref := tab.PickLight(r)
 		distinct += newPick(seen, j, epoch)
 		if ref == kernel.NotPotts {
@@ -397,7 +487,7 @@ func (p *pgState) directHead(c *chain, i int, tab *kernel.HeadTable, n []int32) 
 			n[v] += 1 + 2*sgn
 		}
 	}
-	return distinct, picks
+	return distinct
 }
 
 // initHeads chooses the variables whose phase 1 directHead draws: a flat
@@ -405,7 +495,7 @@ func (p *pgState) directHead(c *chain, i int, tab *kernel.HeadTable, n []int32) 
 // counts cheaper than the a·L_i picks they replace (h ≤ a·L_i, a draw from
 // a table costing about what a pick does). Their generators are shared by
 // equal means; past maxGens distinct means, no variable draws directly.
-func (p *pgState) initHeads(c *chain) {
+func (p *pgState) initHeads(c *chain, vars []int) {
 	k := c.kg
 	ids := make(map[float64]int32)
 	get := func(mean float64) int32 {
@@ -420,7 +510,7 @@ func (p *pgState) initHeads(c *chain) {
 	p.hgen = make([]int32, len(k.Soft))
 	p.lgen = make([]int32, c.m.NumVars())
 	p.direct = make([]bool, c.m.NumVars())
-	for _, i := range c.free {
+	for _, i := range vars {
 		s0, s1 := k.SoftStart[i], k.SoftStart[i+1]
 		h := int(k.H[i])
 		if s0 == s1 || k.HeadStart[i+1] == k.HeadStart[i] || h > kernel.MaxHead {
@@ -464,10 +554,10 @@ const maxGens = 1 << 14
 
 // initGens precomputes the generators of every free variable with soft
 // factors, shared between variables with equal L_i.
-func (p *pgState) initGens(c *chain) {
+func (p *pgState) initGens(c *chain, vars []int) {
 	p.genIdx = make([]int32, c.m.NumVars())
 	seen := make(map[float64]int32)
-	for _, i := range c.free {
+	for _, i := range vars {
 		li := p.li[i]
 		if li == 0 {
 			continue
@@ -508,7 +598,9 @@ func (p *pgState) gen(c *chain, i int) *pgGen {
 }
 
 // softValue returns φ̃(x) of a compiled table or generic soft factor of
-// A[i] at the current state (x_i = xi), checking a generic factor's range.
+// A[i] at the current state (x_i = xi), checking a generic factor's range;
+// false after recording an error, or if the update must stop (a generic
+// factor's evaluation counts as work, see spend).
 func (p *pgState) softValue(c *chain, i int, o *kernel.Op, xi float64) (float64, bool) {
 	if o.Kind == kernel.Table {
 		t := &c.kg.Tables[o.Ref]
@@ -519,7 +611,7 @@ func (p *pgState) softValue(c *chain, i int, o *kernel.Op, xi float64) (float64,
 		c.fail(factorgraph.CheckError(c.m, i, int(o.Ref), t))
 		return 0, false
 	}
-	return t, true
+	return t, !c.spend(1)
 }
 
 // addSoft adds s·log(1 + φ̃(x_{i←v})/(aM_φ)) for every v to u, for a kept
@@ -637,40 +729,49 @@ func newCompiledEstimator(k *kernel.Graph, m factorgraph.GlobalModel, lambda flo
 	}
 }
 
-// estimate is estimator.estimate over the compiled graph.
-func (e *estimator) estimateCompiled(r *rand.Rand, x []float64) (eps float64, picks, factors int, err error) {
-	ce := e.ce
+// estimateCompiled is estimator.estimate over the compiled graph.
+func (e *estimator) estimateCompiled(c *chain, x []float64) (eps float64, picks, factors int, err error) {
+	ce, r := e.ce, c.r
 	picks = ce.gen.Rand(r)
 	if ce.epoch++; ce.epoch == 0 {
 		clear(ce.seen)
 		ce.epoch = 1
 	}
 	scale := e.psi / e.lambda
-	for range picks {
-		f := ce.active[ce.alias.Pick(r)]
-		if ce.seen[f] != ce.epoch {
-			ce.seen[f] = ce.epoch
-			factors++
-		}
-		gf := &ce.global[f]
-		switch gf.Kind {
-		case kernel.Potts:
-			if (x[gf.A] == x[gf.B]) != gf.Neg {
-				eps += ce.full
+	for left := picks; left > 0; {
+		chunk := min(left, pollEvery)
+		for range chunk {
+			f := ce.active[ce.alias.Pick(r)]
+			if ce.seen[f] != ce.epoch {
+				ce.seen[f] = ce.epoch
+				factors++
 			}
-			continue
-		case kernel.Table:
-			if t := ce.kg.Value(gf, x); t != 0 {
+			gf := &ce.global[f]
+			switch gf.Kind {
+			case kernel.Potts:
+				if (x[gf.A] == x[gf.B]) != gf.Neg {
+					eps += ce.full
+				}
+				continue
+			case kernel.Table:
+				if t := ce.kg.Value(gf, x); t != 0 {
+					eps += math.Log1p(scale * t / gf.M)
+				}
+				continue
+			}
+			t := e.m.EvalFactor(int(f), x)
+			if !factorgraph.InRange(t, gf.M) {
+				return 0, picks, factors, factorgraph.GlobalCheckError(e.m, int(f), t)
+			}
+			if c.spend(1) {
+				return 0, picks, factors, errAborted
+			}
+			if t != 0 {
 				eps += math.Log1p(scale * t / gf.M)
 			}
-			continue
 		}
-		t := e.m.EvalFactor(int(f), x)
-		if !factorgraph.InRange(t, gf.M) {
-			return 0, picks, factors, factorgraph.GlobalCheckError(e.m, int(f), t)
-		}
-		if t != 0 {
-			eps += math.Log1p(scale * t / gf.M)
+		if left -= chunk; left > 0 && c.stop() {
+			return 0, picks, factors, errAborted
 		}
 	}
 	return eps, picks, factors, nil
@@ -693,12 +794,14 @@ func (p *proposal) drawCompiled(c *chain, i int) int {
 		b := minibatch.Poisson(c.r, p.lambda*p.li[i]/l)
 		c.stats.Picks += int64(b)
 		p.counts.Reset()
-		tiers := k.Tiers(i)
-		for range b {
-			p.counts.Add(tiers.Pick(c.r))
+		if !c.pickAll(p.counts, i, b) {
+			return -1
 		}
 		soft := k.Soft[s0:s1]
 		for _, j32 := range p.counts.Keys() {
+			if c.spend(d) {
+				return -1
+			}
 			o := &soft[j32]
 			coef := float64(p.counts.Count(int(j32))) * l / (p.lambda * o.M) // s_φ L/(λM_φ)
 			if o.Kind == kernel.Potts {

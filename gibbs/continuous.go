@@ -47,8 +47,12 @@ const DefaultMaxTries = 10_000_000
 //
 // All six leave π invariant exactly, for any λ, m and k. Discrete variables
 // of a mixed graph get the matching discrete update (plain Gibbs or
-// Poisson-Gibbs). Options.M and Options.K set m and k, Options.MaxTries
-// bounds a rejection draw.
+// Poisson-Gibbs); a model whose free variables are all discrete is refused
+// (use gibbs, auto or pgibbs). Options.M and Options.K set m and k,
+// Options.MaxTries bounds a rejection draw, and Options.MaxDraws the work
+// of a step: (m + 3)·|A[i]| factor values with exact energies, the
+// minibatch and (m + 3) values of each of its distinct factors with
+// minibatched ones (one value a try for rejection sampling).
 type Continuous struct {
 	chain
 	name     string // the sampler's name in messages and snapshots ("PGDA")
@@ -104,10 +108,11 @@ func newContinuous(name, regName string, meth method, minibatched bool, m factor
 	case s.maxTries < 0:
 		return nil, fmt.Errorf("gibbs: %s: max tries %d < 0", name, s.maxTries)
 	}
-	if minibatched {
-		if s.pg, err = newPGState(&s.chain, opt); err != nil {
-			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
-		}
+	if err := s.checkModel(); err != nil {
+		return nil, err
+	}
+	if err := s.checkWork(opt, minibatched); err != nil {
+		return nil, err
 	}
 	if meth == methodRejection {
 		// An envelope needs bounded factors.
@@ -123,6 +128,69 @@ func newContinuous(name, regName string, meth method, minibatched bool, m factor
 	s.vals = make([]float64, s.degM+2)
 	s.sec, _ = m.(factorgraph.SectionEvaluator)
 	return s, nil
+}
+
+// checkModel refuses a model whose free variables are all discrete: a
+// continuous sampler on it would only be plain Gibbs or Poisson-Gibbs under
+// another name.
+func (s *Continuous) checkModel() error {
+	for _, i := range s.free {
+		if s.size[i] == 0 {
+			return nil
+		}
+	}
+	alt := "gibbs, auto or pgibbs"
+	return fmt.Errorf("gibbs: %s: every free variable is discrete; %s samples continuous variables (the discrete ones of a mixed model by plain Gibbs or Poisson-Gibbs updates): use %s", s.regName, s.regName, alt)
+}
+
+// checkWork resolves λ of a minibatched sampler and refuses the sampler if
+// a step would exceed Options.MaxDraws (see limits.go); a rejection
+// sampler's tries are bounded by Options.MaxTries instead, and the limit
+// applies to one try.
+func (s *Continuous) checkWork(opt *Options, minibatched bool) error {
+	points := float64(s.degM + 3) // the m + 1 nodes, x_i and the proposal
+	if s.method == methodRejection {
+		points = 1
+	}
+	if minibatched {
+		var err error
+		if s.pg, err = newPGParams(&s.chain, opt); err != nil {
+			return fmt.Errorf("gibbs: %s: %w", s.name, err)
+		}
+		if err := s.pg.check(&s.chain, opt, s.regName, points); err != nil {
+			return err
+		}
+		if err := s.pg.init(&s.chain, s.free); err != nil {
+			return fmt.Errorf("gibbs: %s: %w", s.name, err)
+		}
+		return nil
+	}
+	limit, err := opt.maxDraws()
+	if err != nil {
+		return fmt.Errorf("gibbs: %s: %w", s.regName, err)
+	}
+	w := s.worstUpdate(func(i int) float64 {
+		if s.size[i] > 0 {
+			return s.exactWork(i)
+		}
+		soft, hard := s.m.Degree(i)
+		return float64(soft+hard) * points
+	})
+	if !(w.work > limit) {
+		return nil
+	}
+	soft, hard := s.m.Degree(w.i)
+	what := fmt.Sprintf("evaluate about %.2g factor values (variable %d: |A[i]| = %d factors at %g points)", w.work, w.i, soft+hard, points)
+	instead := "use pgits or pgda, or a smaller m"
+	if s.method == methodRejection {
+		what = fmt.Sprintf("evaluate about %.2g factor values a try (variable %d: |A[i]| = %d factors)", w.work, w.i, soft+hard)
+		instead = "use pg-rejection, pgits or pgda"
+	}
+	if s.size[w.i] > 0 {
+		what = fmt.Sprintf("evaluate about %.2g factor values (discrete variable %d: |A[i]| = %d factors at D = %d values)", w.work, w.i, soft+hard, s.size[w.i])
+		instead = "use a minibatched sampler (pgits, pgda or pg-rejection)"
+	}
+	return tooMuch(s.regName, what, limit, instead)
 }
 
 func firstHard(m factorgraph.Model, i int) int {
@@ -173,7 +241,9 @@ func (s *Continuous) updateWith(i int, correct corrector) {
 		} else {
 			s.pg.counts.Reset()
 		}
-		s.pg.cache(&s.chain, i)
+		if !s.pg.cache(&s.chain, i) {
+			return
+		}
 	} else {
 		soft, hard := s.m.Degree(i)
 		s.stats.Factors += int64(soft + hard)
@@ -211,6 +281,9 @@ func (s *Continuous) energy(i int, at, u []float64) bool {
 					u[v] += sk * math.Log1p(tv*inv) // s_φ log(1 + L φ̃/(λM_φ))
 				}
 			}
+			if s.spend(len(at)) {
+				return false
+			}
 		}
 		from = soft
 	}
@@ -223,6 +296,9 @@ func (s *Continuous) energy(i int, at, u []float64) bool {
 				return false
 			}
 			u[v] += tv
+		}
+		if s.spend(len(at)) {
+			return false
 		}
 	}
 	return true
@@ -283,6 +359,9 @@ func (s *Continuous) energyHere(i int) (float64, bool) {
 					u += p.s[c+j] * math.Log1p(tj*p.inv[c+j])
 				}
 			}
+			if s.spend(len(t)) {
+				return 0, false
+			}
 		}
 		from = soft
 	}
@@ -293,6 +372,9 @@ func (s *Continuous) energyHere(i int) (float64, bool) {
 			return 0, false
 		}
 		u += t
+		if s.spend(1) {
+			return 0, false
+		}
 	}
 	return u, true
 }
@@ -393,6 +475,9 @@ func (s *Continuous) rejection(i int, d factorgraph.Domain) {
 			return
 		}
 		s.stats.Tries++
+		if s.spend(1) { // every try looks at least once in pollEvery tries
+			return
+		}
 		v := d.Lo + (d.Hi-d.Lo)*s.r.Float64()
 		u, ok := s.energyAt(i, v)
 		if !ok {
@@ -465,10 +550,14 @@ func NewPGRejection(m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuou
 }
 
 // cache records the kept factors of the current draw with their
-// coefficients, for Continuous.energy.
-func (p *pgState) cache(c *chain, i int) {
+// coefficients, for Continuous.energy. It reports false if the update must
+// stop.
+func (p *pgState) cache(c *chain, i int) bool {
 	p.keys, p.s, p.inv, p.lo, p.hi = p.keys[:0], p.s[:0], p.inv[:0], p.lo[:0], p.hi[:0]
 	for _, k32 := range p.counts.Keys() {
+		if c.spend(1) {
+			return false
+		}
 		k := int(k32)
 		mk := c.m.Bound(i, k)
 		lo, hi := factorgraph.Limits(mk)
@@ -477,6 +566,7 @@ func (p *pgState) cache(c *chain, i int) {
 		p.inv = append(p.inv, 1/(p.a*mk))
 		p.lo, p.hi = append(p.lo, lo), append(p.hi, hi)
 	}
+	return true
 }
 
 // bound returns max_x U_s(x) = Σ s_φ log(1 + L/λ), the envelope of

@@ -71,8 +71,22 @@
 // # Errors and reproducibility
 //
 // Constructors return errors for options that cannot work (λ ≤ 0, a
-// continuous variable for a discrete sampler, an initial state of zero
-// probability, …). During sampling every factor value is checked against
+// continuous variable for a discrete sampler, a model without continuous
+// variables for a continuous one, an initial state of zero probability, …)
+// and for samplers whose steps would be hopeless on the model: each
+// constructor computes the largest expected work of a step, in minibatch
+// draws and factor evaluations, and refuses one beyond Options.MaxDraws
+// (default DefaultMaxDraws = 10⁷) with an error saying what, why and what
+// to use instead (Poisson-Gibbs with λ = L² when L is 10⁵; Auto takes the
+// cheaper of plain Gibbs and Poisson-Gibbs variable by variable and never
+// draws more than A[i]). Rejection sampling's tries are bounded by
+// Options.MaxTries.
+//
+// Every sampler, a Chromatic and a Sweeper implement chain.Interrupter: a
+// run cancelled through package chain stops inside a long step, within
+// milliseconds, and the step leaves the sampler exactly as it was before it
+// (an interrupted sweep puts back the variables it had updated), so a
+// checkpoint taken then resumes bit for bit. During sampling every factor value is checked against
 // its declared range (the check costs one comparison a value): a value
 // outside it, NaN, or a conditional with no positive mass stops the chain,
 // and Err reports it, naming the factor. All randomness comes from the

@@ -19,11 +19,18 @@ type Gibbs struct {
 
 var _ Sampler = (*Gibbs)(nil)
 
-// NewGibbs returns a Gibbs sampler on m drawing from r. Only opt.Init is
-// used; opt may be nil.
+// NewGibbs returns a Gibbs sampler on m drawing from r. Only opt.Init and
+// opt.MaxDraws are used (a step evaluates up to |A[i]|·D_i factor values);
+// opt may be nil.
 func NewGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Gibbs, error) {
+	if opt == nil {
+		opt = &Options{}
+	}
 	c, err := newChain("Gibbs", m, r, opt, true)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkExact(opt, "gibbs"); err != nil {
 		return nil, err
 	}
 	s := &Gibbs{chain: c}
@@ -59,7 +66,7 @@ func (c *chain) exactGeneric(i int) {
 	clear(u)
 	soft, hard := c.m.Degree(i)
 	for k := range soft + hard {
-		if !c.addExact(i, k, u) {
+		if !c.addExact(i, k, u) || c.spend(len(u)) {
 			return
 		}
 	}

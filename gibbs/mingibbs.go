@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -22,35 +23,49 @@ type estimator struct {
 	lambda float64
 	psi    float64
 	counts *minibatch.Counts
-	src    *globalSource      // a pointer: a value would be boxed, allocating, at each draw
 	ce     *compiledEstimator // the compiled path (compiled.go), or nil
 }
-
-type globalSource struct{ m factorgraph.GlobalModel }
-
-func (g *globalSource) Pick(r *rand.Rand) int { return g.m.PickGlobal(r) }
-func (*globalSource) Keep(int) float64        { return 1 }
 
 func newEstimator(m factorgraph.GlobalModel, lambda float64) (*estimator, error) {
 	if err := minibatch.CheckMean(lambda); err != nil {
 		return nil, fmt.Errorf("λ = %g: %w", lambda, err)
 	}
-	e := &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors()), src: &globalSource{m}}
+	e := &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors())}
 	if k, ok := m.(kerneler); ok && k.Kernel().Discrete {
 		e.ce = newCompiledEstimator(k.Kernel(), m, lambda)
 	}
 	return e, nil
 }
 
-// estimate returns a fresh ε(x), the number of picks and the number of
-// distinct factors evaluated, or an error for a factor value outside its
-// range.
-func (e *estimator) estimate(r *rand.Rand, x []float64) (eps float64, picks, factors int, err error) {
+// errAborted is what estimate returns when the update must stop (the
+// interrupt channel of the chain closed); it is not recorded as the chain's
+// error.
+var errAborted = errors.New("gibbs: update interrupted")
+
+// estimate returns a fresh ε(x) drawn with c's generator, the number of
+// picks and the number of distinct factors evaluated, or an error for a
+// factor value outside its range, or errAborted if the update must stop.
+func (e *estimator) estimate(c *chain, x []float64) (eps float64, picks, factors int, err error) {
 	if e.ce != nil {
-		return e.estimateCompiled(r, x)
+		return e.estimateCompiled(c, x)
 	}
-	picks = minibatch.Draw(r, e.lambda, e.src, e.counts)
+	// B ~ Poisson(λ) picks ∝ M_φ over the graph, every pick kept: the draw
+	// of minibatch.Draw with a source that keeps everything, in chunks.
+	e.counts.Reset()
+	picks = minibatch.Poisson(c.r, e.lambda)
+	for left := picks; left > 0; {
+		chunk := min(left, pollEvery)
+		for range chunk {
+			e.counts.Add(e.m.PickGlobal(c.r))
+		}
+		if left -= chunk; left > 0 && c.stop() {
+			return 0, picks, 0, errAborted
+		}
+	}
 	for _, f32 := range e.counts.Keys() {
+		if c.spend(1) {
+			return 0, picks, e.counts.Len(), errAborted
+		}
 		f := int(f32)
 		mf := e.m.FactorBound(f)
 		t := e.m.EvalFactor(f, x)
@@ -127,13 +142,16 @@ func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*MINGibbs, er
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: %w", err)
 	}
+	if err := c.checkMIN(opt, lambda, g.Psi()); err != nil {
+		return nil, err
+	}
 	est, err := newEstimator(g, lambda)
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: %w", err)
 	}
 	s := &MINGibbs{chain: c, est: est, epsv: make([]float64, len(c.u))}
 	s.update = s.Update
-	if s.eps, _, _, err = s.est.estimate(r, s.x); err != nil {
+	if s.eps, _, _, err = s.est.estimate(&s.chain, s.x); err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: initial estimate: %w", err)
 	}
 	return s, nil
@@ -162,12 +180,14 @@ func (s *MINGibbs) Update(i int) {
 			continue // ruled out by a hard factor: no estimate needed
 		default:
 			s.x[i] = float64(v)
-			e, picks, factors, err := s.est.estimate(s.r, s.x)
+			e, picks, factors, err := s.est.estimate(&s.chain, s.x)
 			s.stats.Picks += int64(picks)
 			s.stats.Factors += int64(factors)
 			if err != nil {
 				s.x[i] = cur
-				s.fail(err)
+				if err != errAborted {
+					s.fail(err)
+				}
 				return
 			}
 			epsv[v] = e
@@ -191,18 +211,9 @@ type proposal struct {
 	lambda float64
 	li     []float64 // L_i
 	counts *minibatch.Counts
-	src    *localSource
 	logPsi []float64 // log ψ of the soft part, per value
 	w      []float64 // sampling weights (log ψ + hard energies)
 }
-
-type localSource struct {
-	m factorgraph.Model
-	i int
-}
-
-func (l *localSource) Pick(r *rand.Rand) int { return l.m.Pick(l.i, r) }
-func (*localSource) Keep(int) float64        { return 1 }
 
 func newProposal(c *chain, lambda float64) *proposal {
 	li := make([]float64, c.m.NumVars())
@@ -213,7 +224,6 @@ func newProposal(c *chain, lambda float64) *proposal {
 		lambda: lambda,
 		li:     li,
 		counts: minibatch.NewCounts(max(c.m.MaxDegree(), 1)),
-		src:    &localSource{m: c.m},
 		logPsi: make([]float64, len(c.u)),
 		w:      make([]float64, len(c.u)),
 	}
@@ -233,13 +243,19 @@ func (p *proposal) draw(c *chain, i int) int {
 	clear(logPsi)
 	if soft, _ := c.m.Degree(i); soft > 0 {
 		l := c.m.L()
-		p.src.i = i
-		c.stats.Picks += int64(minibatch.Draw(c.r, p.lambda*c.m.Li(i)/l, p.src, p.counts))
+		// B ~ Poisson(λL_i/L) picks ∝ M_φ, every pick kept (minibatch.Draw
+		// with a source that keeps everything), in chunks.
+		b := minibatch.Poisson(c.r, p.lambda*c.m.Li(i)/l)
+		c.stats.Picks += int64(b)
+		p.counts.Reset()
+		if !c.pickAll(p.counts, i, b) {
+			return -1
+		}
 		for _, k32 := range p.counts.Keys() {
 			k := int(k32)
 			mk := c.m.Bound(i, k)
 			coef := float64(p.counts.Count(k)) * l / (p.lambda * mk) // s_φ L/(λM_φ)
-			if !c.addScaled(i, k, mk, coef, logPsi) {
+			if !c.addScaled(i, k, mk, coef, logPsi) || c.spend(d) {
 				return -1
 			}
 		}
@@ -307,6 +323,9 @@ func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *Options) (*MGPMH, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MGPMH: %w", err)
 	}
+	if err := c.checkMGPMH(opt, lambda); err != nil {
+		return nil, err
+	}
 	if err := minibatch.CheckMean(lambda); err != nil {
 		return nil, fmt.Errorf("gibbs: MGPMH: λ = %g: %w", lambda, err)
 	}
@@ -372,6 +391,9 @@ func (c *chain) softDelta(i, cur, v int) (float64, bool) {
 			return 0, false
 		}
 		du += b - a
+		if c.spend(2) {
+			return 0, false
+		}
 	}
 	c.stats.Factors += int64(soft)
 	return du, true
@@ -419,6 +441,9 @@ func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Double
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
 	}
+	if err := c.checkDoubleMIN(opt, lambda, lambda2); err != nil {
+		return nil, err
+	}
 	if err := minibatch.CheckMean(lambda); err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: λ = %g: %w", lambda, err)
 	}
@@ -429,7 +454,7 @@ func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Double
 	s := &DoubleMINGibbs{chain: c, est: est}
 	s.update = s.Update
 	s.prop = newProposal(&s.chain, lambda)
-	if s.eps, _, _, err = s.est.estimate(r, s.x); err != nil {
+	if s.eps, _, _, err = s.est.estimate(&s.chain, s.x); err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: initial estimate: %w", err)
 	}
 	return s, nil
@@ -455,12 +480,14 @@ func (s *DoubleMINGibbs) Update(i int) {
 	s.stats.Proposals++
 	cur := s.x[i]
 	s.x[i] = float64(v)
-	eps, picks, factors, err := s.est.estimate(s.r, s.x)
+	eps, picks, factors, err := s.est.estimate(&s.chain, s.x)
 	s.stats.Picks += int64(picks)
 	s.stats.Factors += int64(factors)
 	s.x[i] = cur
 	if err != nil {
-		s.fail(err)
+		if err != errAborted {
+			s.fail(err)
+		}
 		return
 	}
 	// Hard factors cancel between the target and ψ, which both contain them.

@@ -19,13 +19,17 @@ func TestRegistry(t *testing.T) {
 	if Names()[0] == "changed" {
 		t.Error("Names returns the registry's own slice")
 	}
-	g := smallPotts(t)
+	g, cont := smallPotts(t), contGraphs(t)[0].g
 	for _, name := range Names() {
 		f, err := FactoryOf(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := f(g, rand.New(rand.NewPCG(1, 2)), nil)
+		m := g
+		if continuousName(name) {
+			m = cont
+		}
+		s, err := f(m, rand.New(rand.NewPCG(1, 2)), nil)
 		if err != nil || s == nil {
 			t.Errorf("%s: %v", name, err)
 		}

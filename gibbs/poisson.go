@@ -46,7 +46,13 @@ func NewPoissonGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*PoissonG
 	}
 	s := &PoissonGibbs{chain: c}
 	s.update = s.Update
-	if s.pg, err = newPGState(&s.chain, opt); err != nil {
+	if s.pg, err = newPGParams(&s.chain, opt); err != nil {
+		return nil, fmt.Errorf("gibbs: PoissonGibbs: %w", err)
+	}
+	if err := s.pg.check(&s.chain, opt, "pgibbs", 0); err != nil {
+		return nil, err
+	}
+	if err := s.pg.init(&s.chain, s.free); err != nil {
 		return nil, fmt.Errorf("gibbs: PoissonGibbs: %w", err)
 	}
 	return s, nil
@@ -99,41 +105,53 @@ type pgState struct {
 	lo, hi []float64
 }
 
-func newPGState(c *chain, opt *Options) (*pgState, error) {
+// newPGParams returns the Poisson minibatch of the options, λ resolved
+// (+Inf if L² overflows: the caller's check refuses it), ready for check
+// and then init.
+func newPGParams(c *chain, opt *Options) (*pgState, error) {
 	lambda, err := opt.lambda(c.m.L())
 	if err != nil {
 		return nil, err
 	}
-	// The largest expected draw of a step is λ + L (Statement 1).
-	if err := minibatch.CheckMean(lambda + c.m.L()); err != nil {
-		return nil, fmt.Errorf("λ = %g, L = %g: %w", lambda, c.m.L(), err)
-	}
+	return &pgState{lambda: lambda, perVariable: opt.PerVariable}, nil
+}
+
+// init sets up the draws of the updates of vars, the free variables the
+// sampler updates by Poisson-Gibbs (all of them but Auto's exact ones).
+func (p *pgState) init(c *chain, vars []int) error {
 	// Per-factor counts, over the largest A[i]; the torus kernel keeps its
 	// own (per-value counts) and needs none.
 	nc := max(c.m.MaxDegree(), 1)
 	if c.torus != nil {
 		nc = 1
 	}
-	p := &pgState{lambda: lambda, perVariable: opt.PerVariable, counts: minibatch.NewCounts(nc)}
+	p.counts = minibatch.NewCounts(nc)
+	if len(vars) == 0 {
+		return nil
+	}
+	// The largest expected draw of a step is λ + L (Statement 1).
+	if err := minibatch.CheckMean(p.lambda + c.m.L()); err != nil {
+		return fmt.Errorf("λ = %g, L = %g: %w", p.lambda, c.m.L(), err)
+	}
 	if c.kg != nil && c.kg.Discrete {
 		p.li = make([]float64, c.m.NumVars())
 		for i := range p.li {
 			p.li[i] = c.m.Li(i)
 		}
 		if l := c.m.L(); l > 0 {
-			p.a = lambda / l
+			p.a = p.lambda / l
 			p.full = math.Log1p(1 / p.a)
 			p.pow = newPow(p.full)
 		}
 		p.n = make([]int32, len(c.u))
-		p.initGens(c)
-		p.initHeads(c)
+		p.initGens(c, vars)
+		p.initHeads(c, vars)
 		p.seen = make([]uint32, max(c.m.MaxDegree(), 1))
 	}
 	if c.torus != nil {
-		p.tor = newTorusPG(c.torus, lambda)
+		p.tor = newTorusPG(c.torus, p.lambda)
 	}
-	return p, nil
+	return nil
 }
 
 // scale returns L and λ for the update of variable i.
@@ -162,27 +180,14 @@ func (p *pgState) draw(c *chain, i int) bool {
 	li := c.m.Li(i)
 	b1, b2 := minibatch.Poisson(c.r, a*li), minibatch.Poisson(c.r, li)
 	c.stats.Picks += int64(b1 + b2)
-	counts := p.counts
-	counts.Reset()
-	picks := p.picks[:0]
-	if c.kg != nil {
-		tiers := c.kg.Tiers(i)
-		for range b1 {
-			counts.Add(tiers.Pick(c.r))
-		}
-		for range b2 {
-			picks = append(picks, int32(tiers.Pick(c.r)))
-		}
-	} else {
-		for range b1 {
-			counts.Add(c.m.Pick(i, c.r))
-		}
-		for range b2 {
-			picks = append(picks, int32(c.m.Pick(i, c.r)))
-		}
+	p.counts.Reset()
+	if !c.pickAll(p.counts, i, b1) || !p.pickThin(c, i, b2) {
+		return false
 	}
-	p.picks = picks
-	for _, k32 := range picks {
+	for _, k32 := range p.picks {
+		if c.spend(1) {
+			return false
+		}
 		k := int(k32)
 		mk := c.m.Bound(i, k)
 		t := c.m.Eval(i, k, c.x)
@@ -191,10 +196,59 @@ func (p *pgState) draw(c *chain, i int) bool {
 			return false
 		}
 		if t >= mk || c.r.Float64()*mk < t {
-			counts.Add(k)
+			p.counts.Add(k)
 		}
 	}
-	c.stats.Factors += int64(counts.Len())
+	c.stats.Factors += int64(p.counts.Len())
+	return true
+}
+
+// pickAll adds b picks ∝ M_φ from the soft factors of A[i] to counts (the
+// kept picks of a minibatch), in chunks between which it looks at the
+// interrupt channel. It reports false if the update must stop.
+func (c *chain) pickAll(counts *minibatch.Counts, i, b int) bool {
+	for b > 0 {
+		n := min(b, pollEvery)
+		if c.kg != nil {
+			tiers := c.kg.Tiers(i)
+			for range n {
+				counts.Add(tiers.Pick(c.r))
+			}
+		} else {
+			for range n {
+				counts.Add(c.m.Pick(i, c.r))
+			}
+		}
+		if b -= n; b > 0 && c.stop() {
+			return false
+		}
+	}
+	return true
+}
+
+// pickThin sets p.picks to b picks ∝ M_φ from A[i] (phase 2 of draw, to be
+// thinned), in chunks between which it looks at the interrupt channel. It
+// reports false if the update must stop.
+func (p *pgState) pickThin(c *chain, i, b int) bool {
+	picks := p.picks[:0]
+	for b > 0 {
+		n := min(b, pollEvery)
+		if c.kg != nil {
+			tiers := c.kg.Tiers(i)
+			for range n {
+				picks = append(picks, int32(tiers.Pick(c.r)))
+			}
+		} else {
+			for range n {
+				picks = append(picks, int32(c.m.Pick(i, c.r)))
+			}
+		}
+		if b -= n; b > 0 && c.stop() {
+			p.picks = picks
+			return false
+		}
+	}
+	p.picks = picks
 	return true
 }
 
@@ -226,7 +280,7 @@ func (p *pgState) genericUpdate(c *chain, i int) {
 		for _, k32 := range p.counts.Keys() {
 			k := int(k32)
 			c.m.EvalAll(i, k, c.x, buf)
-			if !c.addLog1p(i, k, buf, c.m.Bound(i, k), float64(p.counts.Count(k)), p.a, full, u) {
+			if !c.addLog1p(i, k, buf, c.m.Bound(i, k), float64(p.counts.Count(k)), p.a, full, u) || c.spend(len(u)) {
 				return
 			}
 		}

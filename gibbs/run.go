@@ -11,16 +11,13 @@ func (c *chain) Model() factorgraph.Model { return c.m }
 
 // Sweeper runs a Sampler by systematic sweeps: its Step is one Sweep of
 // the sampler (every free variable once, in increasing order; a Chromatic
-// sweeps colour class by colour class) and returns −1, since a sweep may
-// change any variable. A Sampler runs under package chain as it is (a step
-// resamples one random variable and returns it), or wrapped in a Sweeper.
+// sweeps colour class by colour class) and returns −1 (chain.Any), since a
+// sweep may change any variable. A Sampler runs under package chain as it
+// is (a step resamples one random variable and returns it), or wrapped in
+// a Sweeper. A Sweeper passes SetInterrupt on to its sampler, and an
+// interrupted sweep returns chain.Aborted with the sampler as it was
+// before the sweep.
 type Sweeper struct{ Sampler }
-
-// Step performs one sweep and returns −1.
-func (s Sweeper) Step() int {
-	s.Sweep()
-	return -1
-}
 
 // Snapshot implements Snapshotter if the sampler does.
 func (s Sweeper) Snapshot() ([]byte, error) {

@@ -233,21 +233,30 @@ func TestConstructorErrors(t *testing.T) {
 		}
 		return gg
 	}()
-	for _, name := range []string{"pgibbs", "auto", "mingibbs", "mgpmh", "doublemin", "pgits"} {
-		if _, err := New(name, wide, r, nil); err == nil || !strings.Contains(err.Error(), "cannot be drawn") {
+	for _, name := range []string{"pgibbs", "mingibbs", "mgpmh", "doublemin"} {
+		if _, err := New(name, wide, r, nil); err == nil || !strings.Contains(err.Error(), "Options.MaxDraws") {
 			t.Errorf("%s on a factor of range 1e200: %v, want a refusal", name, err)
 		}
+		// Past the limit of the work of a step, a minibatch that cannot be
+		// drawn at all is still refused.
+		if _, err := New(name, wide, r, &Options{MaxDraws: math.Inf(1)}); err == nil || !strings.Contains(err.Error(), "cannot be drawn") {
+			t.Errorf("%s on a factor of range 1e200 without a limit: %v, want a refusal", name, err)
+		}
 	}
-	if _, err := NewGibbs(wide, r, nil); err != nil {
-		t.Errorf("plain Gibbs refused a wide but valid range: %v", err)
+	for _, name := range []string{"gibbs", "auto"} {
+		if _, err := New(name, wide, r, nil); err != nil {
+			t.Errorf("%s refused a wide but valid range: %v", name, err)
+		}
 	}
-	if _, err := NewPoissonGibbs(wide, r, &Options{LambdaScale: 1e300}); err == nil || !strings.Contains(err.Error(), "overflows") {
+	if _, err := NewPoissonGibbs(wide, r, &Options{LambdaScale: 1e300}); err == nil || !strings.Contains(err.Error(), "λ = 1e+300·L² overflows") {
 		t.Errorf("λ = 1e300·L² accepted: %v", err)
 	}
 	// Without soft factors (L = Ψ = 0) there is nothing to minibatch: every
-	// sampler reduces to exact updates instead of refusing the model.
+	// discrete sampler reduces to exact updates instead of refusing the
+	// model (and the continuous ones refuse a model without continuous
+	// variables, TestContinuousOnDiscrete).
 	for _, g := range []*factorgraph.Graph{noSoft, hard} {
-		for _, name := range Names() {
+		for _, name := range discreteNames() {
 			s, err := New(name, g, r, nil)
 			if err != nil {
 				t.Errorf("%s on a model without soft factors: %v", name, err)
@@ -340,7 +349,7 @@ func TestHardFactorsFeasibleStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range Names() {
+	for _, name := range discreteNames() {
 		s, err := New(name, g, rand.New(rand.NewPCG(1, 1)), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

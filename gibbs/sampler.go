@@ -23,6 +23,12 @@ import (
 // returns −1: a Metropolis–Hastings step may change every coordinate), so
 // both families satisfy interface{ Step() int; State() []float64; Err() error }
 // and one driver can run either. A Chromatic is a Sampler too.
+//
+// Every sampler of this package also implements chain.Interrupter: after
+// SetInterrupt(done), a Step or Sweep under way when done closes stops
+// within milliseconds and leaves the sampler exactly as it was before it
+// (Step then returns chain.Aborted; see Sweeper for sweeps); the caller
+// puts its random generator back (chain.Chain does).
 type Sampler interface {
 	Step() int
 	Sweep()
@@ -123,7 +129,33 @@ type Options struct {
 	// MaxTries bounds the proposals of one rejection-sampling draw. Zero
 	// means DefaultMaxTries.
 	MaxTries int64
+	// MaxDraws bounds the expected work of one step, counted in minibatch
+	// draws and factor evaluations (a factor evaluated at D values counts
+	// D). A constructor computes the largest expected work of a step of its
+	// sampler on the model, over the free variables i, and refuses a
+	// sampler that would exceed it, with an error saying why and what to
+	// use instead, rather than return one whose steps never end. With d_i =
+	// L_i(λ/L + 1) the expected Poisson-Gibbs minibatch, soft_i and hard_i
+	// the factors of A[i] and D_i the domain size, an update costs
+	//
+	//	gibbs (auto's exact updates)       (soft_i + hard_i)·D_i
+	//	pgibbs (auto's minibatch updates)  d_i + (min(d_i, soft_i) + hard_i)·D_i
+	//	mingibbs                           (D_i − 1)·λ + hard_i·D_i
+	//	mgpmh                              λL_i/L + (min(λL_i/L, soft_i) + soft_i + hard_i)·D_i
+	//	doublemin                          λL_i/L + (min(λL_i/L, soft_i) + hard_i)·D_i + λ2
+	//	gibbs-its, gibbs-da                (m + 3)·(soft_i + hard_i)
+	//	pgits, pgda                        d_i + (m + 3)·(min(d_i, soft_i) + hard_i)
+	//	gibbs-rejection, pg-rejection      one try: soft_i + hard_i, d_i + min(d_i, soft_i)
+	//
+	// (rejection tries are bounded by MaxTries). Zero means
+	// DefaultMaxDraws; +Inf means no limit.
+	MaxDraws float64
 }
+
+// DefaultMaxDraws is the default of Options.MaxDraws: 10⁷ draws or factor
+// evaluations, a step of a few tenths of a second at most on compiled
+// factors and of a few seconds on slow user factors.
+const DefaultMaxDraws = 1e7
 
 // lambda returns λ: Lambda, or LambdaScale·L².
 func (o *Options) lambda(l float64) (float64, error) {
@@ -136,7 +168,7 @@ func (o *Options) lambda2(l float64) (float64, error) {
 }
 
 // resolveLambda returns abs, or scale·q² for the model quantity q called
-// qname (L, or Ψ for MIN-Gibbs).
+// qname (L, or Ψ for MIN-Gibbs), +Inf if that overflows.
 func resolveLambda(name string, abs, scale float64, qname string, q float64) (float64, error) {
 	switch {
 	case abs < 0 || math.IsNaN(abs) || math.IsInf(abs, 0):
@@ -156,10 +188,10 @@ func resolveLambda(name string, abs, scale float64, qname string, q float64) (fl
 		// exact updates over the hard factors; λ plays no part.
 		return 0, nil
 	}
-	if l := scale * q * q; !math.IsInf(l, 0) {
-		return l, nil
-	}
-	return 0, fmt.Errorf("%s = scale·%s² overflows (%s = %g)", name, qname, qname, q)
+	// An overflow gives +Inf: the constructors' limit on the work of a
+	// step (Options.MaxDraws) refuses it, saying so, and Auto updates
+	// every variable exactly.
+	return scale * q * q, nil
 }
 
 // chain is the state every sampler shares.
@@ -179,6 +211,16 @@ type chain struct {
 	kg    *kernel.Graph // the model's compiled neighbourhoods, or nil (compiled.go)
 	torus *kernel.Torus // the model's compiled torus form, or nil (torus.go)
 	size  []int32       // domain size of each variable (0: continuous)
+
+	// Interruption (interrupt.go): done closes when the step under way
+	// must stop (nil: never); an update that sees it closed sets aborted
+	// and returns without changing x. budget counts down the work until
+	// the next look at done on paths that count as they go; saved is x at
+	// the start of an interruptible sweep.
+	done    <-chan struct{}
+	aborted bool
+	budget  int
+	saved   []float64
 }
 
 // newChain checks the model and options common to all samplers and sets up
@@ -191,7 +233,7 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 		return chain{}, fmt.Errorf("gibbs: %s: nil *rand.Rand", name)
 	}
 	n := m.NumVars()
-	c := chain{m: m, r: r, free: m.Free(), clamped: make([]bool, n)}
+	c := chain{m: m, r: r, free: m.Free(), clamped: make([]bool, n), budget: spendEvery}
 	c.allFree = identityFree(c.free, n)
 	if len(c.free) == 0 {
 		return chain{}, fmt.Errorf("gibbs: %s: every variable is observed; nothing to sample", name)
@@ -304,20 +346,6 @@ func (c *chain) pick() int {
 		return c.r.IntN(len(c.free))
 	}
 	return c.free[c.r.IntN(len(c.free))]
-}
-
-// Step resamples a uniformly chosen free variable and returns it.
-func (c *chain) Step() int {
-	i := c.pick()
-	c.update(i)
-	return i
-}
-
-// Sweep resamples every free variable once, in increasing order.
-func (c *chain) Sweep() {
-	for _, i := range c.free {
-		c.update(i)
-	}
 }
 
 // fail records the first error.

@@ -67,10 +67,16 @@ func (c *chain) heatTorus(i, b0, b1, b2 int) {
 	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
 	x, off := c.x, t.Off
 	n1 := 0
-	for k := range off {
-		d := &off[k].D
-		j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
-		n1 += int(x[j]) & 1
+	for k0 := 0; k0 < len(off); k0 += pollEvery {
+		if k0 > 0 && c.stop() {
+			return
+		}
+		blk := off[k0:min(k0+pollEvery, len(off))]
+		for k := range blk {
+			d := &blk[k].D
+			j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
+			n1 += int(x[j]) & 1
+		}
 	}
 	_, below := bits.Sub64(c.r.Uint64(), t.Heat[n1], 0) // 1 with probability Heat[n1]·2⁻⁶⁴
 	x[i] = float64(below)
@@ -84,11 +90,17 @@ func (c *chain) expGapTorus(i, b0, b1, b2 int) {
 	x, off := c.x, t.Off
 	var nb [maxStack]int32
 	n := nb[:t.States]
-	for k := range off {
-		d := &off[k].D
-		j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
-		if v := int(x[j]); uint(v) < uint(len(n)) {
-			n[v]++
+	for k0 := 0; k0 < len(off); k0 += pollEvery {
+		if k0 > 0 && c.stop() {
+			return
+		}
+		blk := off[k0:min(k0+pollEvery, len(off))]
+		for k := range blk {
+			d := &blk[k].D
+			j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
+			if v := int(x[j]); uint(v) < uint(len(n)) {
+				n[v]++
+			}
 		}
 	}
 	ref := n[0]
@@ -119,15 +131,21 @@ func (c *chain) binaryTorus(i, b0, b1, b2 int) {
 	t := c.torus
 	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
 	x, off := c.x, t.Off
-	wk := t.W[:len(off)]
 	d := 0.0
-	for k := range off {
-		e := &off[k].D
-		j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
-		if x[j] != 0 {
-			d += wk[k]
-		} else {
-			d -= wk[k]
+	for k0 := 0; k0 < len(off); k0 += pollEvery {
+		if k0 > 0 && c.stop() {
+			return
+		}
+		blk := off[k0:min(k0+pollEvery, len(off))]
+		wk := t.W[k0 : k0+len(blk)]
+		for k := range blk {
+			e := &blk[k].D
+			j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
+			if x[j] != 0 {
+				d += wk[k]
+			} else {
+				d -= wk[k]
+			}
 		}
 	}
 	// P(x_i = 1) = 1/(1 + e^{−d}), drawn as u·(1 + e^{−d}) < 1.
@@ -153,11 +171,18 @@ func (c *chain) sumTorus(i, b0, b1, b2 int) {
 		u = c.u[:q]
 		clear(u)
 	}
-	for k := range off {
-		e := &off[k].D
-		j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
-		if v := int(x[j]); uint(v) < uint(len(u)) {
-			u[v] += wk[k]
+	for k0 := 0; k0 < len(off); k0 += pollEvery {
+		if k0 > 0 && c.stop() {
+			return
+		}
+		blk := off[k0:min(k0+pollEvery, len(off))]
+		wb := wk[k0 : k0+len(blk)]
+		for k := range blk {
+			e := &blk[k].D
+			j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
+			if v := int(x[j]); uint(v) < uint(len(u)) {
+				u[v] += wb[k]
+			}
 		}
 	}
 	c.set(i, u)
@@ -189,7 +214,9 @@ func (s *Gibbs) updateVars(vars []int) {
 	}
 	if t == nil || s.kg != nil || !s.allFree {
 		for _, i := range vars {
-			s.Update(i)
+			if s.Update(i); s.aborted {
+				return
+			}
 		}
 		return
 	}
@@ -198,7 +225,9 @@ func (s *Gibbs) updateVars(vars []int) {
 		return
 	}
 	for _, i := range vars {
-		s.exactTorus(i)
+		if s.exactTorus(i); s.aborted {
+			return
+		}
 	}
 }
 
@@ -325,35 +354,43 @@ func (p *pgState) torusUpdate(c *chain, i int) {
 	nLight := 0
 	for phase, b := range [2]int{b1, b2} {
 		// Phase 1 keeps every pick; phase 2 keeps the picks where φ̃ = M: a
-		// W > 0 pair that agrees, a W < 0 pair that differs.
+		// W > 0 pair that agrees, a W < 0 pair that differs. In chunks of
+		// pollEvery picks, between which the interrupt channel is looked at.
 		all := int32(phase - 1) // −1 (keep all) in phase 1, 0 in phase 2
-		for range b {
-			// One 64-bit word picks a column and decides own or alias.
-			hi, lo := bits.Mul64(r.Uint64(), nc)
-			col := &cols[hi]
-			_, own := bits.Sub64(lo, col.Thr, 0) // 1 if lo < Thr: no branch on a coin flip
-			e := &col.Ent[own^1]
-			sgn := e.K >> 31 // 0 for W > 0, −1 for W < 0
-			k := e.K ^ sgn
-			if e.K == kernel.LightBucket {
-				e = tab.PickLight(r, e)
-				sgn = e.K >> 31
-				k = e.K ^ sgn
-				if !lightPicked(lightSeen[:], &nLight, k, seen, epoch) {
-					distinct++
+		for b > 0 {
+			chunk := min(b, pollEvery)
+			b -= chunk
+			for range chunk {
+				// One 64-bit word picks a column and decides own or alias.
+				hi, lo := bits.Mul64(r.Uint64(), nc)
+				col := &cols[hi]
+				_, own := bits.Sub64(lo, col.Thr, 0) // 1 if lo < Thr: no branch on a coin flip
+				e := &col.Ent[own^1]
+				sgn := e.K >> 31 // 0 for W > 0, −1 for W < 0
+				k := e.K ^ sgn
+				if e.K == kernel.LightBucket {
+					e = tab.PickLight(r, e)
+					sgn = e.K >> 31
+					k = e.K ^ sgn
+					if !lightPicked(lightSeen[:], &nLight, k, seen, epoch) {
+						distinct++
+					}
+				} else {
+					distinct += newPick(seen, int(k), epoch)
 				}
-			} else {
-				distinct += newPick(seen, int(k), epoch)
+				d := &e.D
+				j := kernel.Wrap(bs0+int(d[0]), m0) + kernel.Wrap(bs1+int(d[1]), m1) + kernel.Wrap(bs2+int(d[2]), m2)
+				v := int(x[j])
+				var differ int32
+				if float64(v) != xi {
+					differ = -1
+				}
+				if uint(v) < uint(len(n)) {
+					n[v] += (1 + 2*sgn) & (all | (differ ^ ^sgn))
+				}
 			}
-			d := &e.D
-			j := kernel.Wrap(bs0+int(d[0]), m0) + kernel.Wrap(bs1+int(d[1]), m1) + kernel.Wrap(bs2+int(d[2]), m2)
-			v := int(x[j])
-			var differ int32
-			if float64(v) != xi {
-				differ = -1
-			}
-			if uint(v) < uint(len(n)) {
-				n[v] += (1 + 2*sgn) & (all | (differ ^ ^sgn))
+			if b > 0 && c.stop() {
+				return
 			}
 		}
 	}

@@ -210,3 +210,72 @@ func TestSignals(t *testing.T) {
 		t.Errorf("resumed after SIGINT, SIGTERM and SIGKILLs:\n got %s\nwant %s", g, w)
 	}
 }
+
+// hopelessModel writes the UAI model of the issue: 2 variables, 100
+// factors holding 1e-300 and 1, so L ≈ 7·10⁴ and λ = L² ≈ 4.8·10⁹.
+func hopelessModel(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("MARKOV\n2\n2 2\n100\n")
+	for range 100 {
+		b.WriteString("2 0 1\n")
+	}
+	for range 100 {
+		b.WriteString("4\n1e-300 1 1 1e-300\n")
+	}
+	p := filepath.Join(t.TempDir(), "hopeless.uai")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHopelessStepRefused: a sampler whose step would draw billions of
+// factors is refused at once, saying what to use; auto, the default, runs.
+func TestHopelessStepRefused(t *testing.T) {
+	model := hopelessModel(t)
+	code, _, stderr := runCLI(t, "uai", "-model", model, "-sampler", "pgibbs", "-iters", "10")
+	if code != 2 || !strings.Contains(stderr, "more than the limit") || !strings.Contains(stderr, "use auto or gibbs") {
+		t.Errorf("pgibbs: exit %d, stderr %q; want a refusal naming auto and gibbs", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "uai", "-model", model, "-iters", "20000"); code != 0 {
+		t.Errorf("the default sampler (auto): exit %d: %s", code, stderr)
+	}
+}
+
+// TestSIGINTInLongStep: with the limit raised, a step draws millions of
+// factors; SIGINT ends the run within milliseconds, not after the step,
+// and the checkpoint written then resumes.
+func TestSIGINTInLongStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess test")
+	}
+	model := hopelessModel(t)
+	ck := filepath.Join(t.TempDir(), "ck")
+	cmd := exec.Command(os.Args[0], "uai", "-model", model, "-sampler", "pgibbs", "-max-draws", "1e12",
+		"-lambda", "3e8", "-iters", "100", "-checkpoint", ck, "-checkpoint-every", "1h")
+	cmd.Env = append(os.Environ(), "PGIBBS_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // inside a step of seconds
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	latency := time.Since(sent)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("%v (stderr %q); want exit 130", err, stderr.String())
+	}
+	t.Logf("exit %v after SIGINT", latency)
+	if latency > 500*time.Millisecond {
+		t.Errorf("the run took %v to stop after SIGINT", latency)
+	}
+	if _, err := chain.ReadCheckpoint(ck); err != nil {
+		t.Errorf("no checkpoint after SIGINT: %v", err)
+	}
+}

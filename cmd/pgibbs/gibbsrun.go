@@ -69,7 +69,7 @@ func (g *gibbsRun) memory() float64 {
 
 // options returns the sampler options of the shared flags.
 func (f *runFlags) options() gibbs.Options {
-	return gibbs.Options{Lambda: f.lambda, LambdaScale: f.lambdaScale}
+	return gibbs.Options{Lambda: f.lambda, LambdaScale: f.lambdaScale, MaxDraws: f.maxDraws}
 }
 
 // stats returns the samplers' counters summed.

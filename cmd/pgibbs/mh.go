@@ -85,7 +85,7 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	case *k < 2 || *k > 1_000_000:
 		return usagef("-K %d: need 2 to 10⁶", *k)
 	}
-	opts := mh.Options{Step: *step, Chi: *chi, Lambda: f.lambda}
+	opts := mh.Options{Step: *step, Chi: *chi, Lambda: f.lambda, MaxBatch: f.maxDraws}
 	target, err := mhTarget(*model, f.sampler, *n, *dim, *k, *mapStart, f.seed, &opts)
 	if err != nil {
 		return err
@@ -108,11 +108,25 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	out := run.output(*model, opts, o, conv)
+	if *model == "bias" {
+		tv := biasTV(run.traces, *k)
+		out.TV = &tv
+	}
+	if f.asJSON {
+		return writeJSON(e, out)
+	}
+	return printMH(e, out)
+}
+
+// output returns the run's JSON record.
+func (run *mhRun) output(model string, opts mh.Options, o *outcome, conv convergence) mhOutput {
 	var st mh.Stats
 	for _, s := range run.samplers {
 		st.Add(s.Stats())
 	}
-	out := mhOutput{Model: *model, N: target.N(), Dim: target.Dim(), Step: opts.Step, Iterations: st.Steps,
+	f, target := run.f, run.target
+	out := mhOutput{Model: model, N: target.N(), Dim: target.Dim(), Step: opts.Step, Iterations: st.Steps,
 		AcceptanceRate: st.AcceptanceRate(), AvgBatchSize: st.Batch / float64(st.Steps),
 		EvalsPerStep: float64(st.Evals) / float64(st.Steps), FullSteps: st.FullSteps,
 		Mean: chain.PoolMeans(run.means...), record: f.record(o, conv)}
@@ -125,14 +139,7 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if o.seconds > 0 {
 		out.ESSPerSecond = out.ESSBulkMin / o.seconds
 	}
-	if *model == "bias" {
-		tv := biasTV(run.traces, *k)
-		out.TV = &tv
-	}
-	if f.asJSON {
-		return writeJSON(e, out)
-	}
-	return printMH(e, out)
+	return out
 }
 
 // mhTarget builds the target, from its own data seed so that chains share

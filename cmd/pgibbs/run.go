@@ -39,7 +39,8 @@ type runFlags struct {
 	quiet       bool
 	chain, of   int // -chain k -of K: run chain k of a K-chain run (of = 0: all here)
 
-	maxMemory string // -max-memory
+	maxMemory string  // -max-memory
+	maxDraws  float64 // -max-draws
 
 	// inputs and outputs name the subcommand's flags that name files: they
 	// are made absolute, so that a resumed or merged run reads and writes
@@ -96,6 +97,7 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar (it is drawn on stderr only when stderr is a terminal and the run lasts over a second)")
 	fs.IntVar(&f.chain, "chain", 0, "with -of K: run only chain k of a K-chain run, with the stream it has in-process (pool the parts with `pgibbs merge`)")
 	fs.IntVar(&f.of, "of", 0, "the number K of chains of the run that -chain belongs to")
+	fs.Float64Var(&f.maxDraws, "max-draws", 0, "refuse a sampler whose expected work a step exceeds this many factor draws or evaluations\n(likelihood terms for mh; default 1e7; a hopeless step would otherwise run for hours)")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs estimated to need more memory than this (e.g. 8G, 500M; default: the memory this machine or container has)")
 	return f
 }
@@ -198,7 +200,7 @@ func (f *runFlags) check() error {
 	if sweeps && f.burn == -1 && !f.set["burn"] {
 		f.burn = f.iters / 10
 	}
-	if err := zeroFlags(f.set, f.fs, "lambda", "lambda-scale", "seconds"); err != nil {
+	if err := zeroFlags(f.set, f.fs, "lambda", "lambda-scale", "seconds", "max-draws"); err != nil {
 		return err
 	}
 	switch {

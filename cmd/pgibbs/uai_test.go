@@ -81,6 +81,14 @@ func TestUAISamplers(t *testing.T) {
 	for _, name := range gibbs.Names() {
 		code, stdout, stderr := runCLI(t, "uai", "-model", model, "-evidence", evid, "-mar", mar,
 			"-sampler", name, "-iters", "3000", "-json")
+		if isContinuousSampler(name) {
+			// A UAI model is discrete: a continuous sampler would be plain
+			// Gibbs under another name, and is refused.
+			if code != 2 || !strings.Contains(stderr, "use gibbs, auto or pgibbs") {
+				t.Errorf("%s on a discrete model: exit %d, stderr %q; want a usage error", name, code, stderr)
+			}
+			continue
+		}
 		if code != 0 {
 			t.Errorf("%s: exit %d: %s", name, code, stderr)
 			continue
