@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -421,8 +422,17 @@ func TestInterruptWithinStep(t *testing.T) {
 	c := build()
 	ctx, cancel := context.WithCancel(context.Background())
 	var cancelled time.Time
-	time.AfterFunc(25*time.Millisecond, func() { cancelled = time.Now(); cancel() })
+	var mu sync.Mutex
+	// Cancel a little after the third step, inside the fourth (a step
+	// takes milliseconds, more under the race detector).
+	c.Observers = []chain.Observer{observerFunc(func(t int64, _ int, _ []float64) {
+		if t == 3 {
+			time.AfterFunc(time.Millisecond, func() { mu.Lock(); cancelled = time.Now(); mu.Unlock(); cancel() })
+		}
+	})}
 	err := (&chain.Runner{Steps: steps, Checkpoint: ck}).Run(ctx, []*chain.Chain{c})
+	mu.Lock()
+	defer mu.Unlock()
 	if !chain.Stopped(err) {
 		t.Fatalf("error %v, want a cancellation", err)
 	}
@@ -437,6 +447,7 @@ func TestInterruptWithinStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := build()
+	again.Observers = []chain.Observer{observerFunc(func(int64, int, []float64) {})}
 	if err := read.Restore([]*chain.Chain{again}); err != nil {
 		t.Fatal(err)
 	}
@@ -487,3 +498,10 @@ func TestInputsAndCheckpointPath(t *testing.T) {
 		t.Errorf("unwritable checkpoint: %v after %d steps", err, fresh.Done())
 	}
 }
+
+// observerFunc is an Observer with no state to checkpoint.
+type observerFunc func(t int64, i int, x []float64)
+
+func (f observerFunc) Observe(t int64, i int, x []float64) { f(t, i, x) }
+func (f observerFunc) Snapshot() ([]byte, error)           { return []byte("{}"), nil }
+func (f observerFunc) Restore([]byte) error                { return nil }
