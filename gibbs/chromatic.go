@@ -250,6 +250,7 @@ func (c *Chromatic) sweep() bool {
 		runChunk(c.workers[0], chunk[0], journal)
 		if p != nil {
 			p.wg.Wait()
+			p.rethrow()
 		}
 		if journal && c.aborted() {
 			c.rollback(class)
@@ -329,6 +330,11 @@ type sweepPool struct {
 	start   []chan int
 	wg      sync.WaitGroup
 	journal bool
+	// panicked holds a worker's panic (a user's factor), rethrown on the
+	// sweeping goroutine so that the chain's runner sees it as an error
+	// rather than the process dying.
+	mu       sync.Mutex
+	panicked any
 }
 
 func startPool(workers []worker, chunks [][][]int) *sweepPool {
@@ -339,12 +345,38 @@ func startPool(workers []worker, chunks [][][]int) *sweepPool {
 		w, s := k+1, workers[k+1]
 		go func() {
 			for class := range ch {
-				runChunk(s, chunks[class][w], p.journal)
-				p.wg.Done()
+				p.run(s, chunks[class][w])
 			}
 		}()
 	}
 	return p
+}
+
+// run updates a worker's chunk, catching a panic for the sweeping
+// goroutine.
+func (p *sweepPool) run(s worker, vars []int) {
+	defer p.wg.Done()
+	defer func() {
+		if r := recover(); r != nil {
+			p.mu.Lock()
+			if p.panicked == nil {
+				p.panicked = r
+			}
+			p.mu.Unlock()
+		}
+	}()
+	runChunk(s, vars, p.journal)
+}
+
+// rethrow panics with a worker's panic, if one occurred.
+func (p *sweepPool) rethrow() {
+	p.mu.Lock()
+	r := p.panicked
+	p.panicked = nil
+	p.mu.Unlock()
+	if r != nil {
+		panic(r)
+	}
 }
 
 func (p *sweepPool) stop() {

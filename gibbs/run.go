@@ -36,3 +36,16 @@ func (s Sweeper) Restore(data []byte) error {
 	}
 	return sn.Restore(data)
 }
+
+// Where implements chain.Locator for the sampler's panics.
+func (s Sweeper) Where() string { return where(s.Sampler) }
+
+// Where implements chain.Locator: the workers share one state.
+func (c *Chromatic) Where() string { return where(c.workers[0]) }
+
+func where(s any) string {
+	if l, ok := s.(interface{ Where() string }); ok {
+		return l.Where()
+	}
+	return ""
+}

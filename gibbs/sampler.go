@@ -416,3 +416,34 @@ func (c *chain) set(i int, u []float64) {
 	}
 	c.x[i] = float64(v)
 }
+
+// Where implements chain.Locator: after a panic in a step (a user's factor
+// that panics), it names the first factor that panics when evaluated at the
+// chain's state, at every value of the variable it is read for. It costs
+// nothing until then: it looks only when asked.
+func (c *chain) Where() string {
+	buf := make([]float64, len(c.u))
+	for i := range c.m.NumVars() {
+		soft, hard := c.m.Degree(i)
+		d := max(int(c.size[i]), 1)
+		for k := range soft + hard {
+			if panics(func() {
+				c.m.Eval(i, k, c.x)
+				if c.size[i] > 0 {
+					c.m.EvalAll(i, k, c.x, buf[:d])
+				}
+			}) {
+				name, _, _ := c.m.Describe(i, k)
+				return fmt.Sprintf("%s, read for variable %d, panics at the chain's state", name, i)
+			}
+		}
+	}
+	return ""
+}
+
+// panics reports whether f panics.
+func panics(f func()) (p bool) {
+	defer func() { p = recover() != nil }()
+	f()
+	return false
+}
