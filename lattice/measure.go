@@ -448,3 +448,133 @@ func PoolEstimates(es []Estimate) Estimate {
 	}
 	return p
 }
+
+// Binder returns the Binder cumulant of a per-sweep order-parameter series
+// and its standard error, as BinderCumulant does, or NaN, NaN where
+// BinderCumulant returns an error.
+func Binder(m []float64) (u, se float64) {
+	e, err := BinderCumulant(m)
+	if err != nil {
+		return math.NaN(), math.NaN()
+	}
+	return e.Mean, e.Err
+}
+
+// minBinderBlocks is the fewest jackknife blocks BinderCumulant uses, the
+// fewest blocks of a level diag.BinningError may choose as its plateau.
+const minBinderBlocks = 16
+
+// BinderCumulant returns the Binder cumulant
+//
+//	U = 1 − ⟨m⁴⟩/(3⟨m²⟩²)
+//
+// of a series m of per-sweep measurements of the magnetisation, with ⟨·⟩ the
+// mean over the whole series (the ratio of the sample moments; its O(1/len)
+// bias is not corrected). U depends only on even moments, so m and |m| give
+// the same value: it applies directly to a Measurer's Magnetisations() of
+// Ising spins, |Σ s_i|/n per sweep (burn-in is the caller's to drop). U → 0
+// for Gaussian m (the disordered phase), 2/3 for m = ±const (the ordered
+// phase); at the critical point of the 2-D Ising model on L×L tori it tends
+// to U* = 0.61069… as L → ∞. (For Potts spins with q > 2 the Measurer's order
+// parameter is a scalar, not the q − 1-component magnetisation, and its U
+// has other limits.)
+//
+// Err is a delete-one-block jackknife error: the series is cut into B
+// consecutive blocks of nearly equal length (boundaries ⌊j·len/B⌋), U_(j) is
+// U without block j, and Err² = (B − 1)/B·Σ_j (U_(j) − Ū)². The blocks are
+// as long as the longer of the plateau block sizes diag.BinningError finds
+// for the series m² and m⁴ (or, when one has no plateau, its level of
+// largest error among those with at least 16 blocks; Plateau is then
+// false and Err a lower bound), so there are at least 16 of them and, at a
+// plateau, blocks longer than the correlation time. Tau is (Err/Err₁)²,
+// with Err₁ the jackknife error over single measurements: the factor by
+// which correlation inflates the variance of U.
+//
+// It needs at least 16 finite values with ⟨m²⟩ > 0.
+func BinderCumulant(m []float64) (Estimate, error) {
+	if len(m) < minBinderBlocks {
+		return Estimate{}, fmt.Errorf("lattice: Binder cumulant of %d values; it needs at least %d", len(m), minBinderBlocks)
+	}
+	m2, m4 := make([]float64, len(m)), make([]float64, len(m))
+	for i, v := range m {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return Estimate{}, fmt.Errorf("lattice: Binder cumulant: m[%d] = %v", i, v)
+		}
+		m2[i], m4[i] = v*v, v*v*v*v
+	}
+	b2, ok2, err := binderBlock(m2)
+	if err != nil {
+		return Estimate{}, err
+	}
+	b4, ok4, err := binderBlock(m4)
+	if err != nil {
+		return Estimate{}, err
+	}
+	u, se, err := binderJackknife(m2, m4, len(m)/max(b2, b4))
+	if err != nil {
+		return Estimate{}, err
+	}
+	_, se1, _ := binderJackknife(m2, m4, len(m))
+	tau := 1.0
+	if se1 > 0 {
+		tau = (se / se1) * (se / se1)
+	}
+	return Estimate{Mean: u, Err: se, Tau: tau, Plateau: ok2 && ok4}, nil
+}
+
+// binderBlock returns the block size of x's binning plateau and true, or,
+// when there is none, the block size of the level with the largest error
+// among those with at least minBinderBlocks blocks and false.
+func binderBlock(x []float64) (int, bool, error) {
+	b, err := diag.BinningError(x)
+	if err == nil {
+		return b.Levels[b.Plateau].BlockSize, true, nil
+	}
+	if !errors.Is(err, diag.ErrNoPlateau) {
+		return 0, false, fmt.Errorf("lattice: Binder cumulant: %w", err)
+	}
+	size, se := 1, math.Inf(-1)
+	for _, lv := range b.Levels {
+		if lv.Blocks >= minBinderBlocks && lv.SE > se {
+			size, se = lv.BlockSize, lv.SE
+		}
+	}
+	return size, false, nil
+}
+
+// binderJackknife returns U of the series whose squares and fourth powers
+// are m2 and m4, and its delete-one-block jackknife error over nb blocks.
+func binderJackknife(m2, m4 []float64, nb int) (u, se float64, err error) {
+	n := len(m2)
+	s2, s4 := make([]float64, nb), make([]float64, nb)
+	var t2, t4 float64
+	for j := range nb {
+		for i := j * n / nb; i < (j+1)*n/nb; i++ {
+			s2[j] += m2[i]
+			s4[j] += m4[i]
+		}
+		t2 += s2[j]
+		t4 += s4[j]
+	}
+	binder := func(sum2, sum4, k float64) float64 { return 1 - sum4*k/(3*sum2*sum2) }
+	if !(t2 > 0) {
+		return 0, 0, errors.New("lattice: Binder cumulant: ⟨m²⟩ = 0")
+	}
+	u = binder(t2, t4, float64(n))
+	uj := make([]float64, nb)
+	mean := 0.0
+	for j := range nb {
+		k := float64(n - ((j+1)*n/nb - j*n/nb))
+		uj[j] = binder(t2-s2[j], t4-s4[j], k)
+		if math.IsNaN(uj[j]) || math.IsInf(uj[j], 0) {
+			return 0, 0, fmt.Errorf("lattice: Binder cumulant: ⟨m²⟩ = 0 without block %d of %d", j, nb)
+		}
+		mean += uj[j]
+	}
+	mean /= float64(nb)
+	ss := 0.0
+	for _, v := range uj {
+		ss += (v - mean) * (v - mean)
+	}
+	return u, math.Sqrt(ss * float64(nb-1) / float64(nb)), nil
+}
