@@ -41,6 +41,18 @@
 // correction, or rejection sampling, on exact or Poisson-minibatched
 // energies.
 //
+// Cluster moves for ferromagnetic Potts and Ising models (with any unary
+// terms, hard zeros and evidence) are [SwendsenWang] (Swendsen & Wang
+// 1987) and [Wolff] (Wolff 1989), with their bonds drawn as a Poisson
+// process (Fukui & Todo, J. Comput. Phys. 228, 2009): each pair gets
+// Poisson(K_ij) bond events, so it is bonded with probability exactly
+// 1 − e^{−K_ij} where its spins agree, and all the events of a sweep are one
+// Poisson(Σ K_ij) count of alias-table picks. A Swendsen–Wang sweep so
+// costs O(N + Σ_{i<j} K_ij), however long the range of the couplings, on a
+// compiled graph or an implicit lattice alike (no pair is stored on a
+// lattice); each step of either sampler may change many variables and
+// returns −1 (chain.Any).
+//
 // Every constructor has the shape NewX(m factorgraph.Model, r *rand.Rand,
 // opt *Options), opt nil meaning the defaults; [New] builds a sampler by
 // name ([Names]) and [FactoryOf] returns a name's constructor as a

@@ -21,11 +21,13 @@ func continuousName(name string) bool {
 	return false
 }
 
-// discreteNames returns the names of the discrete samplers.
+// discreteNames returns the names of the discrete single-site samplers
+// (not the cluster samplers, which run only on ferromagnetic Potts models
+// and have tests of their own: cluster_test.go, cluster_run_test.go).
 func discreteNames() []string {
 	var names []string
 	for _, name := range Names() {
-		if !continuousName(name) {
+		if !continuousName(name) && !clusterName(name) {
 			names = append(names, name)
 		}
 	}

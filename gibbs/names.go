@@ -31,6 +31,8 @@ var registry = []struct {
 	{"pgda", factory(NewPGDA)},
 	{"pgibbs", factory(NewPoissonGibbs)},
 	{"pgits", factory(NewPGITS)},
+	{"sw", factory(NewSwendsenWang)},
+	{"wolff", factory(NewWolff)},
 }
 
 // factory turns a constructor into a Factory (a failed construction

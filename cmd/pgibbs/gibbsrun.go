@@ -31,6 +31,9 @@ const traceDraws = 2000
 func (g *gibbsRun) job() job {
 	free := g.model.Free()
 	sweep := int64(len(free))
+	if isClusterSampler(g.f.sampler) {
+		sweep = 1 // a step of a cluster sampler is a sweep
+	}
 	return job{steps: g.f.iters, burn: g.f.burn,
 		build: func(k int) (*chain.Chain, error) {
 			src := chain.Source(g.f.seed, k)
@@ -158,3 +161,7 @@ func (out gibbsOutput) print(tw io.Writer) {
 		fmt.Fprintf(tw, "rejection tries/step\t%.2f\n", out.TriesPerStep)
 	}
 }
+
+// isClusterSampler reports whether name is a cluster sampler, whose step
+// updates every variable (Swendsen–Wang) or about as many (Wolff).
+func isClusterSampler(name string) bool { return name == "sw" || name == "wolff" }

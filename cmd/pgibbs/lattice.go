@@ -95,8 +95,8 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 		"Chains advance by whole sweeps (progress and checkpoints count sweeps); -trace writes the per-sweep\n"+
 		"measurements, not the states.")
 	f := latticeFlags{runFlags: addRunFlags(fs, "lattice", runDefaults{sampler: "pgibbs",
-		samplers: "pgibbs, gibbs, auto, mgpmh (discrete spins), gibbs-its, gibbs-da, pgits,\n" +
-			"pgda, gibbs-rejection, pg-rejection (continuous spins), or chromatic (parallel colour-class sweeps)",
+		samplers: "pgibbs, gibbs, auto, mgpmh, sw (Swendsen–Wang), wolff (discrete spins), gibbs-its, gibbs-da,\n" +
+			"pgits, pgda, gibbs-rejection, pg-rejection (continuous spins), or chromatic (parallel colour-class sweeps)",
 		iters: 1000, itersName: "sweeps", itersUsage: "measured sweeps (one measurement each; at least 4), after the burn-in"})}
 	fs.Lookup("burn").Usage = "sweeps before measuring (default a tenth of -sweeps)"
 	fs.Lookup("burn").DefValue = "-1"
@@ -208,7 +208,11 @@ func (r *latticeRun) job() job {
 				return nil, usagef("%v", err)
 			}
 			r.samplers, r.meas = append(r.samplers, s), append(r.meas, meas)
-			return &chain.Chain{Kernel: gibbs.Sweeper{Sampler: s}, Sources: srcs, Observers: []chain.Observer{meas}}, nil
+			var kern chain.Kernel = gibbs.Sweeper{Sampler: s}
+			if isClusterSampler(f.sampler) {
+				kern = s // its step is already a sweep
+			}
+			return &chain.Chain{Kernel: kern, Sources: srcs, Observers: []chain.Observer{meas}}, nil
 		},
 		// Per site: the state, the sampler's and workers' scratch; per
 		// measured sweep: the energy and magnetisation series.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/pgibbs/pgibbs/chain"
@@ -44,7 +45,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&p.Beta, "beta", p.Beta, "inverse temperature β")
 	fs.Float64Var(&p.Gamma, "gamma", p.Gamma, "kernel width γ of exp(−γ·d²)")
 	perVar := fs.Bool("per-variable", false, "use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: "gibbs or pgibbs", iters: 1000000})
+	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: "gibbs, pgibbs, or sw or wolff (cluster moves: -iters counts their sweeps)", iters: 1000000})
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
@@ -54,8 +55,8 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	if p.Width > maxMaterialised {
 		return usagef("-width %d: at most %d (every pair is a stored factor); use `pgibbs lattice` for larger implicit lattices", p.Width, maxMaterialised)
 	}
-	if f.sampler != "gibbs" && f.sampler != "pgibbs" {
-		return usagef("-sampler %q: want gibbs or pgibbs", f.sampler)
+	if !slices.Contains([]string{"gibbs", "pgibbs", "sw", "wolff"}, f.sampler) {
+		return usagef("-sampler %q: want gibbs, pgibbs, sw or wolff", f.sampler)
 	}
 	g, err := potts.New(p)
 	if err != nil {

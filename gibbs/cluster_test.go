@@ -1,0 +1,312 @@
+package gibbs
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/minibatch"
+	"github.com/pgibbs/pgibbs/lattice"
+)
+
+// The cluster samplers (cluster.go) are proven as the others are
+// (exact_test.go): on small random ferromagnetic Potts graphs with unary
+// tables, hard zeros and evidence, and on small lattices, their long-run
+// frequencies match exact enumeration, and the same check rejects broken
+// variants (bonds at the wrong rate, cluster values that ignore the unary
+// terms, and Wolff steps that stop once their clusters cover n sites).
+
+// clusterName reports whether name is a cluster sampler, which runs only on
+// ferromagnetic Potts models.
+func clusterName(name string) bool { return name == "sw" || name == "wolff" }
+
+// randomClusterGraph returns a random graph the cluster samplers accept: 3–5
+// variables of domain sizes 2–4, Potts pairs of weights in [0, 1.6) (some
+// doubled), and optionally unary tables (with hard zeros if hard) and a
+// variable observed with factors to it of other kinds: a pair table and an
+// antiferromagnetic Potts pair, unary terms given the evidence.
+func randomClusterGraph(t *testing.T, seed uint64, fields, hard, evidence bool) testGraph {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 0xc1))
+	for attempt := 0; ; attempt++ {
+		if attempt > 100 {
+			t.Fatalf("seed %d: no random cluster graph", seed)
+		}
+		b := factorgraph.NewBuilder()
+		n := 3 + r.IntN(3)
+		sizes := make([]int, n)
+		for i := range n {
+			sizes[i] = 2 + r.IntN(3)
+			b.AddVariable(factorgraph.Discrete(sizes[i]))
+		}
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				for r.Float64() < 0.6 {
+					b.AddFactor(factorgraph.NewPotts(i, j, 1.6*r.Float64()))
+				}
+			}
+		}
+		if fields {
+			for i := range n {
+				if r.Float64() < 0.3 {
+					continue
+				}
+				vals := make([]float64, sizes[i])
+				for v := range vals {
+					vals[v] = 1.5*r.Float64() - 0.75
+					if hard && r.IntN(4) == 0 {
+						vals[v] = math.Inf(-1)
+					}
+				}
+				b.AddFactor(factorgraph.NewTable([]int{i}, []int{sizes[i]}, vals))
+			}
+		}
+		if evidence {
+			o, i := r.IntN(n), r.IntN(n)
+			for i == o {
+				i = r.IntN(n)
+			}
+			b.Observe(o, float64(r.IntN(sizes[o])))
+			vals := make([]float64, sizes[o]*sizes[i])
+			for k := range vals {
+				vals[k] = r.Float64() - 0.5
+			}
+			b.AddFactor(factorgraph.NewTable([]int{o, i}, []int{sizes[o], sizes[i]}, vals))
+			b.AddFactor(factorgraph.NewPotts(i, o, -0.8))
+		}
+		g, err := b.Build()
+		if err != nil {
+			continue // a table of zeros only
+		}
+		init, ok := connected(g, enumerate(g))
+		if !ok {
+			continue
+		}
+		return testGraph{g: g, init: init, seed: seed}
+	}
+}
+
+// clusterGraphs are the exactness tests' graphs: 4 pure Potts graphs, 4 with
+// unary tables, 4 with unary hard zeros and evidence.
+func clusterGraphs(t *testing.T) []testGraph {
+	var gs []testGraph
+	for seed := uint64(1); seed <= 12; seed++ {
+		gs = append(gs, randomClusterGraph(t, seed, seed > 4, seed > 8, seed > 8))
+	}
+	return gs
+}
+
+// updates is a sampler whose Step is Update of the next free variable in
+// turn (a systematic scan of seeds): SwendsenWang's single-cluster path.
+type updates struct {
+	*SwendsenWang
+	next *int
+}
+
+func (u updates) Step() int {
+	i := u.free[*u.next%len(u.free)]
+	*u.next++
+	u.Update(i)
+	return i
+}
+
+func clusterCases() []samplerCase {
+	return []samplerCase{
+		{"SwendsenWang", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
+			return NewSwendsenWang(m, r, &Options{Init: init})
+		}, 0},
+		{"SwendsenWang/Update", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
+			s, err := NewSwendsenWang(m, r, &Options{Init: init})
+			if err != nil {
+				return nil, err
+			}
+			return updates{s, new(int)}, nil
+		}, 0},
+		{"Wolff", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
+			return NewWolff(m, r, &Options{Init: init})
+		}, 0},
+		{"Wolff/3-clusters", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
+			w, err := NewWolff(m, r, &Options{Init: init})
+			if err != nil {
+				return nil, err
+			}
+			return w, w.SetClusters(3)
+		}, 100000},
+	}
+}
+
+func TestClusterExactness(t *testing.T) {
+	skipShort(t)
+	checkExact(t, clusterGraphs(t), clusterCases(), 99, 1)
+}
+
+// halveBonds makes the bond events of c half as many as they should be:
+// P(bond) = 1 − e^{−K/2} instead of 1 − e^{−K} (a thinning of the events by
+// one half).
+func halveBonds(c *clusters) {
+	b := &c.b
+	b.events = minibatch.NewPoissonTable(b.total / 2)
+	if b.tor != nil {
+		b.site = minibatch.NewPoissonTable(b.tor.L / 2)
+	}
+	for i := range b.k {
+		b.k[i] /= 2
+	}
+}
+
+// sizeStopped is the Wolff step the issue first asked for: single-cluster
+// updates until their sizes sum to at least n. Observed at that stopping
+// time, the chain does not keep π.
+type sizeStopped struct{ *Wolff }
+
+func (s sizeStopped) Step() int {
+	target := s.stats.Steps + int64(len(s.free))
+	for s.stats.Steps < target {
+		s.Update(s.pick())
+	}
+	return mc.Any
+}
+
+func brokenClusterCases() []brokenCase {
+	sw := func(tg testGraph) (*SwendsenWang, error) {
+		return NewSwendsenWang(tg.g, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
+	}
+	wolff := func(tg testGraph) (*Wolff, error) {
+		return NewWolff(tg.g, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
+	}
+	return []brokenCase{
+		{"SwendsenWang/bonds-at-half-rate", func(tg testGraph) (Sampler, error) {
+			s, err := sw(tg)
+			if err == nil {
+				halveBonds(&s.clusters)
+			}
+			return s, err
+		}, 0},
+		{"Wolff/bonds-at-half-rate", func(tg testGraph) (Sampler, error) {
+			s, err := wolff(tg)
+			if err == nil {
+				halveBonds(&s.clusters)
+			}
+			return s, err
+		}, 0},
+		{"SwendsenWang/values-ignore-fields", func(tg testGraph) (Sampler, error) {
+			s, err := sw(tg)
+			if err == nil {
+				s.f = fields{}
+			}
+			return s, err
+		}, 0},
+		{"Wolff/values-ignore-fields", func(tg testGraph) (Sampler, error) {
+			s, err := wolff(tg)
+			if err == nil {
+				s.f = fields{}
+			}
+			return s, err
+		}, 0},
+		{"Wolff/stop-when-sizes-reach-n", func(tg testGraph) (Sampler, error) {
+			s, err := wolff(tg)
+			return sizeStopped{s}, err
+		}, 0},
+	}
+}
+
+func TestClusterExactnessCatchesBrokenSamplers(t *testing.T) {
+	skipShort(t)
+	checkBroken(t, clusterGraphs(t), brokenClusterCases())
+}
+
+// clusterTori are lattices whose states can be enumerated: nearest-neighbour
+// and power-law kernels, Ising and Potts spins, even and odd sides.
+var clusterTori = []struct {
+	name string
+	p    lattice.Params
+}{
+	{"4x4-nn-ising", lattice.Params{Dim: 2, Size: 4, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.4}},
+	{"3x3-nn-potts3", lattice.Params{Dim: 2, Size: 3, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: 0.9}},
+	{"3x3-power-potts3", lattice.Params{Dim: 2, Size: 3, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.5}},
+	{"4x4-power-ising", lattice.Params{Dim: 2, Size: 4, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Ising(), Beta: 0.15}},
+	{"ring4-power-potts4", lattice.Params{Dim: 1, Size: 4, Kernel: lattice.PowerLaw{Sigma: 0.5}, Spin: lattice.Potts(4), Beta: 0.8}},
+}
+
+// clusterOnTorus builds sampler name ("sw", "wolff", "sw-update" or
+// "wolff-4") on l, optionally with broken bonds.
+func clusterOnTorus(t *testing.T, name string, l *lattice.Lattice, seed uint64, broken bool) Sampler {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 11))
+	var s Sampler
+	var c *clusters
+	switch name {
+	case "sw", "sw-update":
+		sw, err := NewSwendsenWang(l, r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, c = sw, &sw.clusters
+		if name == "sw-update" {
+			s = updates{sw, new(int)}
+		}
+	default:
+		w, err := NewWolff(l, r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "wolff-4" {
+			_ = w.SetClusters(4)
+		}
+		s, c = w, &w.clusters
+	}
+	if c.b.tor == nil {
+		t.Fatalf("%s on %v: not on the torus path", name, l)
+	}
+	if broken {
+		halveBonds(c)
+	}
+	return s
+}
+
+func TestClusterTorusExactness(t *testing.T) {
+	skipShort(t)
+	for ci, tc := range clusterTori {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := newLattice(t, tc.p)
+			for si, name := range []string{"sw", "sw-update", "wolff", "wolff-4"} {
+				steps := exactSteps
+				if name == "wolff-4" {
+					steps /= 4
+				}
+				z, where := latticeZ(l, clusterOnTorus(t, name, l, uint64(100*ci+si), false), steps)
+				if z > zLimit {
+					t.Errorf("%s: %s: z = %.2f", name, where, z)
+				}
+				t.Logf("%s (K = %d offsets, L = %.3f): largest z %.2f", name, l.NumOffsets(), l.L(), z)
+			}
+		})
+	}
+}
+
+// TestClusterTorusCatchesHalfBonds: bonds at half their rate are rejected on
+// the lattices too.
+func TestClusterTorusCatchesHalfBonds(t *testing.T) {
+	skipShort(t)
+	for _, name := range []string{"sw", "wolff"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			worst, caught := 0.0, 0
+			for ci, tc := range clusterTori {
+				l := newLattice(t, tc.p)
+				z, _ := latticeZ(l, clusterOnTorus(t, name, l, uint64(ci), true), exactSteps/4)
+				if z > zLimit {
+					caught++
+				}
+				worst = max(worst, z)
+			}
+			if caught == 0 {
+				t.Errorf("no lattice rejected bonds at half rate (largest z = %.2f)", worst)
+			}
+			t.Logf("rejected on %d of %d lattices (largest z %.1f)", caught, len(clusterTori), worst)
+		})
+	}
+}
