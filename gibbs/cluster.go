@@ -11,7 +11,13 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
-// Cluster moves: Swendsen–Wang and Wolff with Poisson-minibatched bonds.
+// SwendsenWang is the Swendsen–Wang cluster sampler with its bonds drawn
+// by a Poisson process (Fukui & Todo 2009), in O(N + Σ_{i<j} K_ij) a sweep
+// whatever the range of the couplings.
+//
+// Step is one Swendsen–Wang update of every free variable (plus O(Σ D_i)
+// with unary terms) and returns −1 (chain.Any); Sweep is the same update.
+// Update(i) is one Wolff cluster update seeded at i (see Wolff).
 //
 // The models are ferromagnetic Potts models with arbitrary unary terms,
 //
@@ -35,8 +41,6 @@ import (
 // in Monte Carlo simulations", Phys. Rev. Lett. 58:86, 1987); with fields it
 // is the Edwards–Sokal form of it (R. G. Edwards and A. D. Sokal, Phys. Rev.
 // D 38:2009, 1988).
-//
-// # Bonds by a Poisson process
 //
 // Testing every pair costs O(#pairs) a sweep: O(N²) on a long-range lattice.
 // Fukui and Todo (K. Fukui and S. Todo, "Order-N cluster Monte Carlo method
@@ -69,43 +73,31 @@ import (
 // i draws Poisson(K_i) events to neighbours j picked ∝ K_ij and adds each j
 // not yet in the cluster that agrees with the seed's value.
 //
-// # Cost and counters
+// Cost and counters. A Swendsen–Wang sweep costs O(N + Σ_{i<j} K_ij),
+// plus O(Σ_{i free} D_i) where unary terms exist (their values are
+// tabulated at construction: a unary factor's value depends on x_i alone);
+// a Wolff cluster C costs O(Σ_{i∈C} (1 + K_i + D_i)). Stats.Steps counts
+// site updates (each member of every cluster re-drawn, so a Swendsen–Wang
+// step adds the number of free variables), Stats.Picks the bond events
+// drawn, and Stats.Factors the unary factors (tabulated) that entered the
+// members' cluster conditionals. Nothing is allocated per step (Wolff's
+// journal of an interruptible step grows during warm-up only).
 //
-// A Swendsen–Wang sweep costs O(N + Σ_{i<j} K_ij) plus O(Σ_{i free} D_i)
-// where unary terms exist (their values are tabulated at construction: a
-// unary factor's value depends on x_i alone); a Wolff cluster C costs
-// O(Σ_{i∈C} (1 + K_i + D_i)). Stats.Steps counts site updates (each member
-// of every cluster re-drawn, so a Swendsen–Wang step adds the number of
-// free variables), Stats.Picks the bond events drawn, and Stats.Factors the
-// unary factors (tabulated) that entered the members' cluster conditionals.
-// Nothing is allocated per step (Wolff's journal of an interruptible step
-// grows during warm-up only).
-//
-// # Models refused
-//
-// A factor between two free variables must be a soft ferromagnetic Potts
-// pair compiled by the graph (*factorgraph.Potts with W ≥ 0): an
-// antiferromagnetic pair, another kind of pair (a table, a user factor), a
-// hard factor over two free variables, or a continuous variable is refused
-// at construction with an error naming the factor; so is a model that is
-// neither a *factorgraph.Graph nor a lattice of discrete spins. Lattices
-// must be ferromagnetic (every β·J_k > 0).
-
-// SwendsenWang is the Swendsen–Wang cluster sampler with Poisson-process
-// bonds (Fukui & Todo 2009; see the section comment above for the
-// algorithm and its proof).
-//
-// Step is one Swendsen–Wang update of every free variable, in
-// O(N + Σ_{i<j} K_ij) (plus O(Σ D_i) with unary terms), and returns −1
-// (chain.Any); Sweep is the same update. Update(i) is one Wolff cluster
-// update seeded at i (see Wolff).
+// Models refused. A factor between two free variables must be a soft
+// ferromagnetic Potts pair compiled by the graph (*factorgraph.Potts with
+// W ≥ 0): an antiferromagnetic pair, another kind of pair (a table, a user
+// factor), a hard factor over two free variables, or a continuous variable
+// is refused at construction with an error naming the factor; so is a
+// model that is neither a *factorgraph.Graph nor a lattice of discrete
+// spins. Lattices must be ferromagnetic (every β·J_k > 0).
 type SwendsenWang struct {
 	clusters
 }
 
 // Wolff is Wolff's single-cluster sampler (U. Wolff, "Collective Monte
 // Carlo updating for spin systems", Phys. Rev. Lett. 62:361, 1989) with
-// Poisson-process bonds (Fukui & Todo 2009).
+// Poisson-process bonds (Fukui & Todo 2009; see SwendsenWang for the
+// bond process, the models served and the counters).
 //
 // Update(i) grows the cluster of seed i: with a the seed's value, each
 // member j draws Poisson(K_j) bond events, each to a neighbour k picked
@@ -171,7 +163,7 @@ var (
 // NewSwendsenWang returns a Swendsen–Wang sampler on m drawing from r. m
 // must be a *factorgraph.Graph whose factors between free variables are
 // ferromagnetic Potts pairs, or a ferromagnetic lattice of discrete spins
-// (see the package's cluster section); anything else is refused with an
+// (see SwendsenWang); anything else is refused with an
 // error naming the factor. Only opt.Init and opt.MaxDraws are used (the
 // work of a site update, K_i + D_i, is bounded by MaxDraws); opt may be nil.
 func NewSwendsenWang(m factorgraph.Model, r *rand.Rand, opt *Options) (*SwendsenWang, error) {
@@ -256,6 +248,10 @@ func (w *Wolff) sweep() bool {
 	}
 	st := w.stats
 	w.journal, w.journalV = w.journal[:0], w.journalV[:0]
+	if w.jEpoch++; w.jEpoch == 0 {
+		clear(w.jStamp)
+		w.jEpoch = 1
+	}
 	w.work = 0
 	for range w.perStep {
 		if !w.grow(w.pick(), true) {

@@ -31,12 +31,16 @@ type clusters struct {
 
 	// Wolff growth: the members of the cluster being grown, mark[j] =
 	// markEpoch for a member, and the journal of the values a step has
-	// changed (only while an interrupt channel is set).
+	// changed (only while an interrupt channel is set): each variable's
+	// value before the step, once (jStamp[j] = jEpoch), so that it holds
+	// at most n entries however many clusters a step makes.
 	members   []int32
 	mark      []uint32
 	markEpoch uint32
 	journal   []int32
 	journalV  []float64
+	jStamp    []uint32
+	jEpoch    uint32
 	// work counts the events and members of the step under way since the
 	// interrupt channel was last looked at (Wolff growth).
 	work int

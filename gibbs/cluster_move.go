@@ -243,10 +243,7 @@ func (c *clusters) grow(seed int, journal bool) bool {
 		return false
 	}
 	if journal {
-		for _, m := range c.members {
-			c.journal = append(c.journal, m)
-			c.journalV = append(c.journalV, a)
-		}
+		c.record(a)
 	}
 	x := c.x
 	for _, m := range c.members {
@@ -256,6 +253,21 @@ func (c *clusters) grow(seed int, journal bool) bool {
 	c.stats.Picks += int64(picks)
 	c.stats.Factors += factors
 	return true
+}
+
+// record journals the members' value a, for the members not journalled
+// yet in this step.
+func (c *clusters) record(a float64) {
+	if c.jStamp == nil {
+		c.jStamp = make([]uint32, len(c.x))
+	}
+	for _, m := range c.members {
+		if c.jStamp[m] != c.jEpoch {
+			c.jStamp[m] = c.jEpoch
+			c.journal = append(c.journal, m)
+			c.journalV = append(c.journalV, a)
+		}
+	}
 }
 
 // growGraph grows the cluster of c.members[0] on a graph: each member i
