@@ -95,7 +95,7 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 		"Chains advance by whole sweeps (progress and checkpoints count sweeps); -trace writes the per-sweep\n"+
 		"measurements, not the states.")
 	f := latticeFlags{runFlags: addRunFlags(fs, "lattice", runDefaults{sampler: "pgibbs",
-		samplers: "pgibbs, gibbs, auto, mgpmh, sw (Swendsen–Wang), wolff (discrete spins), gibbs-its, gibbs-da,\n" +
+		samplers: "pgibbs, gibbs, auto, mgpmh, sw (Swendsen–Wang), wolff (one cluster a step) (discrete spins), gibbs-its, gibbs-da,\n" +
 			"pgits, pgda, gibbs-rejection, pg-rejection (continuous spins), or chromatic (parallel colour-class sweeps)",
 		iters: 1000, itersName: "sweeps", itersUsage: "measured sweeps (one measurement each; at least 4), after the burn-in"})}
 	fs.Lookup("burn").Usage = "sweeps before measuring (default a tenth of -sweeps)"

@@ -45,7 +45,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&p.Beta, "beta", p.Beta, "inverse temperature β")
 	fs.Float64Var(&p.Gamma, "gamma", p.Gamma, "kernel width γ of exp(−γ·d²)")
 	perVar := fs.Bool("per-variable", false, "use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: "gibbs, pgibbs, or sw or wolff (cluster moves: -iters counts their sweeps)", iters: 1000000})
+	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: "gibbs, pgibbs, sw (-iters counts its sweeps) or wolff (-iters counts single clusters)", iters: 1000000})
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
