@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -37,9 +39,9 @@ func (g *gibbsRun) job() job {
 	return job{steps: g.f.iters, burn: g.f.burn,
 		build: func(k int) (*chain.Chain, error) {
 			src := chain.Source(g.f.seed, k)
-			s, err := gibbs.New(g.f.sampler, g.model, rand.New(src), &g.opts)
+			s, err := g.f.newSampler(g.model, rand.New(src), &g.opts)
 			if err != nil {
-				return nil, usagef("%v", err)
+				return nil, err
 			}
 			tr, err := chain.NewTrace(free, sweep, traceDraws)
 			if err != nil {
@@ -143,6 +145,7 @@ func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
 	out := gibbsOutput{Lambda: g.lambda(), Iterations: st.Steps, FactorsPerStep: st.FactorsPerStep(),
 		DrawsPerStep: st.PicksPerStep(), TriesPerStep: st.TriesPerStep(),
 		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: g.f.record(o, conv)}
+	out.ClustersPerStep = clustersPerStep(g.samplers)
 	if st.Proposals > 0 {
 		a := st.AcceptanceRate()
 		out.AcceptanceRate = &a
@@ -154,6 +157,9 @@ func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
 func (out gibbsOutput) print(tw io.Writer) {
 	fmt.Fprintf(tw, "iterations\t%d in %d chain(s), %.2f s, %.0f steps/s a chain\n", out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond)
 	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", out.FactorsPerStep, out.DrawsPerStep)
+	if len(out.ClustersPerStep) > 0 {
+		fmt.Fprintf(tw, "clusters a step\t%s\n", intList(out.ClustersPerStep))
+	}
 	if out.AcceptanceRate != nil {
 		fmt.Fprintf(tw, "MH acceptance rate\t%.4f\n", *out.AcceptanceRate)
 	}
@@ -162,6 +168,55 @@ func (out gibbsOutput) print(tw io.Writer) {
 	}
 }
 
+// wolffWarmSweeps and wolffTuneSweeps are the sweeps' worth of
+// single-cluster updates -clusters auto runs to let the clusters grow from
+// the initial state, then to set the count (gibbs.Wolff.TuneClusters).
+const wolffWarmSweeps, wolffTuneSweeps = 10, 5
+
+// newSampler builds the sampler of -sampler on m drawing from r, a usage
+// error if the library refuses it; a Wolff sampler gets its -clusters,
+// tuned on its first updates for auto.
+func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Options) (gibbs.Sampler, error) {
+	s, err := gibbs.New(f.sampler, m, r, opts)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	w, ok := s.(*gibbs.Wolff)
+	switch {
+	case !ok || f.clusters == "":
+		return s, nil
+	case f.clusters == "auto":
+		if _, err = w.TuneClusters(wolffWarmSweeps); err == nil {
+			_, err = w.TuneClusters(wolffTuneSweeps)
+		}
+	default:
+		k, _ := strconv.Atoi(f.clusters) // checked by checkClusters
+		err = w.SetClusters(k)
+	}
+	return s, err
+}
+
+// clustersPerStep returns each Wolff sampler's clusters a step (nil for
+// other samplers).
+func clustersPerStep(samplers []gibbs.Sampler) []int {
+	var ks []int
+	for _, s := range samplers {
+		if w, ok := s.(*gibbs.Wolff); ok {
+			ks = append(ks, w.Clusters())
+		}
+	}
+	return ks
+}
+
 // isClusterSampler reports whether name is a cluster sampler, whose step
 // updates every variable (Swendsen–Wang) or about as many (Wolff).
 func isClusterSampler(name string) bool { return name == "sw" || name == "wolff" }
+
+// intList formats ks as "k" or "k0, k1, …" (one a chain).
+func intList(ks []int) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = strconv.Itoa(k)
+	}
+	return strings.Join(s, ", ")
+}

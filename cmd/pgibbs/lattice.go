@@ -95,9 +95,9 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 		"Chains advance by whole sweeps (progress and checkpoints count sweeps); -trace writes the per-sweep\n"+
 		"measurements, not the states.")
 	f := latticeFlags{runFlags: addRunFlags(fs, "lattice", runDefaults{sampler: "pgibbs",
-		samplers: "pgibbs, gibbs, auto, mgpmh, sw (Swendsen–Wang), wolff (one cluster a step) (discrete spins), gibbs-its, gibbs-da,\n" +
+		samplers: "pgibbs, gibbs, auto, mgpmh, sw (Swendsen–Wang), wolff (-clusters single clusters a sweep) (discrete spins), gibbs-its, gibbs-da,\n" +
 			"pgits, pgda, gibbs-rejection, pg-rejection (continuous spins), or chromatic (parallel colour-class sweeps)",
-		iters: 1000, itersName: "sweeps", itersUsage: "measured sweeps (one measurement each; at least 4), after the burn-in"})}
+		iters: 1000, itersName: "sweeps", itersUsage: "measured sweeps (one measurement each; at least 4), after the burn-in", clusters: true})}
 	fs.Lookup("burn").Usage = "sweeps before measuring (default a tenth of -sweeps)"
 	fs.Lookup("burn").DefValue = "-1"
 	f.burn = -1
@@ -201,11 +201,11 @@ func (r *latticeRun) job() job {
 					return nil, usagef("-update: %v", err)
 				}
 				s, err = gibbs.NewChromatic(factory, r.l, r.classes, rngs[:w], &opts)
-			} else {
-				s, err = gibbs.New(f.sampler, r.l, rngs[0], &opts)
-			}
-			if err != nil {
-				return nil, usagef("%v", err)
+				if err != nil {
+					return nil, usagef("%v", err)
+				}
+			} else if s, err = f.newSampler(r.l, rngs[0], &opts); err != nil {
+				return nil, err
 			}
 			r.samplers, r.meas = append(r.samplers, s), append(r.meas, meas)
 			var kern chain.Kernel = gibbs.Sweeper{Sampler: s}
@@ -268,6 +268,7 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 		FactorsPerStep: stats.FactorsPerStep(), DrawsPerStep: stats.PicksPerStep(),
 		record: f.record(o, conv),
 	}
+	out.ClustersPerStep = clustersPerStep(r.samplers)
 	if res.EnergySamples > 0 {
 		out.EnergyMethod = "monte-carlo"
 	}
@@ -443,6 +444,9 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	}
 	if out.Lambda > 0 {
 		sampler += fmt.Sprintf(", λ = %.4g", out.Lambda)
+	}
+	if len(out.ClustersPerStep) > 0 {
+		sampler += fmt.Sprintf(", %s clusters a sweep", intList(out.ClustersPerStep))
 	}
 	fmt.Fprintf(tw, "sampler\t%s\n", sampler)
 	chains := "1 chain"

@@ -172,6 +172,11 @@ func TestLatticeUsageErrors(t *testing.T) {
 		{"-sampler", "chromatic", "-update", "pgda"},
 		{"-sampler", "chromatic", "-workers", "0"},
 		{"-sampler", "chromatic", "-kernel", "power"},
+		{"-sampler", "sw", "-clusters", "3"},
+		{"-sampler", "wolff", "-clusters", "0"},
+		{"-sampler", "wolff", "-clusters", "many"},
+		{"-sampler", "sw", "-beta", "-1"},
+		{"-sampler", "wolff", "-spin", "continuous"},
 		{"-update", "gibbs"},
 		{"-workers", "2"},
 		{"-chains", "0"},
@@ -308,6 +313,10 @@ var latticeCases = []struct {
 	{"chromatic", []string{"lattice", "-size", "16", "-states", "3", "-beta", "1", "-sampler", "chromatic", "-workers", "2",
 		"-chains", "2", "-sweeps", "6000", "-seed", "3"}},
 	{"power", []string{"lattice", "-size", "10", "-kernel", "power", "-states", "3", "-beta", "0.4", "-sweeps", "8000"}},
+	// Wolff's tuned clusters a step are part of the chain's snapshot.
+	{"wolff", []string{"lattice", "-size", "12", "-kernel", "power", "-spin", "ising", "-beta", "0.3", "-sampler", "wolff",
+		"-chains", "2", "-sweeps", "20000"}},
+	{"sw", []string{"lattice", "-size", "32", "-spin", "ising", "-beta", "0.44", "-sampler", "sw", "-sweeps", "8000"}},
 }
 
 // TestLatticeCheckpointResume: a lattice run interrupted several times and

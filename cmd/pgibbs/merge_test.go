@@ -22,6 +22,8 @@ func TestMergeEqualsChains(t *testing.T) {
 		{"mh", "-model", "logistic", "-n", "300", "-d", "2", "-sampler", "flymc", "-iters", "2000"},
 		{"lattice", "-size", "8", "-spin", "ising", "-beta", "0.4", "-sweeps", "40"},
 		{"lattice", "-size", "8", "-states", "3", "-sampler", "chromatic", "-workers", "2", "-sweeps", "30"},
+		{"lattice", "-size", "8", "-kernel", "power", "-spin", "ising", "-beta", "0.3", "-sampler", "wolff", "-sweeps", "40"},
+		{"potts", "-width", "4", "-states", "3", "-sampler", "sw", "-iters", "300"},
 	}
 	const k = 3
 	for _, args := range cases {

@@ -45,7 +45,8 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&p.Beta, "beta", p.Beta, "inverse temperature β")
 	fs.Float64Var(&p.Gamma, "gamma", p.Gamma, "kernel width γ of exp(−γ·d²)")
 	perVar := fs.Bool("per-variable", false, "use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: "gibbs, pgibbs, sw (-iters counts its sweeps) or wolff (-iters counts single clusters)", iters: 1000000})
+	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: "gibbs, pgibbs, sw or wolff (for both -iters counts sweeps; a Wolff sweep is -clusters single clusters)",
+		iters: 1000000, clusters: true})
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
@@ -87,7 +88,11 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "model\tPotts %d×%d, D = %d, β = %g, γ = %g\n", p.Width, p.Width, p.States, p.Beta, p.Gamma)
 	fmt.Fprintf(tw, "L, Δ\t%.4f, %d\n", out.L, out.Delta)
-	fmt.Fprintf(tw, "sampler\t%s (λ = %.4g)\n", out.Sampler, out.Lambda)
+	if out.Lambda > 0 {
+		fmt.Fprintf(tw, "sampler\t%s (λ = %.4g)\n", out.Sampler, out.Lambda)
+	} else {
+		fmt.Fprintf(tw, "sampler\t%s\n", out.Sampler)
+	}
 	out.gibbsOutput.print(tw)
 	fmt.Fprintf(tw, "marginal ℓ2 error\t%.5f\n", out.MarginalL2Error)
 	printConvergence(tw, out.convergence)

@@ -41,6 +41,7 @@ type runFlags struct {
 
 	maxMemory string  // -max-memory
 	maxDraws  float64 // -max-draws
+	clusters  string  // -clusters of -sampler wolff: "auto" or a count
 
 	// inputs and outputs name the subcommand's flags that name files: they
 	// are made absolute, so that a resumed or merged run reads and writes
@@ -65,6 +66,7 @@ type runDefaults struct {
 	itersUsage        string
 	noLambdaScale     bool // the sampler family has no λ = scale·L²
 	lambdaUsage       string
+	clusters          bool // the subcommand offers -sampler wolff and its -clusters
 }
 
 // controlFlags may differ between a run and its resumption.
@@ -99,6 +101,10 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	fs.IntVar(&f.of, "of", 0, "the number K of chains of the run that -chain belongs to")
 	fs.Float64Var(&f.maxDraws, "max-draws", 0, "refuse a sampler whose expected work a step exceeds this many factor draws or evaluations\n(likelihood terms for mh; default 1e7; a hopeless step would otherwise run for hours)")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs estimated to need more memory than this (e.g. 8G, 500M; default: the memory this machine or container has)")
+	if d.clusters {
+		fs.StringVar(&f.clusters, "clusters", "auto", "single-cluster updates a step of -sampler wolff: a number, or auto: as many as update about one\n"+
+			"sweep's worth of sites, tuned on each chain's first 15 sweeps' worth of clusters (part of its burn-in), then fixed")
+	}
 	return f
 }
 
@@ -225,7 +231,24 @@ func (f *runFlags) check() error {
 	case f.checkpoint != "" && f.every <= 0:
 		return usagef("-checkpoint-every %v: need a positive interval", f.every)
 	}
+	if err := f.checkClusters(); err != nil {
+		return err
+	}
 	return checkLambdaFlags(f.lambda, f.lambdaScale)
+}
+
+// checkClusters validates -clusters: auto or 1 to 2³⁰, with -sampler wolff.
+func (f *runFlags) checkClusters() error {
+	if f.set["clusters"] && f.sampler != "wolff" {
+		return usagef("-clusters applies to -sampler wolff only")
+	}
+	if f.clusters == "" || f.clusters == "auto" {
+		return nil
+	}
+	if k, err := strconv.Atoi(f.clusters); err != nil || k < 1 || k > 1<<30 {
+		return usagef("-clusters %q: want auto or a number of clusters from 1 to 2³⁰", f.clusters)
+	}
+	return nil
 }
 
 func (f *runFlags) itersFlag() string {
@@ -494,6 +517,9 @@ type record struct {
 	Burn        int64   `json:"burn"`
 	Seconds     float64 `json:"seconds"`
 	StateSHA256 string  `json:"state_sha256"`
+	// ClustersPerStep is each chain's single-cluster updates a step
+	// (-sampler wolff).
+	ClustersPerStep []int `json:"clusters_per_step,omitempty"`
 	convergence
 	// Parts holds, with -chain k -of K, what `pgibbs merge` pools.
 	Parts []*part `json:"parts,omitempty"`
