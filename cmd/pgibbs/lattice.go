@@ -65,6 +65,8 @@ type latticeOutput struct {
 	Magnetisation      float64  `json:"magnetisation"`
 	MagnetisationError float64  `json:"magnetisation_error"`
 	MagnetisationTau   float64  `json:"magnetisation_tau"`
+	Binder             *float64 `json:"binder,omitempty"` // Ising and 2-state Potts spins
+	BinderError        *float64 `json:"binder_error,omitempty"`
 	ErrorPlateau       bool     `json:"error_plateau"`
 	SetupSeconds       float64  `json:"setup_seconds"`
 	Steps              int64    `json:"steps"`
@@ -269,6 +271,9 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 		record: f.record(o, conv),
 	}
 	out.ClustersPerStep = clustersPerStep(r.samplers)
+	if u, ok := r.binder(mq); ok {
+		out.Binder, out.BinderError = &u.Mean, &u.Err
+	}
 	if res.EnergySamples > 0 {
 		out.EnergyMethod = "monte-carlo"
 	}
@@ -307,6 +312,26 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 		return writeJSON(e, out)
 	}
 	return printLattice(e, out, l)
+}
+
+// binder returns the Binder cumulant of the chains' magnetisation series,
+// pooled, for spins whose order parameter is |m| (Ising, 2-state Potts;
+// the scalar order parameter of q > 2 Potts states or continuous spins has
+// other limits), and false where it does not apply or a chain has too few
+// measurements.
+func (r *latticeRun) binder(mq [][]float64) (lattice.Estimate, bool) {
+	if r.p.Spin.Kind == lattice.ContinuousSpins || r.p.Spin.States != 2 {
+		return lattice.Estimate{}, false
+	}
+	us := make([]lattice.Estimate, len(mq))
+	for k, m := range mq {
+		u, err := lattice.BinderCumulant(m)
+		if err != nil {
+			return lattice.Estimate{}, false
+		}
+		us[k] = u
+	}
+	return lattice.PoolEstimates(us), true
 }
 
 // latticeMaxChainSites bounds the sites of all chains together (each site
@@ -462,6 +487,9 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	}
 	fmt.Fprintf(tw, "energy per site\t%.6g ± %.2g (%s; τ = %.3g sweeps)\n", out.EnergyPerSite, out.EnergyError, method, out.EnergyTau)
 	fmt.Fprintf(tw, "magnetisation\t%.6g ± %.2g (τ = %.3g sweeps)\n", out.Magnetisation, out.MagnetisationError, out.MagnetisationTau)
+	if out.Binder != nil {
+		fmt.Fprintf(tw, "Binder cumulant\t%.5g ± %.2g (1 − ⟨m⁴⟩/3⟨m²⟩²)\n", *out.Binder, *out.BinderError)
+	}
 	if out.ESSBulkMin > 0 {
 		fmt.Fprintf(tw, "bulk ESS\t%.1f (the smaller of the energy's and the magnetisation's)\n", out.ESSBulkMin)
 	}

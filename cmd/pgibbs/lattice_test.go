@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // latticeJSON runs `pgibbs lattice args… -json` and decodes its output.
@@ -78,6 +80,36 @@ func TestLatticeIsing(t *testing.T) {
 	}
 	if got["colour_classes"].(float64) != 2 {
 		t.Errorf("%v colour classes for an even nearest-neighbour torus", got["colour_classes"])
+	}
+}
+
+// TestLatticeClusters: Swendsen–Wang and Wolff runs at β_c on a 16×16
+// torus report the exact finite-torus energy and a Binder cumulant near
+// U* ≈ 0.61 (0.6107 at infinite size; finite-size corrections at L = 16 are
+// below 0.01), and Wolff its clusters a sweep; the Binder cumulant is
+// reported for two-state spins only.
+func TestLatticeClusters(t *testing.T) {
+	bc := fmt.Sprint(math.Log(1+math.Sqrt2) / 2)
+	exact, err := lattice.IsingTorusEnergy(16, math.Log(1+math.Sqrt2)/2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"sw", "wolff"} {
+		got := latticeJSON(t, "-size", "16", "-spin", "ising", "-beta", bc, "-sampler", s, "-sweeps", "4000", "-chains", "2")
+		e, se := got["energy_per_site"].(float64), got["energy_error"].(float64)
+		if math.Abs(e-exact) > 4*se || se > 0.01 {
+			t.Errorf("%s: energy per site %v ± %v, exact %v", s, e, se, exact)
+		}
+		u, ok := got["binder"].(float64)
+		if ue, _ := got["binder_error"].(float64); !ok || math.Abs(u-0.6107) > 4*ue+0.01 {
+			t.Errorf("%s: Binder cumulant %v ± %v, want about 0.61", s, got["binder"], got["binder_error"])
+		}
+		if ks, _ := got["clusters_per_step"].([]any); (s == "wolff") != (len(ks) == 2) {
+			t.Errorf("%s: clusters_per_step %v", s, got["clusters_per_step"])
+		}
+	}
+	if got := latticeJSON(t, "-size", "8", "-states", "3", "-sampler", "sw", "-sweeps", "40"); got["binder"] != nil {
+		t.Errorf("a Binder cumulant %v for 3-state Potts spins", got["binder"])
 	}
 }
 
