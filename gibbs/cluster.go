@@ -62,9 +62,11 @@ import (
 // K_i = Σ_j K_ij) under a table over the variables ∝ K_i: an event picks i
 // ∝ K_i, then j ∝ K_ij, so the ordered pair (i, j) has rate K_ij/2 when the
 // number of events is Poisson(Σ_i K_i/2), and the pair {i, j} rate K_ij.
-// On a lattice (kernel.Torus) nothing is stored per pair: an event picks a
-// uniform site and an offset ∝ K_k from the lattice's own table, Poisson(N·L/2)
-// events, L = Σ_k K_k (Ising couplings J s_i s_j are Potts couplings of
+// On a lattice (kernel.Torus) nothing is stored per pair: each site, in
+// order, draws Poisson(L/2) events, L = Σ_k K_k, each to the site at an
+// offset picked ∝ K_k from the lattice's own table (the same Poisson(N·L/2)
+// process as a uniform site an event, visited in order so that memory is
+// read sequentially; Ising couplings J s_i s_j are Potts couplings of
 // K = 2βJ: the torus stores M_k = 2β|J_k|).
 //
 // Clusters are the components of a union–find over the free variables

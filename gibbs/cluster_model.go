@@ -63,10 +63,12 @@ type bonds struct {
 	k     []float64
 	top   minibatch.Alias
 	// total is the mean number of events of a sweep, Σ_{i<j} K_ij
-	// (Σ_i K_i/2; N·L/2 on a lattice), events their generator, site a
-	// lattice site's Poisson(L) events of Wolff growth.
+	// (Σ_i K_i/2; N·L/2 on a lattice), events their generator (a graph's);
+	// on a lattice, half draws a site's Poisson(L/2) events of a sweep and
+	// site its Poisson(L) events of Wolff growth.
 	total  float64
 	events minibatch.PoissonGen
+	half   minibatch.PoissonGen
 	site   minibatch.PoissonGen
 }
 
@@ -340,7 +342,7 @@ func (c *clusters) compileTorus(name string) error {
 	if err := checkMean(name, c.b.total, []float64{t.L}); err != nil {
 		return err
 	}
-	c.b.events = minibatch.NewPoissonTable(c.b.total)
+	c.b.half = minibatch.NewPoissonTable(t.L / 2)
 	c.b.site = minibatch.NewPoissonTable(t.L)
 	return nil
 }

@@ -17,11 +17,14 @@ import (
 // and the final relabelling (O(N), no long loop) is not interrupted.
 func (c *clusters) swendsenWang() bool {
 	c.resetUnionFind()
-	nb := c.b.events.Rand(c.r)
-	var ok bool
+	var (
+		nb int
+		ok bool
+	)
 	if c.b.tor != nil {
-		ok = c.torusBonds(nb)
+		nb, ok = c.torusBonds()
 	} else {
+		nb = c.b.events.Rand(c.r)
 		ok = c.graphBonds(nb)
 	}
 	if !ok {
@@ -127,30 +130,40 @@ func (b *bonds) pickNbr(r *rand.Rand, i int) int32 {
 	return b.nbr[k]
 }
 
-// torusBonds draws nb bond events on a lattice's pairs (a uniform site and
-// an offset ∝ K_k) and joins the pairs that agree, looking at the
-// interrupt channel between chunks of pollEvery events.
-func (c *clusters) torusBonds(nb int) bool {
+// torusBonds draws the bond events of a lattice site by site and joins
+// the pairs that agree: site i has Poisson(L/2) events, each to the site at
+// an offset drawn ∝ K_k. Their total is the sweep's Poisson(N·L/2), each
+// event on a uniform site and an offset ∝ K_k, the process of graphBonds:
+// only the order differs, and the components do not depend on it. Sites
+// in order keep x and the union–find arrays in cache, where uniformly
+// drawn sites miss on every event of a large lattice. It returns the
+// events drawn, and false if it was interrupted (looking at the channel
+// each time the sites and events since the last look pass pollEvery).
+func (c *clusters) torusBonds() (int, bool) {
 	t, r, x := c.b.tor, c.r, c.x
-	tab, sites := t.Table, uint64(t.Sites)
-	for nb > 0 {
-		chunk := min(nb, pollEvery)
-		nb -= chunk
-		for range chunk {
-			hi, _ := bits.Mul64(r.Uint64(), sites)
-			i := int(hi)
-			e := tab.PickEnt(r)
-			b0, b1, b2 := t.Bases(i)
-			j := t.Neighbour(b0, b1, b2, e)
-			if x[i] == x[j] {
+	tab, half := t.Table, &c.b.half
+	nb, work := 0, 0
+	for i := range t.Sites {
+		n := half.Rand(r)
+		if work += n + 1; work >= pollEvery {
+			if c.stop() {
+				return nb, false
+			}
+			work = 0
+		}
+		if n == 0 {
+			continue
+		}
+		nb += n
+		b0, b1, b2 := t.Bases(i)
+		xi := x[i]
+		for range n {
+			if j := t.Neighbour(b0, b1, b2, tab.PickEnt(r)); x[j] == xi {
 				c.union(int32(i), int32(j))
 			}
 		}
-		if nb > 0 && c.stop() {
-			return false
-		}
 	}
-	return true
+	return nb, true
 }
 
 // sumUnary adds each free variable's unary terms into its component's sum

@@ -149,6 +149,7 @@ func halveBonds(c *clusters) {
 	b := &c.b
 	b.events = minibatch.NewPoissonTable(b.total / 2)
 	if b.tor != nil {
+		b.half = minibatch.NewPoissonTable(b.tor.L / 4)
 		b.site = minibatch.NewPoissonTable(b.tor.L / 2)
 	}
 	for i := range b.k {

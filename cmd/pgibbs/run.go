@@ -103,7 +103,8 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs estimated to need more memory than this (e.g. 8G, 500M; default: the memory this machine or container has)")
 	if d.clusters {
 		fs.StringVar(&f.clusters, "clusters", "auto", "single-cluster updates a step of -sampler wolff: a number, or auto: as many as update about one\n"+
-			"sweep's worth of sites, tuned on each chain's first 15 sweeps' worth of clusters (part of its burn-in), then fixed")
+			"sweep's worth of sites, tuned per chain before its burn-in (rounds of 5 sweeps' worth of clusters until the count\n"+
+			"settles, at most 20), then fixed")
 	}
 	return f
 }
