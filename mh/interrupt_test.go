@@ -225,6 +225,9 @@ func interruptOnce(t *testing.T, c interruptCase, build func() (mh.Sampler, *ran
 	ch := &chain.Chain{Kernel: w, Sources: []*rand.PCG{src}}
 	err := (&chain.Runner{Steps: steps, Checkpoint: ck}).Run(ctx, []*chain.Chain{ch})
 	returned := time.Now()
+	if err == nil {
+		return "" // the timer fired after the last step (a loaded machine): try another point
+	}
 	if !chain.Stopped(err) {
 		t.Fatalf("%s: error %v, want a cancellation", c.name, err)
 	}
