@@ -16,6 +16,8 @@
 //	TunaMHTable1 Table 1 of the TunaMH paper: average batch sizes of the minibatch MH samplers
 //	RLR          ESS per second of MH, TunaMH, MH-SS, SMH, TFMH and FlyMC on robust linear regression
 //	Crossover    time per update of Gibbs, Poisson-Gibbs and the hand-written loops as the degree grows
+//	Clusters     τ of |m| against L at the 2-D Ising critical point for the heat bath, Poisson-Gibbs, Swendsen–Wang and Wolff, with z;
+//	             seconds per Swendsen–Wang and Poisson-Gibbs sweep against size and range (nearest neighbour, Gaussian, power law)
 //
 // A [Config] gives the seed, the number of runs averaged, the parallelism,
 // a [Progress] display and a cache directory. Run r of curve c draws from
@@ -59,7 +61,14 @@
 // lattices, a checkerboard Ising loop), benchmarked as sampler=handwritten
 // (BenchmarkStep, BenchmarkScaling, BenchmarkIsingSweep, BenchmarkPowerLaw);
 // [Crossover] times Gibbs, Poisson-Gibbs and the best hand-written loop as
-// the degree grows ("pgibbs reproduce crossover").
+// the degree grows ("pgibbs reproduce crossover"). [Clusters] measures what
+// the cluster samplers buy ("pgibbs reproduce clusters"): the integrated
+// autocorrelation time of |m| at the critical point of the 2-D Ising model
+// against L (with Sokal's self-consistent window and Madras and Sokal's
+// error) and the dynamic exponent z of each sampler, then the seconds per
+// sweep of Swendsen–Wang (Poisson-process bonds) and Poisson-Gibbs up to
+// 10⁶ sites and long range; package lattice's BenchmarkClusterSweep times
+// the Swendsen–Wang and Wolff sweeps alone.
 //
 // Besides ns/op (one op is one variable update) they report factors/op, the
 // distinct factors a step touches, and draws/op, the

@@ -10,12 +10,13 @@ import (
 )
 
 // figures are the names Reproduce knows, in the order of Figures.
-var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "all"}
+var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "all"}
 
 // Figures returns the names [Reproduce] knows, in order: "fig1a", "fig1b",
-// "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover" and,
-// last, "all" (every figure and table of the papers: all of them but
-// "crossover"). The slice is the caller's.
+// "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover",
+// "clusters" and, last, "all" (every figure and table of the papers: all
+// of them but the studies "crossover" and "clusters"). The slice is the
+// caller's.
 func Figures() []string { return slices.Clone(figures) }
 
 // The experiments' settings (quick or full); the tests replace them with
@@ -27,6 +28,7 @@ var (
 	table1Settings    = Table1Paper
 	rlrSettings       = RLRPaper
 	crossoverSettings = CrossoverPaper
+	clustersSettings  = ClustersPaper
 )
 
 // Reproduce regenerates the named figure or table (one of [Figures]) into
@@ -42,7 +44,8 @@ var (
 //	tunamh-table1  TunaMHTable1: tunamh-table1.csv
 //	tunamh-rlr     RLR: tunamh-rlr.csv
 //	crossover      Crossover, a timing study (run it alone on a quiet machine): crossover.csv, its summary, its plots
-//	all            fig1a to tunamh-rlr (not crossover), one Potts and one Spin run serving every figure
+//	clusters       Clusters, τ against L at the Ising critical point and seconds per sweep (run it alone): clusters-tau.csv, .png, .svg; clusters-cost.csv, .png, .svg
+//	all            fig1a to tunamh-rlr (not crossover, not clusters), one Potts and one Spin run serving every figure
 //
 // cfg goes to every driver; if cfg.Dir is empty, ground truths are cached
 // in dir. dir must exist ("" is the current directory); w may be nil. If
@@ -115,6 +118,7 @@ func (r *reproducer) steps(name string) []func(context.Context) error {
 		"tunamh-table1": {r.table1},
 		"tunamh-rlr":    {r.rlr},
 		"crossover":     {r.crossover},
+		"clusters":      {r.clusters},
 		"all":           {r.fig1a, r.fig1b, r.fig1c, r.fig2, r.fig3, r.table1, r.rlr},
 	}[name]
 }
@@ -319,6 +323,41 @@ func (r *reproducer) crossover(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.say("\n%s", res.Markdown())
+	return r.figure(res.WriteFigure(r.dir))
+}
+
+func (r *reproducer) clusters(ctx context.Context) error {
+	s := clustersSettings(r.quick)
+	chains := s.Chains
+	if chains == 0 {
+		chains = r.cfg.runs()
+	}
+	if len(s.Tau) > 0 {
+		r.say("\nCluster samplers against single-site updates: τ of |m| on L×L nearest-neighbour Ising tori at β = %.6g (β_c), sizes %v", s.Beta, s.Sizes)
+		for _, sp := range s.Tau {
+			r.say("  %s: sweeps %v (in all, shared by %d chains)", clustersName(sp.Key), sp.Sweeps, chains)
+		}
+		r.say("each chain: %d Swendsen–Wang sweeps from a random state, then its sampler (burn-in %g of its sweeps), |m| after every sweep; τ = 1 + 2Σρ over Sokal's window W ≥ %g·τ/2, error by Madras–Sokal; z by weighted least squares of log τ on log L",
+			s.Equilibrate, s.Burn, s.WindowC)
+	}
+	if len(s.CostSides) > 0 {
+		var ks []string
+		for _, k := range s.Kernels {
+			ks = append(ks, fmt.Sprintf("%s (%s, β = %.4g)", k.Key, k.Kernel, k.Beta))
+		}
+		var names []string
+		for _, k := range s.CostSamplers {
+			names = append(names, costName(k))
+		}
+		r.say("seconds per sweep of %s on 2-D Ising tori of sides %v: %s; %d Swendsen–Wang sweeps first, then the median of up to %d timed sweeps (%v at most), one goroutine",
+			strings.Join(names, ", "), s.CostSides, strings.Join(ks, ", "), s.CostEquilibrate, s.CostReps, s.CostBudget)
+	}
+	res, err := Clusters(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	r.say("τ study %.1f s, cost study %.1f s", res.TauSeconds, res.CostSeconds)
 	r.say("\n%s", res.Markdown())
 	return r.figure(res.WriteFigure(r.dir))
 }

@@ -23,9 +23,9 @@ import (
 // duration of a test.
 func tinyExperiments(t *testing.T) {
 	t.Helper()
-	p, s, g, t1, r, c := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings
+	p, s, g, t1, r, c, cl := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings
 	t.Cleanup(func() {
-		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings = p, s, g, t1, r, c
+		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings = p, s, g, t1, r, c, cl
 	})
 	pottsSettings = func(quick bool) PottsSettings {
 		s := PottsPaper(quick)
@@ -71,6 +71,7 @@ func tinyExperiments(t *testing.T) {
 		return s
 	}
 	crossoverSettings = func(bool) CrossoverSettings { return tinyCrossover() }
+	clustersSettings = func(bool) ClustersSettings { return tinyClusters() }
 }
 
 // lineProgress is a Progress drawn on a terminal: Start and Add draw its
@@ -333,9 +334,9 @@ func TestFigures(t *testing.T) {
 		}
 	}
 	// "all" is every figure and table of the papers, each once; crossover
-	// is a timing study and not part of it.
-	if n := len(r.steps("all")); n != len(names)-2 {
-		t.Errorf("all runs %d steps, want %d", n, len(names)-2)
+	// and clusters are studies of timing and physics and not part of it.
+	if n := len(r.steps("all")); n != len(names)-3 {
+		t.Errorf("all runs %d steps, want %d", n, len(names)-3)
 	}
 }
 

@@ -2,8 +2,10 @@ package lattice
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -262,5 +264,112 @@ func BenchmarkEnergyMC(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		l.EnergyMC(x, r, 1)
+	}
+}
+
+// clusterModel is an Ising lattice of BenchmarkClusterSweep with a state
+// equilibrated by Swendsen–Wang sweeps.
+type clusterModel struct {
+	l *Lattice
+	x []float64
+}
+
+var (
+	clusterModels   = map[string]clusterModel{}
+	clusterModelsMu sync.Mutex
+)
+
+// equilibratedIsing returns the 2-D Ising lattice of side n with kernel
+// "nn" (at Onsager's β_c) or "power" (r^−3, σ = 1, at β = 0.127, near its
+// critical point: see bench.ClustersPaper) and a state after 20
+// Swendsen–Wang sweeps from a random one, built once per kernel and side.
+func equilibratedIsing(b *testing.B, kernel string, n int) clusterModel {
+	b.Helper()
+	clusterModelsMu.Lock()
+	defer clusterModelsMu.Unlock()
+	key := fmt.Sprintf("%s%d", kernel, n)
+	if m, ok := clusterModels[key]; ok {
+		return m
+	}
+	p := Params{Dim: 2, Size: n, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: math.Log(1+math.Sqrt2) / 2}
+	if kernel == "power" {
+		p.Kernel, p.Beta = PowerLaw{Sigma: 1}, 0.127
+	}
+	l, err := New(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sw, err := gibbs.NewSwendsenWang(l, rand.New(rand.NewPCG(uint64(n), 1)), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 20 {
+		sw.Sweep()
+	}
+	if err := sw.Err(); err != nil {
+		b.Fatal(err)
+	}
+	m := clusterModel{l: l, x: slices.Clone(sw.State())}
+	clusterModels[key] = m
+	return m
+}
+
+// BenchmarkClusterSweep measures one Swendsen–Wang sweep, and one Wolff
+// step of clusters tuned to a sweep's worth of sites (Wolff.TuneClusters),
+// op = a sweep (or step), on 2-D Ising lattices near their critical points
+// (where the clusters are large), with nearest-neighbour and full-torus
+// power-law (σ = 1: 4095 and 999 999 offsets) couplings, from a state
+// equilibrated before the timer. The bonds are Poisson-process events
+// (Fukui–Todo): a sweep costs O(N + N·L/2) whatever the range, so the
+// power law's sweep costs about the nearest-neighbour one's. It reports
+// updates/s (site updates: every site a Swendsen–Wang sweep, the members
+// of the clusters a Wolff step) and events/update (bond events drawn per
+// site update); Wolff also reports its clusters a step.
+func BenchmarkClusterSweep(b *testing.B) {
+	for _, sampler := range []string{"sw", "wolff"} {
+		for _, kernel := range []string{"nn", "power"} {
+			for _, n := range []int{64, 1000} {
+				b.Run(fmt.Sprintf("sampler=%s/kernel=%s/sites=%d", sampler, kernel, n*n), func(b *testing.B) {
+					m := equilibratedIsing(b, kernel, n)
+					r := rand.New(rand.NewPCG(2, uint64(n)))
+					opt := &gibbs.Options{Init: m.x}
+					var s gibbs.Sampler
+					k := 0 // Wolff's clusters a step
+					switch sampler {
+					case "sw":
+						sw, err := gibbs.NewSwendsenWang(m.l, r, opt)
+						if err != nil {
+							b.Fatal(err)
+						}
+						sw.Sweep() // allocates the union–find arrays
+						s = sw
+					case "wolff":
+						w, err := gibbs.NewWolff(m.l, r, opt)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if k, err = w.TuneClusters(2); err != nil {
+							b.Fatal(err)
+						}
+						s = w
+					}
+					before := s.Stats()
+					b.ReportAllocs()
+					for b.Loop() {
+						s.Sweep()
+					}
+					if err := s.Err(); err != nil {
+						b.Fatal(err)
+					}
+					st := s.Stats()
+					updates := float64(st.Steps - before.Steps)
+					b.ReportMetric(updates/b.Elapsed().Seconds(), "updates/s")
+					b.ReportMetric(float64(st.Picks-before.Picks)/updates, "events/update")
+					if k > 0 {
+						b.ReportMetric(float64(k), "clusters/op")
+					}
+				})
+			}
+		}
 	}
 }

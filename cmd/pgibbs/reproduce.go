@@ -32,6 +32,9 @@ const reproduceUsage = `Regenerates a figure or table of the papers and writes C
   crossover      ns/update of Gibbs, Poisson-Gibbs and hand-written heat-bath loops as Δ grows, and the Δ from which
                  Poisson-Gibbs is faster (a timing study on one core: run it alone on a quiet machine; -runs sets
                  its repetitions, -workers is not used; not part of all)
+  clusters       τ of |m| against L at the 2-D Ising critical point (heat bath, Poisson-Gibbs, Swendsen–Wang, Wolff;
+                 fitted dynamic exponents z) and seconds per Swendsen–Wang / Poisson-Gibbs sweep up to 10⁶ sites and
+                 long range (a study: run it alone; -runs sets the chains; not part of all)
   all            every figure and table of the papers above (fig1a … tunamh-rlr), each run once
 Full runs take minutes each (see docs/RESULTS.md); -quick finishes each figure in under a minute with
 shorter runs (which it states). Figures average -runs independent runs, in parallel.`
