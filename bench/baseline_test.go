@@ -267,6 +267,15 @@ func isingRunEnergy(t *testing.T, beta float64, seed uint64) (mean, se float64) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sweepEnergy(c)
+}
+
+// sweepEnergy runs c for 1000 sweeps, then 50 batches of 2000 sweeps, and
+// returns the mean energy per site and its batch-means standard error.
+func sweepEnergy(c interface {
+	sweep()
+	energy() float64
+}) (mean, se float64) {
 	for range 1000 {
 		c.sweep()
 	}
@@ -305,6 +314,28 @@ func TestIsingCheckerboardEnergy(t *testing.T) {
 	t.Logf("β = %g: checkerboard %.5f ± %.5f", beta*1.05, wrong, wse)
 	if math.Abs(wrong-exact) <= 4*wse {
 		t.Errorf("the check does not tell β = %g from %g: %.5f ± %.5f against %.5f", beta*1.05, beta, wrong, wse, exact)
+	}
+}
+
+// TestIsingSWEnergy checks the hand-written Swendsen–Wang loop as
+// TestIsingCheckerboardEnergy checks the heat bath: the 4×4 torus at
+// β = 0.4 against enumeration, and a run at a β 5% off rejected.
+func TestIsingSWEnergy(t *testing.T) {
+	const beta = 0.4
+	exact := exactIsingEnergy(4, beta)
+	for _, tc := range []struct {
+		beta  float64
+		agree bool
+	}{{beta, true}, {beta * 1.05, false}} {
+		c, err := newIsingSW(4, tc.beta, rand.New(rand.NewPCG(3, 4)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean, se := sweepEnergy(c)
+		t.Logf("4×4 torus, β = %g: Swendsen–Wang %.5f ± %.5f, exact at β = %g %.5f", tc.beta, mean, se, beta, exact)
+		if got := math.Abs(mean-exact) <= 4*se; got != tc.agree {
+			t.Errorf("β = %g: energy %.5f ± %.5f against exact %.5f: agreement %v, want %v", tc.beta, mean, se, exact, got, tc.agree)
+		}
 	}
 }
 

@@ -195,6 +195,7 @@ func BenchmarkIsingSweep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchSW(b, l, side, beta)
 	classes, err := l.Colouring()
 	if err != nil {
 		b.Fatal(err)
@@ -222,6 +223,44 @@ func BenchmarkIsingSweep(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(side*side), "ns/site")
 		})
 	}
+}
+
+// benchSW measures a Swendsen–Wang sweep of the side×side Ising torus at
+// β: the hand-written loop (baseline.go) beside the library's sampler on
+// l (Poisson bond events).
+func benchSW(b *testing.B, l *lat.Lattice, side int, beta float64) {
+	b.Run("model=ising-nn1000/sampler=sw-handwritten", func(b *testing.B) {
+		c, err := newIsingSW(side, beta, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 5 {
+			c.sweep()
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			c.sweep()
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(side*side), "ns/site")
+	})
+	b.Run("model=ising-nn1000/sampler=sw", func(b *testing.B) {
+		s, err := gibbs.NewSwendsenWang(l, rand.New(rand.NewPCG(1, 2)), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 5 {
+			s.Sweep()
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			s.Sweep()
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(side*side), "ns/site")
+	})
 }
 
 // BenchmarkPowerLaw measures one random-scan update on the implicit

@@ -2,6 +2,7 @@ package gibbs
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -70,6 +71,12 @@ type bonds struct {
 	events minibatch.PoissonGen
 	half   minibatch.PoissonGen
 	site   minibatch.PoissonGen
+	// A short-range lattice (see directBonds) tests its pairs directly:
+	// fwd holds one offset of each ± pair, bondThr[k] = ⌊(1 − e^{−K})·2⁶⁴⌋
+	// its bond probability as a threshold for a uniform 64-bit word. nil:
+	// the Poisson process.
+	fwd     []kernel.TorusEnt
+	bondThr []uint64
 }
 
 // fields holds the unary terms h_i(v) of the free variables, tabulated at
@@ -344,7 +351,57 @@ func (c *clusters) compileTorus(name string) error {
 	}
 	c.b.half = minibatch.NewPoissonTable(t.L / 2)
 	c.b.site = minibatch.NewPoissonTable(t.L)
+	c.b.directBonds(t)
 	return nil
+}
+
+// directBonds sets up direct bond tests on a short-range lattice, where
+// testing each pair costs less than drawing its Poisson events: K/2 pairs
+// a site (one offset of each ± pair, forward) against L/2 events, each an
+// alias pick, and a Poisson count; chosen when K ≤ 2L + 4 (the
+// nearest-neighbour lattice near β_c: K = 4, L ≈ 3.5). A pair {i, i+k}
+// is then bonded, if it agrees, with probability 1 − e^{−K_k}: the
+// probability that the Poisson process gives it at least one event (rate
+// K_k/2 from each end). It needs every offset's inverse to be another
+// offset of the same weight (not so for offsets of half the side on an
+// even torus, which are their own inverse); otherwise the lattice keeps
+// the Poisson process.
+func (b *bonds) directBonds(t *kernel.Torus) {
+	if float64(len(t.Off)) > 2*t.L+4 || len(t.Off)%2 != 0 {
+		return
+	}
+	comp := make(map[[3]int32]int, len(t.Off))
+	for k := range t.Off {
+		comp[t.Components(&t.Off[k])] = k
+	}
+	var fwd []kernel.TorusEnt
+	var thr []uint64
+	for k := range t.Off {
+		c := t.Components(&t.Off[k])
+		neg := [3]int32{-c[0], -c[1], -c[2]}
+		inv, ok := comp[neg]
+		if !ok || inv == k || t.W[inv] != t.W[k] {
+			return
+		}
+		if c[0] > 0 || (c[0] == 0 && (c[1] > 0 || (c[1] == 0 && c[2] > 0))) {
+			fwd = append(fwd, t.Off[k])
+			thr = append(thr, probThreshold(-math.Expm1(-math.Abs(t.W[k]))))
+		}
+	}
+	b.fwd, b.bondThr = fwd, thr
+}
+
+// probThreshold returns t with P(u < t) = p for u uniform on 64 bits (to
+// within 2⁻⁶⁴).
+func probThreshold(p float64) uint64 {
+	switch t := math.Ldexp(p, 64); {
+	case !(t > 0):
+		return 0
+	case t >= 0x1p64:
+		return math.MaxUint64
+	default:
+		return uint64(t)
+	}
 }
 
 // checkWork refuses a model whose site updates would exceed the limit of

@@ -21,9 +21,12 @@ func (c *clusters) swendsenWang() bool {
 		nb int
 		ok bool
 	)
-	if c.b.tor != nil {
+	switch {
+	case c.b.fwd != nil:
+		nb, ok = c.directBonds()
+	case c.b.tor != nil:
 		nb, ok = c.torusBonds()
-	} else {
+	default:
 		nb = c.b.events.Rand(c.r)
 		ok = c.graphBonds(nb)
 	}
@@ -160,6 +163,36 @@ func (c *clusters) torusBonds() (int, bool) {
 		for range n {
 			if j := t.Neighbour(b0, b1, b2, tab.PickEnt(r)); x[j] == xi {
 				c.union(int32(i), int32(j))
+			}
+		}
+	}
+	return nb, true
+}
+
+// directBonds tests every agreeing pair of a short-range lattice once
+// (bonds.directBonds): site i, in order, tests its forward offsets, and an
+// agreeing pair is bonded with probability 1 − e^{−K_k}, one uniform word.
+// It returns the words drawn, and false if it was interrupted (looking at
+// the channel each time the pairs looked at pass pollEvery).
+func (c *clusters) directBonds() (int, bool) {
+	t, r, x := c.b.tor, c.r, c.x
+	fwd, thr := c.b.fwd, c.b.bondThr[:len(c.b.fwd)]
+	nb, work := 0, 0
+	for i := range t.Sites {
+		if work += len(fwd); work >= pollEvery {
+			if c.stop() {
+				return nb, false
+			}
+			work = 0
+		}
+		b0, b1, b2 := t.Bases(i)
+		xi := x[i]
+		for k := range fwd {
+			if j := t.Neighbour(b0, b1, b2, &fwd[k]); x[j] == xi {
+				nb++
+				if r.Uint64() < thr[k] {
+					c.union(int32(i), int32(j))
+				}
 			}
 		}
 	}

@@ -155,6 +155,9 @@ func halveBonds(c *clusters) {
 	for i := range b.k {
 		b.k[i] /= 2
 	}
+	for k, e := range b.fwd {
+		b.bondThr[k] = probThreshold(-math.Expm1(-math.Abs(b.tor.W[e.K]) / 2))
+	}
 }
 
 // sizeStopped is the Wolff step the issue first asked for: single-cluster
@@ -239,14 +242,17 @@ func clusterOnTorus(t *testing.T, name string, l *lattice.Lattice, seed uint64, 
 	var s Sampler
 	var c *clusters
 	switch name {
-	case "sw", "sw-update":
+	case "sw", "sw-update", "sw-poisson":
 		sw, err := NewSwendsenWang(l, r, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s, c = sw, &sw.clusters
-		if name == "sw-update" {
+		switch name {
+		case "sw-update":
 			s = updates{sw, new(int)}
+		case "sw-poisson": // the Poisson bond events where direct tests would serve
+			c.b.fwd, c.b.bondThr = nil, nil
 		}
 	default:
 		w, err := NewWolff(l, r, nil)
@@ -267,13 +273,22 @@ func clusterOnTorus(t *testing.T, name string, l *lattice.Lattice, seed uint64, 
 	return s
 }
 
+// hasDirect reports whether Swendsen–Wang tests l's pairs directly.
+func hasDirect(t *testing.T, l *lattice.Lattice) bool {
+	sw, err := NewSwendsenWang(l, rand.New(rand.NewPCG(1, 1)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sw.b.fwd != nil
+}
+
 func TestClusterTorusExactness(t *testing.T) {
 	skipShort(t)
 	for ci, tc := range clusterTori {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			l := newLattice(t, tc.p)
-			for si, name := range []string{"sw", "sw-update", "wolff", "wolff-4"} {
+			for si, name := range []string{"sw", "sw-update", "sw-poisson", "wolff", "wolff-4"} {
 				steps := exactSteps
 				if name == "wolff-4" {
 					steps /= 4
@@ -282,7 +297,7 @@ func TestClusterTorusExactness(t *testing.T) {
 				if z > zLimit {
 					t.Errorf("%s: %s: z = %.2f", name, where, z)
 				}
-				t.Logf("%s (K = %d offsets, L = %.3f): largest z %.2f", name, l.NumOffsets(), l.L(), z)
+				t.Logf("%s (K = %d offsets, L = %.3f, direct bonds %v): largest z %.2f", name, l.NumOffsets(), l.L(), hasDirect(t, l), z)
 			}
 		})
 	}
@@ -292,7 +307,7 @@ func TestClusterTorusExactness(t *testing.T) {
 // the lattices too.
 func TestClusterTorusCatchesHalfBonds(t *testing.T) {
 	skipShort(t)
-	for _, name := range []string{"sw", "wolff"} {
+	for _, name := range []string{"sw", "sw-poisson", "wolff"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			worst, caught := 0.0, 0
