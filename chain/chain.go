@@ -53,6 +53,26 @@ type Observer interface {
 	Observe(t int64, i int, x []float64)
 }
 
+// Conditioner is a Kernel whose single-coordinate steps draw the new value
+// from a distribution over a discrete coordinate's values that it can
+// report: Gibbs-type samplers, whose update is an exact draw from a
+// conditional (of the target, or of an augmented target whose x-marginal is
+// the target). Averaging the reported distributions instead of counting the
+// drawn values is Rao–Blackwellisation (see Marginals.RaoBlackwellise).
+type Conditioner interface {
+	Kernel
+	// RecordConditionals turns the recording of the distributions on or
+	// off (off at first: recording costs a copy of a coordinate's weights
+	// a step).
+	RecordConditionals(on bool)
+	// Conditional returns the coordinate the last step drew, and the
+	// weights w of its values (w[v]/total the probability it drew v, total
+	// > 0), a view valid until the next step; or i < 0 when the last step
+	// drew nothing it can report (recording off, an observed coordinate,
+	// a step of another kind).
+	Conditional() (i int, w []float64, total float64)
+}
+
 // Snapshotter is implemented by kernels and observers that can be
 // checkpointed: Snapshot returns the object's state, Restore sets it from a
 // snapshot of the same kind of object on the same model. Random sources are

@@ -13,11 +13,21 @@ import (
 // to date only when it changes or when read), so it does not dominate a
 // cheap single-site step; after a step returning Any it checks every
 // coordinate.
+//
+// RaoBlackwellise switches it to the Rao–Blackwellised estimator: each
+// holding period of a coordinate's value credits the distribution the value
+// was drawn from instead of the value (see RaoBlackwellise).
 type Marginals struct {
 	counts [][]float64
 	cur    []int
 	last   []int64
 	n      int64
+
+	// Rao–Blackwellised (src non-nil): cond[j] is the distribution x_j's
+	// current value was drawn from, while isCond[j].
+	src    Conditioner
+	cond   [][]float64
+	isCond []bool
 }
 
 // NewMarginals returns marginal counters for coordinates with sizes[j]
@@ -33,32 +43,113 @@ func NewMarginals(sizes []int) *Marginals {
 	return mg
 }
 
+// RaoBlackwellise makes mg average the distributions src's steps draw from
+// (src is the chain's kernel; call it before the first Observe). The
+// visit-count estimator credits x_j's value for every state it holds; this
+// one credits, for the same states, the distribution p the value was drawn
+// from. The holding time (until the next draw of j) does not depend on the
+// value drawn when the choice of coordinates does not (random or
+// systematic scan), so each credit has the expectation of the count it
+// replaces: E[h·δ(x_j = v)] = E[h·p(v)], and the estimate converges to the
+// same marginals with less variance (Rao–Blackwell: p is the conditional
+// expectation of the indicator given what the draw conditioned on). It is
+// unbiased for any Gibbs-type draw from an exact conditional of the target
+// or of an augmented target with the target as marginal (Poisson-Gibbs's
+// minibatch; see gibbs.PoissonGibbs.Conditional). A step whose
+// distribution src does not report, and a step returning Any, credit the
+// values as before, and a conditional's holding ends at the next step
+// returning Any. It turns src's recording on.
+func (mg *Marginals) RaoBlackwellise(src Conditioner) {
+	mg.src = src
+	mg.cond = make([][]float64, len(mg.counts))
+	mg.isCond = make([]bool, len(mg.counts))
+	src.RecordConditionals(true)
+}
+
+// RaoBlackwellised reports whether mg averages conditionals.
+func (mg *Marginals) RaoBlackwellised() bool { return mg.src != nil }
+
 // Observe implements Observer.
 func (mg *Marginals) Observe(_ int64, i int, x []float64) {
-	if mg.n == 0 {
+	switch {
+	case mg.n == 0:
 		for j := range mg.cur {
 			if len(mg.counts[j]) > 0 {
 				mg.cur[j] = int(x[j])
 			}
 		}
-	} else if i == Any {
+	case i == Any:
 		for j := range mg.counts {
 			mg.see(j, x)
 		}
-	} else {
+	default:
 		mg.see(i, x)
+	}
+	if mg.src != nil && i >= 0 {
+		mg.condition(i, x)
 	}
 	mg.n++
 }
 
-// see credits coordinate j's previous value if it changed.
+// see credits coordinate j's holding so far if its value changed (or, if
+// its value was drawn from a distribution, whatever happened).
 func (mg *Marginals) see(j int, x []float64) {
-	if c := mg.counts[j]; len(c) > 0 {
-		if v := int(x[j]); v != mg.cur[j] {
-			c[mg.cur[j]] += float64(mg.n - mg.last[j])
-			mg.cur[j], mg.last[j] = v, mg.n
+	if len(mg.counts[j]) > 0 {
+		if v := int(x[j]); v != mg.cur[j] || (mg.isCond != nil && mg.isCond[j]) {
+			mg.flush(j)
+			mg.cur[j] = v
 		}
 	}
+}
+
+// flush credits coordinate j's holding since last[j] (up to the current
+// state, not included) and starts a new one.
+func (mg *Marginals) flush(j int) {
+	h, c := float64(mg.n-mg.last[j]), mg.counts[j]
+	if mg.isCond != nil && mg.isCond[j] {
+		for v, p := range mg.cond[j] {
+			c[v] += h * p
+		}
+		mg.isCond[j] = false
+	} else if h > 0 {
+		c[mg.cur[j]] += h
+	}
+	mg.last[j] = mg.n
+}
+
+// condition makes the distribution src drew coordinate i from, if it
+// reports one, the credit of i's new holding.
+func (mg *Marginals) condition(i int, x []float64) {
+	ci, w, total := mg.src.Conditional()
+	c := mg.counts[i]
+	if ci != i || !(total > 0) || len(w) != len(c) || len(c) == 0 {
+		return
+	}
+	if mg.n > 0 {
+		mg.flush(i) // the holding so far (see has flushed it if the value changed)
+	}
+	p := mg.cond[i]
+	if p == nil {
+		p = make([]float64, len(c))
+		mg.cond[i] = p
+	}
+	for v, wv := range w {
+		p[v] = wv / total
+	}
+	mg.cur[i], mg.isCond[i] = int(x[i]), true
+}
+
+// held adds the current holding of coordinate j to out (len out = its
+// values).
+func (mg *Marginals) held(j int, out []float64) {
+	h := float64(mg.n - mg.last[j])
+	if mg.isCond != nil && mg.isCond[j] {
+		for v, p := range mg.cond[j] {
+			out[v] += h * p
+		}
+		return
+	}
+	out[mg.cur[j]] += h
 }
 
 // N returns the number of states observed.
@@ -67,14 +158,11 @@ func (mg *Marginals) N() int64 { return mg.n }
 // Probs returns the marginal frequencies, one slice per coordinate (empty
 // for uncounted ones). The result is freshly allocated.
 func (mg *Marginals) Probs() [][]float64 {
-	out := make([][]float64, len(mg.counts))
-	for j, c := range mg.counts {
-		out[j] = make([]float64, len(c))
-		if len(c) == 0 || mg.n == 0 {
-			continue
-		}
-		copy(out[j], c)
-		out[j][mg.cur[j]] += float64(mg.n - mg.last[j])
+	out := mg.Counts()
+	if mg.n == 0 {
+		return out
+	}
+	for j := range out {
 		for v := range out[j] {
 			out[j][v] /= float64(mg.n)
 		}
@@ -83,14 +171,15 @@ func (mg *Marginals) Probs() [][]float64 {
 }
 
 // Counts returns the number of observed states in which x_j = v, as
-// float64 (exact below 2⁵³), one slice per coordinate: what pooling runs
-// across processes needs. The result is freshly allocated.
+// float64 (exact below 2⁵³; Rao–Blackwellised: the summed probabilities),
+// one slice per coordinate: what pooling runs across processes needs. The
+// result is freshly allocated.
 func (mg *Marginals) Counts() [][]float64 {
 	out := make([][]float64, len(mg.counts))
 	for j, c := range mg.counts {
 		out[j] = append([]float64{}, c...)
 		if len(c) > 0 && mg.n > 0 {
-			out[j][mg.cur[j]] += float64(mg.n - mg.last[j])
+			mg.held(j, out[j])
 		}
 	}
 	return out

@@ -44,11 +44,14 @@ type marginalsState struct {
 	Cur    []int       `json:"cur"`
 	Last   []int64     `json:"last"`
 	N      int64       `json:"n"`
+	// Rao–Blackwellised marginals only.
+	Cond   [][]float64 `json:"cond,omitempty"`
+	IsCond []bool      `json:"is_cond,omitempty"`
 }
 
 // Snapshot implements Snapshotter.
 func (mg *Marginals) Snapshot() ([]byte, error) {
-	return snapshotObserver("marginals", marginalsState{mg.counts, mg.cur, mg.last, mg.n})
+	return snapshotObserver("marginals", marginalsState{mg.counts, mg.cur, mg.last, mg.n, mg.cond, mg.isCond})
 }
 
 // Restore implements Snapshotter.
@@ -68,7 +71,37 @@ func (mg *Marginals) Restore(data []byte) error {
 			return fmt.Errorf("chain: restore marginals: coordinate %d holds value %d of %d", j, c, len(st.Counts[j]))
 		}
 	}
+	if err := mg.restoreCond(st); err != nil {
+		return err
+	}
 	mg.counts, mg.cur, mg.last, mg.n = st.Counts, st.Cur, st.Last, st.N
+	return nil
+}
+
+// restoreCond restores the conditionals of Rao–Blackwellised marginals,
+// refusing a snapshot of the other estimator.
+func (mg *Marginals) restoreCond(st marginalsState) error {
+	if (mg.src != nil) != (st.IsCond != nil) {
+		kinds := map[bool]string{false: "visit-count", true: "Rao–Blackwellised"}
+		return fmt.Errorf("chain: restore marginals: a snapshot of %s marginals into %s ones", kinds[st.IsCond != nil], kinds[mg.src != nil])
+	}
+	if mg.src == nil {
+		return nil
+	}
+	if len(st.IsCond) != len(mg.counts) || len(st.Cond) != len(mg.counts) {
+		return fmt.Errorf("chain: restore marginals: conditionals of %d coordinates, observer of %d", len(st.Cond), len(mg.counts))
+	}
+	for j, p := range st.Cond {
+		if st.IsCond[j] && len(p) != len(mg.counts[j]) {
+			return fmt.Errorf("chain: restore marginals: coordinate %d has %d values, its conditional %d", j, len(mg.counts[j]), len(p))
+		}
+		for v, q := range p {
+			if !(q >= 0 && q <= 1) {
+				return fmt.Errorf("chain: restore marginals: coordinate %d: conditional probability %v of value %d", j, q, v)
+			}
+		}
+	}
+	mg.cond, mg.isCond = st.Cond, st.IsCond
 	return nil
 }
 

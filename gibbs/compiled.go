@@ -670,6 +670,9 @@ func (c *chain) setPow(i int, n []int32, pow []float64, full float64) {
 	w := c.u[:len(n)]
 	total := powWeights(w, n, pow, full)
 	c.x[i] = float64(drawWeights(c.r.Float64()*total, w))
+	if c.record {
+		c.drew(i, w, total)
+	}
 }
 
 // powWeights sets w[v] = (1 + 1/a)^{n_v − max n} — pow[max n − n_v], or

@@ -221,6 +221,15 @@ type chain struct {
 	aborted bool
 	budget  int
 	saved   []float64
+
+	// Rao–Blackwellisation (conditional.go): while record is set, the last
+	// update's draw: variable condI, weights condW and their total, at
+	// stats.Steps = condAt.
+	record  bool
+	condI   int
+	condW   []float64
+	condTot float64
+	condAt  int64
 }
 
 // newChain checks the model and options common to all samplers and sets up
@@ -375,19 +384,26 @@ func (c *chain) addExact(i, k int, u []float64) bool {
 // sampleLog draws v with probability ∝ exp(u[v]) by max-subtracted
 // exponentials, overwriting u. It returns −1 if every u[v] is −Inf.
 func sampleLog(r *rand.Rand, u []float64) int {
+	v, _ := sampleLogTotal(r, u)
+	return v
+}
+
+// sampleLogTotal is sampleLog that also returns the total of the weights
+// it leaves in u.
+func sampleLogTotal(r *rand.Rand, u []float64) (int, float64) {
 	mx := math.Inf(-1)
 	for _, e := range u {
 		mx = max(mx, e)
 	}
 	if math.IsInf(mx, -1) {
-		return -1
+		return -1, 0
 	}
 	total := 0.0
 	for v, e := range u {
 		u[v] = math.Exp(e - mx)
 		total += u[v]
 	}
-	return drawWeights(r.Float64()*total, u)
+	return drawWeights(r.Float64()*total, u), total
 }
 
 // drawWeights returns the first v with t < w[0] + … + w[v], for t drawn
@@ -409,12 +425,15 @@ func drawWeights(t float64, w []float64) int {
 
 // set finishes a discrete update of i from the energies u.
 func (c *chain) set(i int, u []float64) {
-	v := sampleLog(c.r, u)
+	v, total := sampleLogTotal(c.r, u)
 	if v < 0 {
 		c.fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
 		return
 	}
 	c.x[i] = float64(v)
+	if c.record {
+		c.drew(i, u, total)
+	}
 }
 
 // Where implements chain.Locator: after a panic in a step (a user's factor

@@ -38,6 +38,7 @@ func (c *chain) snapshot(kind string, eps *float64) ([]byte, error) {
 }
 
 func (c *chain) restore(kind string, data []byte) (*chainState, error) {
+	c.condAt = -1 // no update of the restored chain has drawn yet
 	var st chainState
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("gibbs: restore %s: %w", kind, err)

@@ -25,6 +25,9 @@ type gibbsRun struct {
 	samplers []gibbs.Sampler
 	traces   []*chain.Trace
 	extra    float64 // bytes of the subcommand's observers beyond marginals
+	// marginals: each chain gets marginals (margs), by -estimator.
+	marginals bool
+	margs     []*chain.Marginals
 }
 
 // traceDraws is the number of draws a chain's R̂/ESS trace keeps.
@@ -49,8 +52,16 @@ func (g *gibbsRun) job() job {
 			}
 			g.samplers, g.traces = append(g.samplers, s), append(g.traces, tr)
 			var obs []chain.Observer
+			if g.marginals {
+				mg := chain.NewMarginals(factorgraph.Sizes(g.model))
+				if c, ok := s.(chain.Conditioner); ok && g.f.estimator == "rb" {
+					mg.RaoBlackwellise(c)
+				}
+				g.margs = append(g.margs, mg)
+				obs = append(obs, mg)
+			}
 			if g.observe != nil {
-				obs = g.observe(k)
+				obs = append(obs, g.observe(k)...)
 			}
 			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: append(obs, tr)}, nil
 		},
@@ -128,6 +139,7 @@ func stepsPerSecond(steps int64, chains int, seconds float64) float64 {
 // gibbsOutput is the part of the JSON output of potts, uai, spin and tgm
 // that describes the samplers' run.
 type gibbsOutput struct {
+	Estimator      string   `json:"estimator,omitempty"` // of the marginals: rb or counts
 	Lambda         float64  `json:"lambda"`
 	Iterations     int64    `json:"iterations"`
 	FactorsPerStep float64  `json:"factors_per_step"`
@@ -146,6 +158,12 @@ func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
 		DrawsPerStep: st.PicksPerStep(), TriesPerStep: st.TriesPerStep(),
 		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: g.f.record(o, conv)}
 	out.ClustersPerStep = clustersPerStep(g.samplers)
+	if len(g.margs) > 0 {
+		out.Estimator = "counts"
+		if g.margs[0].RaoBlackwellised() {
+			out.Estimator = "rb"
+		}
+	}
 	if st.Proposals > 0 {
 		a := st.AcceptanceRate()
 		out.AcceptanceRate = &a
@@ -157,6 +175,12 @@ func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
 func (out gibbsOutput) print(tw io.Writer) {
 	fmt.Fprintf(tw, "iterations\t%d in %d chain(s), %.2f s, %.0f steps/s a chain\n", out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond)
 	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", out.FactorsPerStep, out.DrawsPerStep)
+	switch out.Estimator {
+	case "rb":
+		fmt.Fprintf(tw, "marginals\tRao–Blackwellised (the average of the conditionals drawn from)\n")
+	case "counts":
+		fmt.Fprintf(tw, "marginals\tvisit counts\n")
+	}
 	if len(out.ClustersPerStep) > 0 {
 		fmt.Fprintf(tw, "clusters a step\t%s\n", intList(out.ClustersPerStep))
 	}
@@ -223,6 +247,9 @@ func clustersPerStep(samplers []gibbs.Sampler) []int {
 	}
 	return ks
 }
+
+// rbSamplers are the samplers whose conditionals -estimator rb averages.
+var rbSamplers = []string{"gibbs", "pgibbs", "auto"}
 
 // isClusterSampler reports whether name is a cluster sampler, whose step
 // updates every variable (Swendsen–Wang) or about as many (Wolff).

@@ -9,7 +9,6 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
-	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -46,7 +45,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&p.Gamma, "gamma", p.Gamma, "kernel width γ of exp(−γ·d²)")
 	perVar := fs.Bool("per-variable", false, "use per-variable L_i and λ_i = (λ/L²)·L_i²")
 	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: "gibbs, pgibbs, sw or wolff (for both -iters counts sweeps; a Wolff sweep is -clusters single clusters)",
-		iters: 1000000, clusters: true})
+		iters: 1000000, clusters: true, estimator: true})
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
@@ -63,17 +62,13 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var margs []*chain.Marginals
-	run := &gibbsRun{f: f, model: g, opts: f.options(), observe: func(int) []chain.Observer {
-		margs = append(margs, chain.NewMarginals(factorgraph.Sizes(g)))
-		return []chain.Observer{margs[len(margs)-1]}
-	}}
+	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}
 	run.opts.PerVariable = *perVar
 	o, err := f.execute(ctx, run.job())
 	if err != nil {
 		return err
 	}
-	l2, err := diag.MarginalL2(chain.PoolMarginals(margs...), uniform(g.NumVars(), p.States))
+	l2, err := diag.MarginalL2(chain.PoolMarginals(run.margs...), uniform(g.NumVars(), p.States))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ type runFlags struct {
 	maxMemory string  // -max-memory
 	maxDraws  float64 // -max-draws
 	clusters  string  // -clusters of -sampler wolff: "auto" or a count
+	estimator string  // -estimator of the marginals: "rb" or "counts"
 
 	// inputs and outputs name the subcommand's flags that name files: they
 	// are made absolute, so that a resumed or merged run reads and writes
@@ -67,6 +69,7 @@ type runDefaults struct {
 	noLambdaScale     bool // the sampler family has no λ = scale·L²
 	lambdaUsage       string
 	clusters          bool // the subcommand offers -sampler wolff and its -clusters
+	estimator         bool // the subcommand estimates marginals: -estimator
 }
 
 // controlFlags may differ between a run and its resumption.
@@ -101,6 +104,10 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	fs.IntVar(&f.of, "of", 0, "the number K of chains of the run that -chain belongs to")
 	fs.Float64Var(&f.maxDraws, "max-draws", 0, "refuse a sampler whose expected work a step exceeds this many factor draws or evaluations\n(likelihood terms for mh; default 1e7; a hopeless step would otherwise run for hours)")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs estimated to need more memory than this (e.g. 8G, 500M; default: the memory this machine or container has)")
+	if d.estimator {
+		fs.StringVar(&f.estimator, "estimator", "rb", "marginal estimator: rb (Rao–Blackwellised: the average of the conditionals the sampler draws from;\n"+
+			"gibbs, pgibbs and auto, the other samplers count visits) or counts (the fraction of steps in each value)")
+	}
 	if d.clusters {
 		fs.StringVar(&f.clusters, "clusters", "auto", "single-cluster updates a step of -sampler wolff: a number, or auto: as many as update about one\n"+
 			"sweep's worth of sites, tuned per chain before its burn-in (rounds of 5 sweeps' worth of clusters until the count\n"+
@@ -235,7 +242,25 @@ func (f *runFlags) check() error {
 	if err := f.checkClusters(); err != nil {
 		return err
 	}
+	if err := f.checkEstimator(); err != nil {
+		return err
+	}
 	return checkLambdaFlags(f.lambda, f.lambdaScale)
+}
+
+// checkEstimator validates -estimator: rb (with a sampler that reports its
+// conditionals, when given explicitly) or counts.
+func (f *runFlags) checkEstimator() error {
+	switch {
+	case f.estimator == "" || f.estimator == "counts":
+		return nil
+	case f.estimator != "rb":
+		return usagef("-estimator %q: want rb or counts", f.estimator)
+	case f.set["estimator"] && !slices.Contains(rbSamplers, f.sampler):
+		return usagef("-estimator rb: %s does not report the conditionals it draws from (%s do); use -estimator counts",
+			f.sampler, strings.Join(rbSamplers, ", "))
+	}
+	return nil
 }
 
 // checkClusters validates -clusters: auto or 1 to 2³⁰, with -sampler wolff.

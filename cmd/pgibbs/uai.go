@@ -9,7 +9,6 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
-	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/gibbs"
 )
@@ -55,7 +54,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	lambda2 := fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)")
 	lambda2Scale := fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)")
 	perVar := fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", "), iters: 1000000})
+	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", "), iters: 1000000, estimator: true})
 	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out"}
 	if err := f.parse(e, args); err != nil {
 		return err
@@ -78,17 +77,13 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *model, err)
 	}
-	var margs []*chain.Marginals
-	run := &gibbsRun{f: f, model: g, opts: f.options(), observe: func(int) []chain.Observer {
-		margs = append(margs, chain.NewMarginals(factorgraph.Sizes(g)))
-		return []chain.Observer{margs[len(margs)-1]}
-	}}
+	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}
 	run.opts.PerVariable, run.opts.Lambda2, run.opts.Lambda2Scale = *perVar, *lambda2, *lambda2Scale
 	res, err := f.execute(ctx, run.job())
 	if err != nil {
 		return err
 	}
-	marginals := chain.PoolMarginals(margs...)
+	marginals := chain.PoolMarginals(run.margs...)
 	o := uaiOutput{
 		Model: *model, Type: m.Type, Variables: m.NumVars(), Factors: len(m.Scopes), HardFactors: m.HardFactors(),
 		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Out: *out,

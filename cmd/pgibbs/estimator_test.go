@@ -1,0 +1,48 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestEstimator: marginals are Rao–Blackwellised by default for the
+// samplers that report conditionals and counted for the others; -estimator
+// counts restores visit counts; an explicit rb with a sampler that cannot
+// serve it, or an unknown estimator, is a usage error.
+func TestEstimator(t *testing.T) {
+	model, evid, mar := uaiFiles(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"potts", "-width", "4", "-states", "3", "-iters", "20000"}, "rb"},
+		{[]string{"potts", "-width", "4", "-states", "3", "-iters", "20000", "-estimator", "counts"}, "counts"},
+		{[]string{"potts", "-width", "4", "-states", "3", "-iters", "200", "-sampler", "sw"}, "counts"},
+		{[]string{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-iters", "20000"}, "rb"},
+		{[]string{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-iters", "20000", "-sampler", "mgpmh"}, "counts"},
+	} {
+		code, out, stderr := runCLI(t, append(tc.args, "-json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		var o struct {
+			Estimator string `json:"estimator"`
+		}
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.Estimator != tc.want {
+			t.Errorf("%v: estimator %q, want %q", tc.args, o.Estimator, tc.want)
+		}
+	}
+	for _, args := range [][]string{
+		{"potts", "-width", "4", "-iters", "100", "-estimator", "mean"},
+		{"potts", "-width", "4", "-iters", "100", "-sampler", "sw", "-estimator", "rb"},
+		{"uai", "-model", model, "-iters", "100", "-sampler", "mingibbs", "-estimator", "rb"},
+		{"lattice", "-size", "4", "-estimator", "rb"},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
+			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)
+		}
+	}
+}
