@@ -204,8 +204,54 @@ type Runner struct {
 	// records their sizes and SHA-256, and Checkpoint.Restore refuses to
 	// resume if one has changed.
 	Inputs []string
+	// Until, if set, is the run's stopping rule (a convergence check): it
+	// is called whenever every chain has done a multiple of CheckEvery
+	// steps, and the run ends when it returns true; Steps, or Duration,
+	// stays the ceiling. The check points are the same step counts on a
+	// resumed run, so a resumed run stops where the uninterrupted one
+	// does. An error from Until ends the run with that error.
+	Until      func(chains []*Chain) (bool, error)
+	CheckEvery int64
 
-	inputs []File
+	inputs    []File
+	converged bool
+}
+
+// Converged reports whether the last Run ended because Until returned
+// true.
+func (r *Runner) Converged() bool { return r.converged }
+
+// nextCheck returns the step count every chain runs to next: the next
+// multiple of CheckEvery above the fewest steps a chain has done, capped
+// at ceiling (no check: ceiling).
+func (r *Runner) nextCheck(chains []*Chain, ceiling int64) int64 {
+	if r.Until == nil {
+		return ceiling
+	}
+	done := ceiling
+	for _, c := range chains {
+		done = min(done, c.Done())
+	}
+	return min(ceiling, (done/r.CheckEvery+1)*r.CheckEvery)
+}
+
+// check calls Until at a check point (every chain at `at` steps, below the
+// ceiling) and records its answer.
+func (r *Runner) check(chains []*Chain, at, ceiling int64) (bool, error) {
+	if r.Until == nil || at >= ceiling {
+		return false, nil
+	}
+	for _, c := range chains {
+		if c.Done() != at {
+			return false, nil
+		}
+	}
+	ok, err := r.Until(chains)
+	if err != nil {
+		return false, fmt.Errorf("chain: stopping rule after %d steps: %w", at, err)
+	}
+	r.converged = ok
+	return ok, nil
 }
 
 // Interrupted is the error of a run stopped by its context; Checkpoint
@@ -241,6 +287,8 @@ func (r *Runner) validate() error {
 		return errors.New("chain: a run with a time budget is not reproducible and cannot be checkpointed: give a number of steps")
 	case r.Every < 0:
 		return fmt.Errorf("chain: checkpoint interval %v: need a positive interval", r.Every)
+	case r.Until != nil && r.CheckEvery < 1:
+		return fmt.Errorf("chain: a stopping rule checked every %d steps: need at least 1", r.CheckEvery)
 	}
 	return nil
 }
@@ -257,37 +305,51 @@ func (r *Runner) Run(ctx context.Context, chains []*Chain) error {
 	if err := r.prepare(chains); err != nil {
 		return err
 	}
+	r.converged = false
 	if r.Duration > 0 {
 		return r.runFor(ctx, chains)
 	}
-	to := r.Steps
 	every := r.Every
 	if every == 0 {
 		every = time.Minute
 	}
+	lastSave := time.Now()
 	for {
+		to := r.nextCheck(chains, r.Steps)
 		seg, cancel := context.WithCancel(context.Background())
 		var timer *time.Timer
 		if r.Checkpoint != "" {
-			timer = time.AfterFunc(every, cancel)
+			timer = time.AfterFunc(max(0, every-time.Since(lastSave)), cancel)
 		}
 		err := runSegment(ctx, seg, chains, to)
 		if timer != nil {
 			timer.Stop()
 		}
+		timeToSave := seg.Err() != nil
 		cancel()
 		if err != nil && !Stopped(err) {
 			return err
 		}
 		complete := true
 		for _, c := range chains {
-			complete = complete && c.Done() >= to
+			complete = complete && c.Done() >= r.Steps
+		}
+		if ctx.Err() == nil && !complete {
+			stop, err := r.check(chains, to, r.Steps)
+			if err != nil {
+				return err
+			}
+			complete = stop
+		}
+		if !complete && ctx.Err() == nil && !timeToSave {
+			continue // a check point: no checkpoint yet
 		}
 		var saveErr error
 		if r.Checkpoint != "" {
 			if err := r.save(chains); err != nil {
 				saveErr = &SaveError{Path: r.Checkpoint, Err: err}
 			}
+			lastSave = time.Now()
 		}
 		switch {
 		case complete:
@@ -350,14 +412,22 @@ func (r *Runner) runFor(ctx context.Context, chains []*Chain) error {
 	}
 	budget, cancel := context.WithTimeout(context.Background(), r.Duration)
 	defer cancel()
-	err := runSegment(ctx, budget, chains, to)
-	if err != nil && !Stopped(err) {
-		return err
+	for {
+		next := r.nextCheck(chains, to)
+		err := runSegment(ctx, budget, chains, next)
+		if err != nil && !Stopped(err) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return &Interrupted{Err: ctx.Err()}
+		}
+		if budget.Err() != nil || next >= to {
+			return nil
+		}
+		if stop, err := r.check(chains, next, to); err != nil || stop {
+			return err
+		}
 	}
-	if ctx.Err() != nil {
-		return &Interrupted{Err: ctx.Err()}
-	}
-	return nil
 }
 
 // runSegment advances every chain to `to` until ctx or seg is done.
