@@ -205,11 +205,15 @@ type Runner struct {
 	// resume if one has changed.
 	Inputs []string
 	// Until, if set, is the run's stopping rule (a convergence check): it
-	// is called whenever every chain has done a multiple of CheckEvery
-	// steps, and the run ends when it returns true; Steps, or Duration,
-	// stays the ceiling. The check points are the same step counts on a
-	// resumed run, so a resumed run stops where the uninterrupted one
-	// does. An error from Until ends the run with that error.
+	// is called whenever every chain has reached a check point, and the
+	// run ends when it returns true; Steps, or Duration, stays the
+	// ceiling. The check points are c₁ = CheckEvery, c_{n+1} = c_n +
+	// max(CheckEvery, ⌈c_n/8⌉): every CheckEvery steps at first, then
+	// growing by an eighth, so that the checks cost O(log) of the run
+	// while it overshoots its stopping point by at most an eighth. They
+	// are the same step counts on a resumed run, so a resumed run stops
+	// where the uninterrupted one does. An error from Until ends the run
+	// with that error.
 	Until      func(chains []*Chain) (bool, error)
 	CheckEvery int64
 
@@ -221,9 +225,9 @@ type Runner struct {
 // true.
 func (r *Runner) Converged() bool { return r.converged }
 
-// nextCheck returns the step count every chain runs to next: the next
-// multiple of CheckEvery above the fewest steps a chain has done, capped
-// at ceiling (no check: ceiling).
+// nextCheck returns the step count every chain runs to next: the first
+// check point above the fewest steps a chain has done, capped at ceiling
+// (no stopping rule: ceiling).
 func (r *Runner) nextCheck(chains []*Chain, ceiling int64) int64 {
 	if r.Until == nil {
 		return ceiling
@@ -232,7 +236,11 @@ func (r *Runner) nextCheck(chains []*Chain, ceiling int64) int64 {
 	for _, c := range chains {
 		done = min(done, c.Done())
 	}
-	return min(ceiling, (done/r.CheckEvery+1)*r.CheckEvery)
+	at := r.CheckEvery
+	for at <= done && at < ceiling {
+		at += max(r.CheckEvery, (at+7)/8)
+	}
+	return min(ceiling, at)
 }
 
 // check calls Until at a check point (every chain at `at` steps, below the

@@ -11,8 +11,8 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 )
 
-// TestRunnerUntil: a stopping rule is asked at every multiple of
-// CheckEvery, the run stops at the first check that says so (Converged),
+// TestRunnerUntil: a stopping rule is asked at the check points (every
+// CheckEvery steps while they are below 8·CheckEvery), the run stops at the first check that says so (Converged),
 // the ceiling still applies, a resumed run stops at the same step, and an
 // error of the rule ends the run.
 func TestRunnerUntil(t *testing.T) {
@@ -44,6 +44,19 @@ func TestRunnerUntil(t *testing.T) {
 	cs = mk()
 	if err := never.Run(context.Background(), cs); err != nil || never.Converged() || cs[0].Done() != 250 || len(asked) != 2 {
 		t.Errorf("ceiling: err %v, converged %v, %d steps, %d checks", err, never.Converged(), cs[0].Done(), len(asked))
+	}
+
+	// The check points grow by an eighth past 8·CheckEvery.
+	var points []int64
+	grow := &chain.Runner{Steps: 100000, CheckEvery: 10, Until: func(cs []*chain.Chain) (bool, error) {
+		points = append(points, cs[0].Done())
+		return false, nil
+	}}
+	if err := grow.Run(context.Background(), mk()); err != nil {
+		t.Fatal(err)
+	}
+	if len(points) > 70 || points[0] != 10 || points[7] != 80 || points[9] != 102 {
+		t.Errorf("%d check points: %v…", len(points), points[:min(12, len(points))])
 	}
 
 	// Resumed from a checkpoint at 200 steps, the run stops at 300 again.

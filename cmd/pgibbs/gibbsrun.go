@@ -69,6 +69,10 @@ func (g *gibbsRun) job() job {
 			return chain.StateHeader(free), sweep, chain.StateRow(free)
 		},
 		memory: func() float64 { return g.memory() },
+		quantities: func() ([][][]float64, func(q int) string) {
+			return indicatorQuantities(g.traces, factorgraph.Sizes(g.model))
+		},
+		checkEvery: 500 * sweep,
 	}
 }
 
@@ -184,6 +188,7 @@ func (out gibbsOutput) print(tw io.Writer) {
 	if len(out.ClustersPerStep) > 0 {
 		fmt.Fprintf(tw, "clusters a step\t%s\n", intList(out.ClustersPerStep))
 	}
+	out.stopping.print(tw)
 	if out.AcceptanceRate != nil {
 		fmt.Fprintf(tw, "MH acceptance rate\t%.4f\n", *out.AcceptanceRate)
 	}

@@ -219,6 +219,14 @@ func (r *latticeRun) job() job {
 		// Per site: the state, the sampler's and workers' scratch; per
 		// measured sweep: the energy and magnetisation series.
 		memory: func() float64 { return 40*float64(r.l.Sites())*float64(f.workers) + 16*float64(f.iters) },
+		quantities: func() ([][][]float64, func(q int) string) {
+			qs := make([][][]float64, 2)
+			for _, m := range r.meas {
+				qs[0], qs[1] = append(qs[0], m.Energies()), append(qs[1], m.Magnetisations())
+			}
+			return qs, func(q int) string { return []string{"energy", "magnetisation"}[q] }
+		},
+		checkEvery: 200,
 		trace: func(k int) (string, int64, chain.RowFunc) {
 			meas := r.meas[len(r.meas)-1]
 			return "sweep,energy_per_site,magnetisation", 1, func(dst []byte, t int64, _ []float64) []byte {
@@ -499,6 +507,7 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	if out.Note != "" {
 		fmt.Fprintf(tw, "convergence\t%s\n", out.Note)
 	}
+	out.stopping.print(tw)
 	if !out.ErrorPlateau {
 		fmt.Fprintf(tw, "warning\tthe binning analysis found no plateau: the run is short for its correlation time and the error bars are lower bounds\n")
 	}

@@ -43,6 +43,8 @@ type runFlags struct {
 	maxMemory string  // -max-memory
 	maxDraws  float64 // -max-draws
 	clusters  string  // -clusters of -sampler wolff: "auto" or a count
+	untilRhat float64 // -until-rhat (0: no stopping rule)
+	minESS    float64 // -min-ess
 	estimator string  // -estimator of the marginals: "rb" or "counts"
 
 	// inputs and outputs name the subcommand's flags that name files: they
@@ -104,6 +106,7 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	fs.IntVar(&f.of, "of", 0, "the number K of chains of the run that -chain belongs to")
 	fs.Float64Var(&f.maxDraws, "max-draws", 0, "refuse a sampler whose expected work a step exceeds this many factor draws or evaluations\n(likelihood terms for mh; default 1e7; a hopeless step would otherwise run for hours)")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs estimated to need more memory than this (e.g. 8G, 500M; default: the memory this machine or container has)")
+	f.untilFlags(fs)
 	if d.estimator {
 		fs.StringVar(&f.estimator, "estimator", "rb", "marginal estimator: rb (Rao–Blackwellised: the average of the conditionals the sampler draws from;\n"+
 			"gibbs, pgibbs and auto, the other samplers count visits) or counts (the fraction of steps in each value)")
@@ -245,6 +248,9 @@ func (f *runFlags) check() error {
 	if err := f.checkEstimator(); err != nil {
 		return err
 	}
+	if err := f.checkUntil(); err != nil {
+		return err
+	}
 	return checkLambdaFlags(f.lambda, f.lambdaScale)
 }
 
@@ -315,6 +321,11 @@ type job struct {
 	trace func(k int) (header string, every int64, row chain.RowFunc)
 	// memory estimates the bytes one chain needs (sampler, observers).
 	memory func() float64
+	// quantities returns the quantities -until-rhat tracks now and their
+	// names (nil: the command has no stopping rule); checkEvery is the
+	// steps between checks.
+	quantities func() ([][][]float64, func(q int) string)
+	checkEvery int64
 }
 
 // outcome is what execute ran.
@@ -322,7 +333,8 @@ type outcome struct {
 	chains  []*chain.Chain
 	seconds float64
 	hash    string
-	parts   []*part // with -chain k -of K: the part to print
+	parts   []*part   // with -chain k -of K: the part to print
+	stop    *stopping // with -until-rhat: why the run stopped
 }
 
 // part is what one chain of a run split across processes reports, for
@@ -366,6 +378,13 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	if r.Duration > 0 {
 		r.Steps = 0
 	}
+	if f.untilRhat > 0 {
+		if j.quantities == nil {
+			return nil, usagef("-until-rhat is not available for pgibbs %s", f.command)
+		}
+		out.stop = &stopping{StoppedBy: "ceiling"}
+		r.Until, r.CheckEvery = f.until(j.quantities, out.stop), j.checkEvery
+	}
 	stop := f.watch(out.chains, j.steps)
 	start := time.Now()
 	err = r.Run(ctx, out.chains)
@@ -373,7 +392,10 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	out.seconds = time.Since(start).Seconds()
 	complete := true
 	for _, c := range out.chains {
-		complete = complete && (r.Duration > 0 || c.Done() >= j.steps)
+		complete = complete && (r.Duration > 0 || r.Converged() || c.Done() >= j.steps)
+	}
+	if r.Converged() {
+		out.stop.StoppedBy = "converged"
 	}
 	if err = f.runError(err, complete); err != nil {
 		return nil, err
@@ -546,6 +568,8 @@ type record struct {
 	// ClustersPerStep is each chain's single-cluster updates a step
 	// (-sampler wolff).
 	ClustersPerStep []int `json:"clusters_per_step,omitempty"`
+	// Stopping says why a run with -until-rhat stopped.
+	*stopping
 	convergence
 	// Parts holds, with -chain k -of K, what `pgibbs merge` pools.
 	Parts []*part `json:"parts,omitempty"`
@@ -554,7 +578,7 @@ type record struct {
 // record returns the shared part of the output.
 func (f *runFlags) record(o *outcome, conv convergence) record {
 	return record{Sampler: f.sampler, Seed: f.seed, Chains: len(o.chains), Burn: f.burn, Seconds: o.seconds,
-		StateSHA256: o.hash, convergence: conv, Parts: o.parts}
+		StateSHA256: o.hash, convergence: conv, Parts: o.parts, stopping: o.stop}
 }
 
 // absolute makes -trace and the subcommand's file flags absolute paths.

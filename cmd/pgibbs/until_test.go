@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestUntil: -until-rhat stops a run when its chains agree (stopped_by
+// converged, fewer steps than the ceiling), reports the ceiling otherwise,
+// and refuses what it cannot do.
+func TestUntil(t *testing.T) {
+	model, evid, mar := uaiFiles(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "gibbs", "-chains", "2", "-iters", "50000000", "-until-rhat", "1.05", "-min-ess", "100"}, "converged"},
+		{[]string{"uai", "-model", model, "-evidence", evid, "-sampler", "gibbs", "-chains", "2", "-iters", "3000", "-until-rhat", "1.00001", "-min-ess", "2000"}, "ceiling"},
+		{[]string{"lattice", "-size", "16", "-spin", "ising", "-beta", "0.3", "-sampler", "sw", "-chains", "2", "-sweeps", "1000000", "-until-rhat", "1.05"}, "converged"},
+	} {
+		code, out, stderr := runCLI(t, append(tc.args, "-json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		var o struct {
+			StoppedBy string   `json:"stopped_by"`
+			Checks    int      `json:"checks"`
+			Rhat      *float64 `json:"rhat_max"`
+			Iters     int64    `json:"iterations"`
+			Sweeps    int64    `json:"sweeps"`
+		}
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.StoppedBy != tc.want || o.Checks < 1 {
+			t.Errorf("%v: stopped by %q after %d checks, want %q", tc.args, o.StoppedBy, o.Checks, tc.want)
+		}
+		if tc.want == "converged" && (o.Rhat == nil || *o.Rhat >= 1.05) {
+			t.Errorf("%v: converged with R̂ %v", tc.args, o.Rhat)
+		}
+	}
+	for _, args := range [][]string{
+		{"uai", "-model", model, "-until-rhat", "1.01"},
+		{"uai", "-model", model, "-chains", "2", "-until-rhat", "0.9"},
+		{"uai", "-model", model, "-chains", "2", "-min-ess", "5"},
+		{"uai", "-model", model, "-chains", "2", "-until-rhat", "1.01", "-chain", "0", "-of", "2"},
+		{"mh", "-model", "bias", "-chains", "2", "-until-rhat", "1.01"},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
+			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)
+		}
+	}
+}
