@@ -33,8 +33,9 @@ func (c *chain) RecordConditionals(on bool) { c.record, c.condW = on, c.condW[:0
 
 // Conditional implements chain.Conditioner: the full conditional
 // π(x_i | x_−i) the last Step drew variable i from. The updates of a
-// compiled graph and of the generic path record it; the specialised loops
-// of an implicit lattice (package lattice) do not (i < 0).
+// compiled graph and of the generic path record it; most specialised loops
+// of an implicit lattice (package lattice) do not (i < 0: the marginals
+// then count values).
 func (s *Gibbs) Conditional() (int, []float64, float64) { return s.conditional() }
 
 // Conditional implements chain.Conditioner: the conditional the last Step
