@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"reflect"
 	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph/uai"
 )
 
 // TestEstimator: marginals are Rao–Blackwellised by default for the
@@ -44,5 +48,40 @@ func TestEstimator(t *testing.T) {
 		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)
 		}
+	}
+}
+
+// TestUAIAnytime: -anytime writes solutions in the competitions' format
+// whose last one is the run's final marginals (-out), and -mar adds the
+// Hellinger error.
+func TestUAIAnytime(t *testing.T) {
+	model, evid, mar := uaiFiles(t)
+	dir := t.TempDir()
+	any, out := filepath.Join(dir, "any.MAR"), filepath.Join(dir, "out.MAR")
+	code, stdout, stderr := runCLI(t, "uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "gibbs", "-chains", "2",
+		"-iters", "200000", "-anytime", any, "-out", out, "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var o struct {
+		Hellinger *float64 `json:"mean_hellinger"`
+		Solutions int      `json:"anytime_solutions"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+		t.Fatal(err)
+	}
+	last, n, err := uai.ReadAnytimeMARFile(any)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := uai.ReadMarginalsFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 2 || n != o.Solutions || !reflect.DeepEqual(last, final) {
+		t.Errorf("%d solutions (JSON %d); last equals -out: %v", n, o.Solutions, reflect.DeepEqual(last, final))
+	}
+	if o.Hellinger == nil || !(*o.Hellinger >= 0 && *o.Hellinger < 0.1) {
+		t.Errorf("mean Hellinger error %v", o.Hellinger)
 	}
 }

@@ -28,6 +28,9 @@ type gibbsRun struct {
 	// marginals: each chain gets marginals (margs), by -estimator.
 	marginals bool
 	margs     []*chain.Marginals
+	// atCheck, if set, runs at every check point of the run (all chains
+	// idle), before the stopping rule if any.
+	atCheck func() error
 }
 
 // traceDraws is the number of draws a chain's R̂/ESS trace keeps.
@@ -73,6 +76,7 @@ func (g *gibbsRun) job() job {
 			return indicatorQuantities(g.traces, factorgraph.Sizes(g.model))
 		},
 		checkEvery: 500 * sweep,
+		atCheck:    g.atCheck,
 	}
 }
 

@@ -326,6 +326,8 @@ type job struct {
 	// steps between checks.
 	quantities func() ([][][]float64, func(q int) string)
 	checkEvery int64
+	// atCheck, if set, runs at every check point (anytime output).
+	atCheck func() error
 }
 
 // outcome is what execute ran.
@@ -384,6 +386,16 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 		}
 		out.stop = &stopping{StoppedBy: "ceiling"}
 		r.Until, r.CheckEvery = f.until(j.quantities, out.stop), j.checkEvery
+	}
+	if j.atCheck != nil {
+		rule := r.Until
+		r.Until = func(cs []*chain.Chain) (bool, error) {
+			if err := j.atCheck(); err != nil || rule == nil {
+				return false, err
+			}
+			return rule(cs)
+		}
+		r.CheckEvery = j.checkEvery
 	}
 	stop := f.watch(out.chains, j.steps)
 	start := time.Now()

@@ -37,7 +37,14 @@ type uaiOutput struct {
 	Lambda2      float64  `json:"lambda2,omitempty"`
 	MeanAbsError *float64 `json:"mean_abs_error,omitempty"`
 	MaxAbsError  *float64 `json:"max_abs_error,omitempty"`
-	Out          string   `json:"out,omitempty"`
+	// MeanHellinger and MaxHellinger are the UAI competition's MAR score:
+	// the Hellinger distance of each free variable's marginal, mean and max.
+	MeanHellinger *float64 `json:"mean_hellinger,omitempty"`
+	MaxHellinger  *float64 `json:"max_hellinger,omitempty"`
+	Out           string   `json:"out,omitempty"`
+	// Anytime is the -anytime file and Solutions the solutions written to it.
+	Anytime   string `json:"anytime,omitempty"`
+	Solutions int    `json:"anytime_solutions,omitempty"`
 	gibbsOutput
 }
 
@@ -51,11 +58,13 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	evid := fs.String("evidence", "", "evidence file F.evid (default: no evidence)")
 	marFile := fs.String("mar", "", "exact marginals F.MAR to compare with")
 	out := fs.String("out", "", "write the estimated marginals to this file in the UAI .MAR format")
+	anytime := fs.String("anytime", "", "write a solution (the marginals so far, pooled) to this .MAR file at check points of growing\n"+
+		"interval and at the end, as the UAI competitions' anytime format (-BEGIN- between solutions; the last complete one counts)")
 	lambda2 := fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)")
 	lambda2Scale := fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)")
 	perVar := fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²")
 	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", "), iters: 1000000, estimator: true})
-	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out"}
+	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out", "anytime"}
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
@@ -78,6 +87,14 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%s: %w", *model, err)
 	}
 	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}
+	var any *uai.AnytimeMAR
+	if *anytime != "" {
+		if any, err = uai.CreateAnytimeMAR(*anytime); err != nil {
+			return err
+		}
+		defer any.Close()
+		run.atCheck = func() error { return any.Write(chain.PoolMarginals(run.margs...)) }
+	}
 	run.opts.PerVariable, run.opts.Lambda2, run.opts.Lambda2Scale = *perVar, *lambda2, *lambda2Scale
 	res, err := f.execute(ctx, run.job())
 	if err != nil {
@@ -100,6 +117,20 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("comparing with %s: %w", *marFile, err)
 		}
 		o.MeanAbsError, o.MaxAbsError = &mean, &mx
+		hmean, hmax, err := diag.MarginalHellingerVars(marginals, mar, g.Free())
+		if err != nil {
+			return fmt.Errorf("comparing with %s: %w", *marFile, err)
+		}
+		o.MeanHellinger, o.MaxHellinger = &hmean, &hmax
+	}
+	if any != nil {
+		if err := any.Write(marginals); err != nil {
+			return err
+		}
+		o.Anytime, o.Solutions = *anytime, any.Solutions()
+		if err := any.Close(); err != nil {
+			return err
+		}
 	}
 	if *out != "" {
 		if err := uai.WriteMarginalsFile(*out, marginals); err != nil {
@@ -117,14 +148,22 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	fmt.Fprintf(tw, "model\t%s (%s): %d variables (%d free, %d observed), %d factors (%d hard)\n",
 		o.Model, o.Type, o.Variables, o.Free, o.Evidence, o.Factors, o.HardFactors)
 	fmt.Fprintf(tw, "L, Δ, Ψ\t%.4g, %d, %.4g\n", o.L, o.Delta, o.Psi)
-	fmt.Fprintf(tw, "sampler\t%s (λ = %.4g", o.Sampler, o.Lambda)
-	if o.Lambda2 > 0 {
-		fmt.Fprintf(tw, ", λ2 = %.4g", o.Lambda2)
+	fmt.Fprintf(tw, "sampler\t%s", o.Sampler)
+	if o.Lambda > 0 {
+		fmt.Fprintf(tw, " (λ = %.4g", o.Lambda)
+		if o.Lambda2 > 0 {
+			fmt.Fprintf(tw, ", λ2 = %.4g", o.Lambda2)
+		}
+		fmt.Fprintf(tw, ")")
 	}
-	fmt.Fprintf(tw, ")\n")
+	fmt.Fprintf(tw, "\n")
 	o.gibbsOutput.print(tw)
 	if o.MeanAbsError != nil {
 		fmt.Fprintf(tw, "marginal abs error\tmean %.5f, max %.5f (free variables vs %s)\n", *o.MeanAbsError, *o.MaxAbsError, marFile)
+		fmt.Fprintf(tw, "Hellinger error\tmean %.5f, max %.5f (the UAI MAR score)\n", *o.MeanHellinger, *o.MaxHellinger)
+	}
+	if o.Anytime != "" {
+		fmt.Fprintf(tw, "anytime solutions\t%d written to %s\n", o.Solutions, o.Anytime)
 	}
 	if o.Out != "" {
 		fmt.Fprintf(tw, "marginals written to\t%s\n", o.Out)
