@@ -237,6 +237,10 @@ func (m *mhRun) job() job {
 		// The sampler's per-datum state (FlyMC's bright set, memos) and the
 		// thinned trace of every coordinate.
 		memory: func() float64 { return 32*float64(m.target.N()) + 8*(maxDraws+2)*float64(d) },
+		quantities: func() ([][][]float64, func(q int) string) {
+			return indicatorQuantities(m.traces, make([]int, d)) // θ_j, continuous
+		},
+		checkEvery: max(1000, 50*thin),
 	}
 }
 
@@ -256,6 +260,7 @@ func printMH(e *env, out mhOutput) error {
 	fmt.Fprintf(tw, "average batch size\t%.2f (%.2f ℓ_i evaluations a step)\n", out.AvgBatchSize, out.EvalsPerStep)
 	fmt.Fprintf(tw, "mean\t%.4g\n", out.Mean)
 	fmt.Fprintf(tw, "ESS a second\t%.2f\n", out.ESSPerSecond)
+	out.stopping.print(tw)
 	printConvergence(tw, out.convergence)
 	if out.TV != nil {
 		fmt.Fprintf(tw, "TV to the exact (uniform) target\t%.4f\n", *out.TV)

@@ -127,7 +127,7 @@ func indicatorQuantities(traces []*chain.Trace, sizes []int) ([][][]float64, fun
 			for k, t := range traces {
 				q[k] = t.Draws()[j][:shortest]
 			}
-			qs, names = append(qs, q), append(names, fmt.Sprintf("x%d", v))
+			qs, names = append(qs, q), append(names, fmt.Sprintf("x%d", v)) // θ_v for mh
 			continue
 		}
 		for val := range d {

@@ -44,7 +44,7 @@ func TestUntil(t *testing.T) {
 		{"uai", "-model", model, "-chains", "2", "-until-rhat", "0.9"},
 		{"uai", "-model", model, "-chains", "2", "-min-ess", "5"},
 		{"uai", "-model", model, "-chains", "2", "-until-rhat", "1.01", "-chain", "0", "-of", "2"},
-		{"mh", "-model", "bias", "-chains", "2", "-until-rhat", "1.01"},
+		{"mh", "-model", "bias", "-until-rhat", "1.01"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)
