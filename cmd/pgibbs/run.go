@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/diag/convplot"
 )
 
 // The run layer every sampling subcommand shares: its flags (runFlags),
@@ -40,12 +42,14 @@ type runFlags struct {
 	quiet       bool
 	chain, of   int // -chain k -of K: run chain k of a K-chain run (of = 0: all here)
 
-	maxMemory string  // -max-memory
-	maxDraws  float64 // -max-draws
-	clusters  string  // -clusters of -sampler wolff: "auto" or a count
-	untilRhat float64 // -until-rhat (0: no stopping rule)
-	minESS    float64 // -min-ess
-	estimator string  // -estimator of the marginals: "rb" or "counts"
+	maxMemory string   // -max-memory
+	maxDraws  float64  // -max-draws
+	clusters  string   // -clusters of -sampler wolff: "auto" or a count
+	plot      string   // -plot DIR: convergence pictures
+	plotted   []string // the files -plot wrote
+	untilRhat float64  // -until-rhat (0: no stopping rule)
+	minESS    float64  // -min-ess
+	estimator string   // -estimator of the marginals: "rb" or "counts"
 
 	// inputs and outputs name the subcommand's flags that name files: they
 	// are made absolute, so that a resumed or merged run reads and writes
@@ -107,6 +111,8 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	fs.Float64Var(&f.maxDraws, "max-draws", 0, "refuse a sampler whose expected work a step exceeds this many factor draws or evaluations\n(likelihood terms for mh; default 1e7; a hopeless step would otherwise run for hours)")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs estimated to need more memory than this (e.g. 8G, 500M; default: the memory this machine or container has)")
 	f.untilFlags(fs)
+	fs.StringVar(&f.plot, "plot", "", "write convergence pictures (PNG and SVG) into this existing directory: trace and rank plots of\n"+
+		"the tracked quantities with the largest R̂ (at most 6) and the running split-R̂")
 	if d.estimator {
 		fs.StringVar(&f.estimator, "estimator", "rb", "marginal estimator: rb (Rao–Blackwellised: the average of the conditionals the sampler draws from;\n"+
 			"gibbs, pgibbs and auto, the other samplers count visits) or counts (the fraction of steps in each value)")
@@ -290,6 +296,30 @@ func (f *runFlags) itersFlag() string {
 	return "iters"
 }
 
+// writePlots draws the convergence pictures of -plot (diag/convplot) from
+// the job's tracked quantities.
+func (f *runFlags) writePlots(j job) error {
+	if f.plot == "" {
+		return nil
+	}
+	if j.quantities == nil {
+		return usagef("-plot is not available for pgibbs %s", f.command)
+	}
+	qs, name := j.quantities()
+	var cq []convplot.Quantity
+	for q, chains := range qs {
+		if len(chains) > 0 && len(chains[0]) >= convplot.MinDraws {
+			cq = append(cq, convplot.Quantity{Name: name(q), Chains: chains})
+		}
+	}
+	if len(cq) == 0 {
+		return fmt.Errorf("-plot %s: too few draws to plot (at least %d a chain)", f.plot, convplot.MinDraws)
+	}
+	files, err := convplot.Write(f.plot, cq, nil)
+	f.plotted = files
+	return err
+}
+
 // indices returns the global indices of the chains this process runs.
 func (f *runFlags) indices() []int {
 	if f.of > 0 {
@@ -423,6 +453,9 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 		}
 	}
 	out.hash = chain.StateHash(chain.States(out.chains)...)
+	if err := f.writePlots(j); err != nil {
+		return nil, err
+	}
 	if f.of > 0 {
 		st, err := out.chains[0].Save()
 		if err != nil {
@@ -582,6 +615,8 @@ type record struct {
 	ClustersPerStep []int `json:"clusters_per_step,omitempty"`
 	// Stopping says why a run with -until-rhat stopped.
 	*stopping
+	// Plots are the files -plot wrote.
+	Plots []string `json:"plots,omitempty"`
 	convergence
 	// Parts holds, with -chain k -of K, what `pgibbs merge` pools.
 	Parts []*part `json:"parts,omitempty"`
@@ -590,11 +625,22 @@ type record struct {
 // record returns the shared part of the output.
 func (f *runFlags) record(o *outcome, conv convergence) record {
 	return record{Sampler: f.sampler, Seed: f.seed, Chains: len(o.chains), Burn: f.burn, Seconds: o.seconds,
-		StateSHA256: o.hash, convergence: conv, Parts: o.parts, stopping: o.stop}
+		StateSHA256: o.hash, convergence: conv, Parts: o.parts, stopping: o.stop, Plots: f.plotted}
 }
 
-// absolute makes -trace and the subcommand's file flags absolute paths.
+// absolute makes -trace, -plot and the subcommand's file flags absolute
+// paths.
 func (f *runFlags) absolute() error {
+	if f.plot != "" {
+		abs, err := filepath.Abs(f.plot)
+		if err != nil {
+			return usagef("-plot %s: %v", f.plot, err)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return usagef("-plot %s: not an existing directory", f.plot)
+		}
+		f.plot = abs
+	}
 	if f.trace != "" {
 		abs, err := filepath.Abs(f.trace)
 		if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -49,5 +51,33 @@ func TestUntil(t *testing.T) {
 		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)
 		}
+	}
+}
+
+// TestPlot: -plot writes the convergence pictures into the named directory
+// (and nowhere else) and lists them; a missing directory is a usage error.
+func TestPlot(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := runCLI(t, "lattice", "-size", "8", "-spin", "ising", "-beta", "0.3", "-sampler", "sw", "-chains", "2",
+		"-sweeps", "200", "-plot", dir, "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var o struct {
+		Plots []string `json:"plots"`
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// energy and magnetisation: trace and rank plots, and the running R̂, as PNG and SVG.
+	if len(o.Plots) != 10 || len(entries) != 10 {
+		t.Errorf("%d files listed, %d in the directory; want 10: %v", len(o.Plots), len(entries), o.Plots)
+	}
+	if code, _, stderr := runCLI(t, "lattice", "-size", "8", "-sweeps", "20", "-plot", filepath.Join(dir, "missing")); code != 2 || stderr == "" {
+		t.Errorf("missing -plot directory: exit %d, stderr %q", code, stderr)
 	}
 }
