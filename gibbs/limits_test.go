@@ -230,7 +230,7 @@ func TestContinuousOnDiscrete(t *testing.T) {
 			t.Errorf("%s on a mixed model: %v", name, err)
 		}
 	}
-	if !slices.Equal(discreteNames(), []string{"auto", "doublemin", "gibbs", "mgpmh", "mingibbs", "pgibbs"}) {
+	if !slices.Equal(discreteNames(), []string{"auto", "block", "doublemin", "gibbs", "mgpmh", "mingibbs", "pgibbs"}) {
 		t.Errorf("discrete samplers %v", discreteNames())
 	}
 }

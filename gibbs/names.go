@@ -20,6 +20,7 @@ var registry = []struct {
 	new  Factory
 }{
 	{"auto", factory(NewAuto)},
+	{"block", factory(NewBlocked)},
 	{"doublemin", factory(NewDoubleMINGibbs)},
 	{"gibbs", factory(NewGibbs)},
 	{"gibbs-da", factory(NewGibbsDA)},

@@ -85,3 +85,35 @@ func TestUAIAnytime(t *testing.T) {
 		t.Errorf("mean Hellinger error %v", o.Hellinger)
 	}
 }
+
+// TestUAIBlock: -sampler block runs, reports its blocks, honours -width and
+// refuses -width without it or out of range.
+func TestUAIBlock(t *testing.T) {
+	model, evid, mar := uaiFiles(t)
+	code, out, stderr := runCLI(t, "uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "block", "-width", "2",
+		"-iters", "20000", "-chains", "2", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var o struct {
+		Blocks *struct {
+			Count    int `json:"count"`
+			MaxWidth int `json:"max_width"`
+		} `json:"blocks"`
+		MeanAbs float64 `json:"mean_abs_error"`
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Blocks == nil || o.Blocks.Count < 1 || o.Blocks.MaxWidth > 2 || !(o.MeanAbs < 0.05) {
+		t.Errorf("blocks %+v, mean abs error %v", o.Blocks, o.MeanAbs)
+	}
+	for _, args := range [][]string{
+		{"uai", "-model", model, "-width", "4"},
+		{"uai", "-model", model, "-sampler", "block", "-width", "0"},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
+			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)
+		}
+	}
+}

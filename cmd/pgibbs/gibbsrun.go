@@ -148,6 +148,7 @@ func stepsPerSecond(steps int64, chains int, seconds float64) float64 {
 // that describes the samplers' run.
 type gibbsOutput struct {
 	Estimator      string   `json:"estimator,omitempty"` // of the marginals: rb or counts
+	Blocks         *blocks  `json:"blocks,omitempty"`    // -sampler block
 	Lambda         float64  `json:"lambda"`
 	Iterations     int64    `json:"iterations"`
 	FactorsPerStep float64  `json:"factors_per_step"`
@@ -166,6 +167,9 @@ func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
 		DrawsPerStep: st.PicksPerStep(), TriesPerStep: st.TriesPerStep(),
 		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: g.f.record(o, conv)}
 	out.ClustersPerStep = clustersPerStep(g.samplers)
+	if b, ok := g.samplers[0].(*gibbs.Blocked); ok {
+		out.Blocks = blockStats(b.Blocks())
+	}
 	if len(g.margs) > 0 {
 		out.Estimator = "counts"
 		if g.margs[0].RaoBlackwellised() {
@@ -192,6 +196,10 @@ func (out gibbsOutput) print(tw io.Writer) {
 	if len(out.ClustersPerStep) > 0 {
 		fmt.Fprintf(tw, "clusters a step\t%s\n", intList(out.ClustersPerStep))
 	}
+	if b := out.Blocks; b != nil {
+		fmt.Fprintf(tw, "blocks\t%d (%.1f variables on average, at most %d), elimination width ≤ %d, largest table %.0f entries\n",
+			b.Count, b.MeanVars, b.MaxVars, b.MaxWidth, b.MaxTable)
+	}
 	out.stopping.print(tw)
 	if out.AcceptanceRate != nil {
 		fmt.Fprintf(tw, "MH acceptance rate\t%.4f\n", *out.AcceptanceRate)
@@ -209,7 +217,13 @@ const wolffTuneSweeps, wolffTuneRounds = 5, 20
 // newSampler builds the sampler of -sampler on m drawing from r, a usage
 // error if the library refuses it; a Wolff sampler gets its -clusters.
 func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Options) (gibbs.Sampler, error) {
-	s, err := gibbs.New(f.sampler, m, r, opts)
+	var s gibbs.Sampler
+	var err error
+	if f.sampler == "block" {
+		s, err = gibbs.NewBlockedWith(m, r, opts, nil, gibbs.BlockConfig{MaxWidth: f.width})
+	} else {
+		s, err = gibbs.New(f.sampler, m, r, opts)
+	}
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
@@ -271,4 +285,23 @@ func intList(ks []int) string {
 		s[i] = strconv.Itoa(k)
 	}
 	return strings.Join(s, ", ")
+}
+
+// blocks describes the blocks of -sampler block.
+type blocks struct {
+	Count    int     `json:"count"`
+	MeanVars float64 `json:"mean_vars"`
+	MaxVars  int     `json:"max_vars"`
+	MaxWidth int     `json:"max_width"`
+	MaxTable float64 `json:"max_table"`
+}
+
+// blockStats summarises a blocked sampler's blocks.
+func blockStats(bs []gibbs.BlockInfo) *blocks {
+	b := &blocks{Count: len(bs)}
+	for _, x := range bs {
+		b.MeanVars += float64(len(x.Vars)) / float64(len(bs))
+		b.MaxVars, b.MaxWidth, b.MaxTable = max(b.MaxVars, len(x.Vars)), max(b.MaxWidth, x.Width), max(b.MaxTable, x.MaxTable)
+	}
+	return b
 }

@@ -48,6 +48,7 @@ type runFlags struct {
 	plot      string   // -plot DIR: convergence pictures
 	plotted   []string // the files -plot wrote
 	untilRhat float64  // -until-rhat (0: no stopping rule)
+	width     int      // -width of -sampler block (uai; 0: the default)
 	minESS    float64  // -min-ess
 	estimator string   // -estimator of the marginals: "rb" or "counts"
 

@@ -63,6 +63,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	lambda2 := fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)")
 	lambda2Scale := fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)")
 	perVar := fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²")
+	width := fs.Int("width", 0, "-sampler block: the largest elimination width of a block (default 12; tables of at most 2¹⁶ entries)")
 	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", "), iters: 1000000, estimator: true})
 	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out", "anytime"}
 	if err := f.parse(e, args); err != nil {
@@ -74,6 +75,10 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	if !slices.Contains(gibbs.Names(), f.sampler) {
 		return usagef("-sampler %q: want one of %s", f.sampler, strings.Join(gibbs.Names(), ", "))
 	}
+	if f.set["width"] && (f.sampler != "block" || *width < 1 || *width > 30) {
+		return usagef("-width %d: the elimination width of -sampler block, 1 to 30", *width)
+	}
+	f.width = *width
 	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
 		return usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", f.sampler)
 	}

@@ -1,0 +1,716 @@
+package gibbs
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// BlockConfig bounds the blocks of a Blocked sampler. The zero value gives
+// the defaults.
+type BlockConfig struct {
+	// MaxWidth is the largest elimination width (the number of other
+	// variables in a table of the elimination, the clique size less one)
+	// of a block BuildBlocks makes. Zero means 12. User blocks are bounded
+	// by MaxTable only, and Blocked eliminates every block in the order of
+	// smallest tables, whose width may exceed MaxWidth where domain sizes
+	// differ.
+	MaxWidth int
+	// MaxTable is the largest table of a block's elimination, in entries
+	// (the product of the domain sizes of the variables of a clique). Zero
+	// means 1<<16.
+	MaxTable int
+	// MaxVars is the largest number of variables of a block BuildBlocks
+	// makes (it keeps the building fast on long chains, where a block of
+	// small width could grow without end). Zero means 1024.
+	MaxVars int
+}
+
+// Defaults of BlockConfig.
+const (
+	DefaultBlockWidth = 12
+	DefaultBlockTable = 1 << 16
+	DefaultBlockVars  = 1024
+)
+
+// blockTotalFactor bounds the tables of one block built by BuildBlocks in
+// all: at most blockTotalFactor·MaxTable entries, so that an update of a
+// block of many wide cliques stays within the default Options.MaxDraws.
+const blockTotalFactor = 32
+
+// withDefaults returns cfg with its zero fields set to the defaults, or an
+// error for a negative one.
+func (cfg BlockConfig) withDefaults() (BlockConfig, error) {
+	if cfg.MaxWidth < 0 || cfg.MaxTable < 0 || cfg.MaxVars < 0 {
+		return cfg, fmt.Errorf("block config %+v: the bounds must be ≥ 0 (0: the default)", cfg)
+	}
+	if cfg.MaxWidth == 0 {
+		cfg.MaxWidth = DefaultBlockWidth
+	}
+	if cfg.MaxTable == 0 {
+		cfg.MaxTable = DefaultBlockTable
+	}
+	if cfg.MaxVars == 0 {
+		cfg.MaxVars = DefaultBlockVars
+	}
+	return cfg, nil
+}
+
+// blockModel is the model a Blocked sampler reads: one that hands out its
+// factors, so that a factor touching a block can be evaluated at every
+// assignment of the block's variables in its scope (a *factorgraph.Graph).
+type blockModel interface {
+	factorgraph.Model
+	factorLister
+}
+
+// interaction is the interaction graph of the free variables: i and j are
+// neighbours when a factor holds both. For each free i, nbr[i] lists its
+// free neighbours, hard[i] the number of hard factors (tables with zeros)
+// linking i to each, and soft[i] the sum of the ranges M_φ of the soft
+// factors linking them.
+type interaction struct {
+	nbr  [][]int32
+	hard [][]int32
+	soft [][]float64
+}
+
+// newInteraction builds the interaction graph of m's free variables.
+func newInteraction(m blockModel) *interaction {
+	n := m.NumVars()
+	ig := &interaction{nbr: make([][]int32, n), hard: make([][]int32, n), soft: make([][]float64, n)}
+	clamped := make([]bool, n)
+	for i := range n {
+		_, clamped[i] = m.Observed(i)
+	}
+	pos := make([]int32, n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for _, i := range m.Free() {
+		soft, hard := m.Degree(i)
+		for k := range soft + hard {
+			mk := m.Bound(i, k)
+			for _, j := range m.Factor(m.FactorIndex(i, k)).Vars() {
+				if j == i || clamped[j] {
+					continue
+				}
+				p := pos[j]
+				if p < 0 {
+					p = int32(len(ig.nbr[i]))
+					pos[j] = p
+					ig.nbr[i] = append(ig.nbr[i], int32(j))
+					ig.hard[i] = append(ig.hard[i], 0)
+					ig.soft[i] = append(ig.soft[i], 0)
+				}
+				if math.IsInf(mk, 1) {
+					ig.hard[i][p]++
+				} else {
+					ig.soft[i][p] += mk
+				}
+			}
+		}
+		for _, j := range ig.nbr[i] {
+			pos[j] = -1
+		}
+	}
+	return ig
+}
+
+// elimStats describes an elimination: its width (largest number of other
+// variables of a table), its largest table and the entries of all its
+// tables, in entries (float64: products of domain sizes may overflow an
+// int).
+type elimStats struct {
+	width        int
+	table, total float64
+}
+
+// within reports whether s fits the bounds.
+func (s elimStats) within(maxWidth int, maxTable, maxTotal float64) bool {
+	return s.width <= maxWidth && s.table <= maxTable && s.total <= maxTotal
+}
+
+// elimGraph is a graph under elimination: adjacency lists that may hold
+// eliminated vertices (skipped, and pruned when a list is read), and stamp
+// marks that make set operations linear in the lists.
+type elimGraph struct {
+	g     [][]int32
+	gone  []bool
+	mark  []uint32
+	stamp uint32
+}
+
+func newElimGraph(adj [][]int32) *elimGraph {
+	e := &elimGraph{g: make([][]int32, len(adj)), gone: make([]bool, len(adj)), mark: make([]uint32, len(adj))}
+	for v := range adj {
+		e.g[v] = slices.Clone(adj[v])
+	}
+	return e
+}
+
+// next returns a fresh stamp.
+func (e *elimGraph) next() uint32 {
+	e.stamp++
+	return e.stamp
+}
+
+// live appends the live neighbours of v to dst, each once, pruning v's
+// list to them.
+func (e *elimGraph) live(v int32, dst []int32) []int32 {
+	s := e.next()
+	kept := e.g[v][:0]
+	for _, u := range e.g[v] {
+		if e.gone[u] || e.mark[u] == s {
+			continue
+		}
+		e.mark[u] = s
+		kept = append(kept, u)
+		dst = append(dst, u)
+	}
+	e.g[v] = kept
+	return dst
+}
+
+// connect makes the vertices of clique pairwise adjacent (the fill-in of
+// eliminating their common neighbour).
+func (e *elimGraph) connect(clique []int32) {
+	for _, a := range clique {
+		s := e.next()
+		e.mark[a] = s
+		for _, u := range e.g[a] {
+			e.mark[u] = s
+		}
+		for _, b := range clique {
+			if e.mark[b] != s {
+				e.g[a] = append(e.g[a], b)
+			}
+		}
+	}
+}
+
+// fill returns the fill edges and the table of eliminating v now (nb is
+// scratch).
+func (e *elimGraph) fill(v int32, size []int32, nb *[]int32) (int, float64) {
+	*nb = e.live(v, (*nb)[:0])
+	table := float64(size[v])
+	s := e.next()
+	for _, a := range *nb {
+		table *= float64(size[a])
+		e.mark[a] = s
+	}
+	linked := 0 // ordered pairs of neighbours of v already adjacent
+	for _, a := range *nb {
+		for _, u := range e.g[a] {
+			if e.mark[u] == s {
+				linked++
+			}
+		}
+	}
+	k := len(*nb)
+	return k*(k-1)/2 - linked/2, table
+}
+
+// eliminate simulates variable elimination in order on the graph adj
+// (local vertices 0 … n−1, domain sizes size) and returns its statistics,
+// stopping early (with ok false) as soon as a bound is exceeded.
+func eliminate(adj [][]int32, size []int32, order []int32, maxWidth int, maxTable, maxTotal float64) (elimStats, bool) {
+	e := newElimGraph(adj)
+	var st elimStats
+	var clique []int32
+	for _, v := range order {
+		clique = e.live(v, clique[:0])
+		table := float64(size[v])
+		for _, u := range clique {
+			table *= float64(size[u])
+		}
+		st.width = max(st.width, len(clique))
+		st.table = max(st.table, table)
+		st.total += table
+		if !st.within(maxWidth, maxTable, maxTotal) {
+			return st, false
+		}
+		e.gone[v] = true
+		e.connect(clique)
+	}
+	return st, true
+}
+
+// greedyOrder returns a greedy elimination order of the graph adj (domain
+// sizes size): at each step the live vertex whose elimination adds the
+// fewest fill edges (byFill: min-fill, Kjærulff 1990), or makes the
+// smallest table (min-weight), ties broken by the other criterion and
+// then by the lower index. It gives up, returning nil, when the vertex it
+// picks makes a table of more than maxTable entries.
+func greedyOrder(adj [][]int32, size []int32, byFill bool, maxTable float64) []int32 {
+	n := len(adj)
+	e := newElimGraph(adj)
+	dirty := make([]bool, n)
+	fill := make([]int, n)
+	table := make([]float64, n)
+	for v := range n {
+		dirty[v] = true
+	}
+	better := func(a, b int32) bool {
+		if byFill {
+			return fill[a] < fill[b] || fill[a] == fill[b] && table[a] < table[b]
+		}
+		return table[a] < table[b] || table[a] == table[b] && fill[a] < fill[b]
+	}
+	order := make([]int32, 0, n)
+	var nb []int32
+	for len(order) < n {
+		best := int32(-1)
+		for v := range int32(n) {
+			if e.gone[v] {
+				continue
+			}
+			if dirty[v] {
+				fill[v], table[v] = e.fill(v, size, &nb)
+				dirty[v] = false
+			}
+			if best < 0 || better(v, best) {
+				best = v
+			}
+		}
+		if table[best] > maxTable {
+			return nil
+		}
+		order = append(order, best)
+		nb = e.live(best, nb[:0])
+		e.gone[best] = true
+		e.connect(nb)
+		for _, u := range nb {
+			dirty[u] = true
+			for _, w := range e.g[u] {
+				dirty[w] = true
+			}
+		}
+	}
+	return order
+}
+
+// bestOrder returns the elimination order of the graph adj (domain sizes
+// size) that Blocked compiles, with its statistics: of the min-fill order,
+// the min-weight order and given (an order of the block's own, or nil),
+// the one with the smallest largest table, then the fewest entries in all,
+// then the first. Orders with a table of more than maxTable entries are
+// not considered; ok is false if none is left.
+func bestOrder(adj [][]int32, size []int32, given []int32, maxTable float64) (best []int32, bs elimStats, ok bool) {
+	bound := maxTable
+	for _, order := range [][]int32{greedyOrder(adj, size, true, maxTable), greedyOrder(adj, size, false, maxTable), given} {
+		if order == nil {
+			continue
+		}
+		st, fits := eliminate(adj, size, order, math.MaxInt, bound, math.Inf(1))
+		if fits && (best == nil || st.table < bs.table || st.table == bs.table && st.total < bs.total) {
+			best, bs, bound = order, st, st.table
+		}
+	}
+	return best, bs, best != nil
+}
+
+// BuildBlocks covers the free variables of g with blocks for a Blocked
+// sampler: sets of free variables whose induced factor graph (the factors
+// touching the block, with every variable outside it fixed) has an
+// elimination of width at most cfg.MaxWidth, tables of at most
+// cfg.MaxTable entries (32·MaxTable in all), and at most cfg.MaxVars
+// variables. Blocks may overlap; every free variable is in one at least.
+//
+// The heuristic is greedy and deterministic, in two phases.
+//
+//  1. Cores. The pairs of free variables sharing a factor are taken from
+//     the most strongly tied down — most hard factors (tables with zeros:
+//     deterministic links) first, then the largest sum of the ranges M_φ of
+//     their soft factors, then the lowest indices — and each merges the
+//     cores of its two variables (initially one variable each) when their
+//     union stays within the bounds (Kruskal's algorithm for a maximum
+//     spanning forest, with a bound on the width of each tree's induced
+//     graph). Deterministically linked and strongly coupled variables so
+//     end up in the same core wherever the bounds allow: the condition for
+//     a blocked sampler to mix where single sites cannot (Jensen, Kong &
+//     Kjærulff 1995).
+//  2. Blocks. Each core not already inside a block, the largest first
+//     (then by lowest variable), seeds a block, which grows one variable
+//     at a time: among the free neighbours of its members, the one most
+//     strongly tied to the block (the same order, ties to members summed,
+//     the soft sum halved for a variable some block already covers so that
+//     blocks spread over uncovered ground), if the block stays within the
+//     bounds with it; a candidate that does not fit is set aside for this
+//     block. While nothing has been set aside, a block whose neighbours are
+//     all in takes the next core no block covers yet whole, so that small
+//     components share a block. Growing past its core makes a block
+//     overlap its neighbours, so that the variables on either side of a
+//     block boundary are also updated together.
+//
+// A union or a candidate is checked by simulating its elimination in an
+// order built from the orders of its parts (the candidate eliminated first
+// or last), and failing that, within a budget of work, in a fresh min-fill
+// order. Each block is listed in the elimination order that showed it
+// fits: Blocked compiles a block in the order given or in a better one.
+func BuildBlocks(g *factorgraph.Graph, cfg BlockConfig) ([][]int, error) {
+	if g == nil {
+		return nil, fmt.Errorf("gibbs: BuildBlocks: nil graph")
+	}
+	return buildBlocks(g, cfg)
+}
+
+// buildBlocks is BuildBlocks on any model that lists its factors.
+func buildBlocks(m blockModel, cfg BlockConfig) ([][]int, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("gibbs: %w", err)
+	}
+	for _, i := range m.Free() {
+		if d := m.Domain(i); !d.IsDiscrete() {
+			return nil, fmt.Errorf("gibbs: blocks: variable %d is continuous on %v; blocks hold discrete variables only", i, d)
+		} else if d.Size > cfg.MaxTable {
+			return nil, fmt.Errorf("gibbs: blocks: variable %d has %d values, more than MaxTable = %d", i, d.Size, cfg.MaxTable)
+		}
+	}
+	gr := newGrower(m, cfg)
+	var blocks [][]int
+	for _, core := range gr.cores() {
+		if gr.inOneBlock(core) {
+			continue
+		}
+		blocks = append(blocks, gr.grow(core))
+	}
+	return blocks, nil
+}
+
+// grower builds the blocks of buildBlocks.
+type grower struct {
+	m        blockModel
+	cfg      BlockConfig
+	maxTotal float64
+	ig       *interaction
+	budget   float64 // work left for fresh min-fill checks (vertices², summed)
+
+	covered  []bool
+	blocksOf [][]int32 // the blocks holding each variable
+	coreList [][]int32 // the cores in seeding order, each in an elimination order
+	packed   []bool    // coreList[k] was packed into a block
+
+	// The block being grown: members (global), an elimination order of
+	// them within the bounds (global), inB[v] for a member.
+	members []int32
+	order   []int32
+	inB     []bool
+
+	// Candidates: ties to the block, set-aside marks (rejected[j] = block
+	// number), the candidate list.
+	score    []tie
+	rejected []int32
+	inFront  []bool
+	front    []int32
+	block    int32
+	full     bool // a candidate did not fit: pack no further core
+
+	// Scratch of check: local index of each variable (−1 outside).
+	local []int32
+}
+
+// tie is the strength of a tie between variables: hard links first, then
+// the summed soft ranges.
+type tie struct {
+	hard int32
+	soft float64
+}
+
+// stronger reports whether a is a stronger tie than b.
+func (a tie) stronger(b tie) bool {
+	return a.hard > b.hard || a.hard == b.hard && a.soft > b.soft
+}
+
+// mfBudget bounds the work of the fresh min-fill checks of a build, in
+// squared vertices (a check of n vertices costs about n²).
+const mfBudget = 1e8
+
+func newGrower(m blockModel, cfg BlockConfig) *grower {
+	n := m.NumVars()
+	gr := &grower{
+		m: m, cfg: cfg, maxTotal: blockTotalFactor * float64(cfg.MaxTable), budget: mfBudget,
+		ig: newInteraction(m), covered: make([]bool, n), blocksOf: make([][]int32, n), inB: make([]bool, n),
+		score: make([]tie, n), rejected: make([]int32, n), inFront: make([]bool, n), local: make([]int32, n),
+	}
+	for i := range n {
+		gr.local[i] = -1
+		gr.rejected[i] = -1
+	}
+	return gr
+}
+
+// check reports whether a block of vars stays within the bounds, trying
+// each of orders (elimination orders of vars) and then, within the budget,
+// a fresh min-fill order; it returns the order that fits.
+func (gr *grower) check(vars []int32, orders ...[]int32) ([]int32, bool) {
+	for l, v := range vars {
+		gr.local[v] = int32(l)
+	}
+	defer func() {
+		for _, v := range vars {
+			gr.local[v] = -1
+		}
+	}()
+	adj, size := gr.localGraph(vars)
+	lorder := make([]int32, len(vars))
+	for _, order := range orders {
+		for k, v := range order {
+			lorder[k] = gr.local[v]
+		}
+		if _, ok := eliminate(adj, size, lorder, gr.cfg.MaxWidth, float64(gr.cfg.MaxTable), gr.maxTotal); ok {
+			return order, true
+		}
+	}
+	cost := float64(len(vars)) * float64(len(vars))
+	if cost > gr.budget {
+		return nil, false
+	}
+	gr.budget -= cost
+	mf := greedyOrder(adj, size, true, float64(gr.cfg.MaxTable))
+	if mf == nil {
+		return nil, false
+	}
+	if _, ok := eliminate(adj, size, mf, gr.cfg.MaxWidth, float64(gr.cfg.MaxTable), gr.maxTotal); !ok {
+		return nil, false
+	}
+	out := make([]int32, len(mf))
+	for k, l := range mf {
+		out[k] = vars[l]
+	}
+	return out, true
+}
+
+// localGraph returns the interaction graph induced on vars (whose local
+// indices are set) and their domain sizes.
+func (gr *grower) localGraph(vars []int32) ([][]int32, []int32) {
+	adj := make([][]int32, len(vars))
+	size := make([]int32, len(vars))
+	for l, v := range vars {
+		size[l] = int32(gr.m.Domain(int(v)).Size)
+		for _, j := range gr.ig.nbr[v] {
+			if lj := gr.local[j]; lj >= 0 {
+				adj[l] = append(adj[l], lj)
+			}
+		}
+	}
+	return adj, size
+}
+
+// cores merges the free variables into cores along their ties, strongest
+// first, as long as a merged core fits the bounds, and returns them in
+// seeding order (largest first, then by lowest variable), each in an
+// elimination order that fits.
+func (gr *grower) cores() [][]int32 {
+	type edge struct {
+		u, v int32
+		t    tie
+	}
+	var edges []edge
+	parent := make([]int32, gr.m.NumVars())
+	ord := make([][]int32, gr.m.NumVars())
+	for _, u := range gr.m.Free() {
+		parent[u], ord[u] = int32(u), []int32{int32(u)}
+		for k, v := range gr.ig.nbr[u] {
+			if v > int32(u) {
+				edges = append(edges, edge{int32(u), v, tie{gr.ig.hard[u][k], gr.ig.soft[u][k]}})
+			}
+		}
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int {
+		if a.t.stronger(b.t) {
+			return -1
+		}
+		if b.t.stronger(a.t) {
+			return 1
+		}
+		return 0
+	})
+	find := func(v int32) int32 {
+		for parent[v] != v {
+			parent[v] = parent[parent[v]]
+			v = parent[v]
+		}
+		return v
+	}
+	for _, e := range edges {
+		a, b := find(e.u), find(e.v)
+		if a == b || len(ord[a])+len(ord[b]) > gr.cfg.MaxVars {
+			continue
+		}
+		ab := append(slices.Clone(ord[a]), ord[b]...)
+		ba := append(slices.Clone(ord[b]), ord[a]...)
+		if order, ok := gr.check(ab, ab, ba); ok {
+			parent[b], ord[a], ord[b] = a, order, nil
+		}
+	}
+	for _, u := range gr.m.Free() {
+		if find(int32(u)) == int32(u) {
+			gr.coreList = append(gr.coreList, ord[u])
+		}
+	}
+	slices.SortStableFunc(gr.coreList, func(a, b []int32) int { return len(b) - len(a) })
+	gr.packed = make([]bool, len(gr.coreList))
+	return gr.coreList
+}
+
+// inOneBlock reports whether some block holds every variable of core.
+func (gr *grower) inOneBlock(core []int32) bool {
+	for _, b := range gr.blocksOf[core[0]] {
+		all := true
+		for _, v := range core[1:] {
+			all = all && slices.Contains(gr.blocksOf[v], b)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// grow grows a block from core and returns its variables in an
+// elimination order within the bounds.
+func (gr *grower) grow(core []int32) []int {
+	gr.members, gr.order, gr.front, gr.full = gr.members[:0], nil, gr.front[:0], false
+	gr.addAll(core, slices.Clone(core))
+	for len(gr.members) < gr.cfg.MaxVars {
+		c := gr.bestCandidate()
+		if c < 0 {
+			if gr.full || !gr.pack() {
+				break
+			}
+			continue
+		}
+		vars := append(slices.Clone(gr.members), c)
+		first := append([]int32{c}, gr.order...)
+		last := append(slices.Clone(gr.order), c)
+		if order, ok := gr.check(vars, first, last); ok {
+			gr.addAll([]int32{c}, order)
+		} else {
+			gr.rejected[c] = gr.block
+			gr.full = true
+		}
+	}
+	out := make([]int, len(gr.order))
+	for k, v := range gr.order {
+		out[k] = int(v)
+		gr.covered[v] = true
+		gr.blocksOf[v] = append(gr.blocksOf[v], gr.block)
+	}
+	gr.reset()
+	return out
+}
+
+// pack adds the next core no block covers yet, whole, if it fits; it
+// reports whether it did.
+func (gr *grower) pack() bool {
+	for k, core := range gr.coreList {
+		if gr.packed[k] || slices.ContainsFunc(core, func(v int32) bool { return gr.covered[v] || gr.inB[v] }) {
+			continue
+		}
+		if len(gr.members)+len(core) > gr.cfg.MaxVars {
+			return false
+		}
+		vars := append(slices.Clone(gr.members), core...)
+		order, ok := gr.check(vars, append(slices.Clone(gr.order), core...))
+		if !ok {
+			return false
+		}
+		gr.packed[k] = true
+		gr.addAll(core, order)
+		return true
+	}
+	return false
+}
+
+// bestCandidate returns the neighbour of the block with the strongest tie
+// to it (not set aside), or −1.
+func (gr *grower) bestCandidate() int32 {
+	best, bt := int32(-1), tie{}
+	for _, j := range gr.front {
+		if gr.inB[j] || gr.rejected[j] == gr.block {
+			continue
+		}
+		t := gr.score[j]
+		if gr.covered[j] {
+			t.soft /= 2
+		}
+		if best < 0 || t.stronger(bt) || !bt.stronger(t) && j < best {
+			best, bt = j, t
+		}
+	}
+	return best
+}
+
+// addAll puts vars into the block, whose elimination order becomes order,
+// and updates the candidates' ties.
+func (gr *grower) addAll(vars []int32, order []int32) {
+	gr.order = order
+	for _, c := range vars {
+		gr.inB[c] = true
+		gr.members = append(gr.members, c)
+		for k, j := range gr.ig.nbr[c] {
+			gr.score[j].hard += gr.ig.hard[c][k]
+			gr.score[j].soft += gr.ig.soft[c][k]
+			if !gr.inFront[j] {
+				gr.inFront[j] = true
+				gr.front = append(gr.front, j)
+			}
+		}
+	}
+}
+
+// reset clears the block's marks for the next block.
+func (gr *grower) reset() {
+	for _, v := range gr.members {
+		gr.inB[v] = false
+	}
+	for _, j := range gr.front {
+		gr.score[j] = tie{}
+		gr.inFront[j] = false
+	}
+	gr.block++
+}
+
+// checkBlocks validates user blocks on m: non-empty, free variables in
+// range, none twice in a block, every free variable in some block.
+func checkBlocks(m factorgraph.Model, blocks [][]int) error {
+	n := m.NumVars()
+	in := make([]bool, n)
+	seen := make([]int, n)
+	for b, blk := range blocks {
+		if len(blk) == 0 {
+			return fmt.Errorf("block %d is empty", b)
+		}
+		for _, v := range blk {
+			switch {
+			case v < 0 || v >= n:
+				return fmt.Errorf("block %d: variable %d out of range [0, %d)", b, v, n)
+			case seen[v] == b+1:
+				return fmt.Errorf("block %d: variable %d appears twice", b, v)
+			}
+			if ov, ok := m.Observed(v); ok {
+				return fmt.Errorf("block %d: variable %d is evidence (observed at %v); blocks hold free variables only", b, v, ov)
+			}
+			seen[v], in[v] = b+1, true
+		}
+	}
+	for _, i := range m.Free() {
+		if !in[i] {
+			return fmt.Errorf("free variable %d is in no block: the blocks must cover every free variable", i)
+		}
+	}
+	return nil
+}
+
+// toInt32 returns vars as int32s, in order.
+func toInt32(vars []int) []int32 {
+	out := make([]int32, len(vars))
+	for k, v := range vars {
+		out[k] = int32(v)
+	}
+	return out
+}
