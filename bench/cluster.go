@@ -10,10 +10,10 @@ import (
 	"slices"
 	"time"
 
-	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/gibbs"
 	lat "github.com/pgibbs/pgibbs/lattice"
 )
@@ -305,12 +305,11 @@ type TauEstimate struct {
 }
 
 // integratedTime estimates τ of the pooled chains with Sokal's window
-// constant c. The autocovariances are taken about the mean of all the
-// chains (they sample one distribution independently), summed over the
-// chains' pairs at each lag and divided by the total number of
-// measurements: the biased estimator, computed by FFT. Subtracting the
-// estimated mean lowers τ by a relative O((2W+1)/N), well below Err
-// whenever N ≫ W.
+// constant c. Each chain's biased autocovariances γ̂_t (about its own mean,
+// diag.Autocorrelation scaled by γ̂_0) are summed over the chains weighted
+// by their lengths: the chains sample one distribution independently.
+// Subtracting the estimated means lowers τ by a relative O((2W+1)/N),
+// well below Err whenever N ≫ W.
 func integratedTime(chains [][]float64, c float64) (TauEstimate, error) {
 	if len(chains) == 0 {
 		return TauEstimate{}, errors.New("bench: τ of no chains")
@@ -335,27 +334,23 @@ func integratedTime(chains [][]float64, c float64) (TauEstimate, error) {
 	mean := sum / float64(n)
 	maxLag := nMin / 4
 	gamma := make([]float64, maxLag+1)
-	var fft *fourier.FFT
-	var buf []float64
-	var coef []complex128
+	var rho []float64
 	for _, x := range chains {
-		m := smoothSize(2*len(x) - 1)
-		if fft == nil || fft.Len() != m {
-			fft = fourier.NewFFT(m)
-			buf, coef = make([]float64, m), make([]complex128, m/2+1)
+		m := stat.Mean(x, nil)
+		g0 := 0.0
+		for _, v := range x {
+			g0 += (v - m) * (v - m)
 		}
-		for i, v := range x {
-			buf[i] = v - mean
+		var err error
+		if rho, err = diag.Autocorrelation(rho, x); err != nil {
+			continue // a constant chain adds nothing
 		}
-		clear(buf[len(x):])
-		coef = fft.Coefficients(coef, buf)
-		for k, z := range coef {
-			coef[k] = complex(real(z)*real(z)+imag(z)*imag(z), 0)
-		}
-		buf = fft.Sequence(buf, coef)
 		for t := range gamma {
-			gamma[t] += buf[t] / float64(m) // Sequence is unnormalised
+			gamma[t] += rho[t] * g0 // n_k·γ̂_t of the chain
 		}
+	}
+	for t := range gamma {
+		gamma[t] /= float64(n)
 	}
 	g0 := gamma[0]
 	if !(g0 > 0) {
@@ -371,24 +366,8 @@ func integratedTime(chains [][]float64, c float64) (TauEstimate, error) {
 		}
 	}
 	est.Err = est.Tau * math.Sqrt(2*float64(2*est.Window+1)/float64(n))
-	est.MeanErr = math.Sqrt(g0 / float64(n) * max(est.Tau, 0) / float64(n))
+	est.MeanErr = math.Sqrt(g0 * max(est.Tau, 0) / float64(n))
 	return est, nil
-}
-
-// smoothSize returns the smallest integer ≥ m whose only prime factors
-// are 2, 3 and 5 (fast lengths for gonum's FFT).
-func smoothSize(m int) int {
-	for m = max(m, 2); ; m++ {
-		k := m
-		for _, p := range [...]int{2, 3, 5} {
-			for k%p == 0 {
-				k /= p
-			}
-		}
-		if k == 1 {
-			return m
-		}
-	}
 }
 
 // ClustersFit is the dynamic exponent of one sampler: τ ≈ A·L^z fitted by
