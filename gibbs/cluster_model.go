@@ -385,23 +385,10 @@ func (b *bonds) directBonds(t *kernel.Torus) {
 		}
 		if c[0] > 0 || (c[0] == 0 && (c[1] > 0 || (c[1] == 0 && c[2] > 0))) {
 			fwd = append(fwd, t.Off[k])
-			thr = append(thr, probThreshold(-math.Expm1(-math.Abs(t.W[k]))))
+			thr = append(thr, minibatch.Threshold(-math.Expm1(-math.Abs(t.W[k]))))
 		}
 	}
 	b.fwd, b.bondThr = fwd, thr
-}
-
-// probThreshold returns t with P(u < t) = p for u uniform on 64 bits (to
-// within 2⁻⁶⁴).
-func probThreshold(p float64) uint64 {
-	switch t := math.Ldexp(p, 64); {
-	case !(t > 0):
-		return 0
-	case t >= 0x1p64:
-		return math.MaxUint64
-	default:
-		return uint64(t)
-	}
 }
 
 // checkWork refuses a model whose site updates would exceed the limit of

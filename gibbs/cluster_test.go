@@ -156,7 +156,7 @@ func halveBonds(c *clusters) {
 		b.k[i] /= 2
 	}
 	for k, e := range b.fwd {
-		b.bondThr[k] = probThreshold(-math.Expm1(-math.Abs(b.tor.W[e.K]) / 2))
+		b.bondThr[k] = minibatch.Threshold(-math.Expm1(-math.Abs(b.tor.W[e.K]) / 2))
 	}
 }
 
