@@ -41,6 +41,7 @@ func TestEstimator(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"potts", "-width", "4", "-iters", "100", "-estimator", "mean"},
+		{"potts", "-width", "4", "-iters", "100", "-estimator", ""},
 		{"potts", "-width", "4", "-iters", "100", "-sampler", "sw", "-estimator", "rb"},
 		{"uai", "-model", model, "-iters", "100", "-sampler", "mingibbs", "-estimator", "rb"},
 		{"lattice", "-size", "4", "-estimator", "rb"},

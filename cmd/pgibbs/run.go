@@ -265,7 +265,7 @@ func (f *runFlags) check() error {
 // conditionals, when given explicitly) or counts.
 func (f *runFlags) checkEstimator() error {
 	switch {
-	case f.estimator == "" || f.estimator == "counts":
+	case f.fs.Lookup("estimator") == nil || f.estimator == "counts":
 		return nil
 	case f.estimator != "rb":
 		return usagef("-estimator %q: want rb or counts", f.estimator)

@@ -95,7 +95,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	var any *uai.AnytimeMAR
 	if *anytime != "" {
 		if any, err = uai.CreateAnytimeMAR(*anytime); err != nil {
-			return err
+			return fmt.Errorf("-anytime: %w", err)
 		}
 		defer any.Close()
 		run.atCheck = func() error { return any.Write(chain.PoolMarginals(run.margs...)) }
