@@ -73,6 +73,22 @@ type Conditioner interface {
 	Conditional() (i int, w []float64, total float64)
 }
 
+// BlockConditioner is a Conditioner whose steps can draw several discrete
+// coordinates jointly (blocked Gibbs), such a step returning Any. After it,
+// Conditionals reports the coordinates drawn and the marginal of each under
+// the joint distribution they were drawn from; Marginals.RaoBlackwellise
+// credits those marginals (each the conditional expectation of the
+// coordinate's indicator given what the draw conditioned on).
+type BlockConditioner interface {
+	Conditioner
+	// Conditionals returns the coordinates the last step drew jointly and,
+	// for each, p[k][v]: the probability that vars[k] was drawn as v (each
+	// p[k] sums to 1), views valid until the next step; or nil when the
+	// last step drew nothing it can report (recording off, a step of
+	// another kind). Coordinates not listed were not drawn.
+	Conditionals() (vars []int, p [][]float64)
+}
+
 // Snapshotter is implemented by kernels and observers that can be
 // checkpointed: Snapshot returns the object's state, Restore sets it from a
 // snapshot of the same kind of object on the same model. Random sources are

@@ -26,6 +26,7 @@ type Marginals struct {
 	// Rao–Blackwellised (src non-nil): cond[j] is the distribution x_j's
 	// current value was drawn from, while isCond[j].
 	src    Conditioner
+	block  BlockConditioner // src, if it can draw blocks
 	cond   [][]float64
 	isCond []bool
 }
@@ -61,6 +62,7 @@ func NewMarginals(sizes []int) *Marginals {
 // returning Any. It turns src's recording on.
 func (mg *Marginals) RaoBlackwellise(src Conditioner) {
 	mg.src = src
+	mg.block, _ = src.(BlockConditioner)
 	mg.cond = make([][]float64, len(mg.counts))
 	mg.isCond = make([]bool, len(mg.counts))
 	src.RecordConditionals(true)
@@ -71,14 +73,21 @@ func (mg *Marginals) RaoBlackwellised() bool { return mg.src != nil }
 
 // Observe implements Observer.
 func (mg *Marginals) Observe(_ int64, i int, x []float64) {
-	switch {
-	case mg.n == 0:
+	if mg.n == 0 {
 		for j := range mg.cur {
 			if len(mg.counts[j]) > 0 {
 				mg.cur[j] = int(x[j])
 			}
 		}
+	}
+	switch {
 	case i == Any:
+		if mg.block != nil {
+			if vars, p := mg.block.Conditionals(); vars != nil {
+				mg.conditionBlock(vars, p, x)
+				break
+			}
+		}
 		for j := range mg.counts {
 			mg.see(j, x)
 		}
@@ -89,6 +98,16 @@ func (mg *Marginals) Observe(_ int64, i int, x []float64) {
 		mg.condition(i, x)
 	}
 	mg.n++
+}
+
+// conditionBlock credits a step that drew the coordinates vars jointly,
+// vars[k] from the marginal p[k]. The others were not drawn (the
+// BlockConditioner contract), and their holdings go on: the cost is
+// O(len(vars)), not a scan of every coordinate.
+func (mg *Marginals) conditionBlock(vars []int, p [][]float64, x []float64) {
+	for k, j := range vars {
+		mg.setCond(j, p[k], 1, x)
+	}
 }
 
 // see credits coordinate j's holding so far if its value changed (or, if
@@ -121,8 +140,17 @@ func (mg *Marginals) flush(j int) {
 // reports one, the credit of i's new holding.
 func (mg *Marginals) condition(i int, x []float64) {
 	ci, w, total := mg.src.Conditional()
+	if ci == i {
+		mg.setCond(i, w, total, x)
+	}
+}
+
+// setCond makes w/total, the distribution coordinate i's new value was
+// drawn from, the credit of i's new holding (ignored if it does not fit
+// i's values).
+func (mg *Marginals) setCond(i int, w []float64, total float64, x []float64) {
 	c := mg.counts[i]
-	if ci != i || !(total > 0) || len(w) != len(c) || len(c) == 0 {
+	if !(total > 0) || len(w) != len(c) || len(c) == 0 {
 		return
 	}
 	if mg.n > 0 {

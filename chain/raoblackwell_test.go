@@ -142,3 +142,72 @@ func TestRaoBlackwellSnapshot(t *testing.T) {
 		t.Error("Rao–Blackwellised marginals restored a visit-count snapshot")
 	}
 }
+
+// blockScripted is a BlockConditioner over three 2-valued coordinates
+// that replays a script of joint draws: each step sets the coordinates
+// vars to vals, returns Any and reports the marginals p (nil: none).
+type blockScripted struct {
+	x      []float64
+	script []blockStep
+	t      int
+	on     bool
+}
+
+type blockStep struct {
+	vars []int
+	vals []float64
+	p    [][]float64
+}
+
+func (s *blockScripted) Step() int {
+	st := s.script[s.t]
+	s.t++
+	for k, j := range st.vars {
+		s.x[j] = st.vals[k]
+	}
+	return chain.Any
+}
+func (s *blockScripted) State() []float64                       { return s.x }
+func (s *blockScripted) Err() error                             { return nil }
+func (s *blockScripted) RecordConditionals(on bool)             { s.on = on }
+func (s *blockScripted) Conditional() (int, []float64, float64) { return -1, nil, 0 }
+func (s *blockScripted) Conditionals() ([]int, [][]float64) {
+	st := s.script[s.t-1]
+	if !s.on || st.p == nil {
+		return nil, nil
+	}
+	return st.vars, st.p
+}
+
+// TestRaoBlackwellBlockCredits: a joint draw credits each listed
+// coordinate's marginal until its next draw, leaves the holdings of the
+// others going on, and a step that reports nothing credits values.
+func TestRaoBlackwellBlockCredits(t *testing.T) {
+	k := &blockScripted{x: []float64{0, 0, 0}, script: []blockStep{
+		{[]int{0, 1}, []float64{1, 1}, [][]float64{{0.2, 0.8}, {0.6, 0.4}}}, // state 1
+		{[]int{1, 2}, []float64{0, 1}, [][]float64{{0.5, 0.5}, {0.1, 0.9}}}, // state 2
+		{[]int{0, 1}, []float64{0, 0}, nil},                                 // state 3: no report
+		{[]int{2}, []float64{1}, [][]float64{{0.3, 0.7}}},                   // state 4
+	}}
+	rb := chain.NewMarginals([]int{2, 2, 2})
+	rb.RaoBlackwellise(k)
+	for tt := range int64(4) {
+		rb.Observe(tt+1, k.Step(), k.State())
+	}
+	want := [][]float64{
+		// x0: states 1–2 ~ (0.2, 0.8), states 3–4 = 0.
+		{(2*0.2 + 2) / 4, 2 * 0.8 / 4},
+		// x1: state 1 ~ (0.6, 0.4), state 2 ~ (0.5, 0.5), states 3–4 = 0.
+		{(0.6 + 0.5 + 2) / 4, (0.4 + 0.5) / 4},
+		// x2: state 1 = 0, state 2 ~ (0.1, 0.9), state 3 = 1, state 4 ~ (0.3, 0.7).
+		{(1 + 0.1 + 0.3) / 4, (0.9 + 1 + 0.7) / 4},
+	}
+	got := rb.Probs()
+	for j := range want {
+		for v := range want[j] {
+			if math.Abs(got[j][v]-want[j][v]) > 1e-12 {
+				t.Errorf("P(x%d = %d) = %v, want %v", j, v, got[j][v], want[j][v])
+			}
+		}
+	}
+}
