@@ -3,11 +3,13 @@ package gibbs
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
 	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
 // Blocked is exact blocked Gibbs sampling: each update draws a block B of
@@ -48,12 +50,23 @@ import (
 // A block update costs the tabulation of the factors touching it (each
 // evaluated at the assignments of the block variables it reads) plus
 // O(Σ_v |T_v|) table operations, |T_v| ≤ BlockConfig.MaxTable; nothing is
-// allocated per update. Step updates the next block in a fixed cyclic
-// order and returns −1 (chain.Any); Sweep updates every block once;
-// Update(i) updates the first block holding i. Stats.Steps counts the
-// variables resampled (a block of k variables adds k), Stats.Factors the
-// factors tabulated (each factor touching the block once an update, as
-// plain Gibbs counts a factor once for its D values).
+// allocated per update. The soft factors crossing the boundary can instead
+// enter through the Poisson auxiliaries of Algorithm 2 (Zhang & De Sa
+// 2019), so that an update evaluates O(λ_B + L_B) of them, not all: on a
+// model where every variable touches many weak factors the boundary is
+// most of the work (see Boundary, BlockConfig.Boundary; exact by the same
+// augmentation). Step updates the next block in a fixed cyclic order and
+// returns −1 (chain.Any); Sweep updates every block once; Update(i)
+// updates the first block holding i. Stats.Steps counts the variables
+// resampled (a block of k variables adds k), Stats.Factors the factors
+// tabulated (each factor touching the block once an update, as plain Gibbs
+// counts a factor once for its D values; of a minibatched boundary, those
+// with s_φ > 0), Stats.Picks the boundary minibatches' alias picks.
+//
+// With RecordConditionals on, each update also reports the marginal of
+// every block variable given the variables outside the block, from a
+// second (downward) pass over the elimination's tables (Conditionals):
+// what chain.Marginals.RaoBlackwellise averages.
 //
 // Blocked samples discrete variables of a model that lists its factors (a
 // *factorgraph.Graph). It implements chain.Interrupter: an update is
@@ -75,6 +88,19 @@ type Blocked struct {
 	newB  []int32
 	cnt   []int
 	vals  []float64
+
+	// The marginals of the last update's block (block_marginals.go): its
+	// index (−1: none), each variable's marginal, views of them, and the
+	// exponentiated belief of a bucket.
+	condB   int
+	condP   [][]float64
+	condOut [][]float64
+	lin     []float64
+
+	// The Poisson-minibatched boundaries (block_poisson.go): the counts
+	// s_φ of the current update and the draw's source.
+	counts *minibatch.Counts
+	src    boundarySource
 }
 
 var (
@@ -84,10 +110,12 @@ var (
 )
 
 // NewBlocked returns a blocked Gibbs sampler on m drawing from r, with the
-// blocks BuildBlocks makes with the default BlockConfig. m must be a
-// *factorgraph.Graph (a model listing its factors) of discrete variables.
-// Only opt.Init and opt.MaxDraws are used (a block update's factor values
-// and table entries are bounded by MaxDraws); opt may be nil.
+// blocks BuildBlocks makes, of a width chosen from the model (see
+// BlockConfig.MaxWidth). m must be a *factorgraph.Graph (a model listing
+// its factors) of discrete variables. Only opt.Init, opt.MaxDraws (a block
+// update's factor values and table entries are bounded by it) and, for
+// minibatched boundaries, opt.Lambda and opt.LambdaScale (λ_B = Lambda, or
+// LambdaScale·L_B², default L_B²) are used; opt may be nil.
 func NewBlocked(m factorgraph.Model, r *rand.Rand, opt *Options) (*Blocked, error) {
 	return NewBlockedWith(m, r, opt, nil, BlockConfig{})
 }
@@ -112,50 +140,87 @@ func NewBlockedWith(m factorgraph.Model, r *rand.Rand, opt *Options, blocks [][]
 	if opt == nil {
 		opt = &Options{}
 	}
-	c, err := newChain(name, m, r, opt, true)
-	if err != nil {
-		return nil, err
-	}
-	if cfg, err = cfg.withDefaults(); err != nil {
-		return nil, fmt.Errorf("gibbs: %s: %w", name, err)
-	}
-	if len(blocks) == 0 {
+	var plans []*blockPlan
+	var err error
+	switch {
+	case len(blocks) > 0:
+		if err := checkBlocks(m, blocks); err != nil {
+			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
+		}
+		if cfg, err = cfg.withDefaults(); err != nil {
+			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
+		}
+		plans, err = compilePlans(bm, blocks, cfg, opt)
+	case cfg.MaxWidth == 0 && !cfg.Forests:
+		blocks, plans, _, err = chooseBlocks(bm, cfg, opt)
+	default:
+		if cfg, err = cfg.withDefaults(); err != nil {
+			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
+		}
 		if blocks, err = buildBlocks(bm, cfg); err != nil {
 			return nil, err
 		}
-	} else if err := checkBlocks(m, blocks); err != nil {
-		return nil, fmt.Errorf("gibbs: %s: %w", name, err)
+		plans, err = compilePlans(bm, blocks, cfg, opt)
 	}
-	s := &Blocked{chain: c, bm: bm}
-	if err := s.compile(blocks, cfg, opt); err != nil {
+	if err != nil {
 		return nil, err
 	}
+	return newBlocked(bm, r, opt, blocks, plans)
+}
+
+// newBlocked returns a Blocked sampler on m with the blocks and their
+// compiled plans.
+func newBlocked(m blockModel, r *rand.Rand, opt *Options, blocks [][]int, plans []*blockPlan) (*Blocked, error) {
+	c, err := newChain("block", m, r, opt, true)
+	if err != nil {
+		return nil, err
+	}
+	s := &Blocked{chain: c, bm: m}
+	s.setup(blocks, plans)
 	s.update = s.Update
 	return s, nil
 }
 
-// compile compiles the blocks' updates, checks their work against
-// opt.MaxDraws and allocates the scratch space.
-func (s *Blocked) compile(blocks [][]int, cfg BlockConfig, opt *Options) error {
+// compilePlans compiles the updates of blocks and checks their work
+// against opt.MaxDraws.
+func compilePlans(bm blockModel, blocks [][]int, cfg BlockConfig, opt *Options) ([]*blockPlan, error) {
 	limit, err := opt.maxDraws()
 	if err != nil {
-		return fmt.Errorf("gibbs: block: %w", err)
+		return nil, fmt.Errorf("gibbs: block: %w", err)
 	}
-	n := s.m.NumVars()
-	local := make([]int32, n)
-	s.blockOf = make([]int32, n)
-	for i := range n {
-		local[i], s.blockOf[i] = -1, -1
+	local := make([]int32, bm.NumVars())
+	for i := range local {
+		local[i] = -1
 	}
-	arena, width, dims, maxD := 0, 0, 1, 1
+	plans := make([]*blockPlan, len(blocks))
 	for b, blk := range blocks {
-		p, err := compileBlock(s.bm, b, toInt32(blk), local, cfg.MaxTable)
+		p, err := compileBlock(bm, b, toInt32(blk), local, cfg.MaxTable)
 		if err != nil {
-			return fmt.Errorf("gibbs: block: %w", err)
+			return nil, fmt.Errorf("gibbs: block: %w", err)
+		}
+		if err := planBoundary(p, cfg.Boundary, opt); err != nil {
+			return nil, fmt.Errorf("gibbs: block: block %d: %w", b, err)
 		}
 		if p.work > limit {
-			return tooMuch("block", fmt.Sprintf("evaluate about %.2g factor values and table entries (block %d: %d variables, elimination width %d, largest table %.4g entries)",
+			return nil, tooMuch("block", fmt.Sprintf("evaluate about %.2g factor values and table entries (block %d: %d variables, elimination width %d, largest table %.4g entries)",
 				p.work, b, len(p.vars), p.stats.width, p.stats.table), limit, "use smaller blocks (BlockConfig.MaxWidth, MaxTable, MaxVars), or gibbs")
+		}
+		plans[b] = p
+	}
+	return plans, nil
+}
+
+// setup installs the blocks and their plans and allocates the scratch
+// space.
+func (s *Blocked) setup(blocks [][]int, plans []*blockPlan) {
+	s.blockOf = make([]int32, s.m.NumVars())
+	for i := range s.blockOf {
+		s.blockOf[i] = -1
+	}
+	arena, width, dims, maxD, maxN, nb := 0, 0, 1, 1, 0, 0
+	for b, p := range plans {
+		if p.bnd != nil {
+			nb = max(nb, len(p.bnd.facs))
 		}
 		for l, v := range p.vars {
 			if s.blockOf[v] < 0 {
@@ -163,14 +228,20 @@ func (s *Blocked) compile(blocks [][]int, cfg BlockConfig, opt *Options) error {
 			}
 			maxD = max(maxD, p.size[l])
 		}
-		s.blocks = append(s.blocks, slices.Clone(blk))
-		s.plans = append(s.plans, p)
+		s.blocks = append(s.blocks, slices.Clone(blocks[b]))
 		arena, width, dims = max(arena, p.arena), max(width, len(p.vars)), max(dims, p.maxDims())
+		maxN = max(maxN, p.maxN)
+	}
+	s.plans = plans
+	s.condB, s.lin = -1, make([]float64, maxN)
+	s.counts = minibatch.NewCounts(max(nb, 1))
+	s.condP = make([][]float64, width)
+	for l := range s.condP {
+		s.condP[l] = make([]float64, maxD)
 	}
 	s.arena = make([]float64, arena)
 	s.saveB, s.newB = make([]float64, width), make([]int32, width)
 	s.cnt, s.vals = make([]int, dims), make([]float64, maxD)
-	return nil
 }
 
 // BlockInfo describes a block of a Blocked sampler.
@@ -180,6 +251,11 @@ type BlockInfo struct {
 	MaxTable float64 // its largest table, in entries
 	Entries  float64 // the entries of all its tables
 	Factors  int     // the factors touching it
+	// Boundary is the number of its soft boundary factors that enter
+	// through Poisson auxiliaries (0: its boundary is exact), Lambda their
+	// λ_B.
+	Boundary int
+	Lambda   float64
 }
 
 // Blocks describes the sampler's blocks, in the order Step updates them.
@@ -187,6 +263,9 @@ func (s *Blocked) Blocks() []BlockInfo {
 	out := make([]BlockInfo, len(s.plans))
 	for b, p := range s.plans {
 		out[b] = BlockInfo{Vars: int32sToInts(p.vars), Width: p.stats.width, MaxTable: p.stats.table, Entries: p.stats.total, Factors: len(p.facs)}
+		if p.bnd != nil {
+			out[b].Boundary, out[b].Lambda = len(p.bnd.facs), p.bnd.lambda
+		}
 	}
 	return out
 }
@@ -217,6 +296,10 @@ func (s *Blocked) sweep() bool {
 		s.saved = append(s.saved[:0], s.x...)
 	}
 	st, next := s.stats, s.next
+	// A sweep draws every block: there is no single block's marginals to
+	// report, so none are computed.
+	defer func(on bool) { s.record, s.condB = on, -1 }(s.record)
+	s.record = false
 	for range s.plans {
 		if s.err != nil {
 			return true
@@ -247,9 +330,14 @@ func (s *Blocked) Update(i int) {
 // error is recorded (Err) and leaves x unchanged too.
 func (s *Blocked) updateBlock(b int) (aborted bool) {
 	p := s.plans[b]
-	if !s.tabulate(p) || !s.forward(p) {
+	picks := s.stats.Picks
+	if (p.bnd != nil && !s.drawBoundary(p)) || !s.tabulate(p) || !s.forward(p) {
+		s.stats.Picks = picks
 		return s.aborted
 	}
+	// The marginals read the forward tables, before backward turns the rows
+	// it draws from into weights.
+	rb := s.record && s.blockMarginals(p)
 	if !s.backward(b, p) {
 		return false
 	}
@@ -257,7 +345,11 @@ func (s *Blocked) updateBlock(b int) (aborted bool) {
 		s.x[v] = float64(s.newB[l])
 	}
 	s.stats.Steps += int64(len(p.vars))
-	s.stats.Factors += int64(len(p.facs))
+	s.stats.Factors += int64(p.nExact)
+	if p.bnd != nil {
+		s.stats.Factors += int64(s.counts.Len())
+	}
+	s.reportMarginals(b, p, rb)
 	return false
 }
 
@@ -278,18 +370,32 @@ func (s *Blocked) tabulate(p *blockPlan) bool {
 	clear(s.arena[:p.potEnd])
 	for k := range p.facs {
 		fc := &p.facs[k]
+		if fc.bnd >= 0 {
+			continue // minibatched: below, if its count is positive
+		}
 		pt := &p.pots[fc.pot]
-		if !s.tabulateFactor(p, fc, s.arena[pt.off:pt.off+pt.n], pt.scope) || s.spend(pt.n) {
+		if !s.tabulateFactor(p, fc, s.arena[pt.off:pt.off+pt.n], pt.scope, 0, 0) || s.spend(pt.n) {
 			return false
+		}
+	}
+	if bd := p.bnd; bd != nil {
+		for _, k := range s.counts.Keys() {
+			fc := &p.facs[bd.facs[k]]
+			pt := &p.pots[fc.pot]
+			if !s.tabulateFactor(p, fc, s.arena[pt.off:pt.off+pt.n], pt.scope, float64(s.counts.Count(int(k))), bd.inv[k]) || s.spend(pt.n) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
-// tabulateFactor adds the shifted values of fc at every assignment of the
-// block variables scope (local, scope[0] fastest) into t, checking each
-// against the factor's range.
-func (s *Blocked) tabulateFactor(p *blockPlan, fc *blockFactor, t []float64, scope []int32) bool {
+// tabulateFactor adds the shifted values φ̃ of fc at every assignment of
+// the block variables scope (local, scope[0] fastest) into t, checking
+// each against the factor's range; or, for a minibatched boundary factor
+// of count sc > 0, its term of the augmented conditional, sc·log(1 +
+// φ̃·inv) with inv = 1/(aM_φ) (Boundary).
+func (s *Blocked) tabulateFactor(p *blockPlan, fc *blockFactor, t []float64, scope []int32, sc, inv float64) bool {
 	x := s.x
 	v0, d0 := int(p.vars[scope[0]]), p.size[scope[0]]
 	cnt := s.cnt[:len(scope)]
@@ -314,6 +420,9 @@ func (s *Blocked) tabulateFactor(p *blockPlan, fc *blockFactor, t []float64, sco
 				s.fail(factorgraph.CheckError(s.m, fc.i, fc.k, sv))
 				return false
 			}
+			if sc > 0 {
+				sv = sc * math.Log1p(sv*inv)
+			}
 			row[v] += sv
 		}
 		for k := 1; k < len(scope); k++ {
@@ -330,7 +439,8 @@ func (s *Blocked) tabulateFactor(p *blockPlan, fc *blockFactor, t []float64, sco
 }
 
 // forward eliminates the block's variables in order: each bucket sums its
-// inputs and passes its message on. It reports false if interrupted.
+// inputs, passes its message on and turns its table into the distributions
+// of v given each row (conditionRows). It reports false if interrupted.
 func (s *Blocked) forward(p *blockPlan) bool {
 	for k := range p.buckets {
 		bk := &p.buckets[k]
@@ -339,9 +449,11 @@ func (s *Blocked) forward(p *blockPlan) bool {
 		for _, in := range bk.ins {
 			addInto(t, s.arena[in.src:], bk.dims, in.str, s.cnt)
 		}
+		var msg []float64
 		if bk.msg >= 0 {
-			logSumRows(s.arena[bk.msg:bk.msg+bk.n/bk.dims[0]], t, bk.dims[0])
+			msg = s.arena[bk.msg : bk.msg+bk.n/bk.dims[0]]
 		}
+		conditionRows(msg, t, bk.dims[0])
 		if s.spend(bk.n * (len(bk.ins) + 1)) {
 			return false
 		}
@@ -360,8 +472,9 @@ func (s *Blocked) backward(b int, p *blockPlan) bool {
 			r += int(s.newB[o]) * bk.ostr[j]
 		}
 		d := bk.dims[0]
-		v := sampleLog(s.r, s.arena[bk.off+r*d:bk.off+(r+1)*d])
-		if v < 0 {
+		row := s.arena[bk.off+r*d : bk.off+(r+1)*d]
+		v := drawWeights(s.r.Float64(), row)
+		if !(row[v] > 0) {
 			s.fail(fmt.Errorf("gibbs: block: block %d (%s): every assignment has zero probability given the variables outside it",
 				b, varList(s.blocks[b])))
 			return false

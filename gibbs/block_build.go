@@ -13,10 +13,14 @@ import (
 type BlockConfig struct {
 	// MaxWidth is the largest elimination width (the number of other
 	// variables in a table of the elimination, the clique size less one)
-	// of a block BuildBlocks makes. Zero means 12. User blocks are bounded
-	// by MaxTable only, and Blocked eliminates every block in the order of
-	// smallest tables, whose width may exceed MaxWidth where domain sizes
-	// differ.
+	// of a block BuildBlocks makes. Zero means 12 for BuildBlocks; for
+	// NewBlocked and NewBlockedWith (no blocks given) it means a width
+	// chosen from the model: on a model with deterministic links the
+	// widest of 12, 8 and 4 whose updates cost at most 80 single-site
+	// updates a variable, otherwise 4 (see NewAutoSampler). User blocks
+	// are bounded by MaxTable only, and Blocked eliminates every block in
+	// the order of smallest tables, whose width may exceed MaxWidth where
+	// domain sizes differ.
 	MaxWidth int
 	// MaxTable is the largest table of a block's elimination, in entries
 	// (the product of the domain sizes of the variables of a clique). Zero
@@ -26,6 +30,16 @@ type BlockConfig struct {
 	// makes (it keeps the building fast on long chains, where a block of
 	// small width could grow without end). Zero means 1024.
 	MaxVars int
+	// Forests builds two interleaved spanning forests (BuildForests)
+	// instead of width-bounded blocks (BuildBlocks), within the same
+	// bounds, where NewBlocked and NewBlockedWith build the blocks (no
+	// blocks given). They pay on grid-like models with strong pairwise
+	// couplings (F. Hamze and N. de Freitas, UAI 2004).
+	Forests bool
+	// Boundary is how an update treats the soft factors crossing the
+	// block's boundary: exactly, or through Poisson auxiliaries where that
+	// is cheaper (the default, BoundaryAuto), or always (see Boundary).
+	Boundary Boundary
 }
 
 // Defaults of BlockConfig.
@@ -117,6 +131,37 @@ func newInteraction(m blockModel) *interaction {
 		}
 	}
 	return ig
+}
+
+// link is a pair of free variables sharing a factor, u < v, and the
+// strength of their tie.
+type link struct {
+	u, v int32
+	t    tie
+}
+
+// links returns the links between the variables free (ascending), the
+// strongest first: most hard factors, then the largest sum of soft ranges,
+// then by u and by the order of nbr[u].
+func (ig *interaction) links(free []int) []link {
+	var edges []link
+	for _, u := range free {
+		for k, v := range ig.nbr[u] {
+			if v > int32(u) {
+				edges = append(edges, link{int32(u), v, tie{ig.hard[u][k], ig.soft[u][k]}})
+			}
+		}
+	}
+	slices.SortStableFunc(edges, func(a, b link) int {
+		if a.t.stronger(b.t) {
+			return -1
+		}
+		if b.t.stronger(a.t) {
+			return 1
+		}
+		return 0
+	})
+	return edges
 }
 
 // elimStats describes an elimination: its width (largest number of other
@@ -350,6 +395,8 @@ func bestOrder(adj [][]int32, size []int32, given []int32, maxTable float64) (be
 // or last), and failing that, within a budget of work, in a fresh min-fill
 // order. Each block is listed in the elimination order that showed it
 // fits: Blocked compiles a block in the order given or in a better one.
+//
+// With cfg.Forests set, BuildBlocks returns BuildForests(g, cfg).
 func BuildBlocks(g *factorgraph.Graph, cfg BlockConfig) ([][]int, error) {
 	if g == nil {
 		return nil, fmt.Errorf("gibbs: BuildBlocks: nil graph")
@@ -359,16 +406,12 @@ func BuildBlocks(g *factorgraph.Graph, cfg BlockConfig) ([][]int, error) {
 
 // buildBlocks is BuildBlocks on any model that lists its factors.
 func buildBlocks(m blockModel, cfg BlockConfig) ([][]int, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := checkBlockModel(m, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("gibbs: %w", err)
+		return nil, err
 	}
-	for _, i := range m.Free() {
-		if d := m.Domain(i); !d.IsDiscrete() {
-			return nil, fmt.Errorf("gibbs: blocks: variable %d is continuous on %v; blocks hold discrete variables only", i, d)
-		} else if d.Size > cfg.MaxTable {
-			return nil, fmt.Errorf("gibbs: blocks: variable %d has %d values, more than MaxTable = %d", i, d.Size, cfg.MaxTable)
-		}
+	if cfg.Forests {
+		return buildForests(m, cfg), nil
 	}
 	gr := newGrower(m, cfg)
 	var blocks [][]int
@@ -379,6 +422,24 @@ func buildBlocks(m blockModel, cfg BlockConfig) ([][]int, error) {
 		blocks = append(blocks, gr.grow(core))
 	}
 	return blocks, nil
+}
+
+// checkBlockModel returns cfg with its defaults set, or an error for a
+// negative bound, a continuous free variable or one with more values than
+// cfg.MaxTable.
+func checkBlockModel(m blockModel, cfg BlockConfig) (BlockConfig, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return cfg, fmt.Errorf("gibbs: %w", err)
+	}
+	for _, i := range m.Free() {
+		if d := m.Domain(i); !d.IsDiscrete() {
+			return cfg, fmt.Errorf("gibbs: blocks: variable %d is continuous on %v; blocks hold discrete variables only", i, d)
+		} else if d.Size > cfg.MaxTable {
+			return cfg, fmt.Errorf("gibbs: blocks: variable %d has %d values, more than MaxTable = %d", i, d.Size, cfg.MaxTable)
+		}
+	}
+	return cfg, nil
 }
 
 // grower builds the blocks of buildBlocks.
@@ -505,30 +566,12 @@ func (gr *grower) localGraph(vars []int32) ([][]int32, []int32) {
 // seeding order (largest first, then by lowest variable), each in an
 // elimination order that fits.
 func (gr *grower) cores() [][]int32 {
-	type edge struct {
-		u, v int32
-		t    tie
-	}
-	var edges []edge
 	parent := make([]int32, gr.m.NumVars())
 	ord := make([][]int32, gr.m.NumVars())
 	for _, u := range gr.m.Free() {
 		parent[u], ord[u] = int32(u), []int32{int32(u)}
-		for k, v := range gr.ig.nbr[u] {
-			if v > int32(u) {
-				edges = append(edges, edge{int32(u), v, tie{gr.ig.hard[u][k], gr.ig.soft[u][k]}})
-			}
-		}
 	}
-	slices.SortStableFunc(edges, func(a, b edge) int {
-		if a.t.stronger(b.t) {
-			return -1
-		}
-		if b.t.stronger(a.t) {
-			return 1
-		}
-		return 0
-	})
+	edges := gr.ig.links(gr.m.Free())
 	find := func(v int32) int32 {
 		for parent[v] != v {
 			parent[v] = parent[parent[v]]

@@ -21,8 +21,12 @@ type blockPlan struct {
 	potEnd  int      // the potentials fill arena[:potEnd]
 	buckets []bucket // in elimination order
 	arena   int      // entries of the arena an update uses
+	maxN    int      // entries of the largest bucket table
+	ivars   []int    // vars as []int (what Conditionals reports)
 	stats   elimStats
-	work    float64 // factor values and bucket table entries of an update
+	work    float64   // factor values and bucket table entries of an update
+	bnd     *boundary // the Poisson-minibatched boundary (block_poisson.go), or nil
+	nExact  int       // the factors tabulated exactly
 }
 
 // blockFactor is a factor touching a block. Its values at every
@@ -35,6 +39,9 @@ type blockFactor struct {
 	lo, hi float64                 // the accepted values of φ̃ (factorgraph.Limits)
 	i, k   int                     // the factor is the k-th of A[i] (for messages)
 	pot    int
+	m      float64 // M_φ (+Inf: hard)
+	cross  bool    // it reads a free variable outside the block
+	bnd    int32   // its index in the minibatched boundary (−1: tabulated exactly)
 }
 
 // potential is the table of the factors reading the same block variables,
@@ -49,7 +56,10 @@ type potential struct {
 // ascending), dims their sizes (v first, fastest), the sum of its inputs
 // (potentials and earlier messages); msg holds the message Σ_v exp T_v over
 // others, in log space (−1 if others is empty), ostr the strides of others
-// in it, which pick the row of T_v that v is drawn from.
+// in it, which pick the row of T_v that v is drawn from. After forward,
+// T_v's rows hold the distributions π(x_v | x_others) (conditionRows).
+// delta holds the block conditional's marginal on others, in the
+// marginals' pass (block_marginals.go; −1 if others is empty).
 type bucket struct {
 	v      int32
 	dims   []int
@@ -57,15 +67,18 @@ type bucket struct {
 	ostr   []int
 	off, n int
 	msg    int
+	delta  int
 	ins    []bucketInput
 }
 
 // bucketInput is a table added into a bucket's: at arena offset src, with
 // stride str[d] for each dimension d of the bucket (0 where it does not
-// depend on it).
+// depend on it). child is the bucket whose message it is (−1 for a
+// potential).
 type bucketInput struct {
-	src int
-	str []int
+	src   int
+	str   []int
+	child int
 }
 
 // compileBlock compiles the update of block b of m, the variables given
@@ -111,6 +124,7 @@ func compileBlock(m blockModel, b int, given []int32, local []int32, maxTable in
 	}
 	p.stats = st
 	p.lay(order)
+	p.ivars = int32sToInts(vars)
 	return p, nil
 }
 
@@ -130,9 +144,12 @@ func (p *blockPlan) collect(m blockModel, local []int32) {
 			seen[f] = true
 			fac := m.Factor(f)
 			var scope []int32
+			cross := false
 			for _, u := range fac.Vars() {
 				if l := local[u]; l >= 0 && !slices.Contains(scope, l) {
 					scope = append(scope, l)
+				} else if _, ev := m.Observed(u); l < 0 && !ev {
+					cross = true
 				}
 			}
 			slices.Sort(scope)
@@ -146,7 +163,8 @@ func (p *blockPlan) collect(m blockModel, local []int32) {
 			_, lo, _ := m.Describe(i, k)
 			flo, fhi := factorgraph.Limits(m.Bound(i, k))
 			cond, _ := fac.(factorgraph.Conditioner)
-			p.facs = append(p.facs, blockFactor{f: fac, cond: cond, shift: lo, lo: flo, hi: fhi, i: i, k: k, pot: g})
+			p.facs = append(p.facs, blockFactor{f: fac, cond: cond, shift: lo, lo: flo, hi: fhi, i: i, k: k, pot: g,
+				m: m.Bound(i, k), cross: cross, bnd: -1})
 		}
 	}
 	slices.SortStableFunc(p.facs, func(a, b blockFactor) int { return a.pot - b.pot })
@@ -167,6 +185,7 @@ func (p *blockPlan) lay(order []int32) {
 	type spec struct {
 		src   int
 		scope []int32
+		child int
 	}
 	pending := make([][]spec, n)
 	off := 0
@@ -174,12 +193,12 @@ func (p *blockPlan) lay(order []int32) {
 		pt := &p.pots[k]
 		pt.off, pt.n = off, p.entries(pt.scope)
 		off += pt.n
-		pending[first(pt.scope)] = append(pending[first(pt.scope)], spec{pt.off, pt.scope})
+		pending[first(pt.scope)] = append(pending[first(pt.scope)], spec{pt.off, pt.scope, -1})
 		p.work += float64(pt.n * p.factorsOf(k))
 	}
 	p.potEnd = off
 	for _, v := range order {
-		bk := bucket{v: v, msg: -1}
+		bk := bucket{v: v, msg: -1, delta: -1}
 		for _, sp := range pending[v] {
 			for _, u := range sp.scope {
 				if u != v && !slices.Contains(bk.others, u) {
@@ -195,16 +214,17 @@ func (p *blockPlan) lay(order []int32) {
 		bk.off, bk.n = off, p.entries(append([]int32{v}, bk.others...))
 		off += bk.n
 		for _, sp := range pending[v] {
-			bk.ins = append(bk.ins, bucketInput{src: sp.src, str: bk.strides(sp.scope, p.size)})
+			bk.ins = append(bk.ins, bucketInput{src: sp.src, str: bk.strides(sp.scope, p.size), child: sp.child})
 		}
 		if len(bk.others) > 0 {
-			bk.msg = off
-			off += bk.n / bk.dims[0]
+			bk.msg, bk.delta = off, off+bk.n/bk.dims[0]
+			off += 2 * (bk.n / bk.dims[0])
 			bk.ostr = bk.strides(bk.others, p.size)[1:]
 			t := first(bk.others)
-			pending[t] = append(pending[t], spec{bk.msg, bk.others})
+			pending[t] = append(pending[t], spec{bk.msg, bk.others, len(p.buckets)})
 		}
 		p.work += float64(bk.n)
+		p.maxN = max(p.maxN, bk.n)
 		p.buckets = append(p.buckets, bk)
 	}
 	p.arena = off
@@ -261,7 +281,17 @@ func (p *blockPlan) maxDims() int {
 
 // addInto adds src, a table with strides str over the dimensions dims of
 // t (dims[0] fastest), into t. cnt is scratch of len(dims) counters.
-func addInto(t, src []float64, dims, str, cnt []int) {
+func addInto(t, src []float64, dims, str, cnt []int) { strided(t, src, dims, str, cnt, false) }
+
+// projectInto is addInto's adjoint: it adds every entry of t into the entry
+// of dst (a table with strides str over the dimensions dims of t) it maps
+// to, summing t over the dimensions dst does not have.
+func projectInto(dst, t []float64, dims, str, cnt []int) { strided(t, dst, dims, str, cnt, true) }
+
+// strided walks t (dimensions dims, dims[0] fastest) and the entries of
+// src at strides str in step: t[e] += src[idx(e)], or src[idx(e)] += t[e]
+// if project.
+func strided(t, src []float64, dims, str, cnt []int, project bool) {
 	d0, s0 := dims[0], str[0]
 	nd := len(dims)
 	for k := 1; k < nd; k++ {
@@ -270,11 +300,16 @@ func addInto(t, src []float64, dims, str, cnt []int) {
 	idx := 0
 	for e := 0; e < len(t); e += d0 {
 		row := t[e : e+d0]
-		if s0 == 1 {
+		switch {
+		case project:
+			for j, a := range row {
+				src[idx+j*s0] += a
+			}
+		case s0 == 1:
 			for j, a := range src[idx : idx+d0] {
 				row[j] += a
 			}
-		} else {
+		default:
 			for j := range row {
 				row[j] += src[idx+j*s0]
 			}
@@ -290,41 +325,75 @@ func addInto(t, src []float64, dims, str, cnt []int) {
 	}
 }
 
-// logSumRows sets dst[r] = log Σ_j exp t[r·d + j], exactly −Inf for a row
-// of −Inf (max-subtracted, so that no finite row overflows).
-func logSumRows(dst, t []float64, d int) {
+// conditionRows turns each row of d log weights of t, in place, into the
+// distribution they define (exponentiated, shifted by the row's largest
+// entry so that no finite row overflows, and normalised; a row of −Inf
+// into zeros) and, if msg is not nil, sets msg[r] = log Σ_j exp t[r·d + j]
+// (−Inf for a row of −Inf). The distributions are what backward sampling
+// draws from and the marginals' pass multiplies, with no further
+// exponential.
+func conditionRows(msg, t []float64, d int) {
 	if d == 2 {
-		logSumPairs(dst, t)
+		conditionPairs(msg, t)
 		return
 	}
-	for r := range dst {
+	for r := range len(t) / d {
 		row := t[r*d : (r+1)*d]
 		mx := math.Inf(-1)
 		for _, a := range row {
 			mx = max(mx, a)
 		}
 		if math.IsInf(mx, -1) {
-			dst[r] = mx
+			clear(row)
+			if msg != nil {
+				msg[r] = mx
+			}
 			continue
 		}
 		sum := 0.0
-		for _, a := range row {
-			sum += math.Exp(a - mx)
+		for j, a := range row {
+			a = math.Exp(a - mx)
+			row[j] = a
+			sum += a
 		}
-		dst[r] = mx + math.Log(sum)
+		inv := 1 / sum
+		for j := range row {
+			row[j] *= inv
+		}
+		if msg != nil {
+			msg[r] = mx + math.Log(sum)
+		}
 	}
 }
 
-// logSumPairs is logSumRows for rows of two: log(e^a + e^b) = max +
-// log1p(e^(min − max)), one exponential and one logarithm a row.
-func logSumPairs(dst, t []float64) {
-	for r := range dst {
+// conditionPairs is conditionRows for rows of two: with e = exp(min − max),
+// the larger entry becomes 1/(1 + e), the smaller e/(1 + e), and the
+// message max + log1p(e): one exponential and one logarithm a row.
+func conditionPairs(msg, t []float64) {
+	for r := range len(t) / 2 {
 		a, b := t[2*r], t[2*r+1]
 		mx, mn := max(a, b), min(a, b)
-		if math.IsInf(mn, -1) {
-			dst[r] = mx
-			continue
+		var e, lse float64
+		switch {
+		case math.IsInf(mx, -1):
+			t[2*r], t[2*r+1] = 0, 0
+			lse = mx
+		case math.IsInf(mn, -1):
+			e, lse = 0, mx
+		default:
+			e = math.Exp(mn - mx)
+			lse = mx + math.Log1p(e)
 		}
-		dst[r] = mx + math.Log1p(math.Exp(mn-mx))
+		if !math.IsInf(mx, -1) {
+			hi, lo := 1/(1+e), e/(1+e)
+			if a >= b {
+				t[2*r], t[2*r+1] = hi, lo
+			} else {
+				t[2*r], t[2*r+1] = lo, hi
+			}
+		}
+		if msg != nil {
+			msg[r] = lse
+		}
 	}
 }

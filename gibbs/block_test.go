@@ -2,6 +2,7 @@ package gibbs
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -368,19 +369,29 @@ func TestBlockedRefusals(t *testing.T) {
 // allocates nothing.
 func TestBlockedZeroAllocations(t *testing.T) {
 	for _, g := range []*factorgraph.Graph{smallPotts(t), testGraphs(t)[9].g, pottsChain(t, 30, 2, 0.1)} {
-		s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, BlockConfig{MaxWidth: 3})
-		if err != nil {
-			t.Fatal(err)
+		for _, cfg := range []BlockConfig{{MaxWidth: 3}, {MaxWidth: 1, Boundary: BoundaryPoisson}} {
+			s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.RecordConditionals(true)
+			checkNoAllocs(t, g, s)
 		}
-		for range 2 * len(s.plans) {
-			s.Step()
-		}
-		if a := testing.AllocsPerRun(200, func() { s.Step() }); a != 0 {
-			t.Errorf("%v: %v allocations a step", g, a)
-		}
-		if a := testing.AllocsPerRun(20, func() { s.Sweep() }); a != 0 {
-			t.Errorf("%v: %v allocations a sweep", g, a)
-		}
+	}
+}
+
+// checkNoAllocs checks that s's steps and sweeps allocate nothing once
+// every block has been updated twice.
+func checkNoAllocs(t *testing.T, g *factorgraph.Graph, s *Blocked) {
+	t.Helper()
+	for range 2 * len(s.plans) {
+		s.Step()
+	}
+	if a := testing.AllocsPerRun(200, func() { s.Step() }); a != 0 {
+		t.Errorf("%v: %v allocations a step", g, a)
+	}
+	if a := testing.AllocsPerRun(20, func() { s.Sweep() }); a != 0 {
+		t.Errorf("%v: %v allocations a sweep", g, a)
 	}
 }
 
@@ -515,30 +526,35 @@ func TestBlockedUAI(t *testing.T) {
 // BenchmarkBlockedUAI times a sweep of Blocked on the shared Grids_11
 // model (skipped without it).
 func BenchmarkBlockedUAI(b *testing.B) {
-	const file = "../../shared/data/uai/Grids_11.uai"
-	if _, err := os.Stat(file); err != nil {
-		b.Skip("no shared UAI data")
-	}
-	p, err := uai.ReadProblem(file, file+".evid", "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := p.Model.Graph(p.Evidence)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, w := range []int{4, 8, 12} {
-		b.Run("model=grids11/width="+strconv.Itoa(w), func(b *testing.B) {
-			s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, BlockConfig{MaxWidth: w})
-			if err != nil {
-				b.Fatal(err)
+	for _, model := range []string{"Grids_11", "Pedigree_11"} {
+		file := "../../shared/data/uai/" + model + ".uai"
+		if _, err := os.Stat(file); err != nil {
+			b.Skip("no shared UAI data")
+		}
+		p, err := uai.ReadProblem(file, file+".evid", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, err := p.Model.Graph(p.Evidence)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, w := range []int{4, 12} {
+			for _, rb := range []bool{false, true} {
+				b.Run(fmt.Sprintf("model=%s/width=%d/rb=%v", model, w, rb), func(b *testing.B) {
+					s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, BlockConfig{MaxWidth: w})
+					if err != nil {
+						b.Fatal(err)
+					}
+					s.RecordConditionals(rb)
+					b.ReportAllocs()
+					for b.Loop() {
+						s.Step()
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(s.Stats().Steps), "ns/update")
+				})
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				s.Sweep()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(s.Stats().Steps), "ns/update")
-		})
+		}
 	}
 }
 
@@ -546,7 +562,9 @@ func BenchmarkBlockedUAI(b *testing.B) {
 // block from, read off the tables of the forward pass (the product over
 // the buckets of each variable's row, normalised), equals the block's
 // full conditional computed by enumeration, to rounding, for every block
-// of several block sets on every test graph, at states drawn by a chain.
+// of several block sets on every test graph, at states drawn by a chain;
+// and the marginals of the downward pass (what Conditionals reports) equal
+// that conditional's marginals.
 func TestBlockedConditionalExact(t *testing.T) {
 	for _, tg := range testGraphs(t) {
 		joint := enumerate(tg.g)
@@ -578,6 +596,10 @@ func checkBlockConditional(t *testing.T, tg testGraph, joint []float64, s *Block
 	var states []int
 	var got []float64
 	total := 0.0
+	marg := make([][]float64, len(p.vars))
+	for l := range marg {
+		marg[l] = make([]float64, p.size[l])
+	}
 	for done := false; !done; {
 		for l, v := range p.vars {
 			x[v] = float64(y[l])
@@ -585,6 +607,9 @@ func checkBlockConditional(t *testing.T, tg testGraph, joint []float64, s *Block
 		st := stateIndex(tg.g, x)
 		states, got = append(states, st), append(got, drawProbability(s, p, y))
 		total += joint[st]
+		for l := range marg {
+			marg[l][y[l]] += joint[st]
+		}
 		done = true // the next assignment (odometer over y), if any
 		for k := range y {
 			if y[k]++; int(y[k]) < p.size[k] {
@@ -599,25 +624,98 @@ func checkBlockConditional(t *testing.T, tg testGraph, joint []float64, s *Block
 			t.Errorf("graph %d, block %d (%v): state %d drawn with probability %.12f, conditional %.12f", tg.seed, b, s.blocks[b], st, got[k], w)
 		}
 	}
+	if !s.blockMarginals(p) {
+		t.Fatalf("graph %d, block %d: no marginals", tg.seed, b)
+	}
+	for l, v := range p.vars {
+		for y, w := range marg[l] {
+			if got := s.condP[l][y]; math.Abs(got-w/total) > 1e-9 {
+				t.Errorf("graph %d, block %d: P(x%d=%d | outside) = %.12f, enumeration %.12f", tg.seed, b, v, y, got, w/total)
+			}
+		}
+	}
 }
 
 // drawProbability returns the probability that the backward pass of plan
-// p draws the block assignment y (local values) from the current tables.
+// p draws the block assignment y (local values) from the current tables
+// (after forward, each row the distribution of its variable).
 func drawProbability(s *Blocked, p *blockPlan, y []int32) float64 {
-	logp := 0.0
+	prob := 1.0
 	for _, bk := range p.buckets {
 		r := 0
 		for j, o := range bk.others {
 			r += int(y[o]) * bk.ostr[j]
 		}
-		d := bk.dims[0]
-		row := s.arena[bk.off+r*d : bk.off+(r+1)*d]
-		if math.IsInf(row[y[bk.v]], -1) {
-			return 0
-		}
-		lse := []float64{0}
-		logSumRows(lse, row, d)
-		logp += row[y[bk.v]] - lse[0]
+		prob *= s.arena[bk.off+r*bk.dims[0]+int(y[bk.v])]
 	}
-	return math.Exp(logp)
+	return prob
+}
+
+// upwardOnly breaks s's marginals: the downward pass is skipped, so each
+// variable's reported marginal is its bucket's table summed, which weighs
+// the factors eliminated before it only (exact for the last variable of
+// each block alone).
+func upwardOnly(s *Blocked) {
+	for _, p := range s.plans {
+		for k := range p.buckets {
+			bk := &p.buckets[k]
+			bk.delta = -1
+			bk.ins = slices.Clone(bk.ins)
+			for j := range bk.ins {
+				bk.ins[j].child = -1
+			}
+		}
+	}
+}
+
+// TestBlockedRaoBlackwell: the Rao–Blackwellised marginals of Blocked (each
+// block variable's marginal given the outside, from the block's
+// elimination) agree with enumeration on the random test graphs, with
+// automatic, overlapping and width-1 blocks; the same check rejects the
+// marginals of the upward pass alone.
+func TestBlockedRaoBlackwell(t *testing.T) {
+	skipShort(t)
+	graphs := testGraphs(t)
+	cases := []struct {
+		name   string
+		blocks func(*factorgraph.Graph) [][]int
+		cfg    BlockConfig
+		broken bool
+	}{
+		{"auto", nil, BlockConfig{}, false},
+		{"auto-width-1", nil, BlockConfig{MaxWidth: 1}, false},
+		{"overlapping", overlappingBlocks, BlockConfig{}, false},
+		{"upward-only", oneBlock, BlockConfig{}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			caught, worst := 0, 0.0
+			for _, tg := range graphs {
+				var blocks [][]int
+				if c.blocks != nil {
+					blocks = c.blocks(tg.g)
+				}
+				s, err := NewBlockedWith(tg.g, rand.New(rand.NewPCG(tg.seed, 79)), &Options{Init: tg.init}, blocks, c.cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.broken {
+					upwardOnly(s)
+				}
+				z, where := rbZ(tg.g, s, blockSteps/2)
+				if z > zLimit {
+					caught++
+					if !c.broken {
+						t.Errorf("graph %d: %s: z = %.2f > %v", tg.seed, where, z, zLimit)
+					}
+				}
+				worst = max(worst, z)
+			}
+			if c.broken && caught == 0 {
+				t.Errorf("no graph rejected the broken marginals (largest z %.2f)", worst)
+			}
+			t.Logf("largest z over %d graphs: %.2f (%d above %v)", len(graphs), worst, caught, zLimit)
+		})
+	}
 }

@@ -57,8 +57,10 @@ func rbZ(g *factorgraph.Graph, s Sampler, steps int) (float64, string) {
 			}
 			mean /= batches
 			sd := math.Sqrt(max(0, sq/batches-mean*mean) * batches / (batches - 1))
-			se := sd / math.Sqrt(batches)
-			if p*float64(per) < minVisits || se == 0 {
+			// A floor on the error: an estimator that is exact at every
+			// step (a block of the whole model) must still match to 1e-9.
+			se := max(sd/math.Sqrt(batches), 1e-9)
+			if p*float64(per) < minVisits {
 				continue
 			}
 			if z := math.Abs(mean-p) / se; z > worst {

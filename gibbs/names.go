@@ -19,7 +19,7 @@ var registry = []struct {
 	name string
 	new  Factory
 }{
-	{"auto", factory(NewAuto)},
+	{"auto", NewAutoSampler},
 	{"block", factory(NewBlocked)},
 	{"doublemin", factory(NewDoubleMINGibbs)},
 	{"gibbs", factory(NewGibbs)},

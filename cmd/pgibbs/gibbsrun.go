@@ -199,6 +199,9 @@ func (out gibbsOutput) print(tw io.Writer) {
 	if b := out.Blocks; b != nil {
 		fmt.Fprintf(tw, "blocks\t%d (%.1f variables on average, at most %d), elimination width ≤ %d, largest table %.0f entries\n",
 			b.Count, b.MeanVars, b.MaxVars, b.MaxWidth, b.MaxTable)
+		if b.Minibatched > 0 {
+			fmt.Fprintf(tw, "minibatched boundaries\t%d of %d blocks (Poisson auxiliaries)\n", b.Minibatched, b.Count)
+		}
 	}
 	out.stopping.print(tw)
 	if out.AcceptanceRate != nil {
@@ -220,7 +223,7 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 	var s gibbs.Sampler
 	var err error
 	if f.sampler == "block" {
-		s, err = gibbs.NewBlockedWith(m, r, opts, nil, gibbs.BlockConfig{MaxWidth: f.width})
+		s, err = gibbs.NewBlockedWith(m, r, opts, nil, f.block)
 	} else {
 		s, err = gibbs.New(f.sampler, m, r, opts)
 	}
@@ -272,7 +275,7 @@ func clustersPerStep(samplers []gibbs.Sampler) []int {
 }
 
 // rbSamplers are the samplers whose conditionals -estimator rb averages.
-var rbSamplers = []string{"gibbs", "pgibbs", "auto"}
+var rbSamplers = []string{"gibbs", "pgibbs", "auto", "block"}
 
 // isClusterSampler reports whether name is a cluster sampler, whose step
 // updates every variable (Swendsen–Wang) or about as many (Wolff).
@@ -294,6 +297,8 @@ type blocks struct {
 	MaxVars  int     `json:"max_vars"`
 	MaxWidth int     `json:"max_width"`
 	MaxTable float64 `json:"max_table"`
+	// Minibatched counts the blocks whose boundary is Poisson-minibatched.
+	Minibatched int `json:"minibatched"`
 }
 
 // blockStats summarises a blocked sampler's blocks.
@@ -302,6 +307,9 @@ func blockStats(bs []gibbs.BlockInfo) *blocks {
 	for _, x := range bs {
 		b.MeanVars += float64(len(x.Vars)) / float64(len(bs))
 		b.MaxVars, b.MaxWidth, b.MaxTable = max(b.MaxVars, len(x.Vars)), max(b.MaxWidth, x.Width), max(b.MaxTable, x.MaxTable)
+		if x.Boundary > 0 {
+			b.Minibatched++
+		}
 	}
 	return b
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag/convplot"
+	"github.com/pgibbs/pgibbs/gibbs"
 )
 
 // The run layer every sampling subcommand shares: its flags (runFlags),
@@ -42,15 +43,15 @@ type runFlags struct {
 	quiet       bool
 	chain, of   int // -chain k -of K: run chain k of a K-chain run (of = 0: all here)
 
-	maxMemory string   // -max-memory
-	maxDraws  float64  // -max-draws
-	clusters  string   // -clusters of -sampler wolff: "auto" or a count
-	plot      string   // -plot DIR: convergence pictures
-	plotted   []string // the files -plot wrote
-	untilRhat float64  // -until-rhat (0: no stopping rule)
-	width     int      // -width of -sampler block (uai; 0: the default)
-	minESS    float64  // -min-ess
-	estimator string   // -estimator of the marginals: "rb" or "counts"
+	maxMemory string            // -max-memory
+	maxDraws  float64           // -max-draws
+	clusters  string            // -clusters of -sampler wolff: "auto" or a count
+	plot      string            // -plot DIR: convergence pictures
+	plotted   []string          // the files -plot wrote
+	untilRhat float64           // -until-rhat (0: no stopping rule)
+	block     gibbs.BlockConfig // -width, -forests, -boundary of -sampler block (uai)
+	minESS    float64           // -min-ess
+	estimator string            // -estimator of the marginals: "rb" or "counts"
 
 	// inputs and outputs name the subcommand's flags that name files: they
 	// are made absolute, so that a resumed or merged run reads and writes
@@ -116,7 +117,8 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 		"the tracked quantities with the largest R̂ (at most 6) and the running split-R̂")
 	if d.estimator {
 		fs.StringVar(&f.estimator, "estimator", "rb", "marginal estimator: rb (Rao–Blackwellised: the average of the conditionals the sampler draws from;\n"+
-			"gibbs, pgibbs and auto, the other samplers count visits) or counts (the fraction of steps in each value)")
+			"gibbs, pgibbs and auto; block averages each block variable's marginal given the rest, from the block's\n"+
+			"elimination; the other samplers count visits) or counts (the fraction of steps in each value)")
 	}
 	if d.clusters {
 		fs.StringVar(&f.clusters, "clusters", "auto", "single-cluster updates a step of -sampler wolff: a number, or auto: as many as update about one\n"+

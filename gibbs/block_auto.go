@@ -1,0 +1,156 @@
+package gibbs
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// Automatic blocks: the width of a Blocked sampler's blocks when
+// BlockConfig.MaxWidth is 0, and the registry's "auto" choice between
+// blocked and single-site updates.
+
+// autoWidths are the widths a Blocked sampler tries, widest first, when
+// BlockConfig.MaxWidth is 0 on a model with deterministic links, and
+// autoBlockCost bounds the work of a block update per variable it updates,
+// in units of a single-site Gibbs update's (the mean over the free
+// variables of |A[i]|·D_i factor values): the widest width within it is
+// chosen. A block narrower than a cluster of deterministically linked
+// variables cannot move it at all, so there the widest affordable blocks
+// pay (the pedigree and diagnosis networks of docs/uai.md); strong soft
+// couplings are relaxed by blocks of softWidth, whose cheap updates buy
+// many more sweeps in the same time (the grids), and so is a model with
+// neither. A chain that updates each variable 80 times less often must
+// gain that much in mixing: the bound rules out the large-domain
+// object-detection models.
+var autoWidths = []int{12, 8, 4}
+
+const (
+	autoBlockCost = 80
+	softWidth     = 4
+)
+
+// chooseBlocks builds and compiles blocks of the widest width whose update
+// costs at most autoBlockCost single-site updates per variable, among
+// autoWidths on a model with deterministic links (softWidth otherwise), or
+// of the narrowest if none does, and returns them with that cost. A width
+// whose blocks exceed Options.MaxDraws is passed over (the error is
+// returned if every width's does).
+func chooseBlocks(m blockModel, cfg BlockConfig, opt *Options) (blocks [][]int, plans []*blockPlan, cost float64, err error) {
+	single := singleSiteWork(m)
+	widths := []int{softWidth}
+	if hard, _ := stickiness(m); hard >= stickyShare {
+		widths = autoWidths
+	}
+	for k, w := range widths {
+		c := cfg
+		c.MaxWidth = w
+		if c, err = c.withDefaults(); err != nil {
+			return nil, nil, 0, fmt.Errorf("gibbs: block: %w", err)
+		}
+		b, err := buildBlocks(m, c)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		p, err := compilePlans(m, b, c, opt)
+		if err != nil {
+			if k == len(widths)-1 && plans == nil {
+				return nil, nil, 0, err
+			}
+			continue
+		}
+		blocks, plans, cost = b, p, planWork(p)/single
+		if cost <= autoBlockCost {
+			break
+		}
+	}
+	return blocks, plans, cost, nil
+}
+
+// singleSiteWork returns the mean over the free variables of |A[i]|·D_i,
+// the factor values a single-site Gibbs update evaluates (at least 1).
+func singleSiteWork(m factorgraph.Model) float64 {
+	free := m.Free()
+	w := 0.0
+	for _, i := range free {
+		soft, hard := m.Degree(i)
+		w += float64(soft+hard) * float64(max(m.Domain(i).Size, 1))
+	}
+	return max(w/float64(max(len(free), 1)), 1)
+}
+
+// planWork returns the work of the updates of plans per variable updated.
+func planWork(plans []*blockPlan) float64 {
+	work, vars := 0.0, 0
+	for _, p := range plans {
+		work += p.work
+		vars += len(p.vars)
+	}
+	return work / float64(max(vars, 1))
+}
+
+// stickyShare is the share of the links between free variables that must
+// be deterministic or strong for NewAutoSampler to consider blocks, and
+// stickyRange the range (summed over the soft factors linking a pair) of a
+// strong link: e³ ≈ 20 to 1 odds between two values of one variable given
+// the other, where a single-site chain starts to stay put.
+const (
+	stickyShare = 0.1
+	stickyRange = 3
+)
+
+// NewAutoSampler returns the sampler the registry's "auto" names: on a
+// model that lists its factors (a *factorgraph.Graph) where single-site
+// chains freeze — at least a tenth of the links between free variables are
+// deterministic (a hard factor with zeros) or strong (factor ranges
+// summing to 3 or more) — and blocks can absorb them at a cost of at most
+// 80 single-site updates per variable (the width chosen as NewBlocked
+// does), a Blocked sampler; otherwise an Auto sampler (plain Gibbs or
+// Poisson-Gibbs variable by variable). Both are exact; the choice depends
+// on the model only, so the same seed gives the same chain.
+func NewAutoSampler(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
+	if bm, ok := m.(blockModel); ok {
+		if hard, soft := stickiness(bm); hard+soft >= stickyShare {
+			if opt == nil {
+				opt = &Options{}
+			}
+			blocks, plans, cost, err := chooseBlocks(bm, BlockConfig{}, opt)
+			if err == nil && cost <= autoBlockCost {
+				s, err := newBlocked(bm, r, opt, blocks, plans)
+				if err != nil {
+					return nil, err // not a nil *Blocked in a Sampler
+				}
+				return s, nil
+			}
+		}
+	}
+	return NewAuto(m, r, opt)
+}
+
+// stickiness returns the shares of the links between free variables of m
+// that are deterministic (a hard factor holds both) and, of the others,
+// strong (the ranges of the soft factors holding both sum to stickyRange
+// or more).
+func stickiness(m blockModel) (hard, soft float64) {
+	ig := newInteraction(m)
+	links, nh, ns := 0, 0, 0
+	for i, nb := range ig.nbr {
+		for k, j := range nb {
+			if int(j) <= i {
+				continue
+			}
+			links++
+			switch {
+			case ig.hard[i][k] > 0:
+				nh++
+			case ig.soft[i][k] >= stickyRange:
+				ns++
+			}
+		}
+	}
+	if links == 0 {
+		return 0, 0
+	}
+	return float64(nh) / float64(links), float64(ns) / float64(links)
+}
