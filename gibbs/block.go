@@ -235,7 +235,7 @@ func (s *Blocked) setup(blocks [][]int, plans []*blockPlan) {
 	s.plans = plans
 	s.condB, s.lin = -1, make([]float64, maxN)
 	s.counts = minibatch.NewCounts(max(nb, 1))
-	s.condP = make([][]float64, width)
+	s.condP, s.condOut = make([][]float64, width), make([][]float64, 0, width)
 	for l := range s.condP {
 		s.condP[l] = make([]float64, maxD)
 	}
