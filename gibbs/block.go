@@ -202,8 +202,13 @@ func compilePlans(bm blockModel, blocks [][]int, cfg BlockConfig, opt *Options) 
 			return nil, fmt.Errorf("gibbs: block: block %d: %w", b, err)
 		}
 		if p.work > limit {
+			instead := "use smaller blocks (BlockConfig.MaxWidth, MaxTable, MaxVars), or gibbs"
+			if p.bnd != nil {
+				instead = fmt.Sprintf("its minibatched boundary draws about %.2g factors (λ_B = %.3g, L_B = %.3g): use a smaller λ_B (Options.Lambda, LambdaScale) or BoundaryExact, or smaller blocks",
+					p.bnd.lambda+p.bnd.l, p.bnd.lambda, p.bnd.l)
+			}
 			return nil, tooMuch("block", fmt.Sprintf("evaluate about %.2g factor values and table entries (block %d: %d variables, elimination width %d, largest table %.4g entries)",
-				p.work, b, len(p.vars), p.stats.width, p.stats.table), limit, "use smaller blocks (BlockConfig.MaxWidth, MaxTable, MaxVars), or gibbs")
+				p.work, b, len(p.vars), p.stats.width, p.stats.table), limit, instead)
 		}
 		plans[b] = p
 	}
@@ -504,6 +509,24 @@ type blockedState struct {
 	chainState
 	Next   int     `json:"next"`
 	Blocks [][]int `json:"blocks"`
+	// Lambdas holds each block's λ_B (0: an exact boundary); absent when
+	// every boundary is exact.
+	Lambdas []float64 `json:"lambdas,omitempty"`
+}
+
+// lambdas returns each block's λ_B (0: an exact boundary), or nil if every
+// boundary is exact.
+func (s *Blocked) lambdas() []float64 {
+	var out []float64
+	for b, p := range s.plans {
+		if p.bnd != nil {
+			if out == nil {
+				out = make([]float64, len(s.plans))
+			}
+			out[b] = p.bnd.lambda
+		}
+	}
+	return out
 }
 
 // Snapshot implements Snapshotter; the state includes the next block.
@@ -515,6 +538,7 @@ func (s *Blocked) Snapshot() ([]byte, error) {
 		chainState: chainState{Version: snapshotVersion, Kind: s.kind(), X: s.x, Stats: s.stats},
 		Next:       s.next,
 		Blocks:     s.blocks,
+		Lambdas:    s.lambdas(),
 	})
 }
 
@@ -528,6 +552,9 @@ func (s *Blocked) Restore(data []byte) error {
 	if st.Kind == s.kind() {
 		if !slices.EqualFunc(st.Blocks, s.blocks, slices.Equal) {
 			return fmt.Errorf("gibbs: restore block: the snapshot has other blocks (%d, the sampler %d)", len(st.Blocks), len(s.blocks))
+		}
+		if !slices.Equal(st.Lambdas, s.lambdas()) {
+			return fmt.Errorf("gibbs: restore block: the snapshot's block boundaries (λ_B %v; none: exact) differ from the sampler's (%v)", st.Lambdas, s.lambdas())
 		}
 		if st.Next < 0 || st.Next >= len(s.plans) {
 			return fmt.Errorf("gibbs: restore block: next block %d out of range [0, %d)", st.Next, len(s.plans))

@@ -60,6 +60,9 @@ func (cfg BlockConfig) withDefaults() (BlockConfig, error) {
 	if cfg.MaxWidth < 0 || cfg.MaxTable < 0 || cfg.MaxVars < 0 {
 		return cfg, fmt.Errorf("block config %+v: the bounds must be ≥ 0 (0: the default)", cfg)
 	}
+	if cfg.Boundary < BoundaryAuto || cfg.Boundary > BoundaryPoisson {
+		return cfg, fmt.Errorf("block config: %v: want BoundaryAuto, BoundaryExact or BoundaryPoisson", cfg.Boundary)
+	}
 	if cfg.MaxWidth == 0 {
 		cfg.MaxWidth = DefaultBlockWidth
 	}

@@ -345,6 +345,8 @@ func TestBlockedRefusals(t *testing.T) {
 		{[][]int{free}, BlockConfig{MaxTable: 2}, g.g, "block 0 (" + strconv.Itoa(len(free)) + " variables): its elimination needs a table of more than MaxTable = 2"},
 		{nil, BlockConfig{MaxTable: 1}, g.g, "more than MaxTable = 1"},
 		{nil, BlockConfig{MaxWidth: -1}, g.g, "must be ≥ 0"},
+		{nil, BlockConfig{Boundary: 7}, g.g, "Boundary(7): want BoundaryAuto"},
+		{[][]int{free}, BlockConfig{Boundary: -1}, g.g, "Boundary(-1): want BoundaryAuto"},
 		{nil, BlockConfig{}, struct{ factorgraph.Model }{g.g}, "does not list its factors"},
 	}
 	for _, tc := range cases {
@@ -355,6 +357,9 @@ func TestBlockedRefusals(t *testing.T) {
 	}
 	if _, err := NewBlocked(smallPotts(t), r, &Options{MaxDraws: 10}); err == nil || !strings.Contains(err.Error(), "Options.MaxDraws") {
 		t.Errorf("a block beyond MaxDraws: %v", err)
+	}
+	if _, err := NewBlockedWith(smallPotts(t), r, &Options{Lambda: 1e12}, nil, BlockConfig{MaxWidth: 1, Boundary: BoundaryPoisson}); err == nil || !strings.Contains(err.Error(), "a smaller λ_B") {
+		t.Errorf("a minibatched boundary beyond MaxDraws: %v", err)
 	}
 	b := factorgraph.NewBuilder()
 	b.AddVariable(factorgraph.Interval(0, 1))
@@ -477,6 +482,16 @@ func TestBlockedSnapshot(t *testing.T) {
 	}
 	if err := other.Restore(snap); err == nil || !strings.Contains(err.Error(), "other blocks") {
 		t.Errorf("restore with other blocks: %v", err)
+	}
+	poisson, err := NewBlockedWith(g.g, rand.New(rand.NewPCG(1, 1)), &Options{Init: g.init}, blocks, BlockConfig{Boundary: BoundaryPoisson})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := poisson.Restore(snap); err == nil || !strings.Contains(err.Error(), "block boundaries") {
+		t.Errorf("restore with minibatched boundaries: %v", err)
+	}
+	if err := b.Restore(snapshotOf(t, poisson)); err == nil || !strings.Contains(err.Error(), "block boundaries") {
+		t.Errorf("restore of minibatched boundaries into exact ones: %v", err)
 	}
 }
 
