@@ -93,18 +93,21 @@ func planWork(plans []*blockPlan) float64 {
 // stickyShare is the share of the links between free variables that must
 // be deterministic or strong for NewAutoSampler to consider blocks, and
 // stickyRange the range (summed over the soft factors linking a pair) of a
-// strong link: e³ ≈ 20 to 1 odds between two values of one variable given
-// the other, where a single-site chain starts to stay put.
+// strong link: odds of e ≈ 2.7 to 1 between two values of one variable
+// given the other. Chains of such links already make single-site chains
+// slow: on Segmentation_11 (ranges 1.2–1.5) plain Gibbs's error varies
+// 5-fold between seeds at 10 s and blocks of width 4 are 5.9 times better
+// on average, on Alchemy_11 (1.1) 2.4 times (docs/uai.md).
 const (
 	stickyShare = 0.1
-	stickyRange = 3
+	stickyRange = 1
 )
 
 // NewAutoSampler returns the sampler the registry's "auto" names: on a
 // model that lists its factors (a *factorgraph.Graph) where single-site
 // chains freeze — at least a tenth of the links between free variables are
 // deterministic (a hard factor with zeros) or strong (factor ranges
-// summing to 3 or more) — and blocks can absorb them at a cost of at most
+// summing to 1 or more) — and blocks can absorb them at a cost of at most
 // 80 single-site updates per variable (the width chosen as NewBlocked
 // does), a Blocked sampler; otherwise an Auto sampler (plain Gibbs or
 // Poisson-Gibbs variable by variable). Both are exact; the choice depends
