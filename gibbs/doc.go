@@ -1,7 +1,8 @@
-// Package gibbs holds the single-site samplers of this module: plain Gibbs
+// Package gibbs holds the Gibbs-type samplers of this module: plain Gibbs
 // sampling and Poisson-minibatching Gibbs sampling (Zhang & De Sa,
 // "Poisson-Minibatching for Gibbs Sampling with Convergence Rate
-// Guarantees", NeurIPS 2019), on any factorgraph.Model.
+// Guarantees", NeurIPS 2019) on any factorgraph.Model, and the blocked and
+// cluster updates that move where single-site chains freeze.
 //
 // # Samplers
 //
@@ -52,6 +53,18 @@
 // compiled graph or an implicit lattice alike (no pair is stored on a
 // lattice); each step of either sampler may change many variables and
 // returns −1 (chain.Any).
+//
+// Blocked Gibbs ([Blocked]; Jensen, Kong & Kjærulff 1995) draws a block of
+// variables jointly from its full conditional by variable elimination and
+// backward sampling, exactly: blocks of bounded elimination width
+// ([BuildBlocks]) or two interleaved spanning forests ([BuildForests];
+// Hamze & de Freitas 2004) hold together what deterministic tables or
+// strong couplings tie, which no single-site update can move. The factors
+// crossing a block's boundary can enter through Algorithm 2's Poisson
+// auxiliaries ([Boundary]), and each update reports every block variable's
+// marginal given the outside for Rao–Blackwellised estimates. The
+// registry's "auto" ([NewAutoSampler]) runs blocks on models whose links
+// would freeze single-site chains and [Auto] elsewhere.
 //
 // Every constructor has the shape NewX(m factorgraph.Model, r *rand.Rand,
 // opt *Options), opt nil meaning the defaults; [New] builds a sampler by

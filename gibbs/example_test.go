@@ -337,3 +337,84 @@ func ExampleChromatic() {
 	// Output:
 	// 2 colour classes, 25600 updates
 }
+
+// On a chain of 12 binary variables with strong Potts couplings (weight 6:
+// neighbours disagree with probability 1/(e⁶ + 1)) and a field on x0, a
+// single-site chain barely moves: flipping a variable inside an aligned
+// stretch costs e⁻¹². The registry's auto sees the strong links and runs
+// blocked Gibbs; the chain is a tree, so one block holds it whole, and the
+// Rao–Blackwellised marginals of a block update are the exact marginals
+// (P(x0 = 1) = e/(e + 1), P(x11 = 1) = 0.7188 by the transfer matrix).
+func ExampleNewAutoSampler() {
+	b := factorgraph.NewBuilder()
+	b.AddVariables(12, factorgraph.Discrete(2))
+	b.AddFactor(factorgraph.NewTable([]int{0}, []int{2}, []float64{0, 1}))
+	for i := 0; i+1 < 12; i++ {
+		b.AddFactor(factorgraph.NewPotts(i, i+1, 6))
+	}
+	g, err := b.Build()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := gibbs.NewAutoSampler(g, rand.New(rand.NewPCG(1, 2)), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	blocked := s.(*gibbs.Blocked)
+	info := blocked.Blocks()
+	fmt.Printf("%d block of %d variables, elimination width %d\n", len(info), len(info[0].Vars), info[0].Width)
+	mg := chain.NewMarginals(factorgraph.Sizes(g))
+	mg.RaoBlackwellise(blocked)
+	if err := (&chain.Chain{Kernel: s, Observers: []chain.Observer{mg}}).Advance(context.Background(), 3); err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := mg.Probs()
+	fmt.Printf("P(x0 = 1) = %.4f, P(x11 = 1) = %.4f\n", p[0][1], p[11][1])
+	// Output:
+	// 1 block of 12 variables, elimination width 1
+	// P(x0 = 1) = 0.7311, P(x11 = 1) = 0.7188
+}
+
+// On a complete graph of 100 weakly coupled binary variables, in blocks of
+// 4, each block touches 390 factors, 384 of them crossing its boundary
+// (L_B = 384·0.005 = 1.92). With Poisson-minibatched boundaries an update
+// evaluates the 6 inner factors and the boundary factors with s_φ > 0, at
+// most λ_B + L_B = L_B² + L_B ≈ 5.6 of them on average: exact, at a
+// thirty-fifth of the work.
+func ExampleBoundary() {
+	const n = 100
+	b := factorgraph.NewBuilder()
+	b.AddVariables(n, factorgraph.Discrete(2))
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			b.AddFactor(factorgraph.NewPotts(i, j, 0.005))
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var blocks [][]int
+	for i := 0; i < n; i += 4 {
+		blocks = append(blocks, []int{i, i + 1, i + 2, i + 3})
+	}
+	for _, mode := range []gibbs.Boundary{gibbs.BoundaryExact, gibbs.BoundaryPoisson} {
+		s, err := gibbs.NewBlockedWith(g, rand.New(rand.NewPCG(1, 2)), nil, blocks, gibbs.BlockConfig{Boundary: mode})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for range 10000 {
+			s.Step()
+		}
+		updates := float64(s.Stats().Steps) / 4
+		fmt.Printf("%s: %.0f factors an update\n", mode, float64(s.Stats().Factors)/updates)
+	}
+	// Output:
+	// exact: 390 factors an update
+	// poisson: 11 factors an update
+}
