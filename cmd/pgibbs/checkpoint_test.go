@@ -66,10 +66,18 @@ func runCtx(t *testing.T, d time.Duration, args ...string) (int, string, string)
 // (several times) and resumed ends with the state, outputs and trace files
 // of an uninterrupted run.
 func TestCheckpointResume(t *testing.T) {
+	// A 4-cycle of soft pairs, for blocks of width 1 with minibatched
+	// boundaries and Rao–Blackwellised marginals.
+	cycle := filepath.Join(t.TempDir(), "cycle.uai")
+	if err := os.WriteFile(cycle, []byte("MARKOV\n4\n2 2 2 2\n4\n2 0 1\n2 1 2\n2 2 3\n2 3 0\n"+
+		strings.Repeat("\n4\n2 1\n1 2\n", 4)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
 	}{
+		{"uai-block", []string{"uai", "-model", cycle, "-sampler", "block", "-width", "1", "-boundary", "poisson", "-iters", "300000", "-chains", "2"}},
 		{"potts", []string{"potts", "-width", "5", "-states", "3", "-beta", "0.8", "-sampler", "pgibbs", "-iters", "400000", "-chains", "2"}},
 		{"spin", []string{"spin", "-width", "4", "-sampler", "pgda", "-iters", "60000"}},
 		{"mh", []string{"mh", "-model", "tgm", "-n", "3000", "-sampler", "tunamh", "-iters", "60000", "-chains", "2"}},

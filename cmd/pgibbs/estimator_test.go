@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
@@ -87,8 +89,9 @@ func TestUAIAnytime(t *testing.T) {
 	}
 }
 
-// TestUAIBlock: -sampler block runs, reports its blocks, honours -width and
-// refuses -width without it or out of range.
+// TestUAIBlock: -sampler block runs, reports its blocks, honours -width,
+// -forests and -boundary, and refuses them without it, out of range or
+// together.
 func TestUAIBlock(t *testing.T) {
 	model, evid, mar := uaiFiles(t)
 	code, out, stderr := runCLI(t, "uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "block", "-width", "2",
@@ -109,9 +112,42 @@ func TestUAIBlock(t *testing.T) {
 	if o.Blocks == nil || o.Blocks.Count < 1 || o.Blocks.MaxWidth > 2 || !(o.MeanAbs < 0.05) {
 		t.Errorf("blocks %+v, mean abs error %v", o.Blocks, o.MeanAbs)
 	}
+	// A 4-cycle of soft pairs: blocks of width 1 cannot hold it, so they
+	// have boundaries to minibatch.
+	cycle := filepath.Join(t.TempDir(), "cycle.uai")
+	if err := os.WriteFile(cycle, []byte("MARKOV\n4\n2 2 2 2\n4\n2 0 1\n2 1 2\n2 2 3\n2 3 0\n"+
+		strings.Repeat("\n4\n2 1\n1 2\n", 4)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{
+		{"-model", model, "-evidence", evid, "-mar", mar, "-forests"},
+		{"-model", cycle, "-boundary", "poisson", "-lambda-scale", "0.5", "-width", "1"},
+	} {
+		args := append([]string{"uai", "-sampler", "block", "-iters", "20000", "-chains", "2", "-json"}, extra...)
+		code, out, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+		var o struct {
+			Blocks struct {
+				Minibatched int `json:"minibatched"`
+			} `json:"blocks"`
+			MeanAbs float64 `json:"mean_abs_error"`
+		}
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatal(err)
+		}
+		if !(o.MeanAbs < 0.05) || (extra[1] == cycle) != (o.Blocks.Minibatched > 0) {
+			t.Errorf("%v: mean abs error %v, %d blocks minibatched", extra, o.MeanAbs, o.Blocks.Minibatched)
+		}
+	}
 	for _, args := range [][]string{
 		{"uai", "-model", model, "-width", "4"},
 		{"uai", "-model", model, "-sampler", "block", "-width", "0"},
+		{"uai", "-model", model, "-sampler", "gibbs", "-forests"},
+		{"uai", "-model", model, "-sampler", "auto", "-boundary", "exact"},
+		{"uai", "-model", model, "-sampler", "block", "-boundary", "sometimes"},
+		{"uai", "-model", model, "-sampler", "block", "-forests", "-width", "3"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -63,20 +64,11 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	lambda2 := fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)")
 	lambda2Scale := fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)")
 	perVar := fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	width := fs.Int("width", 0, "-sampler block: the largest elimination width of a block (default: on a model with deterministic links\n"+
-		"the widest of 12, 8 and 4 whose updates cost at most 80 single-site updates a variable, otherwise 4; tables of at\n"+
-		"most 2¹⁶ entries)")
-	forests := fs.Bool("forests", false, "-sampler block: two interleaved spanning forests (tree blocks; Hamze & de Freitas 2004) instead of\n"+
-		"blocks of bounded width: for grid-like models with strong pairwise couplings")
-	boundary := fs.String("boundary", "auto", "-sampler block: the soft factors crossing a block's boundary: exact (all tabulated), poisson\n"+
-		"(Poisson-minibatched: O(λ_B + L_B) of them an update, exact by the augmentation of Algorithm 2), or auto:\n"+
-		"poisson where that is cheaper")
-	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", ") +
-		";\nauto: exact blocked updates (block) where deterministic or strong links would freeze single-site chains (a tenth of\n" +
-		"the links or more) and blocks cost at most 80 single-site updates a variable, else plain Gibbs or Poisson-Gibbs\n" +
-		"variable by variable (the cheaper)", iters: 1000000, estimator: true})
+	bf := addBlockFlags(fs)
+	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", ") + autoHelp, iters: 1000000, estimator: true})
 	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out", "anytime"}
-	if err := f.parse(e, args); err != nil {
+	err := f.parse(e, args)
+	if err != nil {
 		return err
 	}
 	if *model == "" {
@@ -85,22 +77,9 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	if !slices.Contains(gibbs.Names(), f.sampler) {
 		return usagef("-sampler %q: want one of %s", f.sampler, strings.Join(gibbs.Names(), ", "))
 	}
-	if f.set["width"] && (f.sampler != "block" || *width < 1 || *width > 30) {
-		return usagef("-width %d: the elimination width of -sampler block, 1 to 30", *width)
+	if f.block, err = bf.config(f); err != nil {
+		return err
 	}
-	for _, name := range []string{"forests", "boundary"} {
-		if f.set[name] && f.sampler != "block" {
-			return usagef("-%s applies to -sampler block only", name)
-		}
-	}
-	if *forests && f.set["width"] {
-		return usagef("-forests and -width: choose one (forests are trees, of width 1)")
-	}
-	bnd, err := gibbs.ParseBoundary(*boundary)
-	if err != nil {
-		return usagef("-boundary: %v", err)
-	}
-	f.block = gibbs.BlockConfig{MaxWidth: *width, Forests: *forests, Boundary: bnd}
 	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
 		return usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", f.sampler)
 	}
@@ -197,4 +176,51 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	}
 	printConvergence(tw, o.convergence)
 	return tw.Flush()
+}
+
+// autoHelp says what -sampler auto does on a UAI model.
+const autoHelp = ";\nauto: exact blocked updates (block) where deterministic or strong links would freeze single-site chains (a tenth of\n" +
+	"the links or more) and blocks cost at most 80 single-site updates a variable, else plain Gibbs or Poisson-Gibbs\n" +
+	"variable by variable (the cheaper)"
+
+// blockFlags are the flags of -sampler block.
+type blockFlags struct {
+	width    *int
+	forests  *bool
+	boundary *string
+}
+
+// addBlockFlags defines -width, -forests and -boundary on fs.
+func addBlockFlags(fs *flag.FlagSet) blockFlags {
+	return blockFlags{
+		width: fs.Int("width", 0, "-sampler block: the largest elimination width of a block (default: on a model with deterministic links\n"+
+			"the widest of 12, 8 and 4 whose updates cost at most 80 single-site updates a variable, otherwise 4; tables of at\n"+
+			"most 2¹⁶ entries)"),
+		forests: fs.Bool("forests", false, "-sampler block: two interleaved spanning forests (tree blocks; Hamze & de Freitas 2004) instead of\n"+
+			"blocks of bounded width: for grid-like models with strong pairwise couplings"),
+		boundary: fs.String("boundary", "auto", "-sampler block: the soft factors crossing a block's boundary: exact (all tabulated), poisson\n"+
+			"(Poisson-minibatched: O(λ_B + L_B) of them an update, exact by the augmentation of Algorithm 2), or auto:\n"+
+			"poisson where that is cheaper"),
+	}
+}
+
+// config returns the BlockConfig of the flags, a usage error if they are
+// set for another sampler than block, out of range or contradictory.
+func (b blockFlags) config(f *runFlags) (gibbs.BlockConfig, error) {
+	for _, name := range []string{"width", "forests", "boundary"} {
+		if f.set[name] && f.sampler != "block" {
+			return gibbs.BlockConfig{}, usagef("-%s applies to -sampler block only", name)
+		}
+	}
+	if f.set["width"] && (*b.width < 1 || *b.width > 30) {
+		return gibbs.BlockConfig{}, usagef("-width %d: the elimination width of -sampler block, 1 to 30", *b.width)
+	}
+	if *b.forests && f.set["width"] {
+		return gibbs.BlockConfig{}, usagef("-forests and -width: choose one (forests are trees, of width 1)")
+	}
+	bnd, err := gibbs.ParseBoundary(*b.boundary)
+	if err != nil {
+		return gibbs.BlockConfig{}, usagef("-boundary: %v", err)
+	}
+	return gibbs.BlockConfig{MaxWidth: *b.width, Forests: *b.forests, Boundary: bnd}, nil
 }
