@@ -111,9 +111,10 @@ const (
 // 80 single-site updates per variable (the width chosen as NewBlocked
 // does), a Blocked sampler; otherwise an Auto sampler (plain Gibbs or
 // Poisson-Gibbs variable by variable). Both are exact; the choice depends
-// on the model only, so the same seed gives the same chain.
+// on the model only, so the same seed gives the same chain. The workers of
+// a Chromatic, which update one variable at a time, are always Auto.
 func NewAutoSampler(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
-	if bm, ok := m.(blockModel); ok {
+	if bm, ok := m.(blockModel); ok && (opt == nil || !opt.singleSite) {
 		if hard, soft := stickiness(bm); hard+soft >= stickyShare {
 			if opt == nil {
 				opt = &Options{}

@@ -71,7 +71,8 @@ type worker interface {
 // the initial state as a single sampler would, and the others work on it.
 // f must build samplers of this package whose updates read only A[i]
 // (gibbs, pgibbs, auto, mgpmh or a continuous sampler); any other is
-// refused. classes must partition the free variables of m; if m implements
+// refused. The registry's auto builds its single-site Auto here, never
+// blocks. classes must partition the free variables of m; if m implements
 // factorgraph.Adjacency the classes are checked to share no factor.
 func NewChromatic(f Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Rand, opt *Options) (*Chromatic, error) {
 	if f == nil {
@@ -92,6 +93,7 @@ func NewChromatic(f Factory, m factorgraph.Model, classes [][]int, rngs []*rand.
 	c := &Chromatic{}
 	for w, r := range rngs {
 		o := *opt
+		o.singleSite = true // the registry's auto: single-site updates
 		if w > 0 {
 			// Start from worker 0's state, which the worker then shares;
 			// its own RNG draws nothing here.

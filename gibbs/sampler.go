@@ -150,6 +150,11 @@ type Options struct {
 	// (rejection tries are bounded by MaxTries). Zero means
 	// DefaultMaxDraws; +Inf means no limit.
 	MaxDraws float64
+
+	// singleSite makes the registry's auto build single-site updates (an
+	// Auto), never blocks: NewChromatic's workers update one variable at a
+	// time.
+	singleSite bool
 }
 
 // DefaultMaxDraws is the default of Options.MaxDraws: 10⁷ draws or factor
