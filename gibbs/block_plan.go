@@ -385,7 +385,8 @@ func conditionPairs(msg, t []float64) {
 			lse = mx + math.Log1p(e)
 		}
 		if !math.IsInf(mx, -1) {
-			hi, lo := 1/(1+e), e/(1+e)
+			hi := 1 / (1 + e)
+			lo := e * hi
 			if a >= b {
 				t[2*r], t[2*r+1] = hi, lo
 			} else {
