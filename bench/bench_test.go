@@ -377,3 +377,76 @@ func BenchmarkTGMStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBlockedChain measures a joint draw of an open chain of 1000
+// binary variables (Potts pair weights in [0.5, 2], Gaussian fields; op =
+// one draw of the whole chain, ns/var = ns/op ÷ 1000): the hand-written
+// forward-filtering backward-sampling loop (baseline.go) beside
+// gibbs.Blocked with the chain as one block, without and with its
+// Rao–Blackwellised marginals, and a sweep of plain Gibbs (1000
+// single-site updates, which do not draw the chain jointly) for scale.
+func BenchmarkBlockedChain(b *testing.B) {
+	const n = 1000
+	r := rand.New(rand.NewPCG(5, 6))
+	w, u := make([]float64, n-1), make([][2]float64, n)
+	fb := factorgraph.NewBuilder()
+	fb.AddVariables(n, factorgraph.Discrete(2))
+	for i := range n {
+		u[i] = [2]float64{r.NormFloat64(), r.NormFloat64()}
+		fb.AddFactor(factorgraph.NewTable([]int{i}, []int{2}, u[i][:]))
+		if i+1 < n {
+			w[i] = 0.5 + 1.5*r.Float64()
+			fb.AddFactor(factorgraph.NewPotts(i, i+1, w[i]))
+		}
+	}
+	g, err := fb.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	perVar := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/var")
+	}
+	b.Run("model=chain1000/sampler=ffbs-handwritten", func(b *testing.B) {
+		c, err := newIsingChainFFBS(w, u, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			c.sample()
+		}
+		perVar(b)
+	})
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	for _, rb := range []bool{false, true} {
+		b.Run(fmt.Sprintf("model=chain1000/sampler=block/rb=%v", rb), func(b *testing.B) {
+			s, err := gibbs.NewBlockedWith(g, rand.New(rand.NewPCG(1, 2)), nil, [][]int{all}, gibbs.BlockConfig{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.RecordConditionals(rb)
+			s.Step()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				s.Step()
+			}
+			b.StopTimer()
+			perVar(b)
+		})
+	}
+	b.Run("model=chain1000/sampler=gibbs-sweep", func(b *testing.B) {
+		s, err := gibbs.NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			s.Sweep()
+		}
+		perVar(b)
+	})
+}
