@@ -382,7 +382,10 @@ func conditionPairs(msg, t []float64) {
 			e, lse = 0, mx
 		default:
 			e = math.Exp(mn - mx)
-			lse = mx + math.Log1p(e)
+			lse = mx + e // log1p(e) = e − e²/2 + …: below 2⁻³⁰ the rest is under 2⁻⁶¹
+			if e >= 0x1p-30 {
+				lse = mx + math.Log1p(e)
+			}
 		}
 		if !math.IsInf(mx, -1) {
 			hi := 1 / (1 + e)
