@@ -97,8 +97,8 @@ func planBoundary(p *blockPlan, mode Boundary, opt *Options) error {
 	for k := range p.facs {
 		fc := &p.facs[k]
 		fc.bnd = -1
-		if math.IsInf(fc.m, 1) || !fc.cross {
-			continue
+		if !(fc.m > 0) || math.IsInf(fc.m, 1) || !fc.cross {
+			continue // hard, constant (M_φ = 0: nothing to draw) or inside the block
 		}
 		fc.bnd = int32(len(bd.facs))
 		bd.facs = append(bd.facs, int32(k))
