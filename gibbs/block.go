@@ -152,7 +152,8 @@ func NewBlockedWith(m factorgraph.Model, r *rand.Rand, opt *Options, blocks [][]
 		}
 		plans, err = compilePlans(bm, blocks, cfg, opt)
 	case cfg.MaxWidth == 0 && !cfg.Forests:
-		blocks, plans, _, err = chooseBlocks(bm, cfg, opt)
+		hard, _ := stickiness(bm)
+		blocks, plans, _, err = chooseBlocks(bm, cfg, opt, hard)
 	default:
 		if cfg, err = cfg.withDefaults(); err != nil {
 			return nil, fmt.Errorf("gibbs: %s: %w", name, err)

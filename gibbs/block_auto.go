@@ -33,14 +33,15 @@ const (
 
 // chooseBlocks builds and compiles blocks of the widest width whose update
 // costs at most autoBlockCost single-site updates per variable, among
-// autoWidths on a model with deterministic links (softWidth otherwise), or
-// of the narrowest if none does, and returns them with that cost. A width
+// autoWidths on a model with deterministic links (hard, the share of
+// deterministic links, at least stickyShare; softWidth otherwise), or of
+// the narrowest if none does, and returns them with that cost. A width
 // whose blocks exceed Options.MaxDraws is passed over (the error is
 // returned if every width's does).
-func chooseBlocks(m blockModel, cfg BlockConfig, opt *Options) (blocks [][]int, plans []*blockPlan, cost float64, err error) {
+func chooseBlocks(m blockModel, cfg BlockConfig, opt *Options, hard float64) (blocks [][]int, plans []*blockPlan, cost float64, err error) {
 	single := singleSiteWork(m)
 	widths := []int{softWidth}
-	if hard, _ := stickiness(m); hard >= stickyShare {
+	if hard >= stickyShare {
 		widths = autoWidths
 	}
 	for k, w := range widths {
@@ -119,7 +120,7 @@ func NewAutoSampler(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, e
 			if opt == nil {
 				opt = &Options{}
 			}
-			blocks, plans, cost, err := chooseBlocks(bm, BlockConfig{}, opt)
+			blocks, plans, cost, err := chooseBlocks(bm, BlockConfig{}, opt, hard)
 			if err == nil && cost <= autoBlockCost {
 				s, err := newBlocked(bm, r, opt, blocks, plans)
 				if err != nil {
