@@ -289,16 +289,8 @@ var clustersGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}
 // tauPlot draws τ against L on log–log axes: each sampler's points with
 // their error bars and its fitted power law.
 func (r *ClustersResult) tauPlot() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Integrated autocorrelation time of |m|, 2-D Ising at β = %.5g", r.Settings.Beta)
+	p := logLogPlot(fmt.Sprintf("Integrated autocorrelation time of |m|, 2-D Ising at β = %.5g", r.Settings.Beta), "L (L×L torus)", "τ (sweeps)")
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = "L (L×L torus)"
-	p.Y.Label.Text = "τ (sweeps)"
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Left, p.Legend.Top = true, true
-	p.Legend.TextStyle.Font.Size = vg.Points(7)
-	p.Add(plotter.NewGrid())
 	for _, f := range r.Fits {
 		k := max(slices.Index(clustersTauKeys, f.Sampler), 0) // the sampler's style
 		var pts errorPoints
@@ -351,15 +343,7 @@ func (r *ClustersResult) tauPlot() (*plot.Plot, error) {
 // costPlot draws seconds per sweep against the number of sites on log–log
 // axes: a line per kernel (colour) and sampler (dashes and marker).
 func (r *ClustersResult) costPlot() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "Seconds per sweep, 2-D Ising near β_c"
-	p.X.Label.Text = "sites"
-	p.Y.Label.Text = "seconds per sweep"
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Left, p.Legend.Top = true, true
-	p.Legend.TextStyle.Font.Size = vg.Points(7)
-	p.Add(plotter.NewGrid())
+	p := logLogPlot("Seconds per sweep, 2-D Ising near β_c", "sites", "seconds per sweep")
 	for ki, kn := range r.Settings.Kernels {
 		for si, key := range r.Settings.CostSamplers {
 			var xy plotter.XYs

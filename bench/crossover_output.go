@@ -164,15 +164,7 @@ var (
 // plot draws ns/update against Δ on log–log axes: a curve per sampler and
 // family.
 func (r *CrossoverResult) plot() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "Time per update against the degree Δ"
-	p.X.Label.Text = "Δ (factors per variable)"
-	p.Y.Label.Text = "ns per update"
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Left, p.Legend.Top = true, true
-	p.Legend.TextStyle.Font.Size = vg.Points(7)
-	p.Add(plotter.NewGrid())
+	p := logLogPlot("Time per update against the degree Δ", "Δ (factors per variable)", "ns per update")
 	for _, f := range r.Families {
 		for _, key := range crossoverSamplers {
 			var xy plotter.XYs

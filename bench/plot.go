@@ -103,6 +103,20 @@ var lineStyles = []struct {
 	{color.RGBA{86, 180, 233, 255}, nil},
 }
 
+// logLogPlot returns a plot with both axes logarithmic, a grid, the legend
+// top left in small type: the frame of the log–log figures.
+func logLogPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.Legend.Left, p.Legend.Top = true, true
+	p.Legend.TextStyle.Font.Size = vg.Points(7)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
 // plot draws the curves with a logarithmic x axis.
 func (cp curvePlot) plot() (*plot.Plot, error) {
 	p := plot.New()

@@ -65,36 +65,6 @@ func TestMarginalHellingerVars(t *testing.T) {
 	}
 }
 
-func TestMarginalHellingerErrors(t *testing.T) {
-	good := [][]float64{{0.5, 0.5}, {0.1, 0.9}}
-	for _, tc := range []struct {
-		name       string
-		est, exact [][]float64
-		vars       []int
-		want       string
-	}{
-		{"count mismatch", good, good[:1], nil, "2 estimated marginals for 1 exact"},
-		{"length mismatch", [][]float64{{0.5, 0.5}, {0.1, 0.8, 0.1}}, good, nil, "variable 1: estimate has 3 values, exact marginal has 2"},
-		{"NaN", [][]float64{{0.5, 0.5}, {math.NaN(), 0.9}}, good, nil, "variable 1: estimated marginal has p(0) = NaN"},
-		{"negative", good, [][]float64{{0.5, 0.5}, {1.1, -0.1}}, nil, "variable 1: exact marginal has p(1) = -0.1"},
-		{"infinite", [][]float64{{math.Inf(1), 0.5}, {0.1, 0.9}}, good, nil, "variable 0: estimated marginal has p(0) = +Inf"},
-		{"counts", [][]float64{{5, 5}, {0.1, 0.9}}, good, nil, "variable 0: estimated marginal sums to 10, not 1"},
-		{"empty vector", [][]float64{{}, {0.1, 0.9}}, [][]float64{{}, {0.1, 0.9}}, nil, "variable 0: estimated marginal is empty"},
-		{"no variables", nil, nil, nil, "no variables"},
-		{"empty vars", good, good, []int{}, "no variables"},
-		{"var out of range", good, good, []int{0, 2}, "vars[1] = 2 out of range [0, 2)"},
-		{"repeated var", good, good, []int{1, 1}, "vars[1] = 1 is repeated"},
-	} {
-		mean, mx, err := MarginalHellingerVars(tc.est, tc.exact, tc.vars)
-		if err == nil || !strings.HasPrefix(err.Error(), "diag: ") || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
-		}
-		if mean != 0 || mx != 0 {
-			t.Errorf("%s: mean %v, max %v returned with an error", tc.name, mean, mx)
-		}
-	}
-}
-
 // TestMarginalHellingerProperties checks, on random marginals with zeros,
 // that H agrees with √(1 − Σ√(pq)) (the other form of the definition), is
 // symmetric, lies in [0, 1] and obeys the triangle inequality.

@@ -64,6 +64,8 @@ func TestMarginalEvidenceLeftOut(t *testing.T) {
 	}
 }
 
+// TestMarginalErrors: the ℓ2, absolute and Hellinger errors refuse the same
+// malformed inputs with the same messages.
 func TestMarginalErrors(t *testing.T) {
 	good := [][]float64{{0.5, 0.5}, {0.1, 0.9}}
 	for _, tc := range []struct {
@@ -87,10 +89,14 @@ func TestMarginalErrors(t *testing.T) {
 	} {
 		_, err1 := MarginalL2Vars(tc.est, tc.exact, tc.vars)
 		_, _, err2 := MarginalAbsVars(tc.est, tc.exact, tc.vars)
-		for _, err := range []error{err1, err2} {
+		mean, mx, err3 := MarginalHellingerVars(tc.est, tc.exact, tc.vars)
+		for _, err := range []error{err1, err2, err3} {
 			if err == nil || !strings.HasPrefix(err.Error(), "diag: ") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 			}
+		}
+		if mean != 0 || mx != 0 {
+			t.Errorf("%s: Hellinger mean %v, max %v returned with an error", tc.name, mean, mx)
 		}
 	}
 	// Six-digit marginals such as UAI .MAR files are accepted.

@@ -268,7 +268,7 @@ type BlockInfo struct {
 func (s *Blocked) Blocks() []BlockInfo {
 	out := make([]BlockInfo, len(s.plans))
 	for b, p := range s.plans {
-		out[b] = BlockInfo{Vars: int32sToInts(p.vars), Width: p.stats.width, MaxTable: p.stats.table, Entries: p.stats.total, Factors: len(p.facs)}
+		out[b] = BlockInfo{Vars: slices.Clone(p.ivars), Width: p.stats.width, MaxTable: p.stats.table, Entries: p.stats.total, Factors: len(p.facs)}
 		if p.bnd != nil {
 			out[b].Boundary, out[b].Lambda = len(p.bnd.facs), p.bnd.lambda
 		}
