@@ -109,7 +109,10 @@ type SwendsenWang struct {
 // cluster C then takes a new value b, drawn from Q_C(a → b):
 //
 //   - without unary terms on C: uniformly among the values other than a
-//     that every member has (always accepted, Wolff's flip);
+//     that every member has (always accepted, Wolff's flip), except for a
+//     lone variable without bonds (no Potts pair to a free variable: its
+//     cluster is always itself), drawn uniformly among all its values, a
+//     included;
 //   - with unary terms: b ∝ exp(Σ_{j∈C} h_j(b)) over those values, a
 //     included (a heat bath on the cluster's common value).
 //
@@ -130,12 +133,29 @@ type SwendsenWang struct {
 //
 //	π(x)P(x→x') / π(x')P(x'→x) = [H_C(a)/H_C(b)]·[Q_C(a→b)/Q_C(b→a)],
 //
-// the boundary factors cancelling, and both choices of Q_C make it 1: the
-// uniform flip is symmetric and used only where H_C ≡ 1; the heat bath has
-// Q_C(a→b)/Q_C(b→a) = H_C(b)/H_C(a). Q_C depends on C alone, the same
-// cluster from both sides, so each update is reversible with respect to π,
-// hard zeros included (a value some member rules out has H_C = 0 and is
-// never drawn; the current value never has H_C = 0).
+// the boundary factors cancelling, and every choice of Q_C makes it 1: the
+// uniform flip and the lone variable's uniform draw are symmetric and used
+// only where H_C ≡ 1; the heat bath has Q_C(a→b)/Q_C(b→a) = H_C(b)/H_C(a).
+// Q_C depends on C alone, the same cluster from both sides, so each update
+// is reversible with respect to π, hard zeros included (a value some
+// member rules out has H_C = 0 and is never drawn; the current value never
+// has H_C = 0).
+//
+// Irreducible and aperiodic, whatever the number of clusters a step. Let P
+// be one update from a uniformly drawn seed. The seed's cluster is the
+// seed alone with probability e^{−K_i} > 0 or more, and a lone seed can
+// take every value its rule allows, so P can change any one free variable
+// to any of its allowed values: it is irreducible. It is aperiodic: a
+// variable with unary terms, with one value or without bonds keeps its
+// value with positive probability; failing those, every free variable has
+// two values or more and a bond, and for a bonded pair i–j a state with
+// x_i = x_j comes back in 2 updates ({i}, {i}) and in 3 ({i}, {j}, then
+// {i, j} bonded — or {i} three times if i has three values), and gcd(2, 3)
+// = 1. A step of k clusters is P^k, irreducible and aperiodic since P is.
+// The lone-variable rule is what makes this hold: flipped at every update,
+// a variable without bonds or fields would alternate with period 2 under
+// one cluster a step and never move under two, and two such variables
+// would keep their xor forever.
 //
 // Step is Clusters() single-cluster updates from seeds drawn uniformly
 // among the free variables (default 1) and returns −1 (chain.Any); Sweep
@@ -147,10 +167,12 @@ type SwendsenWang struct {
 // absorbing (from 00 either the pair flips whole, size 2, or one site
 // flips and the next cluster, of size 1, flips the other back to
 // agreement). TuneClusters sets a fixed number that makes a step about one
-// sweep's worth of site updates.
+// sweep's worth of site updates; it runs before anything else (tune, then
+// burn in, then measure: see TuneClusters).
 type Wolff struct {
 	clusters
-	perStep int // single-cluster updates a Step
+	perStep int  // single-cluster updates a Step
+	moved   bool // a Step, Sweep, Update or Restore has run: no more tuning
 }
 
 var (
@@ -221,7 +243,10 @@ func (s *SwendsenWang) sweep() bool {
 }
 
 // Update performs one cluster update seeded at i (a no-op for evidence).
-func (w *Wolff) Update(i int) { w.single(i) }
+func (w *Wolff) Update(i int) {
+	w.moved = true
+	w.single(i)
+}
 
 // Step performs Clusters() cluster updates from uniformly drawn free seeds
 // and returns −1 (chain.Any), or chain.Aborted if it was interrupted (the
@@ -239,6 +264,7 @@ func (w *Wolff) Sweep() { w.sweep() }
 
 // sweep is Step; it reports false if the step was interrupted.
 func (w *Wolff) sweep() bool {
+	w.moved = true
 	if w.err != nil {
 		return true
 	}
@@ -281,35 +307,58 @@ func (w *Wolff) SetClusters(k int) error {
 	return nil
 }
 
-// TuneClusters runs single-cluster updates from the current state until
-// their sizes sum to at least sweeps·n (n the free variables; sweeps > 0),
-// then sets Clusters to n/s̄ rounded (at least 1), s̄ their mean size,
-// and returns it: a Step
-// then updates about n sites, one sweep's worth, in the regime the tuning
-// run saw. The updates are part of the chain (they change the state and
-// the counters; call it after a burn-in, before the samples are taken) and
-// cannot be interrupted. The choice is made once: the number stays fixed
-// afterwards, so the chain keeps π (see Wolff).
+// TuneClusters sets Clusters so that a Step updates about one sweep's
+// worth of sites (n, the free variables), and returns it. It runs rounds of
+// single-cluster updates from the current state, each until their sizes
+// sum to sweeps·n (sweeps > 0), setting the count to n/s̄ rounded (at least
+// 1, at most n; s̄ the round's mean cluster size), until a round lowers the
+// count by a tenth or less, for at most tuneRounds rounds: from a
+// disordered start the clusters are small and grow as the state orders
+// (1000² Ising sites at β_c take about ten rounds of 5 sweeps).
+//
+// Tuning comes first: a chain whose Step, Sweep or Update has run, or
+// that was restored, is refused. The rounds are part of the chain (they
+// change the state and the counters) and end at a stopping time — when
+// the counts settle, which depends on the states they pass through — so
+// the state they leave is not distributed as π even from a state that was:
+// burn in after tuning, then measure. Once chosen the count stays fixed
+// (SetClusters may still change it), and the chain keeps π. The rounds
+// cannot be interrupted.
 func (w *Wolff) TuneClusters(sweeps float64) (int, error) {
-	if !(sweeps > 0) || sweeps > 1e6 {
+	switch {
+	case !(sweeps > 0) || sweeps > 1e6:
 		return w.perStep, fmt.Errorf("gibbs: wolff: tune over %v sweeps: need 0 < sweeps ≤ 10⁶", sweeps)
+	case w.moved:
+		return w.perStep, errors.New("gibbs: wolff: TuneClusters after the chain has moved: tuning ends at a stopping time and leaves a state not distributed as π, so it must come first — tune, then burn in, then measure")
+	case w.err != nil:
+		return w.perStep, w.err
 	}
-	n := float64(len(w.free))
 	done := w.done
 	w.done = nil
 	defer func() { w.done = done }()
-	start, count := w.stats.Steps, 0
-	for w.err == nil && float64(w.stats.Steps-start) < sweeps*n {
-		w.grow(w.pick(), false)
-		count++
+	n := float64(len(w.free))
+	prev := math.Inf(1)
+	for range tuneRounds {
+		start, count := w.stats.Steps, 0
+		for w.err == nil && float64(w.stats.Steps-start) < sweeps*n {
+			w.grow(w.pick(), false)
+			count++
+		}
+		if w.err != nil {
+			return w.perStep, w.err
+		}
+		mean := float64(w.stats.Steps-start) / float64(count)
+		w.perStep = max(1, int(math.Round(min(n/mean, n))))
+		if float64(w.perStep) > 0.9*prev {
+			break
+		}
+		prev = float64(w.perStep)
 	}
-	if w.err != nil {
-		return w.perStep, w.err
-	}
-	mean := float64(w.stats.Steps-start) / float64(count)
-	w.perStep = max(1, int(math.Round(min(n/mean, n))))
 	return w.perStep, nil
 }
+
+// tuneRounds is the most rounds TuneClusters runs.
+const tuneRounds = 20
 
 // single is one Wolff cluster update seeded at i, outside a Step: when it
 // is interrupted, x and the counters are left as they were.
@@ -369,6 +418,6 @@ func (w *Wolff) Restore(data []byte) error {
 	if _, err := w.restore(w.kind(), data); err != nil {
 		return err
 	}
-	w.perStep = st.Clusters
+	w.perStep, w.moved = st.Clusters, true
 	return nil
 }

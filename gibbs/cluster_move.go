@@ -301,6 +301,12 @@ func (c *clusters) grow(seed int, journal bool) bool {
 	return true
 }
 
+// isolated reports whether members is one variable without bonds (K_i = 0:
+// no free Potts neighbour), whose cluster is always itself alone.
+func (c *clusters) isolated(members []int32) bool {
+	return len(members) == 1 && c.b.tor == nil && c.b.k[members[0]] == 0
+}
+
 // record journals the members' value a, for the members not journalled
 // yet in this step.
 func (c *clusters) record(a float64) {
@@ -381,8 +387,9 @@ func (c *clusters) growTorus() (int, bool) {
 
 // clusterValue draws the new value of the cluster c.members, whose value
 // is a: uniformly among the other values every member has when no member
-// has unary terms, else ∝ exp(Σ_{j∈C} h_j(v)) over the values every member
-// has (a included). It returns the value, the unary factors read, and
+// has unary terms (among all of its values, a included, for a lone
+// variable without bonds), else ∝ exp(Σ_{j∈C} h_j(v)) over the values
+// every member has (a included). It returns the value, the unary factors read, and
 // false if it was interrupted (looking at the channel every sweepPoll+1
 // members).
 func (c *clusters) clusterValue(a float64) (float64, int64, bool) {
@@ -409,8 +416,14 @@ func (c *clusters) clusterValue(a float64) (float64, int64, bool) {
 		}
 	}
 	if factors == 0 {
-		if lim <= 1 {
+		switch {
+		case lim <= 1:
 			return a, 0, true
+		case c.isolated(c.members):
+			// A variable no bond can reach: a fresh draw from its
+			// conditional, uniform over its values, a included (the flip
+			// would alternate it with period 2).
+			return float64(c.r.IntN(int(lim))), 0, true
 		}
 		v := c.r.IntN(int(lim) - 1)
 		if v >= int(a) {

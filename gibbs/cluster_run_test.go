@@ -180,8 +180,10 @@ func TestClusterStats(t *testing.T) {
 	}
 }
 
-// TestTuneClusters: after tuning, a Wolff step updates about n sites; the
-// setting is refused below 1 and kept by snapshots.
+// TestTuneClusters: after tuning (from the random start, in rounds), a
+// Wolff step updates about n sites; the setting is refused below 1, kept by
+// snapshots, and tuning is refused once the chain has moved or was
+// restored (it must come before the burn-in).
 func TestTuneClusters(t *testing.T) {
 	for _, beta := range []float64{0.25, 0.6} {
 		l := newLattice(t, lattice.Params{Dim: 2, Size: 16, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: beta})
@@ -189,12 +191,15 @@ func TestTuneClusters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 2000 {
-			w.Step() // burn in
-		}
 		k, err := w.TuneClusters(20)
 		if err != nil || k != w.Clusters() || k < 1 {
 			t.Fatalf("β = %v: TuneClusters = %d, %v", beta, k, err)
+		}
+		for range 2000 {
+			w.Step() // burn in
+		}
+		if _, err := w.TuneClusters(20); err == nil || !strings.Contains(err.Error(), "tune, then burn in, then measure") {
+			t.Errorf("β = %v: TuneClusters after the burn-in: %v, want a refusal", beta, err)
 		}
 		before := w.Stats().Steps
 		const steps = 500
@@ -216,6 +221,14 @@ func TestTuneClusters(t *testing.T) {
 		fresh, _ := NewWolff(l, rand.New(rand.NewPCG(1, 1)), nil)
 		if err := fresh.Restore(data); err != nil || fresh.Clusters() != k {
 			t.Errorf("restored Wolff: %d clusters a step (%v), want %d", fresh.Clusters(), err, k)
+		}
+		if _, err := fresh.TuneClusters(1); err == nil {
+			t.Error("TuneClusters of a restored chain accepted")
+		}
+		fresh, _ = NewWolff(l, rand.New(rand.NewPCG(1, 1)), nil)
+		fresh.Update(0)
+		if _, err := fresh.TuneClusters(1); err == nil {
+			t.Error("TuneClusters after an Update accepted")
 		}
 	}
 }

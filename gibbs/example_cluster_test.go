@@ -50,7 +50,9 @@ func ExampleSwendsenWang() {
 }
 
 // Wolff single-cluster updates, as many a step as make about one sweep's
-// worth of site updates.
+// worth of site updates. The order is tune, burn in, measure: tuning ends
+// at a stopping time (when the counts settle), so TuneClusters comes
+// first (it refuses a chain that has moved) and the burn-in washes it out.
 func ExampleWolff_TuneClusters() {
 	l, err := lattice.New(lattice.Params{Dim: 2, Size: 32, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.5})
 	if err != nil {
@@ -62,21 +64,31 @@ func ExampleWolff_TuneClusters() {
 		fmt.Println(err)
 		return
 	}
-	// Tuning is part of the burn-in: the first round from the random start
-	// sees small clusters, the second the ordered phase's.
-	for range 2 {
-		if _, err := w.TuneClusters(10); err != nil {
-			fmt.Println(err)
-			return
-		}
+	// 1. Tune: rounds of 10 sweeps' worth of clusters from the random
+	// start, until the count settles (the clusters grow as the state
+	// orders).
+	if _, err := w.TuneClusters(10); err != nil {
+		fmt.Println(err)
+		return
 	}
+	// 2. Burn in.
 	for range 100 {
 		w.Step()
 	}
+	// 3. Measure.
+	m := 0.0
+	for range 100 {
+		w.Step()
+		m += l.Magnetisation(w.State()) / 100
+	}
 	// Deep in the ordered phase a cluster is most of the lattice.
-	fmt.Printf("clusters a step: %d; |m| > 0.8: %v\n", w.Clusters(), l.Magnetisation(w.State()) > 0.8)
+	fmt.Printf("clusters a step: %d; mean |m| > 0.8: %v\n", w.Clusters(), m > 0.8)
+	// Tuning again, now that the chain has moved, is refused.
+	_, err = w.TuneClusters(10)
+	fmt.Println(err != nil)
 	// Output:
-	// clusters a step: 1; |m| > 0.8: true
+	// clusters a step: 1; mean |m| > 0.8: true
+	// true
 }
 
 // Rao–Blackwellised marginals: the average of the conditionals the sampler

@@ -28,9 +28,9 @@ func skipClusterPhysicsShort(t *testing.T) {
 
 // clusterRun runs the sampler called name ("sw", "wolff" or "pgibbs") on l
 // from a uniformly random state: burn sweeps, then sweeps measured ones,
-// measuring after each. A Wolff chain is tuned after the burn-in
-// (TuneClusters(10)) so that its Step, the unit measured, is about one
-// sweep's worth of site updates. It returns the energy per site (computed
+// measuring after each. A Wolff chain is tuned first (TuneClusters(10),
+// before the burn-in: tuning ends at a stopping time) so that its Step,
+// the unit measured, is about one sweep's worth of site updates. It returns the energy per site (computed
 // exactly from every pair) with its binning error, and the Binder cumulant of
 // the |m| series with its blocked-jackknife error.
 func clusterRun(t *testing.T, l *Lattice, name string, burn, sweeps int, seed uint64) (energy, binder Estimate) {
@@ -39,13 +39,13 @@ func clusterRun(t *testing.T, l *Lattice, name string, burn, sweeps int, seed ui
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range burn {
-		s.Sweep()
-	}
 	if w, ok := s.(*gibbs.Wolff); ok {
 		if _, err := w.TuneClusters(10); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for range burn {
+		s.Sweep()
 	}
 	m, err := NewMeasurer(l, nil, ExactEnergy)
 	if err != nil {

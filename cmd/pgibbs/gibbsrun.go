@@ -213,9 +213,8 @@ func (out gibbsOutput) print(tw io.Writer) {
 }
 
 // wolffTuneSweeps is the sweeps' worth of single-cluster updates a round
-// of -clusters auto tunes on (gibbs.Wolff.TuneClusters), wolffTuneRounds
-// the most rounds it runs.
-const wolffTuneSweeps, wolffTuneRounds = 5, 20
+// of -clusters auto tunes on (gibbs.Wolff.TuneClusters).
+const wolffTuneSweeps = 5
 
 // newSampler builds the sampler of -sampler on m drawing from r, a usage
 // error if the library refuses it; a Wolff sampler gets its -clusters.
@@ -235,31 +234,14 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 	case !ok || f.clusters == "":
 		return s, nil
 	case f.clusters == "auto":
-		err = tuneWolff(w)
+		// Tuning ends at a stopping time: it comes before the burn-in,
+		// which the runner does next.
+		_, err = w.TuneClusters(wolffTuneSweeps)
 	default:
 		k, _ := strconv.Atoi(f.clusters) // checked by checkClusters
 		err = w.SetClusters(k)
 	}
 	return s, err
-}
-
-// tuneWolff sets w's clusters a step for -clusters auto: rounds of
-// wolffTuneSweeps sweeps' worth of single-cluster updates, each setting
-// the count to n over the round's mean cluster size, until the count stops
-// falling by more than a tenth (from a disordered start clusters are
-// small and grow as the state orders; 1000² Ising sites at β_c take about
-// ten rounds), at most wolffTuneRounds. The rounds are part of the chain,
-// before its burn-in; the count is then fixed, so the chain keeps π.
-func tuneWolff(w *gibbs.Wolff) error {
-	prev := math.Inf(1)
-	for range wolffTuneRounds {
-		k, err := w.TuneClusters(wolffTuneSweeps)
-		if err != nil || float64(k) > 0.9*prev {
-			return err
-		}
-		prev = float64(k)
-	}
-	return nil
 }
 
 // clustersPerStep returns each Wolff sampler's clusters a step (nil for
