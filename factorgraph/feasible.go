@@ -27,15 +27,38 @@ var ErrNoFeasibleState = errors.New("factorgraph: no state has positive probabil
 // error suggesting an explicit initial state; it returns ErrNoFeasibleState
 // when it has proved that none exists.
 func (g *Graph) FeasibleState(r *rand.Rand, maxNodes int) ([]float64, error) {
+	return g.FeasibleStateGiven(r, maxNodes, nil)
+}
+
+// FeasibleStateGiven is FeasibleState with the free variables in given
+// held at the values given, as if observed: it answers whether the model
+// has a state of positive probability in which they take those values
+// (ErrNoFeasibleState: provably none). A value outside its variable's
+// domain, or given for an observed variable, is an error.
+func (g *Graph) FeasibleStateGiven(r *rand.Rand, maxNodes int, given map[int]float64) ([]float64, error) {
 	if maxNodes <= 0 {
 		maxNodes = 1_000_000
 	}
 	n := len(g.domains)
+	for i, v := range given {
+		switch {
+		case i < 0 || i >= n:
+			return nil, fmt.Errorf("factorgraph: FeasibleStateGiven: variable %d out of range [0, %d)", i, n)
+		case g.observed[i]:
+			return nil, fmt.Errorf("factorgraph: FeasibleStateGiven: variable %d is observed", i)
+		case !g.domains[i].Contains(v):
+			return nil, fmt.Errorf("factorgraph: FeasibleStateGiven: value %v of variable %d outside its domain %v", v, i, g.domains[i])
+		}
+	}
 	s := &search{g: g, r: r, x: make([]float64, n), assigned: make([]bool, n), budget: maxNodes}
 	s.allowed = make([][]bool, n)
 	s.left = make([]int, n)
 	for i, d := range g.domains {
 		if v, ok := g.Observed(i); ok {
+			s.x[i], s.assigned[i] = v, true
+			continue
+		}
+		if v, ok := given[i]; ok {
 			s.x[i], s.assigned[i] = v, true
 			continue
 		}

@@ -95,3 +95,32 @@ func TestFeasibleStateEvidence(t *testing.T) {
 		t.Errorf("contradictory evidence: %v, want ErrNoFeasibleState", err)
 	}
 }
+
+// TestFeasibleStateGiven: variables held at given values are honoured,
+// contradictions are proven, and bad givens are errors.
+func TestFeasibleStateGiven(t *testing.T) {
+	eq := NewProbTable([]int{0, 1}, []int{2, 2}, []float64{1, 0, 0, 1})
+	b := NewBuilder()
+	b.AddVariables(3, Discrete(2))
+	b.AddFactor(eq)
+	b.Observe(2, 1)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	for v := range 2 {
+		x, err := g.FeasibleStateGiven(r, 0, map[int]float64{1: float64(v)})
+		if err != nil || x[0] != float64(v) || x[1] != float64(v) || x[2] != 1 {
+			t.Errorf("given x1 = %d: %v, %v; want x0 = x1 = %d, x2 = 1", v, x, err, v)
+		}
+	}
+	if _, err := g.FeasibleStateGiven(r, 0, map[int]float64{0: 0, 1: 1}); !errors.Is(err, ErrNoFeasibleState) {
+		t.Errorf("given x0 ≠ x1: %v, want ErrNoFeasibleState", err)
+	}
+	for _, given := range []map[int]float64{{2: 0}, {0: 2}, {3: 0}, {-1: 0}} {
+		if _, err := g.FeasibleStateGiven(r, 0, given); err == nil || errors.Is(err, ErrNoFeasibleState) {
+			t.Errorf("given %v: %v, want an error about the given value", given, err)
+		}
+	}
+}

@@ -31,7 +31,7 @@ func NewAuto(m factorgraph.Model, r *rand.Rand, opt *Options) (*Auto, error) {
 	if opt == nil {
 		opt = &Options{}
 	}
-	c, err := newChain("Auto", m, r, opt, true)
+	c, err := newSiteChain("Auto", m, r, opt, true)
 	if err != nil {
 		return nil, err
 	}

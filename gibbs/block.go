@@ -126,8 +126,11 @@ func NewBlocked(m factorgraph.Model, r *rand.Rand, opt *Options) (*Blocked, erro
 // larger than cfg.MaxTable. A block is eliminated in the best (by largest
 // table, then entries in all) of its min-fill order, its min-weight order
 // and the order it lists its variables in (BuildBlocks lists them in an
-// order that fits). An empty blocks means BuildBlocks(m, cfg). Every error
-// names the block or variable at fault.
+// order that fits). An empty blocks means BuildBlocks(m, cfg). Blocks that
+// leave a variable of a hard factor fixed in every block holding it, by
+// the factor's variables outside that block, are refused: no update would
+// ever change it (the equality x0 = x1 with blocks {0} and {1}). Every
+// error names the block, variable or factor at fault.
 func NewBlockedWith(m factorgraph.Model, r *rand.Rand, opt *Options, blocks [][]int, cfg BlockConfig) (*Blocked, error) {
 	const name = "block"
 	bm, ok := m.(blockModel)
@@ -145,6 +148,9 @@ func NewBlockedWith(m factorgraph.Model, r *rand.Rand, opt *Options, blocks [][]
 	switch {
 	case len(blocks) > 0:
 		if err := checkBlocks(m, blocks); err != nil {
+			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
+		}
+		if err := checkCover(bm, blocks); err != nil {
 			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
 		}
 		if cfg, err = cfg.withDefaults(); err != nil {

@@ -111,17 +111,29 @@ const (
 // summing to 1 or more) — and blocks can absorb them at a cost of at most
 // 80 single-site updates per variable (the width chosen as NewBlocked
 // does), a Blocked sampler; otherwise an Auto sampler (plain Gibbs or
-// Poisson-Gibbs variable by variable). Both are exact; the choice depends
+// Poisson-Gibbs variable by variable). A model with a hard factor that
+// would freeze single-site updates (see NewGibbs) always gets blocks,
+// whatever they cost. Both are exact; the choice depends
 // on the model only, so the same seed gives the same chain. The workers of
 // a Chromatic, which update one variable at a time, are always Auto.
 func NewAutoSampler(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
 	if bm, ok := m.(blockModel); ok && (opt == nil || !opt.singleSite) {
-		if hard, soft := stickiness(bm); hard+soft >= stickyShare {
+		// Single-site updates that cannot move a hard link are no choice.
+		// (blocks of the widths for deterministic links, whatever they cost).
+		frozen := checkSiteMoves("auto", m) != nil
+		hard, soft := stickiness(bm)
+		if frozen {
+			hard = max(hard, stickyShare)
+		}
+		if hard+soft >= stickyShare {
 			if opt == nil {
 				opt = &Options{}
 			}
 			blocks, plans, cost, err := chooseBlocks(bm, BlockConfig{}, opt, hard)
-			if err == nil && cost <= autoBlockCost {
+			if frozen && err != nil {
+				return nil, err
+			}
+			if err == nil && (frozen || cost <= autoBlockCost) {
 				s, err := newBlocked(bm, r, opt, blocks, plans)
 				if err != nil {
 					return nil, err // not a nil *Blocked in a Sampler

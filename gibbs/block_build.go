@@ -399,6 +399,13 @@ func bestOrder(adj [][]int32, size []int32, given []int32, maxTable float64) (be
 // order. Each block is listed in the elimination order that showed it
 // fits: Blocked compiles a block in the order given or in a better one.
 //
+// Where the bounds keep the variables of a hard factor apart so that one
+// of them would never change — fixed, in every block holding it, by the
+// factor's variables outside that block (the equality x0 = x1 split into
+// {0} and {1}; see NewBlockedWith) — a block of the factor's free
+// variables is added, beyond MaxWidth and MaxVars if need be; a factor
+// whose variables' joint table exceeds MaxTable is an error naming it.
+//
 // With cfg.Forests set, BuildBlocks returns BuildForests(g, cfg).
 func BuildBlocks(g *factorgraph.Graph, cfg BlockConfig) ([][]int, error) {
 	if g == nil {
@@ -413,18 +420,19 @@ func buildBlocks(m blockModel, cfg BlockConfig) ([][]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Forests {
-		return buildForests(m, cfg), nil
-	}
-	gr := newGrower(m, cfg)
 	var blocks [][]int
-	for _, core := range gr.cores() {
-		if gr.inOneBlock(core) {
-			continue
+	if cfg.Forests {
+		blocks = buildForests(m, cfg)
+	} else {
+		gr := newGrower(m, cfg)
+		for _, core := range gr.cores() {
+			if gr.inOneBlock(core) {
+				continue
+			}
+			blocks = append(blocks, gr.grow(core))
 		}
-		blocks = append(blocks, gr.grow(core))
 	}
-	return blocks, nil
+	return coverLinks(m, blocks, cfg.MaxTable)
 }
 
 // checkBlockModel returns cfg with its defaults set, or an error for a

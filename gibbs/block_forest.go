@@ -52,10 +52,12 @@ import (
 //     into blocks within those bounds (trees of one set share no factor,
 //     so drawing them together is drawing each).
 //
-// Every free variable is in exactly one block. The blocks of A come
-// first, then those of B, then the variables left alone; each lists its
-// variables in an elimination order within the bounds (a tree's leaves
-// first). NewBlocked uses these blocks when BlockConfig.Forests is set.
+// Every free variable is in exactly one of these blocks. The blocks of A
+// come first, then those of B, then the variables left alone; each lists
+// its variables in an elimination order within the bounds (a tree's leaves
+// first). A hard link the forests split so that a variable would never
+// change gets a block of its own after them, as in BuildBlocks. NewBlocked
+// uses these blocks when BlockConfig.Forests is set.
 func BuildForests(g *factorgraph.Graph, cfg BlockConfig) ([][]int, error) {
 	if g == nil {
 		return nil, fmt.Errorf("gibbs: BuildForests: nil graph")

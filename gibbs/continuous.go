@@ -85,7 +85,7 @@ func newContinuous(name, regName string, meth method, minibatched bool, m factor
 	if opt == nil {
 		opt = &Options{}
 	}
-	c, err := newChain(name, m, r, opt, false)
+	c, err := newSiteChain(name, m, r, opt, false)
 	if err != nil {
 		return nil, err
 	}

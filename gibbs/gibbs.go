@@ -21,12 +21,18 @@ var _ Sampler = (*Gibbs)(nil)
 
 // NewGibbs returns a Gibbs sampler on m drawing from r. Only opt.Init and
 // opt.MaxDraws are used (a step evaluates up to |A[i]|·D_i factor values);
-// opt may be nil.
+// opt may be nil. A model with a hard factor that fixes one of its
+// variables given the others (x0 = x1; a deterministic link of a
+// pedigree) is refused, naming the factor: no single-site update could
+// change that variable, so the chain would be reducible. The other
+// single-site samplers (Poisson-Gibbs, Auto, the MIN family, the
+// continuous samplers) refuse it too; blocks move it (NewBlocked, or the
+// registry's auto).
 func NewGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Gibbs, error) {
 	if opt == nil {
 		opt = &Options{}
 	}
-	c, err := newChain("Gibbs", m, r, opt, true)
+	c, err := newSiteChain("Gibbs", m, r, opt, true)
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*MINGibbs, er
 	if err != nil {
 		return nil, err
 	}
-	c, err := newChain("MINGibbs", m, r, opt, true)
+	c, err := newSiteChain("MINGibbs", m, r, opt, true)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +315,7 @@ func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *Options) (*MGPMH, error) {
 	if opt == nil {
 		opt = &Options{}
 	}
-	c, err := newChain("MGPMH", m, r, opt, true)
+	c, err := newSiteChain("MGPMH", m, r, opt, true)
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +429,7 @@ func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Double
 	if err != nil {
 		return nil, err
 	}
-	c, err := newChain("DoubleMINGibbs", m, r, opt, true)
+	c, err := newSiteChain("DoubleMINGibbs", m, r, opt, true)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func NewPoissonGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*PoissonG
 	if opt == nil {
 		opt = &Options{}
 	}
-	c, err := newChain("PoissonGibbs", m, r, opt, true)
+	c, err := newSiteChain("PoissonGibbs", m, r, opt, true)
 	if err != nil {
 		return nil, err
 	}

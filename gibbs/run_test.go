@@ -186,10 +186,12 @@ func TestConstructorErrors(t *testing.T) {
 		gg, _ := b.Build()
 		return gg
 	}()
+	// x0 = 0, x1 = 1 ruled out: single sites still move (x0 = x1 would
+	// freeze them: TestFrozenLinks).
 	hard := func() *factorgraph.Graph {
 		b := factorgraph.NewBuilder()
 		b.AddVariables(2, factorgraph.Discrete(2))
-		b.AddFactor(factorgraph.NewProbTable([]int{0, 1}, []int{2, 2}, []float64{1, 0, 0, 1}))
+		b.AddFactor(factorgraph.NewProbTable([]int{0, 1}, []int{2, 2}, []float64{1, 0, 1, 1}))
 		gg, _ := b.Build()
 		return gg
 	}()

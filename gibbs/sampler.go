@@ -310,6 +310,17 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 	return c, nil
 }
 
+// newSiteChain is newChain for a sampler that updates one variable at a
+// time: it first refuses a model with a hard factor whose variables such
+// updates can never change (checkSiteMoves), on which the chain would be
+// reducible.
+func newSiteChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, discrete bool) (chain, error) {
+	if err := checkSiteMoves(name, m); err != nil {
+		return chain{}, err
+	}
+	return newChain(name, m, r, opt, discrete)
+}
+
 // feasibler is a model that can find a state of positive probability
 // (factorgraph.Graph.FeasibleState).
 type feasibler interface {
