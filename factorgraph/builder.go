@@ -130,10 +130,19 @@ func (b *Builder) checkFactors(g *Graph) (softDeg, hardDeg []int32, err error) {
 	softDeg = make([]int32, n)
 	hardDeg = make([]int32, n)
 	seen := make([]int, n) // seen[v] = 1 + index of the last factor that listed v
+	var x, dst []float64   // checkConditioner's scratch, allocated when first needed
 	for f, fac := range b.factors {
 		vars, lo, hi, err := checkFactor(f, fac, g.domains, seen)
 		if err != nil {
 			return nil, nil, err
+		}
+		if userConditioner(fac) {
+			if x == nil {
+				x, dst = make([]float64, n), make([]float64, maxSize(g.domains))
+			}
+			if err := checkConditioner(f, fac, vars, g.domains, x, dst); err != nil {
+				return nil, nil, err
+			}
 		}
 		g.lo[f], g.m[f] = lo, hi-lo
 		if g.m[f] == 0 {
@@ -192,18 +201,22 @@ func checkFactor(f int, fac Factor, domains []Domain, seen []int) (vars []int, l
 
 // describe names factor f for error messages: "factor 17 (vars 3,9)".
 func describe(f int, vars []int) string {
+	return fmt.Sprintf("factor %d (vars %s)", f, listVars(vars, ",", func(v int) string { return fmt.Sprint(v) }))
+}
+
+// listVars formats vars, each by item, joined by sep; past ten of them it
+// lists the first eight and says how many more.
+func listVars(vars []int, sep string, item func(v int) string) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "factor %d (vars ", f)
 	for k, v := range vars {
 		if k > 0 {
-			sb.WriteByte(',')
+			sb.WriteString(sep)
 		}
 		if k == 8 && len(vars) > 10 {
 			fmt.Fprintf(&sb, "… %d more", len(vars)-k)
 			break
 		}
-		fmt.Fprint(&sb, v)
+		sb.WriteString(item(v))
 	}
-	sb.WriteByte(')')
 	return sb.String()
 }

@@ -30,7 +30,13 @@ type Factor interface {
 //
 // Conditional sets dst[v] = Value(x with x[i] = v) for v = 0, …, len(dst)−1,
 // where i is in Vars() and len(dst) is the size of i's domain. It must not
-// modify x.
+// modify x. Samplers use both paths on the same factor (a block update
+// tabulates through Conditional and thins a minibatched boundary with
+// Value), so they must agree: Builder.Build compares them, for every
+// discrete variable of the scope and each of its values, at three states
+// (every variable at its lowest value, at its highest, and at values from
+// a fixed hash of the factor's index), and refuses a factor whose two
+// differ beyond rounding, naming it and the state.
 type Conditioner interface {
 	Conditional(dst, x []float64, i int)
 }
