@@ -59,6 +59,13 @@ type Observer interface {
 // conditional (of the target, or of an augmented target whose x-marginal is
 // the target). Averaging the reported distributions instead of counting the
 // drawn values is Rao–Blackwellisation (see Marginals.RaoBlackwellise).
+//
+// Implementing it is a promise: each reported distribution is the exact law
+// the value was drawn from given everything the draw conditioned on (an
+// accepted or rejected MH proposal is not), and which coordinates the
+// kernel draws next never depends on the values drawn (random scan,
+// systematic scan, a fixed cycle of blocks). A kernel that breaks either
+// must not implement it: Marginals.RaoBlackwellise would then be biased.
 type Conditioner interface {
 	Kernel
 	// RecordConditionals turns the recording of the distributions on or

@@ -60,6 +60,17 @@ func NewMarginals(sizes []int) *Marginals {
 // distribution src does not report, and a step returning Any, credit the
 // values as before, and a conditional's holding ends at the next step
 // returning Any. It turns src's recording on.
+//
+// The contract src must keep (see Conditioner): which coordinates its next
+// steps draw must not depend on the values drawn. Random scan, systematic
+// scan and a fixed cycle of blocks keep it. A scan that looks at the state
+// to choose — revisit a coordinate that just changed, skip one sitting in
+// a likely value — makes a value's holding time depend on the value, so
+// E[h·δ(x_j = v)] ≠ E[h·p(v)] and the average is biased (visit counts are
+// not, as long as the chain keeps π). And src must report only draws from
+// a conditional: an MH step's proposal distribution is not the law of the
+// value it keeps (gibbs.MGPMH and gibbs.DoubleMINGibbs are therefore not
+// Conditioners).
 func (mg *Marginals) RaoBlackwellise(src Conditioner) {
 	mg.src = src
 	mg.block, _ = src.(BlockConditioner)

@@ -5,7 +5,11 @@ import mc "github.com/pgibbs/pgibbs/chain"
 // Rao–Blackwellised estimates: the samplers whose update is an exact draw
 // from a conditional report it (chain.Conditioner), and
 // chain.Marginals.RaoBlackwellise averages those conditionals instead of
-// counting the values drawn.
+// counting the values drawn. Their scans (random, systematic, a fixed
+// cycle of blocks) never look at the values drawn, as that contract asks.
+// MGPMH and DoubleMIN-Gibbs are deliberately not Conditioners: an MH step
+// keeps or rejects a proposal, and the proposal's distribution is not the
+// law of the value kept (TestConditionerSet checks the method sets).
 
 var (
 	_ mc.Conditioner = (*Gibbs)(nil)

@@ -236,3 +236,59 @@ func sqErr(est, exact [][]float64) float64 {
 	}
 	return s
 }
+
+// isConditioner reports whether *T satisfies chain.Conditioner: a property
+// of its method set, fixed when the package compiles.
+func isConditioner[T any]() bool {
+	_, ok := any((*T)(nil)).(mc.Conditioner)
+	return ok
+}
+
+// TestConditionerSet: exactly the samplers whose updates are draws from a
+// conditional of π (or of an augmented target with π as marginal), with a
+// scan that does not look at the values drawn, report their conditionals.
+// MGPMH and DoubleMIN-Gibbs make MH steps: the proposal's distribution is
+// not the law of the value kept, so crediting it would bias
+// Rao–Blackwellised marginals, and they must not be Conditioners; neither
+// are MIN-Gibbs (its draw conditions on estimates carried from step to
+// step), the cluster moves and the continuous samplers.
+func TestConditionerSet(t *testing.T) {
+	static := []struct {
+		name string
+		is   bool
+		want bool
+	}{
+		{"Gibbs", isConditioner[Gibbs](), true},
+		{"PoissonGibbs", isConditioner[PoissonGibbs](), true},
+		{"Auto", isConditioner[Auto](), true},
+		{"Blocked", isConditioner[Blocked](), true},
+		{"MGPMH", isConditioner[MGPMH](), false},
+		{"DoubleMINGibbs", isConditioner[DoubleMINGibbs](), false},
+		{"MINGibbs", isConditioner[MINGibbs](), false},
+		{"SwendsenWang", isConditioner[SwendsenWang](), false},
+		{"Wolff", isConditioner[Wolff](), false},
+		{"Chromatic", isConditioner[Chromatic](), false},
+	}
+	for _, s := range static {
+		if s.is != s.want {
+			t.Errorf("*%s is a chain.Conditioner: %v, want %v", s.name, s.is, s.want)
+		}
+	}
+	// Through the registry: every name, on a model it accepts.
+	allowed := map[string]bool{"gibbs": true, "pgibbs": true, "auto": true, "block": true}
+	disc, cont := smallPotts(t), contGraphs(t)[0].g
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, name := range Names() {
+		m := factorgraph.Model(disc)
+		if continuousName(name) {
+			m = cont
+		}
+		s, err := New(name, m, r, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, ok := s.(mc.Conditioner); ok != allowed[name] {
+			t.Errorf("%s is a chain.Conditioner: %v, want %v", name, ok, allowed[name])
+		}
+	}
+}
