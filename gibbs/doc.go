@@ -52,7 +52,10 @@
 // costs O(N + Σ_{i<j} K_ij), however long the range of the couplings, on a
 // compiled graph or an implicit lattice alike (no pair is stored on a
 // lattice); each step of either sampler may change many variables and
-// returns −1 (chain.Any).
+// returns −1 (chain.Any). A field-free cluster flips to another value (a
+// lone variable without bonds is drawn among all its values instead, so
+// that no chain is periodic), and a Wolff step makes a fixed number of
+// clusters, tuned before the burn-in ([Wolff.TuneClusters]).
 //
 // Blocked Gibbs ([Blocked]; Jensen, Kong & Kjærulff 1995) draws a block of
 // variables jointly from its full conditional by variable elimination and
@@ -75,7 +78,14 @@
 // sampler adds them exactly, so a chain never enters a state of zero
 // probability. When the random initial state is impossible, the samplers
 // search for a feasible one (factorgraph.Graph.FeasibleState); evidence
-// variables are clamped and never resampled.
+// variables are clamped and never resampled. A chain must also move: a
+// hard factor that fixes one of its variables given the others (the
+// equality x0 = x1, a pedigree's deterministic link) can freeze it, and
+// the samplers that update one variable at a time refuse such a model,
+// naming the factor, as NewBlockedWith refuses blocks that leave a
+// variable so fixed in every block holding it; BuildBlocks and
+// BuildForests add a block of the factor's variables instead, and the
+// registry's auto chooses blocks there.
 //
 // # Running chains
 //

@@ -118,12 +118,13 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	if d.estimator {
 		fs.StringVar(&f.estimator, "estimator", "rb", "marginal estimator: rb (Rao–Blackwellised: the average of the conditionals the sampler draws from;\n"+
 			"gibbs, pgibbs and auto; block averages each block variable's marginal given the rest, from the block's\n"+
-			"elimination; the other samplers count visits) or counts (the fraction of steps in each value)")
+			"elimination; the other samplers count visits: MH steps such as mgpmh and doublemin keep values not drawn from a\n"+
+			"conditional) or counts (the fraction of steps in each value)")
 	}
 	if d.clusters {
 		fs.StringVar(&f.clusters, "clusters", "auto", "single-cluster updates a step of -sampler wolff: a number, or auto: as many as update about one\n"+
 			"sweep's worth of sites, tuned per chain before its burn-in (rounds of 5 sweeps' worth of clusters until the count\n"+
-			"settles, at most 20), then fixed")
+			"settles, at most 20), then fixed (tuning ends at a stopping time: the burn-in that follows washes it out)")
 	}
 	return f
 }
