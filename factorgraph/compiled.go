@@ -14,7 +14,8 @@ func (g *Graph) Kernel() *kernel.Graph { return g.kern }
 // compileKernel builds g.kern from the sorted neighbourhoods. A factor is
 // compiled only if it is exactly a *Potts or a *Table (a user type wrapping
 // one is generic), so its values are known to lie in its range: a Potts
-// value is W or 0, a table value one of the entries Validate checked.
+// value is W or 0, a table value one of the entries Validate checked. A
+// table of Potts form (Table.PottsForm) is compiled as a Potts pair.
 func (g *Graph) compileKernel() {
 	k := g.kern // its alias tables are already built
 	k.SoftStart, k.HardStart = g.softStart, g.hardStart
@@ -44,12 +45,25 @@ func (g *Graph) allocKernel() {
 	k.Hard = make([]kernel.Op, len(g.hard))
 	pairs := 0
 	for f := range g.factors {
-		if _, ok := g.factors[f].(*Potts); ok && g.m[f] > 0 {
+		if pottsPair(g.factors[f]) && g.m[f] > 0 {
 			pairs += 2
 		}
 	}
 	k.PottsNbr, k.PottsW = make([]int32, 0, pairs), make([]float64, 0, pairs)
 	k.Exact = make([]int32, 0, len(g.soft)+len(g.hard)-pairs)
+}
+
+// pottsPair reports whether fac compiles as a Potts pair: a *Potts, or a
+// table of Potts form (Table.PottsForm).
+func pottsPair(fac Factor) bool {
+	switch f := fac.(type) {
+	case *Potts:
+		return true
+	case *Table:
+		_, ok := f.PottsForm()
+		return ok
+	}
+	return false
 }
 
 // compileOps compiles the soft and the hard entries of A[i]; a generic
@@ -88,6 +102,13 @@ func (g *Graph) compileOp(i int, e *entry, tabIndex map[*Table]int32) kernel.Op 
 		}
 		return o
 	case *Table:
+		if w, ok := f.PottsForm(); ok && e.m > 0 {
+			o.Kind, o.Neg, o.Ref = kernel.Potts, w < 0, int32(f.scope[0])
+			if f.scope[0] == i {
+				o.Ref = int32(f.scope[1])
+			}
+			return o
+		}
 		t, ok := tabIndex[f]
 		if !ok {
 			t = int32(len(k.Tables))
@@ -145,7 +166,9 @@ func (g *Graph) globalFactors(tabIndex map[*Table]int32) []kernel.Factor {
 		case *Potts:
 			gf.Kind, gf.Neg, gf.A, gf.B = kernel.Potts, fac.W < 0, int32(fac.scope[0]), int32(fac.scope[1])
 		case *Table:
-			if t, ok := tabIndex[fac]; ok {
+			if w, ok := fac.PottsForm(); ok && g.m[f] > 0 {
+				gf.Kind, gf.Neg, gf.A, gf.B = kernel.Potts, w < 0, int32(fac.scope[0]), int32(fac.scope[1])
+			} else if t, ok := tabIndex[fac]; ok {
 				gf.Kind, gf.A = kernel.Table, t
 			}
 		}

@@ -152,6 +152,38 @@ func (t *Table) Values() []float64 { return t.values }
 // Sizes returns the domain sizes the table was built for.
 func (t *Table) Sizes() []int { return t.sizes }
 
+// PottsForm reports whether t is a pair table of Potts form, c + W·δ(x_a,
+// x_b) over two variables of the same q ≥ 2 values (the Ising coupling
+// J·s_a·s_b, s = ±1, is the q = 2 case with W = 2J), and returns W: its
+// diagonal entries all equal, its off-diagonal entries all equal, up to
+// rounding (10⁻¹² relative), and none −Inf. The sign of W is kept (W < 0:
+// antiferromagnetic). Build compiles such a table as a Potts pair — the
+// samplers' cheaper path, and the pairs the cluster moves need — and Value
+// still reads the table.
+func (t *Table) PottsForm() (w float64, ok bool) {
+	if len(t.scope) != 2 || len(t.sizes) != 2 || t.sizes[0] != t.sizes[1] || t.sizes[0] < 2 || len(t.values) != t.sizes[0]*t.sizes[1] {
+		return 0, false
+	}
+	q := t.sizes[0]
+	a, b := t.values[0], t.values[1]
+	if math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsNaN(a) || math.IsNaN(b) {
+		return 0, false
+	}
+	tol := 1e-12 * max(1, math.Abs(a), math.Abs(b))
+	for r := range q {
+		for c := range q {
+			v, want := t.values[r*q+c], b
+			if r == c {
+				want = a
+			}
+			if !(math.Abs(v-want) <= tol) {
+				return 0, false
+			}
+		}
+	}
+	return a - b, true
+}
+
 // Validate implements Validator.
 func (t *Table) Validate(domains []Domain) error {
 	if len(t.sizes) != len(t.scope) {

@@ -87,8 +87,10 @@ import (
 //
 // Models refused. A factor between two free variables must be a soft
 // ferromagnetic Potts pair compiled by the graph (*factorgraph.Potts with
-// W ≥ 0): an antiferromagnetic pair, another kind of pair (a table, a user
-// factor), a hard factor over two free variables, or a continuous variable
+// W ≥ 0, or a pair table of Potts form c + W·δ, W ≥ 0, as UAI files write
+// them: factorgraph.Table.PottsForm): an antiferromagnetic pair, another
+// kind of pair (a general table, a user factor), a hard factor over two
+// free variables, or a continuous variable
 // is refused at construction with an error naming the factor; so is a
 // model that is neither a *factorgraph.Graph nor a lattice of discrete
 // spins. Lattices must be ferromagnetic (every β·J_k > 0).

@@ -326,3 +326,66 @@ func TestClusterTorusCatchesHalfBonds(t *testing.T) {
 		})
 	}
 }
+
+// asTables rebuilds g with every Potts pair written as a pair table c +
+// W·δ (c drawn from r; tables recognised by Table.PottsForm).
+func asTables(t *testing.T, g *factorgraph.Graph, r *rand.Rand) *factorgraph.Graph {
+	t.Helper()
+	b := factorgraph.NewBuilder()
+	for i := range g.NumVars() {
+		b.AddVariable(g.Domain(i))
+		if v, ok := g.Observed(i); ok {
+			b.Observe(i, v)
+		}
+	}
+	for f := range g.NumFactors() {
+		p, ok := g.Factor(f).(*factorgraph.Potts)
+		if !ok {
+			b.AddFactor(g.Factor(f))
+			continue
+		}
+		vars := p.Vars()
+		qa, qb := g.Domain(vars[0]).Size, g.Domain(vars[1]).Size
+		if qa != qb {
+			b.AddFactor(p) // Potts form needs one domain size
+			continue
+		}
+		c := r.Float64() - 0.5
+		vals := make([]float64, qa*qb)
+		for k := range vals {
+			vals[k] = c
+			if k/qb == k%qb {
+				vals[k] += p.W
+			}
+		}
+		b.AddFactor(factorgraph.NewTable(vars, []int{qa, qb}, vals))
+	}
+	out, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestClusterPottsFormTables: with their Potts pairs written as tables (the
+// form UAI files hold), the cluster samplers accept the random cluster
+// graphs and keep their exact joint and marginals.
+func TestClusterPottsFormTables(t *testing.T) {
+	skipShort(t)
+	r := rand.New(rand.NewPCG(4, 4))
+	var graphs []testGraph
+	tables := 0
+	for _, tg := range clusterGraphs(t)[:6] {
+		tg.g = asTables(t, tg.g, r)
+		for f := range tg.g.NumFactors() {
+			if _, ok := tg.g.Factor(f).(*factorgraph.Table); ok {
+				tables++
+			}
+		}
+		graphs = append(graphs, tg)
+	}
+	if tables == 0 {
+		t.Fatal("no Potts pair became a table")
+	}
+	checkExact(t, graphs, []samplerCase{clusterCases()[0], clusterCases()[2]}, 31, 2)
+}
