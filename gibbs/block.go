@@ -215,7 +215,7 @@ func compilePlans(bm blockModel, blocks [][]int, cfg BlockConfig, opt *Options) 
 					p.bnd.lambda+p.bnd.l, p.bnd.lambda, p.bnd.l)
 			}
 			return nil, tooMuch("block", fmt.Sprintf("evaluate about %.2g factor values and table entries (block %d: %d variables, elimination width %d, largest table %.4g entries)",
-				p.work, b, len(p.vars), p.stats.width, p.stats.table), limit, instead)
+				p.work, b, len(p.vars), p.stats.Width, p.stats.MaxTable), limit, instead)
 		}
 		plans[b] = p
 	}
@@ -274,7 +274,7 @@ type BlockInfo struct {
 func (s *Blocked) Blocks() []BlockInfo {
 	out := make([]BlockInfo, len(s.plans))
 	for b, p := range s.plans {
-		out[b] = BlockInfo{Vars: slices.Clone(p.ivars), Width: p.stats.width, MaxTable: p.stats.table, Entries: p.stats.total, Factors: len(p.facs)}
+		out[b] = BlockInfo{Vars: slices.Clone(p.ivars), Width: p.stats.Width, MaxTable: p.stats.MaxTable, Entries: p.stats.Entries, Factors: len(p.facs)}
 		if p.bnd != nil {
 			out[b].Boundary, out[b].Lambda = len(p.bnd.facs), p.bnd.lambda
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pgibbs/pgibbs/elim"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -165,199 +166,6 @@ func (ig *interaction) links(free []int) []link {
 		return 0
 	})
 	return edges
-}
-
-// elimStats describes an elimination: its width (largest number of other
-// variables of a table), its largest table and the entries of all its
-// tables, in entries (float64: products of domain sizes may overflow an
-// int).
-type elimStats struct {
-	width        int
-	table, total float64
-}
-
-// within reports whether s fits the bounds.
-func (s elimStats) within(maxWidth int, maxTable, maxTotal float64) bool {
-	return s.width <= maxWidth && s.table <= maxTable && s.total <= maxTotal
-}
-
-// elimGraph is a graph under elimination: adjacency lists that may hold
-// eliminated vertices (skipped, and pruned when a list is read), and stamp
-// marks that make set operations linear in the lists.
-type elimGraph struct {
-	g     [][]int32
-	gone  []bool
-	mark  []uint32
-	stamp uint32
-}
-
-func newElimGraph(adj [][]int32) *elimGraph {
-	e := &elimGraph{g: make([][]int32, len(adj)), gone: make([]bool, len(adj)), mark: make([]uint32, len(adj))}
-	for v := range adj {
-		e.g[v] = slices.Clone(adj[v])
-	}
-	return e
-}
-
-// next returns a fresh stamp.
-func (e *elimGraph) next() uint32 {
-	e.stamp++
-	return e.stamp
-}
-
-// live appends the live neighbours of v to dst, each once, pruning v's
-// list to them.
-func (e *elimGraph) live(v int32, dst []int32) []int32 {
-	s := e.next()
-	kept := e.g[v][:0]
-	for _, u := range e.g[v] {
-		if e.gone[u] || e.mark[u] == s {
-			continue
-		}
-		e.mark[u] = s
-		kept = append(kept, u)
-		dst = append(dst, u)
-	}
-	e.g[v] = kept
-	return dst
-}
-
-// connect makes the vertices of clique pairwise adjacent (the fill-in of
-// eliminating their common neighbour).
-func (e *elimGraph) connect(clique []int32) {
-	for _, a := range clique {
-		s := e.next()
-		e.mark[a] = s
-		for _, u := range e.g[a] {
-			e.mark[u] = s
-		}
-		for _, b := range clique {
-			if e.mark[b] != s {
-				e.g[a] = append(e.g[a], b)
-			}
-		}
-	}
-}
-
-// fill returns the fill edges and the table of eliminating v now (nb is
-// scratch).
-func (e *elimGraph) fill(v int32, size []int32, nb *[]int32) (int, float64) {
-	*nb = e.live(v, (*nb)[:0])
-	table := float64(size[v])
-	s := e.next()
-	for _, a := range *nb {
-		table *= float64(size[a])
-		e.mark[a] = s
-	}
-	linked := 0 // ordered pairs of neighbours of v already adjacent
-	for _, a := range *nb {
-		for _, u := range e.g[a] {
-			if e.mark[u] == s {
-				linked++
-			}
-		}
-	}
-	k := len(*nb)
-	return k*(k-1)/2 - linked/2, table
-}
-
-// eliminate simulates variable elimination in order on the graph adj
-// (local vertices 0 … n−1, domain sizes size) and returns its statistics,
-// stopping early (with ok false) as soon as a bound is exceeded.
-func eliminate(adj [][]int32, size []int32, order []int32, maxWidth int, maxTable, maxTotal float64) (elimStats, bool) {
-	e := newElimGraph(adj)
-	var st elimStats
-	var clique []int32
-	for _, v := range order {
-		clique = e.live(v, clique[:0])
-		table := float64(size[v])
-		for _, u := range clique {
-			table *= float64(size[u])
-		}
-		st.width = max(st.width, len(clique))
-		st.table = max(st.table, table)
-		st.total += table
-		if !st.within(maxWidth, maxTable, maxTotal) {
-			return st, false
-		}
-		e.gone[v] = true
-		e.connect(clique)
-	}
-	return st, true
-}
-
-// greedyOrder returns a greedy elimination order of the graph adj (domain
-// sizes size): at each step the live vertex whose elimination adds the
-// fewest fill edges (byFill: min-fill, Kjærulff 1990), or makes the
-// smallest table (min-weight), ties broken by the other criterion and
-// then by the lower index. It gives up, returning nil, when the vertex it
-// picks makes a table of more than maxTable entries.
-func greedyOrder(adj [][]int32, size []int32, byFill bool, maxTable float64) []int32 {
-	n := len(adj)
-	e := newElimGraph(adj)
-	dirty := make([]bool, n)
-	fill := make([]int, n)
-	table := make([]float64, n)
-	for v := range n {
-		dirty[v] = true
-	}
-	better := func(a, b int32) bool {
-		if byFill {
-			return fill[a] < fill[b] || fill[a] == fill[b] && table[a] < table[b]
-		}
-		return table[a] < table[b] || table[a] == table[b] && fill[a] < fill[b]
-	}
-	order := make([]int32, 0, n)
-	var nb []int32
-	for len(order) < n {
-		best := int32(-1)
-		for v := range int32(n) {
-			if e.gone[v] {
-				continue
-			}
-			if dirty[v] {
-				fill[v], table[v] = e.fill(v, size, &nb)
-				dirty[v] = false
-			}
-			if best < 0 || better(v, best) {
-				best = v
-			}
-		}
-		if table[best] > maxTable {
-			return nil
-		}
-		order = append(order, best)
-		nb = e.live(best, nb[:0])
-		e.gone[best] = true
-		e.connect(nb)
-		for _, u := range nb {
-			dirty[u] = true
-			for _, w := range e.g[u] {
-				dirty[w] = true
-			}
-		}
-	}
-	return order
-}
-
-// bestOrder returns the elimination order of the graph adj (domain sizes
-// size) that Blocked compiles, with its statistics: of the min-fill order,
-// the min-weight order and given (an order of the block's own, or nil),
-// the one with the smallest largest table, then the fewest entries in all,
-// then the first. Orders with a table of more than maxTable entries are
-// not considered; ok is false if none is left.
-func bestOrder(adj [][]int32, size []int32, given []int32, maxTable float64) (best []int32, bs elimStats, ok bool) {
-	bound := maxTable
-	for _, order := range [][]int32{greedyOrder(adj, size, true, maxTable), greedyOrder(adj, size, false, maxTable), given} {
-		if order == nil {
-			continue
-		}
-		st, fits := eliminate(adj, size, order, math.MaxInt, bound, math.Inf(1))
-		if fits && (best == nil || st.table < bs.table || st.table == bs.table && st.total < bs.total) {
-			best, bs, bound = order, st, st.table
-		}
-	}
-	return best, bs, best != nil
 }
 
 // BuildBlocks covers the free variables of g with blocks for a Blocked
@@ -533,7 +341,7 @@ func (gr *grower) check(vars []int32, orders ...[]int32) ([]int32, bool) {
 		for k, v := range order {
 			lorder[k] = gr.local[v]
 		}
-		if _, ok := eliminate(adj, size, lorder, gr.cfg.MaxWidth, float64(gr.cfg.MaxTable), gr.maxTotal); ok {
+		if _, ok := elim.Simulate(adj, size, lorder, gr.limit()); ok {
 			return order, true
 		}
 	}
@@ -542,11 +350,11 @@ func (gr *grower) check(vars []int32, orders ...[]int32) ([]int32, bool) {
 		return nil, false
 	}
 	gr.budget -= cost
-	mf := greedyOrder(adj, size, true, float64(gr.cfg.MaxTable))
+	mf := elim.GreedyOrder(adj, size, elim.MinFill, float64(gr.cfg.MaxTable))
 	if mf == nil {
 		return nil, false
 	}
-	if _, ok := eliminate(adj, size, mf, gr.cfg.MaxWidth, float64(gr.cfg.MaxTable), gr.maxTotal); !ok {
+	if _, ok := elim.Simulate(adj, size, mf, gr.limit()); !ok {
 		return nil, false
 	}
 	out := make([]int32, len(mf))
@@ -554,6 +362,11 @@ func (gr *grower) check(vars []int32, orders ...[]int32) ([]int32, bool) {
 		out[k] = vars[l]
 	}
 	return out, true
+}
+
+// limit returns the bounds of a block as elimination statistics.
+func (gr *grower) limit() elim.Stats {
+	return elim.Stats{Width: gr.cfg.MaxWidth, MaxTable: float64(gr.cfg.MaxTable), Entries: gr.maxTotal}
 }
 
 // localGraph returns the interaction graph induced on vars (whose local

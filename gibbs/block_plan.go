@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pgibbs/pgibbs/elim"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -23,7 +24,7 @@ type blockPlan struct {
 	arena   int      // entries of the arena an update uses
 	maxN    int      // entries of the largest bucket table
 	ivars   []int    // vars as []int (what Conditionals reports)
-	stats   elimStats
+	stats   elim.Stats
 	work    float64   // factor values and bucket table entries of an update
 	bnd     *boundary // the Poisson-minibatched boundary (block_poisson.go), or nil
 	nExact  int       // the factors tabulated exactly
@@ -82,7 +83,7 @@ type bucketInput struct {
 }
 
 // compileBlock compiles the update of block b of m, the variables given
-// (distinct), in the elimination order of bestOrder (the order given is
+// (distinct), in the elimination order of elim.BestOrder (the order given is
 // one of those it considers); it is refused if every order needs a table
 // of more than maxTable entries. local is scratch: −1 for every variable,
 // and left so.
@@ -117,7 +118,7 @@ func compileBlock(m blockModel, b int, given []int32, local []int32, maxTable in
 	for k, v := range given {
 		order[k] = local[v]
 	}
-	order, st, ok := bestOrder(adj, size32, order, float64(maxTable))
+	order, st, ok := elim.BestOrder(adj, size32, order, float64(maxTable))
 	if !ok {
 		return nil, fmt.Errorf("block %d (%d variables): its elimination needs a table of more than MaxTable = %d entries (in the min-fill and min-weight orders and the order given)",
 			b, len(vars), maxTable)

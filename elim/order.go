@@ -1,0 +1,264 @@
+package elim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+)
+
+// Stats describes a variable elimination by the tables it makes: eliminating
+// v in a graph where its live neighbours are N(v) makes a table over the
+// clique {v} ∪ N(v). Entries are float64 because products of domain sizes
+// may overflow an int.
+type Stats struct {
+	Width    int     // the largest |N(v)| (clique size − 1): the induced width
+	MaxTable float64 // the entries of the largest table
+	Entries  float64 // the entries of all the tables
+}
+
+// Unbounded is a limit that no elimination exceeds.
+var Unbounded = Stats{Width: math.MaxInt, MaxTable: math.Inf(1), Entries: math.Inf(1)}
+
+// Within reports whether no field of s exceeds the same field of limit.
+func (s Stats) Within(limit Stats) bool {
+	return s.Width <= limit.Width && s.MaxTable <= limit.MaxTable && s.Entries <= limit.Entries
+}
+
+// Heuristic is the criterion of a greedy elimination order.
+type Heuristic int
+
+const (
+	// MinFill eliminates the vertex whose elimination adds the fewest fill
+	// edges (U. Kjærulff, "Triangulation of graphs — algorithms giving small
+	// total state space", Aalborg University, 1990), ties broken by the
+	// smaller table.
+	MinFill Heuristic = iota
+	// MinWeight eliminates the vertex whose elimination makes the smallest
+	// table (the product of the domain sizes of the clique), ties broken by
+	// the fewer fill edges.
+	MinWeight
+)
+
+// String returns "min-fill" or "min-weight".
+func (h Heuristic) String() string {
+	switch h {
+	case MinFill:
+		return "min-fill"
+	case MinWeight:
+		return "min-weight"
+	}
+	return "Heuristic(" + strconv.Itoa(int(h)) + ")"
+}
+
+// graph is a graph under elimination: adjacency lists that may hold
+// eliminated vertices (skipped, and pruned when a list is read), and stamp
+// marks that make set operations linear in the lists.
+type graph struct {
+	g     [][]int32
+	gone  []bool
+	mark  []uint32
+	stamp uint32
+}
+
+func newGraph(adj [][]int32) *graph {
+	e := &graph{g: make([][]int32, len(adj)), gone: make([]bool, len(adj)), mark: make([]uint32, len(adj))}
+	for v := range adj {
+		e.g[v] = slices.Clone(adj[v])
+	}
+	return e
+}
+
+// next returns a fresh stamp.
+func (e *graph) next() uint32 {
+	e.stamp++
+	return e.stamp
+}
+
+// live appends the live neighbours of v to dst, each once, pruning v's
+// list to them.
+func (e *graph) live(v int32, dst []int32) []int32 {
+	s := e.next()
+	kept := e.g[v][:0]
+	for _, u := range e.g[v] {
+		if e.gone[u] || e.mark[u] == s {
+			continue
+		}
+		e.mark[u] = s
+		kept = append(kept, u)
+		dst = append(dst, u)
+	}
+	e.g[v] = kept
+	return dst
+}
+
+// connect makes the vertices of clique pairwise adjacent (the fill-in of
+// eliminating their common neighbour).
+func (e *graph) connect(clique []int32) {
+	for _, a := range clique {
+		s := e.next()
+		e.mark[a] = s
+		for _, u := range e.g[a] {
+			e.mark[u] = s
+		}
+		for _, b := range clique {
+			if e.mark[b] != s {
+				e.g[a] = append(e.g[a], b)
+			}
+		}
+	}
+}
+
+// fill returns the fill edges and the table of eliminating v now (nb is
+// scratch).
+func (e *graph) fill(v int32, size []int32, nb *[]int32) (int, float64) {
+	*nb = e.live(v, (*nb)[:0])
+	table := float64(size[v])
+	s := e.next()
+	for _, a := range *nb {
+		table *= float64(size[a])
+		e.mark[a] = s
+	}
+	linked := 0 // ordered pairs of neighbours of v already adjacent
+	for _, a := range *nb {
+		for _, u := range e.g[a] {
+			if e.mark[u] == s {
+				linked++
+			}
+		}
+	}
+	k := len(*nb)
+	return k*(k-1)/2 - linked/2, table
+}
+
+// Simulate simulates variable elimination in order on the undirected graph
+// adj (vertices 0, …, n−1, adj[v] the neighbours of v, domain sizes size)
+// and returns its statistics. It stops as soon as they exceed limit,
+// returning ok false and the statistics so far. order must hold every
+// vertex once. Simulate allocates a copy of the graph, never a table.
+func Simulate(adj [][]int32, size []int32, order []int32, limit Stats) (st Stats, ok bool) {
+	e := newGraph(adj)
+	var clique []int32
+	for _, v := range order {
+		clique = e.live(v, clique[:0])
+		table := float64(size[v])
+		for _, u := range clique {
+			table *= float64(size[u])
+		}
+		st.Width = max(st.Width, len(clique))
+		st.MaxTable = max(st.MaxTable, table)
+		st.Entries += table
+		if !st.Within(limit) {
+			return st, false
+		}
+		e.gone[v] = true
+		e.connect(clique)
+	}
+	return st, true
+}
+
+// GreedyOrder returns a greedy elimination order of the undirected graph adj
+// (vertices 0, …, n−1, domain sizes size): at each step the live vertex best
+// by h, ties broken by h's second criterion and then by the lower index. It
+// gives up, returning nil, when the vertex it picks makes a table of more
+// than maxTable entries.
+func GreedyOrder(adj [][]int32, size []int32, h Heuristic, maxTable float64) []int32 {
+	order, _ := greedy(adj, size, h, nil, Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)})
+	return order
+}
+
+// greedy is GreedyOrder with its last tie-break by a random priority drawn
+// from r for each vertex (the lower index if r is nil), giving up, with a
+// nil order, as soon as the elimination exceeds limit. It also returns the
+// statistics of the elimination (so far, if it gave up).
+func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats) ([]int32, Stats) {
+	n := len(adj)
+	e := newGraph(adj)
+	dirty := make([]bool, n)
+	fill := make([]int, n)
+	table := make([]float64, n)
+	for v := range n {
+		dirty[v] = true
+	}
+	var prio []uint64 // the random tie-break, if r is not nil
+	if r != nil {
+		prio = make([]uint64, n)
+		for v := range prio {
+			prio[v] = r.Uint64()
+		}
+	}
+	better := func(a, b int32) bool {
+		fa, fb, ta, tb := fill[a], fill[b], table[a], table[b]
+		if h == MinWeight {
+			if ta != tb {
+				return ta < tb
+			}
+			if fa != fb {
+				return fa < fb
+			}
+		} else {
+			if fa != fb {
+				return fa < fb
+			}
+			if ta != tb {
+				return ta < tb
+			}
+		}
+		return prio != nil && prio[a] < prio[b]
+	}
+	order := make([]int32, 0, n)
+	var st Stats
+	var nb []int32
+	for len(order) < n {
+		best := int32(-1)
+		for v := range int32(n) {
+			if e.gone[v] {
+				continue
+			}
+			if dirty[v] {
+				fill[v], table[v] = e.fill(v, size, &nb)
+				dirty[v] = false
+			}
+			if best < 0 || better(v, best) {
+				best = v
+			}
+		}
+		order = append(order, best)
+		nb = e.live(best, nb[:0])
+		st.Width = max(st.Width, len(nb))
+		st.MaxTable = max(st.MaxTable, table[best])
+		st.Entries += table[best]
+		if !st.Within(limit) {
+			return nil, st
+		}
+		e.gone[best] = true
+		e.connect(nb)
+		for _, u := range nb {
+			dirty[u] = true
+			for _, w := range e.g[u] {
+				dirty[w] = true
+			}
+		}
+	}
+	return order, st
+}
+
+// BestOrder returns, of the min-fill order, the min-weight order and given
+// (an order of the caller's, or nil), the one with the smallest largest
+// table, then the fewest entries in all, then the first, with its
+// statistics. Orders with a table of more than maxTable entries are not
+// considered; ok is false if none is left. (The blocked Gibbs sampler of
+// package gibbs compiles its blocks in this order.)
+func BestOrder(adj [][]int32, size []int32, given []int32, maxTable float64) (best []int32, bs Stats, ok bool) {
+	bound := maxTable
+	for _, order := range [][]int32{GreedyOrder(adj, size, MinFill, maxTable), GreedyOrder(adj, size, MinWeight, maxTable), given} {
+		if order == nil {
+			continue
+		}
+		st, fits := Simulate(adj, size, order, Stats{Width: math.MaxInt, MaxTable: bound, Entries: math.Inf(1)})
+		if fits && (best == nil || st.MaxTable < bs.MaxTable || st.MaxTable == bs.MaxTable && st.Entries < bs.Entries) {
+			best, bs, bound = order, st, st.MaxTable
+		}
+	}
+	return best, bs, best != nil
+}
