@@ -59,6 +59,7 @@ type graph struct {
 	gone  []bool
 	mark  []uint32
 	stamp uint32
+	cost  float64 // the adjacency entries the last fill read
 }
 
 func newGraph(adj [][]int32) *graph {
@@ -120,13 +121,16 @@ func (e *graph) fill(v int32, size []int32, nb *[]int32) (int, float64) {
 		e.mark[a] = s
 	}
 	linked := 0 // ordered pairs of neighbours of v already adjacent
+	cost := len(e.g[v])
 	for _, a := range *nb {
+		cost += len(e.g[a])
 		for _, u := range e.g[a] {
 			if e.mark[u] == s {
 				linked++
 			}
 		}
 	}
+	e.cost = float64(cost)
 	k := len(*nb)
 	return k*(k-1)/2 - linked/2, table
 }
@@ -163,84 +167,163 @@ func Simulate(adj [][]int32, size []int32, order []int32, limit Stats) (st Stats
 // gives up, returning nil, when the vertex it picks makes a table of more
 // than maxTable entries.
 func GreedyOrder(adj [][]int32, size []int32, h Heuristic, maxTable float64) []int32 {
-	order, _ := greedy(adj, size, h, nil, Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)})
+	order, _, _ := greedy(adj, size, h, nil, Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)})
 	return order
 }
 
 // greedy is GreedyOrder with its last tie-break by a random priority drawn
 // from r for each vertex (the lower index if r is nil), giving up, with a
 // nil order, as soon as the elimination exceeds limit. It also returns the
-// statistics of the elimination (so far, if it gave up).
-func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats) ([]int32, Stats) {
+// statistics of the elimination (so far, if it gave up) and its work, in
+// adjacency entries read.
+//
+// The live vertices wait in a binary heap ordered by the criteria, and only
+// the vertices whose fill or table an elimination can change (the clique's
+// and their neighbours) are scored again: O(log n) a pick beyond the
+// rescoring, where a scan of every vertex would cost O(n). The criteria
+// with the final tie-break order the vertices totally, so the heap picks the
+// vertex a scan would.
+func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats) ([]int32, Stats, float64) {
 	n := len(adj)
 	e := newGraph(adj)
-	dirty := make([]bool, n)
-	fill := make([]int, n)
-	table := make([]float64, n)
-	for v := range n {
-		dirty[v] = true
-	}
-	var prio []uint64 // the random tie-break, if r is not nil
+	q := &queue{h: h, fill: make([]int, n), table: make([]float64, n), at: make([]int32, n), heap: make([]int32, n)}
 	if r != nil {
-		prio = make([]uint64, n)
-		for v := range prio {
-			prio[v] = r.Uint64()
+		q.prio = make([]uint64, n)
+		for v := range q.prio {
+			q.prio[v] = r.Uint64()
 		}
 	}
-	better := func(a, b int32) bool {
-		fa, fb, ta, tb := fill[a], fill[b], table[a], table[b]
-		if h == MinWeight {
-			if ta != tb {
-				return ta < tb
-			}
-			if fa != fb {
-				return fa < fb
-			}
-		} else {
-			if fa != fb {
-				return fa < fb
-			}
-			if ta != tb {
-				return ta < tb
-			}
-		}
-		return prio != nil && prio[a] < prio[b]
+	work := 0.0
+	var nb []int32
+	for v := range int32(n) {
+		q.fill[v], q.table[v] = e.fill(v, size, &nb)
+		work += e.cost
+		q.heap[v], q.at[v] = v, v
+	}
+	for k := n/2 - 1; k >= 0; k-- {
+		q.down(k)
 	}
 	order := make([]int32, 0, n)
 	var st Stats
-	var nb []int32
+	seen := make([]uint32, n)
+	round := uint32(0)
 	for len(order) < n {
-		best := int32(-1)
-		for v := range int32(n) {
-			if e.gone[v] {
-				continue
-			}
-			if dirty[v] {
-				fill[v], table[v] = e.fill(v, size, &nb)
-				dirty[v] = false
-			}
-			if best < 0 || better(v, best) {
-				best = v
-			}
-		}
+		best := q.pop()
 		order = append(order, best)
 		nb = e.live(best, nb[:0])
 		st.Width = max(st.Width, len(nb))
-		st.MaxTable = max(st.MaxTable, table[best])
-		st.Entries += table[best]
+		st.MaxTable = max(st.MaxTable, q.table[best])
+		st.Entries += q.table[best]
 		if !st.Within(limit) {
-			return nil, st
+			return nil, st, work
 		}
 		e.gone[best] = true
 		e.connect(nb)
+		round++
+		var nb2 []int32
+		rescore := func(u int32) {
+			if e.gone[u] || seen[u] == round {
+				return
+			}
+			seen[u] = round
+			q.fill[u], q.table[u] = e.fill(u, size, &nb2)
+			work += e.cost
+			q.fix(u)
+		}
 		for _, u := range nb {
-			dirty[u] = true
+			rescore(u)
 			for _, w := range e.g[u] {
-				dirty[w] = true
+				rescore(w)
 			}
 		}
 	}
-	return order, st
+	return order, st, work
+}
+
+// queue is a binary heap of the live vertices, the best first.
+type queue struct {
+	h     Heuristic
+	fill  []int
+	table []float64
+	prio  []uint64 // the last tie-break (nil: the lower index)
+	heap  []int32
+	at    []int32 // position of each vertex in heap (−1: popped)
+}
+
+// less reports whether vertex a is a better pick than b.
+func (q *queue) less(a, b int32) bool {
+	fa, fb, ta, tb := q.fill[a], q.fill[b], q.table[a], q.table[b]
+	if q.h == MinWeight {
+		if ta != tb {
+			return ta < tb
+		}
+		if fa != fb {
+			return fa < fb
+		}
+	} else {
+		if fa != fb {
+			return fa < fb
+		}
+		if ta != tb {
+			return ta < tb
+		}
+	}
+	if q.prio != nil && q.prio[a] != q.prio[b] {
+		return q.prio[a] < q.prio[b]
+	}
+	return a < b
+}
+
+func (q *queue) swap(i, j int) {
+	q.heap[i], q.heap[j] = q.heap[j], q.heap[i]
+	q.at[q.heap[i]], q.at[q.heap[j]] = int32(i), int32(j)
+}
+
+func (q *queue) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(q.heap[i], q.heap[p]) {
+			return
+		}
+		q.swap(i, p)
+		i = p
+	}
+}
+
+func (q *queue) down(i int) {
+	n := len(q.heap)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && q.less(q.heap[c+1], q.heap[c]) {
+			c++
+		}
+		if !q.less(q.heap[c], q.heap[i]) {
+			return
+		}
+		q.swap(i, c)
+		i = c
+	}
+}
+
+// pop removes and returns the best vertex.
+func (q *queue) pop() int32 {
+	v := q.heap[0]
+	last := len(q.heap) - 1
+	q.swap(0, last)
+	q.heap = q.heap[:last]
+	q.at[v] = -1
+	q.down(0)
+	return v
+}
+
+// fix restores the heap after v's scores changed.
+func (q *queue) fix(v int32) {
+	i := int(q.at[v])
+	q.up(i)
+	q.down(int(q.at[v]))
 }
 
 // BestOrder returns, of the min-fill order, the min-weight order and given
