@@ -159,3 +159,37 @@ func ExampleReadCheckpoint() {
 	// same states as the uninterrupted run: true
 	// same marginals: true
 }
+
+// A run that stops when its chains have converged, and says whether they
+// did: Monitor.Run traces each chain once a sweep-equivalent (a blocked or
+// cluster sampler's step updates many variables; the trace counts
+// variable updates, not steps), checks rank-normalised split-R̂ and ESS of
+// every value of every variable at growing check points, and returns the
+// verdict. One chain is judged too: R̂ compares its halves.
+func ExampleMonitor_Run() {
+	g := line3()
+	s, err := gibbs.NewAutoSampler(g, rand.New(chain.Source(7, 0)), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mg := chain.NewMarginals(factorgraph.Sizes(g))
+	c := &chain.Chain{Kernel: s, Observers: []chain.Observer{mg}, Burn: 1000}
+	mon, err := chain.NewMonitor(g.Free(), factorgraph.Sizes(g), 2000)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := &chain.Runner{Steps: 10_000_000} // the ceiling
+	v, err := mon.Run(context.Background(), r, []*chain.Chain{c}, chain.Criteria{RHat: 1.01, MinESS: 400})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sweeps, _ := chain.Sweeps(s)
+	fmt.Printf("converged: %v, long before the ceiling: %v\n", v.Converged, sweeps < 1e6)
+	fmt.Printf("P(x0 = 1) ≈ %.2f\n", mg.Probs()[0][1])
+	// Output:
+	// converged: true, long before the ceiling: true
+	// P(x0 = 1) ≈ 0.73
+}

@@ -561,8 +561,9 @@ func PoolJoint2D(js ...*Joint2D) (*Joint2D, error) {
 }
 
 // Trace is an Observer that records the values of chosen coordinates every
-// Every steps, for convergence diagnostics (R̂, ESS). It keeps at most
-// MaxDraws draws: when full, it drops every other draw and doubles its
+// Every steps — or, made by NewSweepTrace, every Every coordinate updates
+// of a Counter kernel — for convergence diagnostics (R̂, ESS). It keeps at
+// most MaxDraws draws: when full, it drops every other draw and doubles its
 // interval, so any run length fits in bounded memory and the kept draws stay
 // equally spaced.
 type Trace struct {
@@ -570,8 +571,11 @@ type Trace struct {
 	every int64
 	max   int
 	draws [][]float64 // draws[j] for coordinate vars[j]
-	last  int64       // step of the last draw
-	next  int64       // step of the next draw
+	last  int64       // clock of the last draw
+	next  int64       // clock of the next draw
+	// clock, if set, is the kernel whose coordinate updates the trace
+	// counts (NewSweepTrace); nil: the step count.
+	clock Counter
 }
 
 // NewTrace returns a trace of the coordinates vars recorded every every
@@ -588,8 +592,28 @@ func NewTrace(vars []int, every int64, maxDraws int) (*Trace, error) {
 	return &Trace{vars: vars, every: every, max: maxDraws - maxDraws%2, draws: make([][]float64, len(vars)), next: every}, nil
 }
 
+// NewSweepTrace returns a trace of the coordinates vars of k's chain
+// recorded once a sweep-equivalent — every time k has made as many more
+// coordinate updates as a sweep makes (Counter) — whatever one step
+// updates: a site, a block, a cluster or a sweep. Diagnostics then see
+// samplers of every kind at the same resolution. (A step that makes more
+// than a sweep's worth of updates gives one draw.) It keeps at most
+// maxDraws (≥ 2) draws.
+func NewSweepTrace(vars []int, k Counter, maxDraws int) (*Trace, error) {
+	_, per := k.Updates()
+	t, err := NewTrace(vars, int64(max(per, 1)), maxDraws)
+	if err != nil {
+		return nil, err
+	}
+	t.clock = k
+	return t, nil
+}
+
 // Observe implements Observer.
 func (t *Trace) Observe(n int64, _ int, x []float64) {
+	if t.clock != nil {
+		n, _ = t.clock.Updates()
+	}
 	if n < t.next {
 		return
 	}
@@ -620,5 +644,6 @@ func (t *Trace) Draws() [][]float64 { return t.draws }
 // Vars returns the traced coordinates.
 func (t *Trace) Vars() []int { return t.vars }
 
-// Every returns the current interval between draws.
+// Every returns the current interval between draws, in steps (in
+// coordinate updates for a sweep trace).
 func (t *Trace) Every() int64 { return t.every }

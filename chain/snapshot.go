@@ -190,11 +190,21 @@ type traceState struct {
 	Draws [][]float64 `json:"draws"`
 	Last  int64       `json:"last"`
 	Next  int64       `json:"next"`
+	// Sweeps marks a sweep trace (its clock counts coordinate updates).
+	Sweeps bool `json:"sweeps,omitempty"`
 }
 
 // Snapshot implements Snapshotter.
 func (t *Trace) Snapshot() ([]byte, error) {
-	return snapshotObserver("trace", traceState{t.vars, t.every, t.max, t.draws, t.last, t.next})
+	return snapshotObserver("trace", traceState{t.vars, t.every, t.max, t.draws, t.last, t.next, t.clock != nil})
+}
+
+// clockName names a trace's clock.
+func clockName(sweeps bool) string {
+	if sweeps {
+		return "sweeps"
+	}
+	return "steps"
 }
 
 // Restore implements Snapshotter.
@@ -205,6 +215,9 @@ func (t *Trace) Restore(data []byte) error {
 	}
 	if len(st.Vars) != len(t.vars) || st.Max != t.max || len(st.Draws) != len(t.draws) || st.Every < 1 {
 		return fmt.Errorf("chain: restore trace: snapshot shape differs from the observer's")
+	}
+	if st.Sweeps != (t.clock != nil) {
+		return fmt.Errorf("chain: restore trace: a trace by %s from a snapshot of one by %s", clockName(t.clock != nil), clockName(st.Sweeps))
 	}
 	for k := range st.Vars {
 		if st.Vars[k] != t.vars[k] {

@@ -447,6 +447,13 @@ func (c *Chromatic) Stats() Stats {
 	return t
 }
 
+// Updates implements chain.Counter: the workers' variable updates and the
+// free variables.
+func (c *Chromatic) Updates() (int64, int) {
+	_, per := c.workers[0].Updates()
+	return c.Stats().Steps, per
+}
+
 // Err returns the first error of any worker.
 func (c *Chromatic) Err() error {
 	for _, s := range c.workers {

@@ -173,8 +173,9 @@ type SwendsenWang struct {
 // burn in, then measure: see TuneClusters).
 type Wolff struct {
 	clusters
-	perStep int  // single-cluster updates a Step
-	moved   bool // a Step, Sweep, Update or Restore has run: no more tuning
+	perStep   int     // single-cluster updates a Step
+	moved     bool    // a Step, Sweep, Update or Restore has run: no more tuning
+	tunedSize float64 // the mean cluster size of the last tuning round (0: not tuned)
 }
 
 var (
@@ -350,7 +351,7 @@ func (w *Wolff) TuneClusters(sweeps float64) (int, error) {
 			return w.perStep, w.err
 		}
 		mean := float64(w.stats.Steps-start) / float64(count)
-		w.perStep = max(1, int(math.Round(min(n/mean, n))))
+		w.perStep, w.tunedSize = max(1, int(math.Round(min(n/mean, n)))), mean
 		if float64(w.perStep) > 0.9*prev {
 			break
 		}

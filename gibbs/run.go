@@ -9,6 +9,36 @@ import (
 // Model returns the model the chain samples.
 func (c *chain) Model() factorgraph.Model { return c.m }
 
+// StepsPerSweep returns the expected number of s's Steps that make one
+// sweep-equivalent (as many variable updates as there are free variables),
+// to convert budgets and check intervals given in sweeps into steps: the
+// free variables for the single-site samplers (and a Chromatic, whose Step
+// updates one variable), the free variables over the mean block size for a
+// Blocked sampler (its Step updates the next block), one for a
+// Swendsen–Wang sampler and a Sweeper, and for a Wolff sampler the free
+// variables over its clusters a step times the mean cluster size of its
+// last TuneClusters round (one if it was not tuned: its clusters' sizes
+// are not known in advance).
+func StepsPerSweep(s Sampler) float64 {
+	_, n := s.Updates()
+	switch s := s.(type) {
+	case Sweeper, *SwendsenWang:
+		return 1
+	case *Wolff:
+		if s.tunedSize > 0 {
+			return max(1, float64(n)/(float64(s.perStep)*s.tunedSize))
+		}
+		return 1
+	case *Blocked:
+		vars := 0
+		for _, p := range s.plans {
+			vars += len(p.vars)
+		}
+		return max(1, float64(n)*float64(len(s.plans))/float64(max(vars, 1)))
+	}
+	return float64(n)
+}
+
 // Sweeper runs a Sampler by systematic sweeps: its Step is one Sweep of
 // the sampler (every free variable once, in increasing order; a Chromatic
 // sweeps colour class by colour class) and returns −1 (chain.Any), since a

@@ -413,3 +413,36 @@ func TestChainProgress(t *testing.T) {
 		t.Errorf("sweeps: %d steps, %d updates, %v", sw.Done(), s.Stats().Steps, err)
 	}
 }
+
+// TestStepsPerSweep: every sampler counts its variable updates
+// (chain.Counter), and StepsPerSweep converts sweeps into its steps: a
+// sweep-equivalent of steps makes about n updates, whatever a step updates.
+func TestStepsPerSweep(t *testing.T) {
+	g := gridPotts(t, 6, 0.8)
+	n := len(g.Free())
+	for _, name := range []string{"gibbs", "auto", "block", "sw", "wolff"} {
+		s, err := New(name, g, rand.New(rand.NewPCG(2, 2)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, ok := s.(*Wolff); ok {
+			if _, err := w.TuneClusters(5); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var k mc.Counter = s // a compile-time check as much as a runtime one
+		before, per := k.Updates()
+		if per != n {
+			t.Errorf("%s: %d updates a sweep, want %d", name, per, n)
+		}
+		steps := StepsPerSweep(s)
+		const sweeps = 200
+		for range int(math.Round(sweeps * steps)) {
+			s.Step()
+		}
+		done, _ := k.Updates()
+		if got := float64(done-before) / float64(n); got < 0.8*sweeps || got > 1.25*sweeps {
+			t.Errorf("%s: %.0f steps (%.3g a sweep) made %.1f sweep-equivalents, want about %d", name, sweeps*steps, steps, got, sweeps)
+		}
+	}
+}

@@ -36,6 +36,11 @@ type Sampler interface {
 	State() []float64
 	Stats() Stats
 	Err() error
+	// Updates returns the variable updates made so far (Stats().Steps)
+	// and the free variables, the updates of a sweep (chain.Counter):
+	// their ratio is the chain's length in sweep-equivalents, whatever a
+	// step updates.
+	Updates() (done int64, per int)
 }
 
 // Stats counts what a sampler did.
@@ -347,6 +352,9 @@ func (c *chain) checkHard() error {
 
 // State returns the current state; the caller must not modify it.
 func (c *chain) State() []float64 { return c.x }
+
+// Updates implements chain.Counter.
+func (c *chain) Updates() (int64, int) { return c.stats.Steps, len(c.free) }
 
 // Stats returns the counters.
 func (c *chain) Stats() Stats { return c.stats }

@@ -387,6 +387,10 @@ func (b *base) State() []float64 { return b.x }
 // Stats implements Sampler.
 func (b *base) Stats() Stats { return b.st }
 
+// Updates implements chain.Counter: a step proposes every coordinate of θ,
+// a sweep's worth.
+func (b *base) Updates() (int64, int) { return b.st.Steps, 1 }
+
 // Err implements Sampler.
 func (b *base) Err() error { return b.err }
 

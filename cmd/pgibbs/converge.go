@@ -5,67 +5,84 @@ import (
 	"io"
 	"math"
 
-	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/chain"
 )
 
-// convergence summarises the chains' agreement (diag.WorstOf): the largest
-// rank-normalised R̂ and the smallest bulk and tail ESS over quantities,
-// each given as chains × draws. A quantity constant in every chain is left
-// out (it says nothing); one constant within each chain at values that
-// differ makes R̂ infinite (reported as nil with a note).
+// convergence is the verdict a run's record carries (chain.Judge on the
+// tracked quantities: each value of each traced variable, one draw a
+// sweep-equivalent; a lattice's energy and magnetisation series): whether
+// every quantity has rank-normalised split-R̂ below the threshold and bulk
+// and tail ESS above it — within each chain's halves as well as across
+// chains, so one chain is judged too —, the worst values, and in words why
+// not. Undefined diagnostics are null.
 type convergence struct {
+	Converged  bool     `json:"converged"`
 	RhatMax    *float64 `json:"rhat_max"`
-	ESSBulkMin float64  `json:"ess_bulk_min"`
+	ESSBulkMin *float64 `json:"ess_bulk_min"`
 	ESSTailMin *float64 `json:"ess_tail_min,omitempty"`
+	Draws      int      `json:"draws_per_chain"`
+	Constant   int      `json:"constant_quantities,omitempty"`
+	Worst      []string `json:"worst,omitempty"`
 	Note       string   `json:"convergence_note,omitempty"`
+
+	criteria chain.Criteria
+	tracked  int // quantities judged (not constant)
+	chains   int
 }
 
-// summarize computes the convergence summary of quantities[q][chain][draw].
-func summarize(quantities [][][]float64) (convergence, error) {
-	var c convergence
-	for _, chains := range quantities {
-		if len(chains) == 0 || len(chains[0]) < 6 {
-			c.Note = fmt.Sprintf("too few draws (%d a chain, one a sweep) for R̂ and ESS: run at least 6 sweeps", len(chains[0]))
-			return c, nil
+// criteria returns the thresholds of the verdict: -until-rhat and -min-ess
+// when set, else chain's defaults (R̂ < 1.01, ESS ≥ 100).
+func (f *runFlags) criteria() chain.Criteria {
+	return chain.Criteria{RHat: f.untilRhat, MinESS: f.minESS}
+}
+
+// judged returns the record of verdict v under criteria c over tracked
+// quantities.
+func judged(v chain.Verdict, c chain.Criteria, quantities int) convergence {
+	def := func(x float64) *float64 {
+		if math.IsNaN(x) {
+			return nil
 		}
+		return &x
 	}
-	w, err := diag.WorstOf(quantities)
-	switch {
-	case err != nil:
-		return c, err
-	case w.Used == 0:
-		c.Note = "every traced quantity was constant: no diagnostics"
-		return c, nil
-	}
-	c.ESSBulkMin = w.BulkESSMin
-	if t := w.TailESSMin; !math.IsNaN(t) {
-		c.ESSTailMin = &t
-	}
-	switch {
-	case w.Stuck > 0:
-		c.Note = fmt.Sprintf("R̂ is infinite for %d quantities: chains stuck at different values", w.Stuck)
-	case len(quantities[0]) > 1:
-		r := w.RHatMax
-		if math.IsNaN(r) {
-			r = 0
-		}
-		c.RhatMax = &r
-	}
-	return c, nil
+	c = c.Defaults()
+	return convergence{Converged: v.Converged, RhatMax: def(v.RHatMax), ESSBulkMin: def(v.BulkESSMin), ESSTailMin: def(v.TailESSMin),
+		Draws: v.Draws, Constant: v.Constant, Worst: v.Worst, Note: v.Reason, criteria: c, tracked: quantities - v.Constant, chains: v.Chains}
+}
+
+// judge returns the verdict of f's criteria on quantities named by name.
+func (f *runFlags) judge(qs [][][]float64, name func(int) string) convergence {
+	c := f.criteria()
+	return judged(chain.Judge(qs, name, c), c, len(qs))
 }
 
 // printConvergence adds the convergence lines to a text table.
 func printConvergence(w io.Writer, c convergence) {
-	if c.ESSBulkMin > 0 {
-		fmt.Fprintf(w, "bulk ESS (min over variables)\t%.1f\n", c.ESSBulkMin)
+	if c.ESSBulkMin != nil {
+		fmt.Fprintf(w, "bulk ESS (min over quantities)\t%.1f\n", *c.ESSBulkMin)
 	}
 	if c.ESSTailMin != nil {
-		fmt.Fprintf(w, "tail ESS (min over variables)\t%.1f\n", *c.ESSTailMin)
+		fmt.Fprintf(w, "tail ESS (min over quantities)\t%.1f\n", *c.ESSTailMin)
 	}
 	if c.RhatMax != nil {
-		fmt.Fprintf(w, "R̂ (max over variables)\t%.4f\n", *c.RhatMax)
+		fmt.Fprintf(w, "R̂ (max over quantities)\t%.4f\n", *c.RhatMax)
 	}
-	if c.Note != "" {
-		fmt.Fprintf(w, "convergence\t%s\n", c.Note)
+	fmt.Fprintf(w, "convergence\t%s\n", c.summary())
+}
+
+// summary says the verdict in one line.
+func (c convergence) summary() string {
+	if c.Converged {
+		return fmt.Sprintf("converged: R̂ < %g and ESS ≥ %g for all %d tracked quantities (%d chain(s) × %d draws, one a sweep-equivalent)",
+			c.criteria.RHat, c.criteria.MinESS, c.tracked, c.chains, c.Draws)
 	}
+	return "NOT converged: " + c.Note
+}
+
+// warn tells stderr when a run ended unconverged (the record says it too).
+func (f *runFlags) warn(c convergence) {
+	if c.Converged || f.env == nil || f.env.stderr == nil || f.of > 0 {
+		return
+	}
+	fmt.Fprintf(f.env.stderr, "pgibbs %s: warning: the chains have not converged: %s\n", f.command, c.Note)
 }

@@ -15,15 +15,16 @@ import (
 
 // gibbsRun runs samplers of package gibbs on a factor graph for potts, uai,
 // spin, tgm and the default job: chain k runs f.sampler from stream k with
-// the subcommand's observers and, for R̂ and ESS, a trace of every free
-// variable once a sweep.
+// the subcommand's observers and, for the convergence verdict, a trace of
+// every free variable once a sweep-equivalent (chain.Monitor: a draw every
+// n variable updates, whatever a step updates).
 type gibbsRun struct {
 	f        *runFlags
 	model    factorgraph.Model
 	opts     gibbs.Options
 	observe  func(k int) []chain.Observer // the subcommand's observers of chain k (nil: none)
 	samplers []gibbs.Sampler
-	traces   []*chain.Trace
+	monitor  *chain.Monitor
 	extra    float64 // bytes of the subcommand's observers beyond marginals
 	// marginals: each chain gets marginals (margs), by -estimator.
 	marginals bool
@@ -38,10 +39,6 @@ const traceDraws = 2000
 
 func (g *gibbsRun) job() job {
 	free := g.model.Free()
-	sweep := int64(len(free))
-	if isClusterSampler(g.f.sampler) {
-		sweep = 1 // a step of a cluster sampler is a sweep
-	}
 	return job{steps: g.f.iters, burn: g.f.burn,
 		build: func(k int) (*chain.Chain, error) {
 			src := chain.Source(g.f.seed, k)
@@ -49,11 +46,16 @@ func (g *gibbsRun) job() job {
 			if err != nil {
 				return nil, err
 			}
-			tr, err := chain.NewTrace(free, sweep, traceDraws)
+			if g.monitor == nil {
+				if g.monitor, err = chain.NewMonitor(free, factorgraph.Sizes(g.model), traceDraws); err != nil {
+					return nil, err
+				}
+			}
+			tr, err := g.monitor.Trace(s)
 			if err != nil {
 				return nil, err
 			}
-			g.samplers, g.traces = append(g.samplers, s), append(g.traces, tr)
+			g.samplers = append(g.samplers, s)
 			var obs []chain.Observer
 			if g.marginals {
 				mg := chain.NewMarginals(factorgraph.Sizes(g.model))
@@ -69,13 +71,13 @@ func (g *gibbsRun) job() job {
 			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: append(obs, tr)}, nil
 		},
 		trace: func(int) (string, int64, chain.RowFunc) {
-			return chain.StateHeader(free), sweep, chain.StateRow(free)
+			return chain.StateHeader(free), max(1, int64(math.Round(gibbs.StepsPerSweep(g.samplers[0])))), chain.StateRow(free)
 		},
 		memory: func() float64 { return g.memory() },
 		quantities: func() ([][][]float64, func(q int) string) {
-			return indicatorQuantities(g.traces, factorgraph.Sizes(g.model))
+			return g.monitor.Quantities()
 		},
-		checkEvery: 500 * sweep,
+		checkEvery: func() int64 { return max(1, int64(500*gibbs.StepsPerSweep(g.samplers[0]))) },
 		atCheck:    g.atCheck,
 	}
 }
@@ -113,27 +115,56 @@ func (g *gibbsRun) lambda() float64 {
 	return 0
 }
 
-// convergence returns R̂ and ESS over the traced variables.
-func (g *gibbsRun) convergence() (convergence, error) { return traceConvergence(g.traces) }
+// convergence returns the verdict on the traced variables: chain.Judge
+// over the monitor's quantities, and a variable that never changed in any
+// chain while its Rao–Blackwellised marginal puts mass on other values is
+// stuck, which the verdict says.
+func (g *gibbsRun) convergence() convergence {
+	qs, name := g.monitor.Quantities()
+	c := g.f.judge(qs, name)
+	if stuck := g.stuck(); stuck != "" {
+		c.Converged = false
+		c.Note = strings.TrimPrefix(c.Note+"; ", "; ") + stuck
+	}
+	return c
+}
 
-// traceConvergence returns R̂ and ESS over traces of the same coordinates,
-// one a chain; chains of unequal length (time budgets) are cut to the
-// shortest.
-func traceConvergence(traces []*chain.Trace) (convergence, error) {
-	if len(traces) == 0 {
-		return convergence{}, nil
+// stuck names the traced variables that never changed in any chain
+// although the pooled Rao–Blackwellised marginal gives their value less
+// than 0.99: a chain that cannot move them (with visit counts, a constant
+// variable cannot be told from a deterministic one: nothing is said).
+func (g *gibbsRun) stuck() string {
+	if len(g.margs) == 0 || !g.margs[0].RaoBlackwellised() {
+		return ""
 	}
-	shortest := math.MaxInt
-	for _, t := range traces {
-		shortest = min(shortest, len(t.Draws()[0]))
-	}
-	q := make([][][]float64, len(traces[0].Vars()))
-	for j := range q {
-		for _, t := range traces {
-			q[j] = append(q[j], t.Draws()[j][:shortest])
+	p := chain.PoolMarginals(g.margs...)
+	var names []string
+	count := 0
+	for j, v := range g.model.Free() {
+		x, constant := 0.0, true
+		for k, t := range g.monitor.Traces() {
+			d := t.Draws()[j]
+			if len(d) == 0 {
+				return ""
+			}
+			if k == 0 {
+				x = d[0]
+			}
+			for _, y := range d {
+				constant = constant && y == x
+			}
+		}
+		if constant && len(p[v]) > int(x) && p[v][int(x)] < 0.99 {
+			count++
+			if len(names) < 5 {
+				names = append(names, fmt.Sprintf("x%d (never left %d, whose Rao–Blackwellised probability is %.3f)", v, int(x), p[v][int(x)]))
+			}
 		}
 	}
-	return summarize(q)
+	if count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d variables never changed in any chain although their marginals are not degenerate: %s", count, strings.Join(names, ", "))
 }
 
 // stepsPerSecond returns the update rate of one chain.
@@ -156,16 +187,23 @@ type gibbsOutput struct {
 	AcceptanceRate *float64 `json:"acceptance_rate,omitempty"`
 	TriesPerStep   float64  `json:"tries_per_step,omitempty"`
 	StepsPerSecond float64  `json:"steps_per_second"`
+	// Sweeps is the mean length of a chain in sweep-equivalents: variable
+	// updates over free variables, whatever a step updates.
+	Sweeps float64 `json:"sweep_equivalents"`
 	record
 }
 
 // output returns the run's part of the output.
 func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
-	conv, err := g.convergence()
+	conv := g.convergence()
 	st := g.stats()
 	out := gibbsOutput{Lambda: g.lambda(), Iterations: st.Steps, FactorsPerStep: st.FactorsPerStep(),
 		DrawsPerStep: st.PicksPerStep(), TriesPerStep: st.TriesPerStep(),
 		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: g.f.record(o, conv)}
+	for _, s := range g.samplers {
+		sw, _ := chain.Sweeps(s)
+		out.Sweeps += sw / float64(len(g.samplers))
+	}
 	out.ClustersPerStep = clustersPerStep(g.samplers)
 	if b, ok := g.samplers[0].(*gibbs.Blocked); ok {
 		out.Blocks = blockStats(b.Blocks())
@@ -180,12 +218,13 @@ func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
 		a := st.AcceptanceRate()
 		out.AcceptanceRate = &a
 	}
-	return out, err
+	return out, nil
 }
 
 // print adds the run's lines to a text table.
 func (out gibbsOutput) print(tw io.Writer) {
-	fmt.Fprintf(tw, "iterations\t%d in %d chain(s), %.2f s, %.0f steps/s a chain\n", out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond)
+	fmt.Fprintf(tw, "iterations\t%d variable updates in %d chain(s), %.2f s, %.0f a second a chain; %.4g sweep-equivalents a chain\n",
+		out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond, out.Sweeps)
 	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", out.FactorsPerStep, out.DrawsPerStep)
 	switch out.Estimator {
 	case "rb":

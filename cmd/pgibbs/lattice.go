@@ -226,7 +226,7 @@ func (r *latticeRun) job() job {
 			}
 			return qs, func(q int) string { return []string{"energy", "magnetisation"}[q] }
 		},
-		checkEvery: 200,
+		checkEvery: func() int64 { return 200 },
 		trace: func(k int) (string, int64, chain.RowFunc) {
 			meas := r.meas[len(r.meas)-1]
 			return "sweep,energy_per_site,magnetisation", 1, func(dst []byte, t int64, _ []float64) []byte {
@@ -260,10 +260,7 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 		eq, mq = append(eq, r.meas[k].Energies()), append(mq, r.meas[k].Magnetisations())
 	}
 	energy, mag := lattice.PoolEstimates(es), lattice.PoolEstimates(ms)
-	conv, err := summarize([][][]float64{eq, mq})
-	if err != nil {
-		return err
-	}
+	conv := f.judge([][][]float64{eq, mq}, func(q int) string { return [...]string{"energy", "magnetisation"}[q] })
 	out := latticeOutput{
 		Dim: f.dim, Size: f.size, Sites: l.Sites(), Kernel: f.kernel, Cutoff: f.cutoff, Spin: f.spin, Beta: f.beta,
 		Start: f.start, L: l.L(), Offsets: l.NumOffsets(),
@@ -498,15 +495,13 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	if out.Binder != nil {
 		fmt.Fprintf(tw, "Binder cumulant\t%.5g ± %.2g (1 − ⟨m⁴⟩/3⟨m²⟩²)\n", *out.Binder, *out.BinderError)
 	}
-	if out.ESSBulkMin > 0 {
-		fmt.Fprintf(tw, "bulk ESS\t%.1f (the smaller of the energy's and the magnetisation's)\n", out.ESSBulkMin)
+	if out.ESSBulkMin != nil {
+		fmt.Fprintf(tw, "bulk ESS\t%.1f (the smaller of the energy's and the magnetisation's)\n", *out.ESSBulkMin)
 	}
 	if out.RhatMax != nil {
-		fmt.Fprintf(tw, "R̂\t%.4f (split-R̂ over %d chains, the larger of the two series')\n", *out.RhatMax, out.Chains)
+		fmt.Fprintf(tw, "R̂\t%.4f (rank-normalised split-R̂ over the halves of %d chain(s), the larger of the two series')\n", *out.RhatMax, out.Chains)
 	}
-	if out.Note != "" {
-		fmt.Fprintf(tw, "convergence\t%s\n", out.Note)
-	}
+	fmt.Fprintf(tw, "convergence\t%s\n", out.convergence.summary())
 	out.stopping.print(tw)
 	if !out.ErrorPlateau {
 		fmt.Fprintf(tw, "warning\tthe binning analysis found no plateau: the run is short for its correlation time and the error bars are lower bounds\n")

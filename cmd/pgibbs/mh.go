@@ -104,13 +104,10 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	conv, err := traceConvergence(run.traces)
-	if err != nil {
-		return err
-	}
-	out := run.output(*model, opts, o, conv)
+	qs, name := run.monitor.Quantities()
+	out := run.output(*model, opts, o, f.judge(qs, name))
 	if *model == "bias" {
-		tv := biasTV(run.traces, *k)
+		tv := biasTV(run.monitor.Traces(), *k)
 		out.TV = &tv
 	}
 	if f.asJSON {
@@ -136,8 +133,8 @@ func (run *mhRun) output(model string, opts mh.Options, o *outcome, conv converg
 	case "poissonmh":
 		out.Lambda = opts.Lambda
 	}
-	if o.seconds > 0 {
-		out.ESSPerSecond = out.ESSBulkMin / o.seconds
+	if o.seconds > 0 && out.ESSBulkMin != nil {
+		out.ESSPerSecond = *out.ESSBulkMin / o.seconds
 	}
 	return out
 }
@@ -205,7 +202,7 @@ type mhRun struct {
 	opts     mh.Options
 	samplers []mh.Sampler
 	means    []*chain.Means
-	traces   []*chain.Trace
+	monitor  *chain.Monitor // a trace of every coordinate a chain
 }
 
 // maxDraws bounds the stored draws of a chain (the trace is thinned).
@@ -217,7 +214,6 @@ func (m *mhRun) job() job {
 	for j := range vars {
 		vars[j] = j
 	}
-	thin := max(1, (m.f.iters-m.f.burn+maxDraws-1)/maxDraws)
 	return job{steps: m.f.iters, burn: m.f.burn,
 		build: func(k int) (*chain.Chain, error) {
 			src := chain.Source(m.f.seed, k)
@@ -225,22 +221,27 @@ func (m *mhRun) job() job {
 			if err != nil {
 				return nil, usagef("%v", err)
 			}
-			tr, err := chain.NewTrace(vars, thin, maxDraws+2)
+			if m.monitor == nil {
+				// θ's coordinates are continuous (size 0): their draws are
+				// the tracked quantities.
+				if m.monitor, err = chain.NewMonitor(vars, make([]int, d), maxDraws); err != nil {
+					return nil, err
+				}
+			}
+			tr, err := m.monitor.Trace(s)
 			if err != nil {
 				return nil, err
 			}
 			mean := chain.NewMeans(d)
-			m.samplers, m.means, m.traces = append(m.samplers, s), append(m.means, mean), append(m.traces, tr)
+			m.samplers, m.means = append(m.samplers, s), append(m.means, mean)
 			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: []chain.Observer{mean, tr}}, nil
 		},
 		trace: func(int) (string, int64, chain.RowFunc) { return chain.StateHeader(vars), 1, chain.StateRow(vars) },
 		// The sampler's per-datum state (FlyMC's bright set, memos) and the
 		// thinned trace of every coordinate.
-		memory: func() float64 { return 32*float64(m.target.N()) + 8*(maxDraws+2)*float64(d) },
-		quantities: func() ([][][]float64, func(q int) string) {
-			return indicatorQuantities(m.traces, make([]int, d)) // θ_j, continuous
-		},
-		checkEvery: max(1000, 50*thin),
+		memory:     func() float64 { return 32*float64(m.target.N()) + 8*maxDraws*float64(d) },
+		quantities: func() ([][][]float64, func(q int) string) { return m.monitor.Quantities() },
+		checkEvery: func() int64 { return 1000 },
 	}
 }
 

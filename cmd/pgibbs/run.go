@@ -356,10 +356,10 @@ type job struct {
 	// memory estimates the bytes one chain needs (sampler, observers).
 	memory func() float64
 	// quantities returns the quantities -until-rhat tracks now and their
-	// names (nil: the command has no stopping rule); checkEvery is the
+	// names (nil: the command has no stopping rule); checkEvery returns the
 	// steps between checks.
 	quantities func() ([][][]float64, func(q int) string)
-	checkEvery int64
+	checkEvery func() int64
 	// atCheck, if set, runs at every check point (anytime output).
 	atCheck func() error
 }
@@ -419,7 +419,7 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 			return nil, usagef("-until-rhat is not available for pgibbs %s", f.command)
 		}
 		out.stop = &stopping{StoppedBy: "ceiling"}
-		r.Until, r.CheckEvery = f.until(j.quantities, out.stop), j.checkEvery
+		r.Until, r.CheckEvery = f.until(j.quantities, out.stop), j.checkEvery()
 	}
 	if j.atCheck != nil {
 		rule := r.Until
@@ -429,7 +429,7 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 			}
 			return rule(cs)
 		}
-		r.CheckEvery = j.checkEvery
+		r.CheckEvery = j.checkEvery()
 	}
 	stop := f.watch(out.chains, j.steps)
 	start := time.Now()
@@ -628,6 +628,7 @@ type record struct {
 
 // record returns the shared part of the output.
 func (f *runFlags) record(o *outcome, conv convergence) record {
+	f.warn(conv)
 	return record{Sampler: f.sampler, Seed: f.seed, Chains: len(o.chains), Burn: f.burn, Seconds: o.seconds,
 		StateSHA256: o.hash, convergence: conv, Parts: o.parts, stopping: o.stop, Plots: f.plotted}
 }

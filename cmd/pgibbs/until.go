@@ -4,10 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/diag"
 )
 
 // Runs that stop when converged: -until-rhat R -min-ess E run the chains in
@@ -24,7 +22,8 @@ const defaultMinESS, defaultRhat = 400, 1.01
 func (f *runFlags) untilFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&f.untilRhat, "until-rhat", 0, "stop when every tracked quantity (each value of each variable; lattices: energy and magnetisation)\n"+
 		"has split-R̂ below this (e.g. 1.01) and bulk and tail ESS of at least -min-ess (default 400); -iters/-sweeps or\n"+
-		"-seconds is the ceiling; needs -chains ≥ 2, checked every few hundred sweeps")
+		"-seconds is the ceiling; R̂ compares the halves of each chain as well as the chains, so one chain will do;\n"+
+		"checked every few hundred sweep-equivalents")
 	fs.Float64Var(&f.minESS, "min-ess", 0, "with -until-rhat: the bulk and tail ESS every tracked quantity must reach (alone: -until-rhat 1.01)")
 }
 
@@ -41,8 +40,8 @@ func (f *runFlags) checkUntil() error {
 		return usagef("-until-rhat %v: want a threshold in (1, 10), e.g. 1.01", f.untilRhat)
 	case f.set["min-ess"] && !(f.minESS >= 10 && f.minESS <= maxMinESS):
 		return usagef("-min-ess %v: want 10 to %d (the traces keep %d draws a chain)", f.minESS, maxMinESS, traceDraws)
-	case f.chains < 2 || f.of > 0:
-		return usagef("-until-rhat needs -chains 2 or more in one process (R̂ compares chains)")
+	case f.of > 0:
+		return usagef("-until-rhat needs the chains in one process (not -chain k -of K): the rule judges them together")
 	}
 	if f.untilRhat == 0 {
 		f.untilRhat = defaultRhat
@@ -69,81 +68,22 @@ type stopping struct {
 }
 
 // until returns the stopping rule of the job: quantities returns the
-// tracked quantities now ([quantity][chain][draw]) and their names.
+// tracked quantities now ([quantity][chain][draw]) and their names, judged
+// as the final verdict is (chain.Judge with f's criteria).
 func (f *runFlags) until(quantities func() ([][][]float64, func(q int) string), rec *stopping) func([]*chain.Chain) (bool, error) {
 	return func([]*chain.Chain) (bool, error) {
 		rec.Checks++
 		qs, name := quantities()
-		for _, q := range qs {
-			if len(q) < 2 || len(q[0]) < 20 {
-				return false, nil // too few draws yet (the burn-in, or a short trace)
-			}
-		}
-		w, err := diag.WorstOf(qs)
-		if err != nil {
-			return false, err
-		}
-		if w.Used == 0 {
-			return false, nil
-		}
-		tail := w.TailESSMin
+		v := chain.Judge(qs, name, f.criteria())
 		switch {
-		case w.Stuck > 0 || !(w.RHatMax < f.untilRhat):
-			if w.RHatArg >= 0 {
-				rec.LastToConverge = fmt.Sprintf("%s (R̂ %.4g)", name(w.RHatArg), w.RHatMax)
-			} else {
-				rec.LastToConverge = fmt.Sprintf("%d quantities stuck (R̂ = ∞)", w.Stuck)
-			}
-			return false, nil
-		case w.BulkESSMin < f.minESS:
-			rec.LastToConverge = fmt.Sprintf("%s (bulk ESS %.0f)", name(w.BulkESSArg), w.BulkESSMin)
-			return false, nil
-		case !math.IsNaN(tail) && tail < f.minESS:
-			rec.LastToConverge = fmt.Sprintf("%s (tail ESS %.0f)", name(w.TailESSArg), tail)
-			return false, nil
+		case v.Converged:
+		case len(v.Worst) > 0:
+			rec.LastToConverge = v.Worst[0]
+		default:
+			rec.LastToConverge = v.Reason
 		}
-		return true, nil
+		return v.Converged, nil
 	}
-}
-
-// indicatorQuantities turns traces of discrete variables (draws of x_i)
-// into the tracked quantities of -until-rhat: each variable's draws when it
-// has two values, the indicators 1[x_i = v] of each of its values when it
-// has more; names[q] names quantity q.
-func indicatorQuantities(traces []*chain.Trace, sizes []int) ([][][]float64, func(q int) string) {
-	if len(traces) == 0 {
-		return nil, nil
-	}
-	shortest := math.MaxInt
-	for _, t := range traces {
-		shortest = min(shortest, len(t.Draws()[0]))
-	}
-	var qs [][][]float64
-	var names []string
-	for j, v := range traces[0].Vars() {
-		d := sizes[v]
-		if d <= 2 {
-			q := make([][]float64, len(traces))
-			for k, t := range traces {
-				q[k] = t.Draws()[j][:shortest]
-			}
-			qs, names = append(qs, q), append(names, fmt.Sprintf("x%d", v)) // θ_v for mh
-			continue
-		}
-		for val := range d {
-			q := make([][]float64, len(traces))
-			for k, t := range traces {
-				q[k] = make([]float64, shortest)
-				for n, x := range t.Draws()[j][:shortest] {
-					if int(x) == val {
-						q[k][n] = 1
-					}
-				}
-			}
-			qs, names = append(qs, q), append(names, fmt.Sprintf("P(x%d = %d)", v, val))
-		}
-	}
-	return qs, func(q int) string { return names[q] }
 }
 
 // print adds the stopping rule's line to a text table (nothing without

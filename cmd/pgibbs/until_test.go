@@ -41,12 +41,23 @@ func TestUntil(t *testing.T) {
 			t.Errorf("%v: converged with R̂ %v", tc.args, o.Rhat)
 		}
 	}
+	// One chain has a stopping rule too (split-R̂ compares its halves).
 	for _, args := range [][]string{
-		{"uai", "-model", model, "-until-rhat", "1.01"},
+		{"uai", "-model", model, "-until-rhat", "1.05", "-iters", "2000000"},
+	} {
+		code, out, stderr := runCLI(t, append(args, "-json")...)
+		var o struct {
+			StoppedBy string `json:"stopped_by"`
+			Converged bool   `json:"converged"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &o) != nil || o.StoppedBy != "converged" || !o.Converged {
+			t.Errorf("%v: exit %d, stopped by %q, converged %v (stderr %q)", args, code, o.StoppedBy, o.Converged, stderr)
+		}
+	}
+	for _, args := range [][]string{
 		{"uai", "-model", model, "-chains", "2", "-until-rhat", "0.9"},
 		{"uai", "-model", model, "-chains", "2", "-min-ess", "5"},
 		{"uai", "-model", model, "-chains", "2", "-until-rhat", "1.01", "-chain", "0", "-of", "2"},
-		{"mh", "-model", "bias", "-until-rhat", "1.01"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)

@@ -1,0 +1,358 @@
+package chain
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/pgibbs/pgibbs/diag"
+)
+
+// Counter is a Kernel that counts its work in coordinate updates: a
+// single-site step counts one, a block update the block's size, a cluster
+// move its members, a sweep every coordinate it samples. Updates returns the
+// updates made so far and per, the updates of one sweep (the coordinates the
+// kernel samples: the free variables). done/per is the chain's length in
+// sweep-equivalents, the unit in which samplers whose steps update
+// different numbers of coordinates can be budgeted, traced and compared:
+// a million steps are a million site updates for plain Gibbs, and a
+// million block updates for blocked Gibbs.
+type Counter interface {
+	Kernel
+	Updates() (done int64, per int)
+}
+
+// Sweeps returns k's length in sweep-equivalents, and false if k does not
+// count its updates.
+func Sweeps(k Kernel) (float64, bool) {
+	c, ok := k.(Counter)
+	if !ok {
+		return 0, false
+	}
+	done, per := c.Updates()
+	return float64(done) / float64(max(per, 1)), true
+}
+
+// Criteria are the thresholds of a convergence verdict: every tracked
+// quantity must have rank-normalised split-R̂ (diag.RHat) below RHat and
+// bulk and tail ESS of at least MinESS (Vehtari et al. 2021 ask R̂ < 1.01
+// and ESS > 400 over four chains, about 100 a chain).
+type Criteria struct {
+	RHat   float64 // zero: 1.01
+	MinESS float64 // zero: 100
+}
+
+// Defaults returns c with its zero fields set to the defaults.
+func (c Criteria) Defaults() Criteria {
+	if c.RHat == 0 {
+		c.RHat = 1.01
+	}
+	if c.MinESS == 0 {
+		c.MinESS = 100
+	}
+	return c
+}
+
+// Monitor watches the convergence of a run's chains on discrete
+// coordinates. Each chain gets a trace (Monitor.Trace: one draw a
+// sweep-equivalent when its kernel is a Counter, one a step otherwise) and
+// the tracked quantities are the coordinates' values (a continuous
+// coordinate, or a discrete one of two values) or the indicators 1[x_j = v]
+// of each value v (more values).
+// Verdict judges them by rank-normalised split-R̂ and bulk and tail ESS
+// (package diag): R̂ compares the halves of each chain as well as the
+// chains, so one chain gets a verdict too. Until is the same judgement as
+// a Runner's stopping rule.
+type Monitor struct {
+	vars   []int
+	sizes  []int // sizes[j]: the values of coordinate vars[j]
+	max    int
+	traces []*Trace
+}
+
+// MinVerdictDraws is the fewest draws a chain must have for a verdict.
+const MinVerdictDraws = 20
+
+// NewMonitor returns a monitor of the coordinates vars, coordinate j
+// taking sizes[j] values 0, …, sizes[j]−1, or continuous values where
+// sizes[j] is 0 (sizes indexed by coordinate, as factorgraph.Sizes gives
+// them), each chain's trace keeping at most maxDraws (≥ MinVerdictDraws)
+// draws.
+func NewMonitor(vars []int, sizes []int, maxDraws int) (*Monitor, error) {
+	if maxDraws < MinVerdictDraws {
+		return nil, fmt.Errorf("chain: monitor keeping %d draws a chain: need at least %d", maxDraws, MinVerdictDraws)
+	}
+	m := &Monitor{vars: vars, sizes: make([]int, len(vars)), max: maxDraws}
+	for j, v := range vars {
+		if v < 0 || v >= len(sizes) || sizes[v] < 0 {
+			return nil, fmt.Errorf("chain: monitor of coordinate %d: not a coordinate of the sizes given", v)
+		}
+		m.sizes[j] = sizes[v]
+	}
+	return m, nil
+}
+
+// Trace returns the observer that records the chain of kernel k for the
+// monitor (add it to the chain's Observers; one a chain, in the chains'
+// order).
+func (m *Monitor) Trace(k Kernel) (*Trace, error) {
+	var t *Trace
+	var err error
+	if c, ok := k.(Counter); ok {
+		t, err = NewSweepTrace(m.vars, c, m.max)
+	} else {
+		t, err = NewTrace(m.vars, 1, m.max)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.traces = append(m.traces, t)
+	return t, nil
+}
+
+// Traces returns the chains' traces.
+func (m *Monitor) Traces() []*Trace { return m.traces }
+
+// Quantities returns the tracked quantities now, [quantity][chain][draw]
+// (chains cut to the shortest), and a function naming quantity q ("x12",
+// or "P(x12 = 3)").
+func (m *Monitor) Quantities() ([][][]float64, func(q int) string) {
+	if len(m.traces) == 0 {
+		return nil, func(int) string { return "" }
+	}
+	shortest := math.MaxInt
+	for _, t := range m.traces {
+		shortest = min(shortest, len(t.Draws()[0]))
+	}
+	var qs [][][]float64
+	var names []string
+	for j, v := range m.vars {
+		d := m.sizes[j]
+		if d <= 2 {
+			q := make([][]float64, len(m.traces))
+			for k, t := range m.traces {
+				q[k] = t.Draws()[j][:shortest]
+			}
+			qs, names = append(qs, q), append(names, fmt.Sprintf("x%d", v))
+			continue
+		}
+		for val := range d {
+			q := make([][]float64, len(m.traces))
+			for k, t := range m.traces {
+				q[k] = make([]float64, shortest)
+				for n, x := range t.Draws()[j][:shortest] {
+					if int(x) == val {
+						q[k][n] = 1
+					}
+				}
+			}
+			qs, names = append(qs, q), append(names, fmt.Sprintf("P(x%d = %d)", v, val))
+		}
+	}
+	return qs, func(q int) string { return names[q] }
+}
+
+// Verdict is the judgement of a run's convergence.
+type Verdict struct {
+	// Converged is true when every tracked quantity meets the criteria.
+	Converged bool `json:"converged"`
+	// Chains and Draws: the chains judged and the draws of each.
+	Chains int `json:"chains"`
+	Draws  int `json:"draws_per_chain"`
+	// RHatMax, BulkESSMin and TailESSMin are the worst values over the
+	// quantities (NaN when undefined: no quantity left to judge, or a diagnostic undefined for all, as the tail ESS of a discrete quantity whose 5% or 95% quantile is an end of its range).
+	RHatMax    float64 `json:"rhat_max"`
+	BulkESSMin float64 `json:"ess_bulk_min"`
+	TailESSMin float64 `json:"ess_tail_min"`
+	// Worst names the quantities that fail the criteria, worst first (at
+	// most five), with the value that fails.
+	Worst []string `json:"worst,omitempty"`
+	// Constant counts the quantities constant in every chain: they say
+	// nothing (a deterministic value, or a chain that never moved them).
+	Constant int `json:"constant,omitempty"`
+	// Reason says, in words, why the run is not converged ("" if it is).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Verdict judges the chains' traces against c (zero fields: defaults).
+func (m *Monitor) Verdict(c Criteria) Verdict {
+	qs, name := m.Quantities()
+	return Judge(qs, name, c)
+}
+
+// Until returns a stopping rule for Runner.Until: true once the traces
+// meet c (zero fields: defaults). Each call judges the traces as Verdict
+// does; last, if not nil, receives the verdict of every check.
+func (m *Monitor) Until(c Criteria, last *Verdict) func([]*Chain) (bool, error) {
+	c = c.Defaults()
+	return func([]*Chain) (bool, error) {
+		qs, name := m.Quantities()
+		v := Judge(qs, name, c)
+		if last != nil {
+			*last = v
+		}
+		return v.Converged, nil
+	}
+}
+
+// Run is the one call of a run that stops when converged: it adds a trace
+// of m to each chain, runs them with r (r.Steps or r.Duration the
+// ceiling; r.Until, if set, is kept and asked first, an error ending the
+// run), stopping at the first check point where the traces meet c, and
+// returns the final verdict. A check point comes every r.CheckEvery steps
+// at first (zero: every sixty-fourth of r.Steps, or 1000 steps with a
+// Duration), then growing by an eighth (Runner.Until). The verdict is the
+// last thing to read before trusting the chains' estimates: Converged
+// false names the quantities that fail.
+func (m *Monitor) Run(ctx context.Context, r *Runner, chains []*Chain, c Criteria) (Verdict, error) {
+	for _, ch := range chains {
+		tr, err := m.Trace(ch.Kernel)
+		if err != nil {
+			return Verdict{}, err
+		}
+		ch.Observers = append(ch.Observers, tr)
+	}
+	if r.CheckEvery == 0 {
+		r.CheckEvery = 1000
+		if r.Steps > 0 {
+			r.CheckEvery = max(1, r.Steps/64)
+		}
+	}
+	rule, mine := r.Until, m.Until(c, nil)
+	r.Until = func(cs []*Chain) (bool, error) {
+		if rule != nil {
+			if stop, err := rule(cs); stop || err != nil {
+				return stop, err
+			}
+		}
+		return mine(cs)
+	}
+	defer func() { r.Until = rule }()
+	if err := r.Run(ctx, chains); err != nil {
+		return m.Verdict(c), err
+	}
+	return m.Verdict(c), nil
+}
+
+// Judge returns the verdict of criteria c (zero fields: defaults) on
+// quantities qs[quantity][chain][draw] (equal lengths) named by name: the
+// judgement of Monitor.Verdict, for quantities a caller tracks itself (a
+// lattice's energy and magnetisation series).
+func Judge(qs [][][]float64, name func(int) string, c Criteria) Verdict {
+	c = c.Defaults()
+	v := Verdict{RHatMax: math.NaN(), BulkESSMin: math.NaN(), TailESSMin: math.NaN()}
+	if len(qs) == 0 || len(qs[0]) == 0 {
+		v.Reason = "nothing traced"
+		return v
+	}
+	v.Chains, v.Draws = len(qs[0]), len(qs[0][0])
+	if v.Draws < MinVerdictDraws {
+		v.Reason = fmt.Sprintf("too few draws (%d a chain, one a sweep-equivalent) for R̂ and ESS: run at least %d sweeps", v.Draws, MinVerdictDraws)
+		return v
+	}
+	var fails []failure
+	for q, chains := range qs {
+		if allEqual(chains) {
+			v.Constant++
+			continue
+		}
+		s, err := diag.Summarize(chains)
+		if err != nil {
+			v.Reason = fmt.Sprintf("%s: %v", name(q), err)
+			return v
+		}
+		r, bulk, tail := s.RHat, s.BulkESS, s.TailESS
+		if math.IsNaN(bulk) {
+			bulk = 0
+		}
+		v.RHatMax = maxDefined(v.RHatMax, r)
+		v.BulkESSMin = minDefined(v.BulkESSMin, bulk)
+		v.TailESSMin = minDefined(v.TailESSMin, tail)
+		switch {
+		case math.IsInf(r, 1):
+			fails = append(fails, failure{name(q) + " (stuck: constant in each chain at different values)", math.Inf(1)})
+		case !(r < c.RHat) && !math.IsNaN(r):
+			fails = append(fails, failure{fmt.Sprintf("%s (R̂ %.3g)", name(q), r), r - 1})
+		case bulk < c.MinESS:
+			fails = append(fails, failure{fmt.Sprintf("%s (bulk ESS %.0f)", name(q), bulk), 1 / max(bulk, 1e-9)})
+		case !math.IsNaN(tail) && tail < c.MinESS:
+			fails = append(fails, failure{fmt.Sprintf("%s (tail ESS %.0f)", name(q), tail), 1 / max(tail, 1e-9)})
+		}
+	}
+	if v.Constant == len(qs) {
+		v.Reason = "every tracked quantity was constant in every chain: no sign of mixing to judge"
+		return v
+	}
+	if len(fails) == 0 {
+		v.Converged = true
+		return v
+	}
+	slices.SortStableFunc(fails, func(a, b failure) int { return cmp.Compare(b.by, a.by) })
+	for _, f := range fails[:min(5, len(fails))] {
+		v.Worst = append(v.Worst, f.what)
+	}
+	v.Reason = fmt.Sprintf("%d of %d tracked quantities fail R̂ < %g, ESS ≥ %g; worst: %s", len(fails), len(qs)-v.Constant, c.RHat, c.MinESS, strings.Join(v.Worst, ", "))
+	return v
+}
+
+// MarshalJSON writes the undefined (NaN) diagnostics as null.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	type plain Verdict
+	return json.Marshal(struct {
+		plain
+		RHatMax    *float64 `json:"rhat_max"`
+		BulkESSMin *float64 `json:"ess_bulk_min"`
+		TailESSMin *float64 `json:"ess_tail_min"`
+	}{plain(v), defined(v.RHatMax), defined(v.BulkESSMin), defined(v.TailESSMin)})
+}
+
+// defined returns &x, or nil for NaN.
+func defined(x float64) *float64 {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+// failure is a quantity that fails the criteria and how badly.
+type failure struct {
+	what string
+	by   float64
+}
+
+// allEqual reports whether every draw of every chain is the same.
+func allEqual(chains [][]float64) bool {
+	x := chains[0][0]
+	for _, c := range chains {
+		for _, y := range c {
+			if y != x {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func maxDefined(a, b float64) float64 {
+	switch {
+	case math.IsNaN(b):
+		return a
+	case math.IsNaN(a):
+		return b
+	}
+	return math.Max(a, b)
+}
+
+func minDefined(a, b float64) float64 {
+	switch {
+	case math.IsNaN(b):
+		return a
+	case math.IsNaN(a):
+		return b
+	}
+	return math.Min(a, b)
+}

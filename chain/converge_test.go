@@ -1,0 +1,158 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// blockWalk is a Counter kernel over n binary coordinates whose step
+// redraws `block` of them (a block update), each kept with probability
+// stick (a sticky chain when stick is near 1).
+type blockWalk struct {
+	x            []float64
+	block, next  int
+	stick        float64
+	r            *rand.Rand
+	updates      int64
+	frozenAtZero bool // coordinate 0 never changes
+}
+
+func (b *blockWalk) Step() int {
+	for range b.block {
+		j := b.next % len(b.x)
+		b.next++
+		b.updates++
+		if (j == 0 && b.frozenAtZero) || b.r.Float64() < b.stick {
+			continue
+		}
+		b.x[j] = float64(b.r.IntN(2))
+	}
+	return Any
+}
+func (b *blockWalk) State() []float64      { return b.x }
+func (b *blockWalk) Err() error            { return nil }
+func (b *blockWalk) Updates() (int64, int) { return b.updates, len(b.x) }
+func newBlockWalk(n, block int, stick float64, seed uint64) *blockWalk {
+	return &blockWalk{x: make([]float64, n), block: block, stick: stick, r: rand.New(rand.NewPCG(seed, 1))}
+}
+
+// TestSweepTrace: a sweep trace takes one draw every n coordinate updates,
+// whatever a step updates, so a block kernel and a site kernel give the
+// same number of draws for the same sweeps; it keeps its clock through a
+// snapshot and refuses one of a step trace.
+func TestSweepTrace(t *testing.T) {
+	vars := []int{0, 1, 2}
+	for _, block := range []int{1, 5, 40} {
+		k := newBlockWalk(40, block, 0.5, 1)
+		tr, err := NewSweepTrace(vars, k, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := 200 * 40 / block // 200 sweeps
+		c := &Chain{Kernel: k, Observers: []Observer{tr}}
+		if err := c.Advance(context.Background(), int64(steps)); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(tr.Draws()[0]); got != 200 {
+			t.Errorf("block %d: %d draws in 200 sweeps, want 200", block, got)
+		}
+		if sw, ok := Sweeps(k); !ok || sw != 200 {
+			t.Errorf("block %d: Sweeps = %v, %v; want 200", block, sw, ok)
+		}
+	}
+	k := newBlockWalk(40, 5, 0.5, 1)
+	sweep, _ := NewSweepTrace(vars, k, 10)
+	step, _ := NewTrace(vars, 1, 10)
+	data, err := sweep.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := step.Restore(data); err == nil || !strings.Contains(err.Error(), "a trace by steps from a snapshot of one by sweeps") {
+		t.Errorf("step trace restored from a sweep trace: %v", err)
+	}
+	again, _ := NewSweepTrace(vars, k, 10)
+	if err := again.Restore(data); err != nil {
+		t.Errorf("sweep trace round trip: %v", err)
+	}
+}
+
+// TestMonitorVerdict: a well-mixing chain is converged, alone or with
+// others; a sticky one is not (split-R̂ sees its halves differ even with
+// one chain), and the verdict names the worst quantities; chains stuck at
+// different values are named as such; a coordinate constant everywhere is
+// counted, not judged; too few draws give no verdict.
+func TestMonitorVerdict(t *testing.T) {
+	run := func(chains int, stick float64, sweeps int64, frozen bool) Verdict {
+		m, err := NewMonitor([]int{0, 1, 2, 3}, []int{2, 2, 2, 2}, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs []*Chain
+		for c := range chains {
+			k := newBlockWalk(4, 2, stick, uint64(c+1))
+			k.frozenAtZero = frozen
+			if frozen {
+				k.x[0] = float64(c % 2)
+			}
+			tr, err := m.Trace(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs = append(cs, &Chain{Kernel: k, Observers: []Observer{tr}})
+		}
+		r := &Runner{Steps: sweeps * 2} // a step is half a sweep
+		if err := r.Run(context.Background(), cs); err != nil {
+			t.Fatal(err)
+		}
+		return m.Verdict(Criteria{})
+	}
+	if v := run(1, 0.3, 2000, false); !v.Converged || v.Chains != 1 || math.IsNaN(v.RHatMax) {
+		t.Errorf("one mixing chain: %+v, want converged with a split-R̂", v)
+	}
+	if v := run(3, 0.3, 2000, false); !v.Converged {
+		t.Errorf("three mixing chains: %+v, want converged", v)
+	}
+	if v := run(1, 0.999, 2000, false); v.Converged || len(v.Worst) == 0 || !strings.Contains(v.Reason, "fail R̂ < 1.01, ESS ≥ 100") {
+		t.Errorf("one sticky chain: %+v, want not converged with the worst quantities named", v)
+	}
+	v := run(2, 0.3, 2000, true)
+	if v.Converged || !strings.Contains(v.Reason, "x0 (stuck: constant in each chain at different values)") {
+		t.Errorf("x0 stuck at 0 and 1: %+v", v)
+	}
+	if v := run(1, 0.3, 2000, true); !v.Converged || v.Constant != 1 {
+		t.Errorf("x0 constant in the one chain: %+v, want converged with 1 constant quantity", v)
+	}
+	if v := run(1, 0.3, 10, false); v.Converged || !strings.Contains(v.Reason, "too few draws (10 a chain") {
+		t.Errorf("10 sweeps: %+v, want too few draws", v)
+	}
+	// The verdict's JSON has null for undefined diagnostics.
+	data, err := json.Marshal(run(1, 0.3, 10, false))
+	if err != nil || !strings.Contains(string(data), `"rhat_max":null`) || !strings.Contains(string(data), `"converged":false`) {
+		t.Errorf("verdict JSON %s, %v", data, err)
+	}
+}
+
+// TestMonitorUntil: as a stopping rule the monitor stops a mixing chain
+// early and lets a sticky one run to the ceiling, with the last verdict.
+func TestMonitorUntil(t *testing.T) {
+	for _, tc := range []struct {
+		stick float64
+		stop  bool
+	}{{0.3, true}, {0.9995, false}} {
+		m, _ := NewMonitor([]int{0, 1}, []int{2, 2}, 2000)
+		k := newBlockWalk(2, 1, tc.stick, 3)
+		tr, _ := m.Trace(k)
+		var last Verdict
+		r := &Runner{Steps: 200000, Until: m.Until(Criteria{}, &last), CheckEvery: 100}
+		if err := r.Run(context.Background(), []*Chain{{Kernel: k, Observers: []Observer{tr}}}); err != nil {
+			t.Fatal(err)
+		}
+		if r.Converged() != tc.stop || last.Converged != tc.stop {
+			t.Errorf("stick %v: stopped %v (last verdict %+v), want %v", tc.stick, r.Converged(), last, tc.stop)
+		}
+	}
+}
