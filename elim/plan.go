@@ -1,0 +1,307 @@
+package elim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// Defaults of Options.
+const (
+	// DefaultMaxBytes is the memory budget of one component's Solve when
+	// Options.MaxBytes is zero: 4 GiB.
+	DefaultMaxBytes = 4 << 30
+	// DefaultRestarts bounds the randomised greedy orders Plan tries for a
+	// component when Options.Restarts is zero.
+	DefaultRestarts = 32
+)
+
+// Options configures Plan. The zero value gives the defaults.
+type Options struct {
+	// MaxBytes bounds the memory Solve may allocate for one component, in
+	// bytes; a component that needs more is planned but not solvable
+	// (Component.Err). Zero means DefaultMaxBytes.
+	MaxBytes float64
+	// Restarts bounds the randomised greedy orders tried for a component
+	// beyond the min-fill and min-weight orders: min-fill and min-weight in
+	// turn, ties broken at random by a generator with a fixed seed, so that
+	// a plan is the same on every run. The search stops early once it has
+	// cost as much as the entries of the best order found, so a small
+	// component gets few or none. Zero means DefaultRestarts, a negative
+	// value none.
+	Restarts int
+}
+
+// Component is the plan of the exact elimination of one connected component
+// of the free variables of a graph: free variables are connected when a
+// factor reads both, so evidence cuts connections. Its fields describe the
+// cost of Solve; Plan fills them and Solve does not change them.
+type Component struct {
+	Vars     []int   // its free variables, ascending
+	Order    []int   // the elimination order chosen (nil if none fits MaxBytes)
+	Width    int     // the order's induced width: the largest clique size − 1
+	MaxTable float64 // entries of the order's largest table
+	Entries  float64 // entries of all its tables (Σ of the cliques' sizes)
+	Bytes    float64 // the memory Solve allocates
+	Work     float64 // estimated table-entry operations of Solve
+	// Err is why Solve cannot run (a continuous variable, a memory budget
+	// too small), or nil.
+	Err error
+
+	g *factorgraph.Graph
+	s *schedule
+}
+
+// Plan plans the exact elimination of every connected component of the free
+// variables of g (ordered by their smallest variable): the factors touching
+// it, an elimination order, its memory and its work. The order is the one
+// with the fewest table entries (then the smallest largest table) of the
+// min-fill order, the min-weight order and up to opt.Restarts randomised
+// greedy orders (see Options). Plan allocates no table: memory and work are
+// known before Solve runs. A component Solve cannot handle — a continuous
+// variable, or no order within opt.MaxBytes — is returned with Err set.
+// Plan itself fails only for a nil graph or invalid options.
+func Plan(g *factorgraph.Graph, opt Options) ([]*Component, error) {
+	if g == nil {
+		return nil, errors.New("elim: Plan: nil graph")
+	}
+	if opt.MaxBytes < 0 || math.IsNaN(opt.MaxBytes) {
+		return nil, fmt.Errorf("elim: Plan: MaxBytes = %v: want ≥ 0 (0: the default %d)", opt.MaxBytes, DefaultMaxBytes)
+	}
+	if opt.MaxBytes == 0 {
+		opt.MaxBytes = DefaultMaxBytes
+	}
+	if opt.Restarts == 0 {
+		opt.Restarts = DefaultRestarts
+	}
+	comps, facs := components(g)
+	out := make([]*Component, len(comps))
+	for k, vars := range comps {
+		out[k] = plan(g, vars, facs[k], opt, k)
+	}
+	return out, nil
+}
+
+// components returns the connected components of g's free variables
+// (ascending, ordered by their smallest variable) and the factors whose
+// scope meets each.
+func components(g *factorgraph.Graph) ([][]int, [][]int) {
+	n := g.NumVars()
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(v int32) int32 {
+		for parent[v] != v {
+			parent[v] = parent[parent[v]]
+			v = parent[v]
+		}
+		return v
+	}
+	free := func(v int) bool { _, obs := g.Observed(v); return !obs }
+	for f := range g.NumFactors() {
+		first := int32(-1)
+		for _, v := range g.Factor(f).Vars() {
+			if !free(v) {
+				continue
+			}
+			if first < 0 {
+				first = int32(v)
+			} else if a, b := find(first), find(int32(v)); a != b {
+				parent[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	id := make([]int, n)
+	var comps [][]int
+	for _, v := range g.Free() {
+		r := find(int32(v))
+		if r == int32(v) {
+			id[v] = len(comps)
+			comps = append(comps, nil)
+		} else {
+			id[v] = id[r] // the root is the smallest variable: seen first
+		}
+		comps[id[v]] = append(comps[id[v]], v)
+	}
+	facs := make([][]int, len(comps))
+	for f := range g.NumFactors() {
+		for _, v := range g.Factor(f).Vars() {
+			if free(v) {
+				facs[id[v]] = append(facs[id[v]], f)
+				break
+			}
+		}
+	}
+	return comps, facs
+}
+
+// name names a component by its variables in errors.
+func name(vars []int) string {
+	var b strings.Builder
+	b.WriteString("component of variables [")
+	for k, v := range vars {
+		if k == 8 && len(vars) > 10 {
+			fmt.Fprintf(&b, " … (%d in all)", len(vars))
+			break
+		}
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprint(&b, v)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// plan plans component k of g, the variables vars read by the factors facs.
+func plan(g *factorgraph.Graph, vars, facs []int, opt Options, k int) *Component {
+	c := &Component{Vars: vars, g: g}
+	for _, v := range vars {
+		if d := g.Domain(v); !d.IsDiscrete() {
+			c.Err = fmt.Errorf("elim: %s: variable %d is continuous on %v; elimination needs discrete variables", name(vars), v, d)
+			return c
+		} else if d.Size > math.MaxInt32 {
+			c.Err = fmt.Errorf("elim: %s: variable %d has %d values, more than %d", name(vars), v, d.Size, math.MaxInt32)
+			return c
+		}
+	}
+	local := make(map[int]int32, len(vars))
+	size := make([]int32, len(vars))
+	for l, v := range vars {
+		local[v] = int32(l)
+		size[l] = int32(g.Domain(v).Size)
+	}
+	pots := groupFactors(g, facs, local)
+	adj := make([][]int32, len(vars))
+	for _, p := range pots {
+		for _, a := range p.scope {
+			for _, b := range p.scope {
+				if a != b && !slices.Contains(adj[a], b) {
+					adj[a] = append(adj[a], b)
+				}
+			}
+		}
+	}
+	maxTable := min(opt.MaxBytes/8, maxEntries)
+	order, st, ok := search(adj, size, maxTable, opt.Restarts, uint64(k))
+	c.Width, c.MaxTable, c.Entries = st.Width, st.MaxTable, st.Entries
+	if !ok {
+		c.Err = fmt.Errorf("elim: %s: the min-fill and min-weight orders need a table of more than %.4g entries (%.4g bytes), over the budget MaxBytes = %.4g",
+			name(vars), maxTable, 8*maxTable, opt.MaxBytes)
+		return c
+	}
+	c.Order = make([]int, len(order))
+	for i, l := range order {
+		c.Order[i] = vars[l]
+	}
+	c.s = lay(g, vars, size, pots, order)
+	c.Bytes, c.Work = c.s.bytes, c.s.work
+	if c.Bytes > opt.MaxBytes {
+		c.Err = fmt.Errorf("elim: %s: elimination needs %.4g bytes (width %d, largest table %.4g entries, %.4g in all), over the budget MaxBytes = %.4g",
+			name(vars), c.Bytes, c.Width, c.MaxTable, c.Entries, opt.MaxBytes)
+	}
+	return c
+}
+
+// maxEntries bounds every table: indices within a table's chunk are int32.
+const maxEntries = 1 << 31
+
+// searchSeed seeds the randomised orders (a component's index is the
+// stream).
+const searchSeed = 0x656c696d // "elim"
+
+// search returns the order of the fewest entries (then the smallest largest
+// table) of min-fill, min-weight and up to restarts randomised greedy orders
+// (ties broken at random, min-fill and min-weight in turn), within maxTable;
+// the restarts stop once the search has read as many adjacency entries as
+// the best order has table entries. ok is false if neither min-fill nor
+// min-weight fits; st then holds the statistics of the first.
+func search(adj [][]int32, size []int32, maxTable float64, restarts int, stream uint64) (best []int32, bs Stats, ok bool) {
+	limit := Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)}
+	consider := func(o []int32, s Stats) {
+		if o != nil && (best == nil || s.Entries < bs.Entries || s.Entries == bs.Entries && s.MaxTable < bs.MaxTable) {
+			best, bs = o, s
+		}
+	}
+	var first Stats
+	work := 0.0
+	for k, h := range []Heuristic{MinFill, MinWeight} {
+		o, s, w := greedy(adj, size, h, nil, limit)
+		if k == 0 {
+			first = s
+		}
+		work += w
+		consider(o, s)
+	}
+	if best == nil {
+		return nil, first, false
+	}
+	r := rand.New(rand.NewPCG(searchSeed, stream))
+	for k := 0; k < restarts && work < bs.Entries; k++ {
+		lim := limit
+		lim.Entries = bs.Entries
+		o, s, w := greedy(adj, size, []Heuristic{MinFill, MinWeight}[k%2], r, lim)
+		work += w
+		consider(o, s)
+	}
+	return best, bs, true
+}
+
+// potGroup is a group of factors reading the same free variables (scope:
+// local indices, ascending).
+type potGroup struct {
+	scope []int32
+	facs  []int
+}
+
+// groupFactors groups the factors facs of g by the free variables they
+// read (local indices by local), in the order of their first factor.
+func groupFactors(g *factorgraph.Graph, facs []int, local map[int]int32) []potGroup {
+	var pots []potGroup
+	group := map[string]int{}
+	var key []byte
+	for _, f := range facs {
+		var scope []int32
+		for _, v := range g.Factor(f).Vars() {
+			if l, ok := local[v]; ok {
+				scope = append(scope, l)
+			}
+		}
+		slices.Sort(scope)
+		key = key[:0]
+		for _, l := range scope {
+			key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
+		}
+		p, ok := group[string(key)]
+		if !ok {
+			p = len(pots)
+			group[string(key)] = p
+			pots = append(pots, potGroup{scope: scope})
+		}
+		pots[p].facs = append(pots[p].facs, f)
+	}
+	return pots
+}
+
+// Estimate returns the time Solve is expected to take on one core: Work
+// times a constant calibrated on the shared UAI models (a deterministic
+// figure, measured once, not at run time; within a factor of about two of
+// the time on the machine it was measured on, more where buckets fall back
+// to log space). Zero for a component Solve cannot run.
+func (c *Component) Estimate() time.Duration {
+	if c.Err != nil {
+		return 0
+	}
+	return time.Duration(c.Work * nsPerWork)
+}
+
+// nsPerWork is the time of one unit of Work, in nanoseconds (see
+// Estimate).
+const nsPerWork = 1.0

@@ -1,0 +1,249 @@
+package elim
+
+import (
+	"slices"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// schedule is the compiled elimination of a component: its tables and
+// buckets, every table at an offset of one arena of float64s. Every table
+// is laid out over its variables sorted by elimination position, the
+// earliest fastest: then the variable of the bucket a table goes to (the
+// earliest of its scope) is its fastest, every row of a bucket's table is
+// contiguous, and a bucket's message (over the bucket's other variables)
+// has the layout of its table's rows — row r of the table is entry r of
+// the message.
+type schedule struct {
+	global  []int // local variable → variable of the graph
+	size    []int // local domain sizes
+	pots    []pot
+	tabs    []span   // potentials, then one message per bucket
+	buckets []bucket // in elimination order
+	arena   int      // entries
+	chunk   int      // the largest chunk of a bucket
+	maxIns  int      // the most inputs of a bucket
+	bytes   float64  // what Solve allocates
+	work    float64  // table-entry operations of Solve
+	nvars   int      // variables of the graph (Solve's state)
+	maxSize int      // the largest domain of the component
+	maxDims int      // the most dimensions of a table
+	margs   int      // Σ of the domain sizes: the entries of the marginals
+}
+
+// span is a table: entries arena[off : off+n].
+type span struct{ off, n int }
+
+// pot is the potential of a group of factors reading the same free
+// variables: vars (of the graph) in layout order, sizes theirs, the sum of
+// the factors' values at each assignment in table tab.
+type pot struct {
+	vars  []int
+	sizes []int
+	facs  []int
+	tab   int
+}
+
+// bucket is the elimination of local variable v: its table T over v and the
+// others (the variables sharing an input with it, still live), dims their
+// sizes (v first, then in elimination order), the product of its inputs.
+// Its message Σ_v T is table msg. The table is its own span, or the
+// message of the input shared (whose scope is the bucket's: the bucket is
+// then computed in place in that message, which nothing reads afterwards).
+type bucket struct {
+	v      int32
+	dims   []int
+	t      span
+	msg    int
+	ins    []input
+	shared int // the input whose table T is, or −1
+	cdims  int // dims[:cdims] make a chunk
+	cn     int // entries of a chunk
+	// levels[j] lists the inputs (but the shared one) whose last dimension
+	// within a chunk is j, and blk[j] = Π dims[:j+1]: a chunk's product is
+	// built up level by level (see solver.product).
+	levels [][]int
+	blk    []int
+}
+
+// input is a table multiplied into a bucket: tab, with stride str[d] in it
+// for dimension d of the bucket (0 where it does not depend on it), and
+// whether it is a message (of a child: the downward pass sends the child
+// the bucket's marginal on its scope).
+type input struct {
+	tab int
+	str []int
+	msg bool
+}
+
+// chunkMax bounds the entries of a chunk: the bucket's table is computed a
+// chunk at a time, with one index map a chunk for each input.
+const chunkMax = 4096
+
+// lay compiles the elimination in order (local indices) of the component of
+// g with variables vars (domain sizes size) and the potentials pots, and
+// counts its memory and work.
+func lay(g *factorgraph.Graph, vars []int, size []int32, pots []potGroup, order []int32) *schedule {
+	n := len(vars)
+	s := &schedule{global: vars, size: make([]int, n), nvars: g.NumVars()}
+	for l, d := range size {
+		s.size[l] = int(d)
+		s.maxSize = max(s.maxSize, int(d))
+	}
+	pos := make([]int, n)
+	for k, v := range order {
+		pos[v] = k
+	}
+	byPos := func(a, b int32) int { return pos[a] - pos[b] }
+	entries := func(scope []int32) int {
+		e := 1
+		for _, u := range scope {
+			e *= s.size[u]
+		}
+		return e
+	}
+	alloc := func(e int) span {
+		sp := span{s.arena, e}
+		s.arena += e
+		return sp
+	}
+	scopes := [][]int32{} // of each table
+	pending := make([][]int, n)
+	tabWork := 0.0
+	for _, pg := range pots {
+		scope := slices.Clone(pg.scope)
+		slices.SortFunc(scope, byPos)
+		p := pot{facs: pg.facs, tab: len(s.tabs)}
+		for _, u := range scope {
+			p.vars = append(p.vars, vars[u])
+			p.sizes = append(p.sizes, s.size[u])
+		}
+		e := entries(scope)
+		s.maxDims = max(s.maxDims, len(scope))
+		s.tabs = append(s.tabs, alloc(e))
+		scopes = append(scopes, scope)
+		s.pots = append(s.pots, p)
+		if len(scope) > 0 {
+			pending[scope[0]] = append(pending[scope[0]], p.tab)
+		}
+		tabWork += float64(e) * (workEntry + workFactor*float64(len(pg.facs)))
+	}
+	at := make([]int, n) // position of a variable in the bucket's dims
+	work := tabWork
+	for _, v := range order {
+		bk := bucket{v: v, shared: -1}
+		var others []int32
+		for _, t := range pending[v] {
+			for _, u := range scopes[t] {
+				if u != v && !slices.Contains(others, u) {
+					others = append(others, u)
+				}
+			}
+		}
+		slices.SortFunc(others, byPos)
+		bvars := append([]int32{v}, others...)
+		bk.dims = make([]int, len(bvars))
+		for d, u := range bvars {
+			bk.dims[d] = s.size[u]
+			at[u] = d
+		}
+		tn := entries(bvars)
+		for _, t := range pending[v] {
+			in := input{tab: t, str: make([]int, len(bvars)), msg: t >= len(s.pots)}
+			st := 1
+			for _, u := range scopes[t] {
+				in.str[at[u]] = st
+				st *= s.size[u]
+			}
+			if bk.shared < 0 && in.msg && len(scopes[t]) == len(bvars) {
+				bk.shared = len(bk.ins)
+			}
+			bk.ins = append(bk.ins, in)
+		}
+		if bk.shared >= 0 {
+			bk.t = s.tabs[bk.ins[bk.shared].tab]
+		} else {
+			bk.t = alloc(tn)
+		}
+		bk.msg = len(s.tabs)
+		s.tabs = append(s.tabs, alloc(max(1, tn/bk.dims[0])))
+		scopes = append(scopes, others)
+		if len(others) > 0 {
+			pending[others[0]] = append(pending[others[0]], bk.msg)
+		}
+		bk.cn = bk.dims[0]
+		bk.cdims = 1
+		for bk.cdims < len(bk.dims) && bk.cn*bk.dims[bk.cdims] <= chunkMax {
+			bk.cn *= bk.dims[bk.cdims]
+			bk.cdims++
+		}
+		s.chunk = max(s.chunk, bk.cn)
+		s.maxIns = max(s.maxIns, len(bk.ins))
+		s.maxDims = max(s.maxDims, len(bk.dims))
+		bk.levels = make([][]int, bk.cdims)
+		bk.blk = make([]int, bk.cdims)
+		for j := range bk.cdims {
+			bk.blk[j] = bk.dims[j]
+			if j > 0 {
+				bk.blk[j] *= bk.blk[j-1]
+			}
+		}
+		// Upward: per chunk, the gathers of each level and the broadcasts
+		// between levels, then the row pass; downward: the row pass and a
+		// scatter to each child not shared.
+		gathers, scatters := 0.0, 0
+		for k, in := range bk.ins {
+			if k == bk.shared {
+				continue
+			}
+			j := 0
+			for d := range bk.cdims {
+				if in.str[d] != 0 {
+					j = d
+				}
+			}
+			bk.levels[j] = append(bk.levels[j], k)
+			gathers += float64(bk.blk[j]) / float64(bk.cn)
+			if in.msg {
+				scatters++
+			}
+		}
+		for j := 1; j < bk.cdims; j++ {
+			gathers += float64(bk.blk[j]) / float64(bk.cn) * workCopy
+		}
+		work += float64(tn) * (gathers + float64(scatters+2*workRow))
+		s.buckets = append(s.buckets, bk)
+	}
+	s.work = work + workTouch*float64(s.arena)
+	for _, d := range s.size {
+		s.margs += d
+	}
+	s.bytes = s.solveBytes()
+	return s
+}
+
+// solveBytes returns the bytes Solve allocates: the arena, the forms of the
+// tables, the index maps and the scratch of a chunk, the state and
+// conditional scratch of the tabulation, and the result.
+func (s *schedule) solveBytes() float64 {
+	const (
+		word   = 8
+		header = 24 // a slice
+		form   = 32
+		fixed  = 512 // the solver, the result and their headers
+	)
+	n := len(s.size)
+	return word*float64(s.arena) + form*float64(len(s.tabs)) +
+		float64(s.maxIns)*(header+4*float64(s.chunk)+word) + word*float64(2*s.maxDims+s.chunk+s.nvars+s.maxSize) +
+		float64(n)*(header+word) + word*float64(s.margs) + fixed
+}
+
+// Work units (see Component.Work): a gathered or scattered table entry is
+// one; the other costs are relative to it.
+const (
+	workRow    = 1    // an entry of a row pass (normalising, or weighting and summing)
+	workCopy   = 0.25 // an entry broadcast (copied) from one level of a chunk to the next
+	workTouch  = 1    // an entry of the arena, first touched (the system's page faults)
+	workEntry  = 2    // an entry of a potential (converting it to linear)
+	workFactor = 20   // a factor value (an interface call and its check)
+)
