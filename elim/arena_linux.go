@@ -17,7 +17,7 @@ import (
 // collection, up to twice Bytes across consecutive Solves). A small one, or
 // one the kernel refuses to map, comes from the Go heap.
 func newArena(n int) ([]float64, func()) {
-	if n < arenaMap {
+	if !mapped(n) {
 		return make([]float64, n), func() {}
 	}
 	b, err := syscall.Mmap(-1, 0, 8*n, syscall.PROT_READ|syscall.PROT_WRITE,
@@ -29,5 +29,5 @@ func newArena(n int) ([]float64, func()) {
 	return a, func() { _ = syscall.Munmap(b) }
 }
 
-// arenaMap is the size, in entries, from which an arena is mapped (1 MiB).
-const arenaMap = 1 << 17
+// mapped reports whether newArena maps an arena of n entries: from 1 MiB.
+func mapped(n int) bool { return n >= 1<<17 }

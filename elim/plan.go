@@ -15,8 +15,9 @@ import (
 // Defaults of Options.
 const (
 	// DefaultMaxBytes is the memory budget of one component's Solve when
-	// Options.MaxBytes is zero: 4 GiB.
-	DefaultMaxBytes = 4 << 30
+	// Options.MaxBytes is zero: 2 GiB, enough for every shared UAI model of
+	// the Grids, Pedigree and Promedus families (at most 1.8 GB).
+	DefaultMaxBytes = 2 << 30
 	// DefaultRestarts bounds the randomised greedy orders Plan tries for a
 	// component when Options.Restarts is zero.
 	DefaultRestarts = 32
@@ -304,4 +305,4 @@ func (c *Component) Estimate() time.Duration {
 
 // nsPerWork is the time of one unit of Work, in nanoseconds (see
 // Estimate).
-const nsPerWork = 1.0
+const nsPerWork = 1.4

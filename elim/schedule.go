@@ -29,6 +29,7 @@ type schedule struct {
 	maxSize int      // the largest domain of the component
 	maxDims int      // the most dimensions of a table
 	margs   int      // Σ of the domain sizes: the entries of the marginals
+	clamped []int    // the observed variables the factors read
 }
 
 // span is a table: entries arena[off : off+n].
@@ -127,6 +128,13 @@ func lay(g *factorgraph.Graph, vars []int, size []int32, pots []potGroup, order 
 			pending[scope[0]] = append(pending[scope[0]], p.tab)
 		}
 		tabWork += float64(e) * (workEntry + workFactor*float64(len(pg.facs)))
+		for _, f := range pg.facs {
+			for _, v := range g.Factor(f).Vars() {
+				if _, obs := g.Observed(v); obs && !slices.Contains(s.clamped, v) {
+					s.clamped = append(s.clamped, v)
+				}
+			}
+		}
 	}
 	at := make([]int, n) // position of a variable in the bucket's dims
 	work := tabWork
@@ -211,7 +219,8 @@ func lay(g *factorgraph.Graph, vars []int, size []int32, pots []potGroup, order 
 		for j := 1; j < bk.cdims; j++ {
 			gathers += float64(bk.blk[j]) / float64(bk.cn) * workCopy
 		}
-		work += float64(tn) * (gathers + float64(scatters+2*workRow))
+		work += float64(tn)*(gathers+float64(scatters+2*workRow)) +
+			float64(2*bk.cn*len(bk.ins))*workIndex + workBucket
 		s.buckets = append(s.buckets, bk)
 	}
 	s.work = work + workTouch*float64(s.arena)
@@ -230,7 +239,7 @@ func (s *schedule) solveBytes() float64 {
 		word   = 8
 		header = 24 // a slice
 		form   = 32
-		fixed  = 512 // the solver, the result and their headers
+		fixed  = 96 // the result, rounding
 	)
 	n := len(s.size)
 	return word*float64(s.arena) + form*float64(len(s.tabs)) +
@@ -244,6 +253,8 @@ const (
 	workRow    = 1    // an entry of a row pass (normalising, or weighting and summing)
 	workCopy   = 0.25 // an entry broadcast (copied) from one level of a chunk to the next
 	workTouch  = 1    // an entry of the arena, first touched (the system's page faults)
+	workIndex  = 1    // an entry of an index map
+	workBucket = 200  // the fixed cost of a bucket in each pass
 	workEntry  = 2    // an entry of a potential (converting it to linear)
 	workFactor = 20   // a factor value (an interface call and its check)
 )

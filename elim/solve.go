@@ -128,6 +128,7 @@ type variant struct {
 	forceLinear  bool // every table and bucket in linear space, whatever its range
 	upwardOnly   bool // the downward pass weighs no bucket by its separator's marginal
 	scatterFirst bool // a bucket projects its conditional, not its marginal, to its children
+	logBuckets   *int // if not nil, counts the buckets computed in log space
 }
 
 // solve is Solve, or a broken variant of it.
@@ -162,10 +163,8 @@ func (c *Component) solve(ctx context.Context, vr variant) (*Result, error) {
 		sv.marg[l] = margs[len(margs) : len(margs)+d : len(margs)+d]
 		margs = margs[:len(margs)+d]
 	}
-	for i := range s.nvars {
-		if v, ok := c.g.Observed(i); ok {
-			sv.x[i] = v
-		}
+	for _, i := range s.clamped {
+		sv.x[i], _ = c.g.Observed(i)
 	}
 	for k := range s.pots {
 		if err := sv.tabulate(&s.pots[k]); err != nil {
@@ -403,6 +402,9 @@ func (sv *solver) up(bk *bucket) error {
 			}
 		}
 	} else {
+		if sv.vr.logBuckets != nil {
+			*sv.vr.logBuckets++
+		}
 		err = sv.chunks(bk, func(o int) {
 			t := sv.arena[bk.t.off+o : bk.t.off+o+bk.cn]
 			sv.logSum(bk, t)
@@ -417,12 +419,8 @@ func (sv *solver) up(bk *bucket) error {
 		}
 	}
 	sv.forms[bk.msg] = fm
-	if bk.dims[0] == bk.t.n { // the last bucket of a component: its message is Z
-		if fm.log {
-			sv.logZ += msg[0] + fm.scale
-		} else {
-			sv.logZ += math.Log(msg[0]) + fm.scale
-		}
+	if bk.dims[0] == bk.t.n { // the last bucket of a component: its message is Z (linear: one entry)
+		sv.logZ += math.Log(msg[0]) + fm.scale
 	}
 	return nil
 }
