@@ -95,3 +95,38 @@ func TestGreedyOrderScan(t *testing.T) {
 		}
 	}
 }
+
+// TestBestOrder: BestOrder returns, of min-fill, min-weight and the order
+// given, the one with the smallest largest table (then the fewest entries),
+// with its statistics, and nothing when every order exceeds the bound.
+func TestBestOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		n := 1 + r.IntN(30)
+		adj, size := randomGraph(r, n, []float64{0.05, 0.2, 0.5}[trial%3])
+		given := make([]int32, n)
+		for k, v := range r.Perm(n) {
+			given[k] = int32(v)
+		}
+		best, st, ok := BestOrder(adj, size, given, 1e300)
+		if !ok {
+			t.Fatalf("trial %d: no order", trial)
+		}
+		if got, _ := Simulate(adj, size, best, Unbounded); got != st {
+			t.Fatalf("trial %d: statistics %+v, Simulate %+v", trial, st, got)
+		}
+		for _, o := range [][]int32{GreedyOrder(adj, size, MinFill, 1e300), GreedyOrder(adj, size, MinWeight, 1e300), given} {
+			s, _ := Simulate(adj, size, o, Unbounded)
+			if s.MaxTable < st.MaxTable || s.MaxTable == st.MaxTable && s.Entries < st.Entries {
+				t.Fatalf("trial %d: %+v chosen over %+v", trial, st, s)
+			}
+		}
+		// Below the best largest table no order of the three fits.
+		if o, s, ok := BestOrder(adj, size, given, st.MaxTable/2); ok {
+			t.Fatalf("trial %d: order %v (%+v) under the bound %g", trial, o, s, st.MaxTable/2)
+		}
+	}
+	if MinFill.String() != "min-fill" || MinWeight.String() != "min-weight" || Heuristic(7).String() != "Heuristic(7)" {
+		t.Error("Heuristic.String")
+	}
+}

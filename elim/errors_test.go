@@ -1,0 +1,205 @@
+package elim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// build builds a graph or fails t.
+func build(t *testing.T, b *factorgraph.Builder) *factorgraph.Graph {
+	t.Helper()
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestContinuous: a component with a continuous variable is planned but
+// not solvable, its error naming the variable and its interval; the other
+// components are solved.
+func TestContinuous(t *testing.T) {
+	b := factorgraph.NewBuilder()
+	b.AddVariables(2, factorgraph.Discrete(2))
+	c := b.AddVariable(factorgraph.Interval(0, 1))
+	b.AddFactor(factorgraph.NewFunc([]int{1, c}, -1, 1, func(x []float64) float64 { return x[1] * x[c] }))
+	b.AddFactor(factorgraph.NewTable([]int{0}, []int{2}, []float64{0, 1}))
+	g := build(t, b)
+	comps, err := Plan(g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(comps) != 2 {
+		t.Fatalf("%d components, want 2", len(comps))
+	}
+	want := "elim: component of variables [1 2]: variable 2 is continuous on [0, 1]"
+	if comps[1].Err == nil || !strings.HasPrefix(comps[1].Err.Error(), want) {
+		t.Errorf("error %v, want it to start %q", comps[1].Err, want)
+	}
+	if _, err := comps[1].Solve(context.Background()); err != comps[1].Err {
+		t.Errorf("Solve returned %v, want the component's error", err)
+	}
+	res, err := comps[0].Solve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := res.Marginals[0][1]; math.Abs(p-math.E/(1+math.E)) > 1e-15 {
+		t.Errorf("π(x0 = 1) = %v, want e/(1+e)", p)
+	}
+}
+
+// TestInfeasibleEvidence: evidence that every assignment of a component
+// contradicts is ErrNoMass, naming the component.
+func TestInfeasibleEvidence(t *testing.T) {
+	b := factorgraph.NewBuilder()
+	b.AddVariables(3, factorgraph.Discrete(2))
+	ninf := math.Inf(-1)
+	eq := []float64{0, ninf, ninf, 0} // x_a = x_b
+	b.AddFactor(factorgraph.NewTable([]int{0, 1}, []int{2, 2}, eq))
+	b.AddFactor(factorgraph.NewTable([]int{1, 2}, []int{2, 2}, eq))
+	b.Observe(0, 0)
+	b.Observe(2, 1)
+	g := build(t, b)
+	comps, err := Plan(g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = comps[0].Solve(context.Background())
+	if !errors.Is(err, ErrNoMass) || !strings.Contains(err.Error(), "component of variables [1]") {
+		t.Errorf("Solve returned %v, want ErrNoMass naming variable 1", err)
+	}
+}
+
+// TestBadFactorValue: a factor value outside its declared range, or NaN,
+// is a *factorgraph.RangeError naming the factor and the state.
+func TestBadFactorValue(t *testing.T) {
+	for _, bad := range []float64{5, math.NaN()} {
+		b := factorgraph.NewBuilder()
+		b.AddVariables(2, factorgraph.Discrete(3))
+		b.AddFactor(factorgraph.NewFunc([]int{0, 1}, 0, 1, func(x []float64) float64 {
+			if x[0] == 2 && x[1] == 1 {
+				return bad
+			}
+			return 0.5
+		}))
+		g := build(t, b)
+		comps, _ := Plan(g, Options{})
+		_, err := comps[0].Solve(context.Background())
+		var re *factorgraph.RangeError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "x0=2 x1=1") || !strings.Contains(err.Error(), "factor 0") {
+			t.Errorf("value %v: Solve returned %v, want a range error at x0=2 x1=1", bad, err)
+		}
+	}
+}
+
+// countdown is a context whose Err turns context.Canceled after a number
+// of calls, so that a test can cancel a Solve in the middle,
+// deterministically.
+type countdown struct {
+	context.Context
+	left atomic.Int64
+}
+
+func (c *countdown) Err() error {
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCancel: Solve returns ctx.Err() for a context done before it
+// starts, and for one done while it works.
+func TestCancel(t *testing.T) {
+	g := gridModel(t, 15, 15, 2, 1)
+	comps, err := Plan(g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := comps[0].Solve(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled before: Solve returned %v", err)
+	}
+	cd := &countdown{Context: context.Background()}
+	cd.left.Store(1 << 40)
+	if _, err := comps[0].Solve(cd); err != nil {
+		t.Fatal(err)
+	}
+	looks := 1<<40 - cd.left.Load()
+	if looks < 3 {
+		t.Fatalf("Solve of %g entries looked at its context %d times", comps[0].Entries, looks)
+	}
+	cd.left.Store(looks / 2)
+	if _, err := comps[0].Solve(cd); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled during: Solve returned %v", err)
+	}
+}
+
+// TestBudget: a component whose elimination needs more than MaxBytes is
+// planned with an error saying so, which Solve returns; a budget smaller
+// than any table stops the order search itself.
+func TestBudget(t *testing.T) {
+	g := gridModel(t, 10, 10, 2, 1)
+	full, err := Plan(g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []float64{full[0].Bytes / 2, 8 * full[0].MaxTable / 4} {
+		comps, err := Plan(g, Options{MaxBytes: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := comps[0]
+		if c.Err == nil || !strings.Contains(c.Err.Error(), "over the budget MaxBytes") {
+			t.Fatalf("budget %g: error %v", budget, c.Err)
+		}
+		if _, err := c.Solve(context.Background()); err != c.Err {
+			t.Errorf("budget %g: Solve returned %v", budget, err)
+		}
+	}
+	if _, err := Plan(g, Options{MaxBytes: -1}); err == nil {
+		t.Error("MaxBytes = −1 accepted")
+	}
+	if _, err := Plan(nil, Options{}); err == nil {
+		t.Error("nil graph accepted")
+	}
+}
+
+// TestBytes: Bytes is what Solve allocates, within 20%: the Go heap's
+// allocations during Solve, and the arena where it is mapped outside it.
+func TestBytes(t *testing.T) {
+	graphs := []*factorgraph.Graph{gridModel(t, 4, 4, 3, 1), gridModel(t, 12, 12, 2, 1), gridModel(t, 8, 8, 4, 1), starModel(1)}
+	graphs = append(graphs, randomModels(20)...)
+	for k, g := range graphs {
+		comps, err := Plan(g, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range comps {
+			got, err := math.Inf(1), error(nil)
+			for range 3 { // the least of three: other goroutines may allocate meanwhile
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				_, err = c.Solve(context.Background())
+				runtime.ReadMemStats(&after)
+				got = min(got, float64(after.TotalAlloc-before.TotalAlloc))
+			}
+			if err != nil && !errors.Is(err, ErrNoMass) {
+				t.Fatal(err)
+			}
+			if mapped(c.s.arena) {
+				got += 8 * float64(c.s.arena)
+			}
+			if err == nil && (got > 1.2*c.Bytes || got < 0.8*c.Bytes) {
+				t.Errorf("graph %d, %s: Solve allocated %g bytes, Bytes = %g", k, name(c.Vars), got, c.Bytes)
+			}
+		}
+	}
+}
