@@ -27,7 +27,8 @@
 // an elimination touches. Plan keeps the better of the two, then tries
 // randomised greedy orders (ties broken at random, from a fixed seed: a plan
 // is the same on every run) while their cost stays small beside the
-// elimination's. [Simulate] measures any order, [BestOrder] is the choice
+// elimination's: on the diagnosis networks and pedigrees they cut the
+// entries 2.6–5×. [Simulate] measures any order, [BestOrder] is the choice
 // the blocked Gibbs sampler of package gibbs makes for its blocks.
 //
 // # Exactness and numerics
@@ -54,6 +55,9 @@
 // gathered level by level so that a factor that reads only the bucket's
 // variable within a chunk costs one gather a row-block, not one an entry,
 // and a bucket whose message covers its whole clique is computed in place
-// in that message. On the shared UAI models (widths up to 25, tables up to
-// 2²⁶ entries, 1.6·10⁸ entries in all) Solve takes 0.1–1.5 s on one core.
+// in that message. On the shared UAI models of the Grids, Pedigree and
+// Promedus families (widths up to 24, tables up to 2²⁵ entries, 10⁸
+// entries and 0.85 GB in all) Plan takes 0.01–0.2 s and Solve 0.05–0.7 s on
+// one core; about a third of it is the system's first touch of the tables'
+// memory.
 package elim

@@ -20,7 +20,7 @@ const (
 	DefaultMaxBytes = 2 << 30
 	// DefaultRestarts bounds the randomised greedy orders Plan tries for a
 	// component when Options.Restarts is zero.
-	DefaultRestarts = 32
+	DefaultRestarts = 256
 )
 
 // Options configures Plan. The zero value gives the defaults.
@@ -30,12 +30,12 @@ type Options struct {
 	// (Component.Err). Zero means DefaultMaxBytes.
 	MaxBytes float64
 	// Restarts bounds the randomised greedy orders tried for a component
-	// beyond the min-fill and min-weight orders: min-fill and min-weight in
-	// turn, ties broken at random by a generator with a fixed seed, so that
-	// a plan is the same on every run. The search stops early once it has
-	// cost as much as the entries of the best order found, so a small
-	// component gets few or none. Zero means DefaultRestarts, a negative
-	// value none.
+	// beyond the min-fill and min-weight orders: three min-fill orders to
+	// one min-weight, ties broken at random by a generator with a fixed
+	// seed, so that a plan is the same on every run. The search stops
+	// early once it has cost about half as much as the elimination of the
+	// best order found, or after 64 orders without improvement, so a small
+	// component gets few. Zero means DefaultRestarts, a negative value none.
 	Restarts int
 }
 
@@ -218,12 +218,29 @@ const maxEntries = 1 << 31
 // stream).
 const searchSeed = 0x656c696d // "elim"
 
+// patience is the number of randomised orders search tries after the last
+// that improved on the best.
+const patience = 64
+
+// restartHeuristic is the heuristic of the k-th randomised order, k modulo
+// its length.
+var restartHeuristic = [...]Heuristic{MinFill, MinFill, MinFill, MinWeight}
+
 // search returns the order of the fewest entries (then the smallest largest
 // table) of min-fill, min-weight and up to restarts randomised greedy orders
-// (ties broken at random, min-fill and min-weight in turn), within maxTable;
-// the restarts stop once the search has read as many adjacency entries as
-// the best order has table entries. ok is false if neither min-fill nor
-// min-weight fits; st then holds the statistics of the first.
+// (ties broken at random; three min-fill orders to one min-weight), within
+// maxTable. The restarts stop once the search has read as many adjacency
+// entries as the best order has table entries (a search costing about half
+// as much as the elimination), or after patience restarts without
+// improvement. ok is false if neither min-fill nor min-weight fits; st then
+// holds the statistics of the first.
+//
+// On the shared UAI models the restarts cut the entries of the better of
+// min-fill and min-weight by 2.6–5× on the Pedigree and Promedus networks
+// and the grids; randomised min-fill does best on the first, min-weight on
+// the grids, hence the mix. Picking the second best vertex now and then
+// (the stochastic greedy orders of Kask, Gelfand, Otten and Dechter, AAAI
+// 2011) did no better there than random tie-breaking.
 func search(adj [][]int32, size []int32, maxTable float64, restarts int, stream uint64) (best []int32, bs Stats, ok bool) {
 	limit := Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)}
 	consider := func(o []int32, s Stats) {
@@ -245,11 +262,15 @@ func search(adj [][]int32, size []int32, maxTable float64, restarts int, stream 
 		return nil, first, false
 	}
 	r := rand.New(rand.NewPCG(searchSeed, stream))
-	for k := 0; k < restarts && work < bs.Entries; k++ {
+	last := 0 // the restart that last improved the order
+	for k := 0; k < restarts && work < bs.Entries && k-last < patience; k++ {
 		lim := limit
 		lim.Entries = bs.Entries
-		o, s, w := greedy(adj, size, []Heuristic{MinFill, MinWeight}[k%2], r, lim)
+		o, s, w := greedy(adj, size, restartHeuristic[k%len(restartHeuristic)], r, lim)
 		work += w
+		if o != nil && (s.Entries < bs.Entries || s.Entries == bs.Entries && s.MaxTable < bs.MaxTable) {
+			last = k
+		}
 		consider(o, s)
 	}
 	return best, bs, true
