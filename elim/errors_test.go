@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
@@ -157,15 +158,41 @@ func TestBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := comps[0]
-		if c.Err == nil || !strings.Contains(c.Err.Error(), "over the budget MaxBytes") {
+		if c.Err == nil || !strings.Contains(c.Err.Error(), "over the budget MaxBytes = ") {
 			t.Fatalf("budget %g: error %v", budget, c.Err)
 		}
 		if _, err := c.Solve(context.Background()); err != c.Err {
 			t.Errorf("budget %g: Solve returned %v", budget, err)
 		}
 	}
-	if _, err := Plan(g, Options{MaxBytes: -1}); err == nil {
-		t.Error("MaxBytes = −1 accepted")
+	// A time budget: below the estimate, the component is refused; below
+	// three work units an entry of the best order, the search itself.
+	for _, budget := range []time.Duration{full[0].Estimate() / 2, time.Duration(full[0].Entries * nsPerWork)} {
+		comps, err := Plan(g, Options{MaxTime: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := comps[0]; c.Err == nil || !strings.Contains(c.Err.Error(), "MaxTime = "+budget.String()) {
+			t.Errorf("MaxTime %v (estimate %v): error %v", budget, full[0].Estimate(), c.Err)
+		}
+	}
+	if comps, _ := Plan(g, Options{MaxTime: 2 * full[0].Estimate()}); comps[0].Err != nil {
+		t.Errorf("MaxTime twice the estimate: %v", comps[0].Err)
+	}
+	// A grid of 40 000 variables (width ~200) is refused after a few
+	// thousand picks, not after a full greedy order.
+	big, err := Plan(gridModel(t, 200, 200, 2, 1), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if big[0].Err == nil {
+		t.Error("a 200×200 grid planned")
+	}
+	t.Log(big[0].Err)
+	for _, opt := range []Options{{MaxBytes: -1}, {MaxBytes: math.NaN()}, {MaxTime: -1}} {
+		if _, err := Plan(g, opt); err == nil {
+			t.Errorf("%+v accepted", opt)
+		}
 	}
 	if _, err := Plan(nil, Options{}); err == nil {
 		t.Error("nil graph accepted")

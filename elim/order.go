@@ -167,15 +167,15 @@ func Simulate(adj [][]int32, size []int32, order []int32, limit Stats) (st Stats
 // gives up, returning nil, when the vertex it picks makes a table of more
 // than maxTable entries.
 func GreedyOrder(adj [][]int32, size []int32, h Heuristic, maxTable float64) []int32 {
-	order, _, _ := greedy(adj, size, h, nil, Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)})
+	order, _, _ := greedy(adj, size, h, nil, Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)}, math.Inf(1))
 	return order
 }
 
 // greedy is GreedyOrder with its last tie-break by a random priority drawn
 // from r for each vertex (the lower index if r is nil), giving up, with a
-// nil order, as soon as the elimination exceeds limit. It also returns the
-// statistics of the elimination (so far, if it gave up) and its work, in
-// adjacency entries read.
+// nil order, as soon as the elimination exceeds limit or its own work
+// exceeds maxWork. It also returns the statistics of the elimination (so
+// far, if it gave up) and its work, in adjacency entries read.
 //
 // The live vertices wait in a binary heap ordered by the criteria, and only
 // the vertices whose fill or table an elimination can change (the clique's
@@ -183,7 +183,7 @@ func GreedyOrder(adj [][]int32, size []int32, h Heuristic, maxTable float64) []i
 // rescoring, where a scan of every vertex would cost O(n). The criteria
 // with the final tie-break order the vertices totally, so the heap picks the
 // vertex a scan would.
-func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats) ([]int32, Stats, float64) {
+func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats, maxWork float64) ([]int32, Stats, float64) {
 	n := len(adj)
 	e := newGraph(adj)
 	q := &queue{h: h, fill: make([]int, n), table: make([]float64, n), at: make([]int32, n), heap: make([]int32, n)}
@@ -214,7 +214,7 @@ func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats)
 		st.Width = max(st.Width, len(nb))
 		st.MaxTable = max(st.MaxTable, q.table[best])
 		st.Entries += q.table[best]
-		if !st.Within(limit) {
+		if !st.Within(limit) || work > maxWork {
 			return nil, st, work
 		}
 		e.gone[best] = true

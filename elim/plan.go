@@ -29,6 +29,11 @@ type Options struct {
 	// bytes; a component that needs more is planned but not solvable
 	// (Component.Err). Zero means DefaultMaxBytes.
 	MaxBytes float64
+	// MaxTime bounds the time Solve may take for one component, as
+	// estimated (Component.Estimate: deterministic, from the plan); a
+	// component estimated over it is planned but not solvable. Zero means
+	// no bound.
+	MaxTime time.Duration
 	// Restarts bounds the randomised greedy orders tried for a component
 	// beyond the min-fill and min-weight orders: three min-fill orders to
 	// one min-weight, ties broken at random by a generator with a fixed
@@ -75,6 +80,9 @@ func Plan(g *factorgraph.Graph, opt Options) ([]*Component, error) {
 	if opt.MaxBytes < 0 || math.IsNaN(opt.MaxBytes) {
 		return nil, fmt.Errorf("elim: Plan: MaxBytes = %v: want ≥ 0 (0: the default %d)", opt.MaxBytes, DefaultMaxBytes)
 	}
+	if opt.MaxTime < 0 {
+		return nil, fmt.Errorf("elim: Plan: MaxTime = %v: want ≥ 0 (0: no bound)", opt.MaxTime)
+	}
 	if opt.MaxBytes == 0 {
 		opt.MaxBytes = DefaultMaxBytes
 	}
@@ -83,8 +91,12 @@ func Plan(g *factorgraph.Graph, opt Options) ([]*Component, error) {
 	}
 	comps, facs := components(g)
 	out := make([]*Component, len(comps))
+	local := make([]int32, g.NumVars())
+	for i := range local {
+		local[i] = -1
+	}
 	for k, vars := range comps {
-		out[k] = plan(g, vars, facs[k], opt, k)
+		out[k] = plan(g, vars, facs[k], opt, k, local)
 	}
 	return out, nil
 }
@@ -162,7 +174,8 @@ func name(vars []int) string {
 }
 
 // plan plans component k of g, the variables vars read by the factors facs.
-func plan(g *factorgraph.Graph, vars, facs []int, opt Options, k int) *Component {
+// local is scratch: −1 for every variable, and left so.
+func plan(g *factorgraph.Graph, vars, facs []int, opt Options, k int, local []int32) *Component {
 	c := &Component{Vars: vars, g: g}
 	for _, v := range vars {
 		if d := g.Domain(v); !d.IsDiscrete() {
@@ -173,13 +186,15 @@ func plan(g *factorgraph.Graph, vars, facs []int, opt Options, k int) *Component
 			return c
 		}
 	}
-	local := make(map[int]int32, len(vars))
 	size := make([]int32, len(vars))
 	for l, v := range vars {
 		local[v] = int32(l)
 		size[l] = int32(g.Domain(v).Size)
 	}
-	pots := groupFactors(g, facs, local)
+	pots := groupFactors(g, facs, local, len(vars))
+	for _, v := range vars {
+		local[v] = -1
+	}
 	adj := make([][]int32, len(vars))
 	for _, p := range pots {
 		for _, a := range p.scope {
@@ -190,12 +205,31 @@ func plan(g *factorgraph.Graph, vars, facs []int, opt Options, k int) *Component
 			}
 		}
 	}
-	maxTable := min(opt.MaxBytes/8, maxEntries)
-	order, st, ok := search(adj, size, maxTable, opt.Restarts, uint64(k))
+	// Solve allocates a table for each clique (or shares a message of its
+	// size), so an order fits MaxBytes only if its entries in all do, and
+	// its work is at least three an entry (a row pass each way and the
+	// first touch): a component far over the budget is refused after the
+	// few picks that show it, and the search stops once it has read as
+	// many adjacency entries as the budget allows table entries.
+	budget := fmt.Sprintf("MaxBytes = %.4g", opt.MaxBytes)
+	limit := Stats{Width: math.MaxInt, MaxTable: min(opt.MaxBytes/8, maxEntries), Entries: opt.MaxBytes / 8}
+	if opt.MaxTime > 0 {
+		limit.Entries = min(limit.Entries, float64(opt.MaxTime)/nsPerWork/3)
+		budget += fmt.Sprintf(", MaxTime = %v", opt.MaxTime)
+	}
+	order, st, ok := search(adj, size, limit, opt.Restarts, uint64(k))
 	c.Width, c.MaxTable, c.Entries = st.Width, st.MaxTable, st.Entries
 	if !ok {
-		c.Err = fmt.Errorf("elim: %s: the min-fill and min-weight orders need a table of more than %.4g entries (%.4g bytes), over the budget MaxBytes = %.4g",
-			name(vars), maxTable, 8*maxTable, opt.MaxBytes)
+		var why string
+		switch {
+		case st.MaxTable > limit.MaxTable:
+			why = fmt.Sprintf("every order tried needs a table of more than %.4g entries", limit.MaxTable)
+		case st.Entries > limit.Entries:
+			why = fmt.Sprintf("every order tried needs more than %.4g table entries in all", limit.Entries)
+		default:
+			why = fmt.Sprintf("no order found within the search's budget (%.4g adjacency entries read)", limit.Entries)
+		}
+		c.Err = fmt.Errorf("elim: %s: %s, over the budget %s", name(vars), why, budget)
 		return c
 	}
 	c.Order = make([]int, len(order))
@@ -204,9 +238,13 @@ func plan(g *factorgraph.Graph, vars, facs []int, opt Options, k int) *Component
 	}
 	c.s = lay(g, vars, size, pots, order)
 	c.Bytes, c.Work = c.s.bytes, c.s.work
-	if c.Bytes > opt.MaxBytes {
-		c.Err = fmt.Errorf("elim: %s: elimination needs %.4g bytes (width %d, largest table %.4g entries, %.4g in all), over the budget MaxBytes = %.4g",
-			name(vars), c.Bytes, c.Width, c.MaxTable, c.Entries, opt.MaxBytes)
+	switch {
+	case c.Bytes > opt.MaxBytes:
+		c.Err = fmt.Errorf("elim: %s: elimination needs %.4g bytes (width %d, largest table %.4g entries, %.4g in all), over the budget %s",
+			name(vars), c.Bytes, c.Width, c.MaxTable, c.Entries, budget)
+	case opt.MaxTime > 0 && c.estimate() > opt.MaxTime:
+		c.Err = fmt.Errorf("elim: %s: elimination estimated at %v (width %d, largest table %.4g entries, %.4g in all), over the budget %s",
+			name(vars), c.estimate(), c.Width, c.MaxTable, c.Entries, budget)
 	}
 	return c
 }
@@ -229,11 +267,11 @@ var restartHeuristic = [...]Heuristic{MinFill, MinFill, MinFill, MinWeight}
 // search returns the order of the fewest entries (then the smallest largest
 // table) of min-fill, min-weight and up to restarts randomised greedy orders
 // (ties broken at random; three min-fill orders to one min-weight), within
-// maxTable. The restarts stop once the search has read as many adjacency
-// entries as the best order has table entries (a search costing about half
-// as much as the elimination), or after patience restarts without
-// improvement. ok is false if neither min-fill nor min-weight fits; st then
-// holds the statistics of the first.
+// limit. The search stops once it has read as many adjacency entries as the
+// best order has table entries (a search costing about half as much as the
+// elimination; limit.Entries while no order fits), or after patience
+// restarts without improvement. ok is false if no order fits; bs then holds
+// the statistics of the min-fill order as far as it went.
 //
 // On the shared UAI models the restarts cut the entries of the better of
 // min-fill and min-weight by 2.6–5× on the Pedigree and Promedus networks
@@ -241,37 +279,42 @@ var restartHeuristic = [...]Heuristic{MinFill, MinFill, MinFill, MinWeight}
 // the grids, hence the mix. Picking the second best vertex now and then
 // (the stochastic greedy orders of Kask, Gelfand, Otten and Dechter, AAAI
 // 2011) did no better there than random tie-breaking.
-func search(adj [][]int32, size []int32, maxTable float64, restarts int, stream uint64) (best []int32, bs Stats, ok bool) {
-	limit := Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)}
-	consider := func(o []int32, s Stats) {
+func search(adj [][]int32, size []int32, limit Stats, restarts int, stream uint64) (best []int32, bs Stats, ok bool) {
+	consider := func(o []int32, s Stats) bool {
 		if o != nil && (best == nil || s.Entries < bs.Entries || s.Entries == bs.Entries && s.MaxTable < bs.MaxTable) {
 			best, bs = o, s
+			return true
 		}
+		return false
 	}
 	var first Stats
 	work := 0.0
 	for k, h := range []Heuristic{MinFill, MinWeight} {
-		o, s, w := greedy(adj, size, h, nil, limit)
+		o, s, w := greedy(adj, size, h, nil, limit, limit.Entries-work)
 		if k == 0 {
 			first = s
 		}
 		work += w
 		consider(o, s)
 	}
-	if best == nil {
-		return nil, first, false
-	}
 	r := rand.New(rand.NewPCG(searchSeed, stream))
 	last := 0 // the restart that last improved the order
-	for k := 0; k < restarts && work < bs.Entries && k-last < patience; k++ {
+	for k := 0; k < restarts && k-last < patience; k++ {
 		lim := limit
-		lim.Entries = bs.Entries
-		o, s, w := greedy(adj, size, restartHeuristic[k%len(restartHeuristic)], r, lim)
+		if best != nil {
+			lim.Entries = bs.Entries
+		}
+		if work >= lim.Entries {
+			break
+		}
+		o, s, w := greedy(adj, size, restartHeuristic[k%len(restartHeuristic)], r, lim, lim.Entries-work)
 		work += w
-		if o != nil && (s.Entries < bs.Entries || s.Entries == bs.Entries && s.MaxTable < bs.MaxTable) {
+		if consider(o, s) {
 			last = k
 		}
-		consider(o, s)
+	}
+	if best == nil {
+		return nil, first, false
 	}
 	return best, bs, true
 }
@@ -281,33 +324,50 @@ func search(adj [][]int32, size []int32, maxTable float64, restarts int, stream 
 type potGroup struct {
 	scope []int32
 	facs  []int
+	n     int
 }
 
 // groupFactors groups the factors facs of g by the free variables they
-// read (local indices by local), in the order of their first factor.
-func groupFactors(g *factorgraph.Graph, facs []int, local map[int]int32) []potGroup {
+// read (local indices by local, n of them), in the order of their first
+// factor. A group is found among those whose first variable is the
+// factor's: a scan of a short list, no map.
+func groupFactors(g *factorgraph.Graph, facs []int, local []int32, n int) []potGroup {
 	var pots []potGroup
-	group := map[string]int{}
-	var key []byte
-	for _, f := range facs {
-		var scope []int32
+	head := make([]int32, n) // the last group of each first variable, +1
+	var next []int32         // the previous group of the same first variable, +1
+	of := make([]int32, len(facs))
+	var scope, buf []int32 // buf backs the groups' scopes
+	for k, f := range facs {
+		scope = scope[:0]
 		for _, v := range g.Factor(f).Vars() {
-			if l, ok := local[v]; ok {
+			if l := local[v]; l >= 0 {
 				scope = append(scope, l)
 			}
 		}
 		slices.Sort(scope)
-		key = key[:0]
-		for _, l := range scope {
-			key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
+		p := head[scope[0]] - 1
+		for p >= 0 && !slices.Equal(pots[p].scope, scope) {
+			p = next[p] - 1
 		}
-		p, ok := group[string(key)]
-		if !ok {
-			p = len(pots)
-			group[string(key)] = p
-			pots = append(pots, potGroup{scope: scope})
+		if p < 0 {
+			p = int32(len(pots))
+			buf = append(buf, scope...)
+			pots = append(pots, potGroup{scope: buf[len(buf)-len(scope) : len(buf) : len(buf)]})
+			next = append(next, head[scope[0]])
+			head[scope[0]] = p + 1
 		}
-		pots[p].facs = append(pots[p].facs, f)
+		of[k] = p
+		pots[p].n++
+	}
+	// The factors of each group, in one array.
+	all := make([]int, len(facs))
+	at := 0
+	for p := range pots {
+		pots[p].facs = all[at : at : at+pots[p].n]
+		at += pots[p].n
+	}
+	for k, f := range facs {
+		pots[of[k]].facs = append(pots[of[k]].facs, f)
 	}
 	return pots
 }
@@ -321,8 +381,10 @@ func (c *Component) Estimate() time.Duration {
 	if c.Err != nil {
 		return 0
 	}
-	return time.Duration(c.Work * nsPerWork)
+	return c.estimate()
 }
+
+func (c *Component) estimate() time.Duration { return time.Duration(c.Work * nsPerWork) }
 
 // nsPerWork is the time of one unit of Work, in nanoseconds (see
 // Estimate).
