@@ -568,7 +568,12 @@ func normalise(t, msg []float64, d int) (mn, mx float64) {
 			if s > 0 {
 				inv := 1 / s
 				t[2*r], t[2*r+1] = a*inv, b*inv
-				mn, mx = min(mn, s), max(mx, s)
+				if s < mn {
+					mn = s
+				}
+				if s > mx {
+					mx = s
+				}
 			}
 		}
 		return mn, mx
@@ -585,7 +590,12 @@ func normalise(t, msg []float64, d int) (mn, mx float64) {
 			for j := range row {
 				row[j] *= inv
 			}
-			mn, mx = min(mn, s), max(mx, s)
+			if s < mn {
+				mn = s
+			}
+			if s > mx {
+				mx = s
+			}
 		}
 	}
 	return mn, mx
@@ -676,30 +686,40 @@ func (sv *solver) down(bk *bucket) error {
 	marg := sv.marg[bk.v]
 	return sv.chunks(bk, func(o int) {
 		t := sv.arena[bk.t.off+o : bk.t.off+o+bk.cn]
-		if !sv.vr.scatterFirst {
-			weigh(t, ps[o/d0:(o+bk.cn)/d0], marg)
+		// The clique's marginal goes back into the table only where a
+		// child reads it there (the shared input); otherwise into scratch
+		// that stays in cache while the children are sent their part.
+		q := t
+		if bk.shared < 0 {
+			q = sv.w[:len(t)]
+		}
+		if sv.vr.scatterFirst {
+			copy(q, t)
+		} else {
+			weigh(q, t, ps[o/d0:(o+bk.cn)/d0], marg)
 		}
 		for i, in := range bk.ins {
 			if in.msg && i != bk.shared {
 				sp := sv.s.tabs[in.tab]
-				scatter(sv.arena[sp.off+sv.base[i]:sp.off+sp.n], t, sv.ix[i][:len(t)])
+				scatter(sv.arena[sp.off+sv.base[i]:sp.off+sp.n], q, sv.ix[i][:len(q)])
 			}
 		}
 		if sv.vr.scatterFirst {
-			weigh(t, ps[o/d0:(o+bk.cn)/d0], marg)
+			weigh(t, t, ps[o/d0:(o+bk.cn)/d0], marg)
 		}
 	})
 }
 
-// weigh multiplies row r of t (len(marg) entries a row) by w[r] and adds
-// the rows into marg.
-func weigh(t, w, marg []float64) {
+// weigh sets row r of q to row r of t (len(marg) entries a row) times
+// w[r], and adds the rows into marg. q may be t.
+func weigh(q, t, w, marg []float64) {
 	d := len(marg)
+	q = q[:len(t)]
 	if d == 2 {
 		m0, m1 := marg[0], marg[1]
 		for r, p := range w {
 			a, b := t[2*r]*p, t[2*r+1]*p
-			t[2*r], t[2*r+1] = a, b
+			q[2*r], q[2*r+1] = a, b
 			m0 += a
 			m1 += b
 		}
@@ -707,10 +727,10 @@ func weigh(t, w, marg []float64) {
 		return
 	}
 	for r, p := range w {
-		row := t[r*d : (r+1)*d]
+		row, out := t[r*d:(r+1)*d], q[r*d:(r+1)*d]
 		for j, a := range row {
 			a *= p
-			row[j] = a
+			out[j] = a
 			marg[j] += a
 		}
 	}
