@@ -90,14 +90,15 @@ const ticks = 1 << 21
 //
 //	P_v(x_v, x_S) = π(x_v | x_S) · P_S(x_S),
 //
-// P_S the marginal of S, which the bucket v's message went to projected on
-// S (1 for the last bucket): P_v is π's marginal on the bucket's clique, and
-// x_v's marginal is P_v summed over x_S. Zeros of hard factors are exact
-// zeros throughout (a row of zeros stays zeros; nothing divides by a zero).
+// P_S the marginal of S: the clique marginal of the bucket v's message went
+// to, summed over the variables not in S (1 for the last bucket). P_v is
+// π's marginal on the bucket's clique, and x_v's marginal is P_v summed over
+// x_S. Zeros of hard factors are exact zeros throughout (a row of zeros
+// stays zeros; nothing divides by a zero).
 //
 // Numerics. A table is held in linear space, its entries times a scale
 // e^s kept aside, or in log space. A potential is linear if the ratio of
-// its smallest nonzero to its largest value is at least 2^linLo (then its
+// its smallest nonzero to its largest value is at least 2⁻¹⁰⁰⁰ (then its
 // entries, scaled to a largest of 1, are normal numbers), else log. A
 // bucket is computed in linear space when its inputs are linear and the
 // bound Σ_i min(0, log2 lo_i) ≥ −1000, Σ_i max(0, log2 hi_i) ≤ 900 holds
