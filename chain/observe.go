@@ -636,6 +636,13 @@ func (t *Trace) Observe(n int64, _ int, x []float64) {
 		t.draws[j] = append(t.draws[j], x[i])
 	}
 	t.last, t.next = n, n+t.every
+	if t.clock != nil {
+		// The next multiple of the interval: a step may pass several, and
+		// draws a fixed distance apart would alias with a chain that
+		// alternates step by step (Wolff flipping a cluster of 0.7 n
+		// sites would be seen every other step, always in one phase).
+		t.next = (n/t.every + 1) * t.every
+	}
 }
 
 // Draws returns the recorded draws, one slice per traced coordinate (views).

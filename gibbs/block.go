@@ -263,6 +263,9 @@ type BlockInfo struct {
 	MaxTable float64 // its largest table, in entries
 	Entries  float64 // the entries of all its tables
 	Factors  int     // the factors touching it
+	// Work is the factor values and table entries an update of the block
+	// computes (the unit Options.MaxDraws bounds).
+	Work float64
 	// Boundary is the number of its soft boundary factors that enter
 	// through Poisson auxiliaries (0: its boundary is exact), Lambda their
 	// λ_B.
@@ -274,7 +277,7 @@ type BlockInfo struct {
 func (s *Blocked) Blocks() []BlockInfo {
 	out := make([]BlockInfo, len(s.plans))
 	for b, p := range s.plans {
-		out[b] = BlockInfo{Vars: slices.Clone(p.ivars), Width: p.stats.Width, MaxTable: p.stats.MaxTable, Entries: p.stats.Entries, Factors: len(p.facs)}
+		out[b] = BlockInfo{Vars: slices.Clone(p.ivars), Width: p.stats.Width, MaxTable: p.stats.MaxTable, Entries: p.stats.Entries, Factors: len(p.facs), Work: p.work}
 		if p.bnd != nil {
 			out[b].Boundary, out[b].Lambda = len(p.bnd.facs), p.bnd.lambda
 		}

@@ -1,0 +1,372 @@
+package infer
+
+import (
+	"cmp"
+
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
+)
+
+// Spec names a sampler the chooser can build: "site" (single-site
+// updates, plain Gibbs or Poisson-Gibbs variable by variable, the cheaper:
+// gibbs.NewAuto), or a registry name of package gibbs ("block", "sw",
+// "wolff") and, for "block", its configuration.
+type Spec struct {
+	Name  string
+	Block gibbs.BlockConfig
+}
+
+// String names the spec as the CLI does: "auto", "block width 8",
+// "block forests", "sw", "wolff".
+func (s Spec) String() string {
+	switch {
+	case s.Name != "block":
+		return s.Name
+	case s.Block.Forests:
+		return "block forests"
+	}
+	return fmt.Sprintf("block width %d", s.Block.MaxWidth)
+}
+
+// New builds the sampler of s on g drawing from r (a Wolff sampler's
+// clusters a step tuned first: see gibbs.Wolff.TuneClusters).
+func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
+	switch s.Name {
+	case "site":
+		return gibbs.NewAuto(g, r, opt)
+	case "block":
+		return gibbs.NewBlockedWith(g, r, opt, nil, s.Block)
+	}
+	smp, err := gibbs.New(s.Name, g, r, opt)
+	if err != nil {
+		return nil, err
+	}
+	if w, ok := smp.(*gibbs.Wolff); ok {
+		if _, err := w.TuneClusters(wolffTuneSweeps); err != nil {
+			return nil, err
+		}
+	}
+	return smp, nil
+}
+
+// wolffTuneSweeps is the sweeps' worth of a round of Wolff's tuning.
+const wolffTuneSweeps = 5
+
+// Pilot is what a candidate's pilot run measured.
+type Pilot struct {
+	Spec Spec
+	// Sweeps is the pilot's length in sweep-equivalents (half burn-in,
+	// half measured), ESS the common effective sample size of the tracked
+	// quantities (every value of every free variable: see Choose) over the
+	// measured half, one draw a sweep-equivalent.
+	Sweeps, ESS float64
+	// NsPerSweep is the cost of a sweep-equivalent under the cost model
+	// (not a timing: a count of the pilot's work priced by fixed
+	// constants, so that a seed gives the same choice on every machine),
+	// and ESSPerSecond = ESS / (measured sweeps · NsPerSweep · 10⁻⁹).
+	NsPerSweep, ESSPerSecond float64
+	// Refused is why the candidate could not run ("" if it ran).
+	Refused string
+	// Seconds is the wall time of the measured half (reported, never
+	// used in the choice).
+	Seconds float64
+
+	ess []float64 // each quantity's bulk ESS (NaN: constant in the pilot)
+}
+
+// Choice is the sampler the pilots chose and the evidence.
+type Choice struct {
+	Spec   Spec
+	Pilots []Pilot
+	// Reason says why, in words.
+	Reason string
+}
+
+// ChooseOptions configure Choose.
+type ChooseOptions struct {
+	// Budget is the share of the run the pilots may take, in nanoseconds
+	// of the cost model (not wall time: the pilot lengths follow from it,
+	// so that the choice depends on the seed only). Zero: 2·10⁹ (2 s).
+	Budget float64
+	// Seed seeds the pilots' streams.
+	Seed uint64
+	// Options are the samplers' options (λ, MaxDraws); Init is ignored.
+	Options gibbs.Options
+}
+
+// Pilot lengths, in sweep-equivalents: at most maxPilotSweeps (enough for
+// a bulk ESS of a few hundred), at least minPilotSweeps (fewer draws give
+// no ESS worth ranking on: the candidate is passed over).
+const (
+	maxPilotSweeps = 400
+	minPilotSweeps = 40
+)
+
+// Choose runs a short pilot of every candidate sampler that accepts g and
+// returns the one with the most effective samples per second of the
+// tracked marginals: the rank-normalised bulk ESS of every value of every
+// free variable, combined as the common sample size that gives their mean
+// error, (mean_q ESS_q^{−1/2})^{−2}, over the pilot's cost under the cost
+// model. The candidates: single-site updates (site: Gibbs or
+// Poisson-Gibbs variable by variable), blocked Gibbs of widths 4, 8, 12
+// and 16 with Rao–Blackwellised marginals (each variable eliminated
+// exactly given its block's boundary: the w-cutset idea of Bidyuk and
+// Dechter 2007, JAIR 28) and two spanning forests, and Swendsen–Wang and
+// Wolff where every pair is a ferromagnetic Potts pair. Structure prunes
+// (a sampler that refuses the model, blocks identical to a narrower
+// width's, a sweep that would take more than the pilot budget); it does
+// not decide: the measurement does. Every pilot starts from the same
+// random state and runs from its own stream of opt.Seed.
+func Choose(g *factorgraph.Graph, opt ChooseOptions) (Choice, error) {
+	if opt.Budget == 0 {
+		opt.Budget = 2e9
+	}
+	cands := candidates()
+	var ch Choice
+	per := opt.Budget / float64(len(cands))
+	var seen [][][]int // the block sets of the block candidates so far
+	for k, spec := range cands {
+		p := Pilot{Spec: spec}
+		smp, err := spec.New(g, rand.New(chain.Source(opt.Seed, pilotStream+k)), pilotOptions(g, opt))
+		switch {
+		case err != nil:
+			p.Refused = firstLine(err)
+		case duplicateBlocks(smp, &seen):
+			p.Refused = "the same blocks as a narrower width's"
+		default:
+			run(smp, &p, per)
+		}
+		ch.Pilots = append(ch.Pilots, p)
+	}
+	score(ch.Pilots)
+	best := -1
+	for k, p := range ch.Pilots {
+		if p.Refused == "" && (best < 0 || p.ESSPerSecond > ch.Pilots[best].ESSPerSecond) {
+			best = k
+		}
+	}
+	if best < 0 {
+		var why []string
+		for _, p := range ch.Pilots {
+			why = append(why, p.Spec.String()+": "+p.Refused)
+		}
+		return ch, fmt.Errorf("infer: no sampler accepts the model: %s", strings.Join(why, "; "))
+	}
+	ch.Spec = ch.Pilots[best].Spec
+	ch.Reason = reason(ch.Pilots, best)
+	return ch, nil
+}
+
+// pilotStream is the first stream of the pilots (chains use streams
+// 0, 1, …: the pilots never share one with a chain).
+const pilotStream = 1 << 20
+
+// candidates returns the samplers Choose tries, cheapest first.
+func candidates() []Spec {
+	return []Spec{
+		{Name: "site"},
+		{Name: "block", Block: gibbs.BlockConfig{MaxWidth: 4}},
+		{Name: "block", Block: gibbs.BlockConfig{MaxWidth: 8}},
+		{Name: "block", Block: gibbs.BlockConfig{MaxWidth: 12}},
+		{Name: "block", Block: gibbs.BlockConfig{MaxWidth: 16, MaxTable: 1 << 18}},
+		{Name: "block", Block: gibbs.BlockConfig{Forests: true}},
+		{Name: "sw"},
+		{Name: "wolff"},
+	}
+}
+
+// pilotOptions returns opt's sampler options with the pilots' common
+// starting state: a random one from the seed (a feasible one where zeros
+// rule the random one out), the same for every candidate.
+func pilotOptions(g *factorgraph.Graph, opt ChooseOptions) *gibbs.Options {
+	o := opt.Options
+	r := rand.New(chain.Source(opt.Seed, pilotStream-1))
+	o.Init = factorgraph.RandomState(g, r)
+	// The search for a feasible state is randomised: a few tries.
+	for try := 0; try < 4 && !feasible(g, o.Init); try++ {
+		if x, err := g.FeasibleState(r, 0); err == nil {
+			o.Init = x
+		}
+	}
+	return &o
+}
+
+// feasible reports whether no hard factor is −Inf at x.
+func feasible(g *factorgraph.Graph, x []float64) bool {
+	for f := range g.NumFactors() {
+		if math.IsInf(g.Factor(f).Value(x), -1) {
+			return false
+		}
+	}
+	return true
+}
+
+// duplicateBlocks reports whether smp is a Blocked sampler whose blocks a
+// previous candidate had, recording its blocks in seen if not.
+func duplicateBlocks(smp gibbs.Sampler, seen *[][][]int) bool {
+	b, ok := smp.(*gibbs.Blocked)
+	if !ok {
+		return false
+	}
+	var sets [][]int
+	for _, bi := range b.Blocks() {
+		sets = append(sets, bi.Vars)
+	}
+	for _, s := range *seen {
+		if slices.EqualFunc(s, sets, slices.Equal) {
+			return true
+		}
+	}
+	*seen = append(*seen, sets)
+	return false
+}
+
+// run runs the pilot of smp within budget nanoseconds of the cost model
+// and fills p.
+func run(smp gibbs.Sampler, p *Pilot, budget float64) {
+	g := model(smp)
+	perStep := stepCost(smp)
+	stepsPerSweep := gibbs.StepsPerSweep(smp)
+	nsPerSweep := perStep * stepsPerSweep
+	sweeps := math.Floor(min(maxPilotSweeps, budget/nsPerSweep))
+	if sweeps < minPilotSweeps {
+		p.Refused = fmt.Sprintf("a sweep-equivalent costs about %.3g s: too slow for a pilot of %d", nsPerSweep*1e-9, minPilotSweeps)
+		return
+	}
+	mon, err := chain.NewMonitor(g.Free(), factorgraph.Sizes(g), 2*maxPilotSweeps)
+	if err != nil {
+		p.Refused = err.Error()
+		return
+	}
+	burn := int64(math.Round(sweeps / 2 * stepsPerSweep))
+	steps := int64(math.Round(sweeps * stepsPerSweep))
+	for range burn {
+		smp.Step()
+	}
+	tr, err := mon.Trace(smp)
+	if err != nil {
+		p.Refused = err.Error()
+		return
+	}
+	before, start := smp.Stats(), time.Now()
+	for t := burn; t < steps; t++ {
+		smp.Step()
+		tr.Observe(t-burn+1, chain.Any, smp.State())
+	}
+	p.Seconds = time.Since(start).Seconds()
+	if err := smp.Err(); err != nil {
+		p.Refused = firstLine(err)
+		return
+	}
+	p.Sweeps = sweeps
+	p.NsPerSweep = costOf(smp, before, smp.Stats()) / (sweeps - sweeps/2)
+	qs, _ := mon.Quantities()
+	p.ess = make([]float64, len(qs))
+	for q, chains := range qs {
+		p.ess[q] = math.NaN() // constant: no draw differs
+		if !constant(chains[0]) {
+			if e, err := diag.BulkESS(chains); err == nil && !math.IsNaN(e) {
+				p.ess[q] = e
+			} else {
+				p.ess[q] = 0
+			}
+		}
+	}
+}
+
+// score sets the ESS and ESSPerSecond of the pilots that ran. A marginal
+// estimated from ESS_q effective samples is off by about σ_q/√ESS_q, so
+// the mean error over the quantities — the UAI score's Hellinger error
+// averages over variables — is about that of a common effective sample
+// size ESS = (mean_q ESS_q^{−1/2})^{−2}: the worst-mixing quantities
+// weigh most, without one noisy estimate deciding alone. A quantity that
+// a pilot never moved while another did counts ESS_q = 1/2 (stuck there);
+// one that no pilot moved (a value the model fixes, or one nothing moves
+// in a pilot) is left out; no ESS_q counts below 1/2.
+func score(ps []Pilot) {
+	var ran []*Pilot
+	for k := range ps {
+		if ps[k].Refused == "" {
+			ran = append(ran, &ps[k])
+		}
+	}
+	if len(ran) == 0 {
+		return
+	}
+	for _, p := range ran {
+		sum, n := 0.0, 0
+		for q, e := range p.ess {
+			moved := false
+			for _, o := range ran {
+				moved = moved || !math.IsNaN(o.ess[q])
+			}
+			if !moved {
+				continue
+			}
+			if math.IsNaN(e) {
+				e = 0
+			}
+			sum += 1 / math.Sqrt(max(e, 0.5))
+			n++
+		}
+		p.ESS = 0
+		if n > 0 {
+			p.ESS = math.Pow(float64(n)/sum, 2)
+		}
+		p.ESSPerSecond = p.ESS / ((p.Sweeps - p.Sweeps/2) * p.NsPerSweep * 1e-9)
+	}
+}
+
+// constant reports whether every draw of x is the same.
+func constant(x []float64) bool {
+	for _, v := range x {
+		if v != x[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// model returns the graph smp samples.
+func model(smp gibbs.Sampler) *factorgraph.Graph {
+	type modeller interface{ Model() factorgraph.Model }
+	return smp.(modeller).Model().(*factorgraph.Graph)
+}
+
+// reason says why the chosen pilot won, against the runner-up.
+func reason(ps []Pilot, best int) string {
+	b := ps[best]
+	order := make([]int, 0, len(ps))
+	for k, p := range ps {
+		if p.Refused == "" && k != best {
+			order = append(order, k)
+		}
+	}
+	slices.SortFunc(order, func(i, j int) int { return cmp.Compare(ps[j].ESSPerSecond, ps[i].ESSPerSecond) })
+	s := fmt.Sprintf("%s: %.3g effective samples a second of the marginals (ESS %.0f in %.0f measured sweep-equivalents)",
+		b.Spec, b.ESSPerSecond, b.ESS, b.Sweeps-b.Sweeps/2)
+	if len(order) > 0 {
+		r := ps[order[0]]
+		s += fmt.Sprintf("; next best %s: %.3g", r.Spec, r.ESSPerSecond)
+	}
+	return s
+}
+
+// firstLine returns the first line of err's message, without the
+// package prefix.
+func firstLine(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return strings.TrimPrefix(msg, "gibbs: ")
+}

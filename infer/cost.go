@@ -1,0 +1,112 @@
+package infer
+
+import (
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
+)
+
+// The cost model prices a sampler's work in nanoseconds from its counters,
+// so that a pilot's cost — and so the choice — is the same on every
+// machine for a seed. The constants were fitted on this project's 2-core
+// machine kind (`go test -run TestCostModel -v ./infer` prints the model
+// against the clock on the shared UAI models; docs/uai.md):
+//
+//	single-site (Auto)   costSite per update + costValue per factor value (factors × D) + costPick per minibatch draw
+//	blocked              costBlock per block update + costEntry per table entry of its elimination + costTab per factor value it tabulates
+//	cluster (SW, Wolff)  costCluster per site update + costEvent per bond event
+const (
+	costSite    = 50
+	costValue   = 5
+	costPick    = 20
+	costBlock   = 400
+	costEntry   = 22
+	costTab     = 10
+	costCluster = 36
+	costEvent   = 16
+)
+
+// stepCost returns the cost model's estimate of one step of smp, before
+// it runs (the pilot's length follows from it).
+func stepCost(smp gibbs.Sampler) float64 {
+	g := model(smp)
+	switch s := smp.(type) {
+	case *gibbs.Blocked:
+		total := 0.0
+		bs := s.Blocks()
+		for _, b := range bs {
+			total += blockCost(b)
+		}
+		return total / float64(len(bs))
+	case *gibbs.SwendsenWang:
+		return costCluster*float64(len(g.Free())) + costEvent*pairSum(g)
+	case *gibbs.Wolff:
+		// A tuned step updates about a sweep's worth of sites.
+		n := float64(len(g.Free()))
+		return costCluster*n + costEvent*2*pairSum(g)
+	}
+	return costSite + costValue*meanValues(g)
+}
+
+// costOf returns the cost model's price of what smp did between the
+// counters before and after.
+func costOf(smp gibbs.Sampler, before, after gibbs.Stats) float64 {
+	g := model(smp)
+	updates := float64(after.Steps - before.Steps)
+	switch s := smp.(type) {
+	case *gibbs.Blocked:
+		// Per variable updated: the blocks' cost over their sizes.
+		cost, vars := 0.0, 0
+		for _, b := range s.Blocks() {
+			cost += blockCost(b)
+			vars += len(b.Vars)
+		}
+		return updates * cost / float64(max(vars, 1))
+	case *gibbs.SwendsenWang, *gibbs.Wolff:
+		return costCluster*updates + costEvent*float64(after.Picks-before.Picks)
+	}
+	d := meanDomain(g)
+	return costSite*updates + costValue*d*float64(after.Factors-before.Factors) + costPick*float64(after.Picks-before.Picks)
+}
+
+// blockCost returns the cost model's price of one update of block b.
+func blockCost(b gibbs.BlockInfo) float64 {
+	return costBlock + costEntry*b.Entries + costTab*max(b.Work-b.Entries, 0)
+}
+
+// meanValues returns the mean over free variables of |A[i]|·D_i, the
+// factor values of a single-site update.
+func meanValues(g *factorgraph.Graph) float64 {
+	w := 0.0
+	for _, i := range g.Free() {
+		soft, hard := g.Degree(i)
+		w += float64(soft+hard) * float64(max(g.Domain(i).Size, 1))
+	}
+	return w / float64(max(len(g.Free()), 1))
+}
+
+// meanDomain returns the mean domain size of the free variables.
+func meanDomain(g *factorgraph.Graph) float64 {
+	d := 0.0
+	for _, i := range g.Free() {
+		d += float64(max(g.Domain(i).Size, 1))
+	}
+	return d / float64(max(len(g.Free()), 1))
+}
+
+// pairSum returns Σ M_φ over the soft factors of two free variables or
+// more (an upper bound on a sweep's bond events, Σ K_ij).
+func pairSum(g *factorgraph.Graph) float64 {
+	s := 0.0
+	for f := range g.NumFactors() {
+		free := 0
+		for _, v := range g.Factor(f).Vars() {
+			if _, ok := g.Observed(v); !ok {
+				free++
+			}
+		}
+		if m := g.FactorBound(f); free >= 2 && m < 1e300 {
+			s += m
+		}
+	}
+	return s
+}

@@ -1,0 +1,141 @@
+package infer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pgibbs/pgibbs/elim"
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// ExactPart is the part of an answer that variable elimination gives: the
+// planned components of the free variables, which of them are solved
+// exactly, and, once solved, their results.
+type ExactPart struct {
+	Components []*elim.Component
+	// Exact[k] says component k fits the budgets and is (to be) solved
+	// exactly; Why[k] says why not otherwise.
+	Exact []bool
+	Why   []string
+	// Results[k] is component k's solution (nil until Solve, and for the
+	// components not solved exactly); Seconds the wall time of Solve.
+	Results []*elim.Result
+	Seconds float64
+}
+
+// PlanExact plans the exact elimination of every component of g's free
+// variables and marks exact those whose elimination needs at most
+// maxBytes (per component) and whose time estimate, with the earlier
+// components', stays within maxTime. A component of continuous variables,
+// or one whose best order found needs more, is left to sampling, with the
+// reason.
+func PlanExact(g *factorgraph.Graph, maxBytes float64, maxTime time.Duration) (*ExactPart, error) {
+	comps, err := elim.Plan(g, elim.Options{MaxBytes: maxBytes})
+	if err != nil {
+		return nil, err
+	}
+	e := &ExactPart{Components: comps, Exact: make([]bool, len(comps)), Why: make([]string, len(comps)), Results: make([]*elim.Result, len(comps))}
+	var spent time.Duration
+	for k, c := range comps {
+		switch est := c.Estimate(); {
+		case c.Err != nil:
+			e.Why[k] = c.Err.Error()
+		case spent+est > maxTime:
+			e.Why[k] = fmt.Sprintf("its elimination (width %d, %.3g table entries, %s) would take about %v, beyond the %v it may have", c.Width, c.Entries, bytesString(c.Bytes), est.Round(time.Millisecond), (maxTime - spent).Round(time.Millisecond))
+		default:
+			e.Exact[k] = true
+			spent += est
+		}
+	}
+	return e, nil
+}
+
+// All reports whether every component is exact.
+func (e *ExactPart) All() bool {
+	for _, x := range e.Exact {
+		if !x {
+			return false
+		}
+	}
+	return true
+}
+
+// Any reports whether some component is exact.
+func (e *ExactPart) Any() bool {
+	for _, x := range e.Exact {
+		if x {
+			return true
+		}
+	}
+	return false
+}
+
+// Solve solves the exact components, each within what is left of limit
+// (zero: no limit): a component whose elimination is not done by then is
+// handed back to sampling (Exact false, Why saying so) — its time
+// estimate was wrong — and the others are still solved.
+func (e *ExactPart) Solve(ctx context.Context, limit time.Duration) error {
+	start := time.Now()
+	defer func() { e.Seconds = time.Since(start).Seconds() }()
+	for k, c := range e.Components {
+		if !e.Exact[k] {
+			continue
+		}
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if limit > 0 {
+			cctx, cancel = context.WithTimeout(ctx, limit-time.Since(start))
+		}
+		r, err := c.Solve(cctx)
+		cancel()
+		switch {
+		case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+			e.Exact[k] = false
+			e.Why[k] = fmt.Sprintf("its elimination (estimated %v) was not done within the %v left for it", c.Estimate().Round(time.Millisecond), (limit - time.Since(start)).Round(time.Millisecond))
+			continue
+		case err != nil:
+			return fmt.Errorf("infer: exact component of %d variables: %w", len(c.Vars), err)
+		}
+		e.Results[k] = r
+	}
+	return nil
+}
+
+// Overlay writes the exact components' marginals into marg (indexed by
+// variable) and marks their variables in exact (if not nil).
+func (e *ExactPart) Overlay(marg [][]float64, exact []bool) {
+	for k, r := range e.Results {
+		if r == nil || !e.Exact[k] {
+			continue
+		}
+		for j, v := range r.Vars {
+			marg[v] = append(marg[v][:0], r.Marginals[j]...)
+			if exact != nil {
+				exact[v] = true
+			}
+		}
+	}
+}
+
+// ExactVars returns the number of free variables in exact components.
+func (e *ExactPart) ExactVars() int {
+	n := 0
+	for k, c := range e.Components {
+		if e.Exact[k] {
+			n += len(c.Vars)
+		}
+	}
+	return n
+}
+
+// bytesString formats a byte count: "512 MB", "3.2 GB".
+func bytesString(b float64) string {
+	switch {
+	case b >= 1e9:
+		return fmt.Sprintf("%.3g GB", b/1e9)
+	case b >= 1e6:
+		return fmt.Sprintf("%.3g MB", b/1e6)
+	}
+	return fmt.Sprintf("%.3g kB", b/1e3)
+}
