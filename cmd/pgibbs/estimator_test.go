@@ -24,7 +24,7 @@ func TestEstimator(t *testing.T) {
 		{[]string{"potts", "-width", "4", "-states", "3", "-iters", "20000"}, "rb"},
 		{[]string{"potts", "-width", "4", "-states", "3", "-iters", "20000", "-estimator", "counts"}, "counts"},
 		{[]string{"potts", "-width", "4", "-states", "3", "-iters", "200", "-sampler", "sw"}, "counts"},
-		{[]string{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-iters", "20000"}, "rb"},
+		{[]string{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-iters", "20000", "-sampler", "gibbs"}, "rb"},
 		{[]string{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-iters", "20000", "-sampler", "mgpmh"}, "counts"},
 	} {
 		code, out, stderr := runCLI(t, append(tc.args, "-json")...)

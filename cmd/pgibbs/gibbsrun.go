@@ -79,7 +79,19 @@ func (g *gibbsRun) job() job {
 		},
 		checkEvery: func() int64 { return max(1, int64(500*gibbs.StepsPerSweep(g.samplers[0]))) },
 		atCheck:    g.atCheck,
+		perUpdate:  g.perUpdate(),
 	}
+}
+
+// perUpdate returns, for -sampler auto's choice, the steps of its sampler
+// a variable update takes (StepsPerSweep over the free variables), so that
+// -iters and -burn count variable updates whatever it chose; nil for a
+// sampler named on the command line, whose steps they count.
+func (g *gibbsRun) perUpdate() func() float64 {
+	if g.f.spec == nil {
+		return nil
+	}
+	return func() float64 { return gibbs.StepsPerSweep(g.samplers[0]) / float64(len(g.model.Free())) }
 }
 
 // memory estimates one chain's bytes: the sampler's per-variable state and
@@ -260,6 +272,13 @@ const wolffTuneSweeps = 5
 func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Options) (gibbs.Sampler, error) {
 	var s gibbs.Sampler
 	var err error
+	if f.spec != nil {
+		// -sampler auto's choice (its Wolff tuned already).
+		if s, err = f.spec.New(m.(*factorgraph.Graph), r, opts); err != nil {
+			return nil, usagef("%v", err)
+		}
+		return s, nil
+	}
 	if f.sampler == "block" {
 		s, err = gibbs.NewBlockedWith(m, r, opts, nil, f.block)
 	} else {

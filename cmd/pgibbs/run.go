@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag/convplot"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/infer"
 )
 
 // The run layer every sampling subcommand shares: its flags (runFlags),
@@ -52,6 +54,7 @@ type runFlags struct {
 	block     gibbs.BlockConfig // -width, -forests, -boundary of -sampler block (uai)
 	minESS    float64           // -min-ess
 	estimator string            // -estimator of the marginals: "rb" or "counts"
+	spec      *infer.Spec       // the sampler -sampler auto chose (uai), or nil
 
 	// inputs and outputs name the subcommand's flags that name files: they
 	// are made absolute, so that a resumed or merged run reads and writes
@@ -362,6 +365,10 @@ type job struct {
 	checkEvery func() int64
 	// atCheck, if set, runs at every check point (anytime output).
 	atCheck func() error
+	// perUpdate, if set, returns the steps a variable update takes (after
+	// the chains are built): steps and burn then count variable updates
+	// (-sampler auto, whatever sampler it chose).
+	perUpdate func() float64
 }
 
 // outcome is what execute ran.
@@ -403,6 +410,13 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	}
 	if f.merged != nil {
 		return f.merge(out)
+	}
+	if j.perUpdate != nil {
+		scale := j.perUpdate()
+		j.steps, j.burn = max(1, int64(math.Round(float64(j.steps)*scale))), int64(math.Round(float64(j.burn)*scale))
+		for _, c := range out.chains {
+			c.Burn = j.burn
+		}
 	}
 	if f.resumed != nil {
 		if err := f.resumed.Restore(out.chains); err != nil {

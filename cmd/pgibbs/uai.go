@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/gibbs"
 )
@@ -42,10 +43,16 @@ type uaiOutput struct {
 	// the Hellinger distance of each free variable's marginal, mean and max.
 	MeanHellinger *float64 `json:"mean_hellinger,omitempty"`
 	MaxHellinger  *float64 `json:"max_hellinger,omitempty"`
-	Out           string   `json:"out,omitempty"`
+	// Score is the UAI 2022 competition's MAR score: max(0, 100·(1 −
+	// HErr/HErr_u)), HErr the mean Hellinger error and HErr_u that of
+	// uniform marginals (100: exact).
+	Score *float64 `json:"score,omitempty"`
+	Out   string   `json:"out,omitempty"`
 	// Anytime is the -anytime file and Solutions the solutions written to it.
 	Anytime   string `json:"anytime,omitempty"`
 	Solutions int    `json:"anytime_solutions,omitempty"`
+	// Auto is what -sampler auto solved exactly and chose to sample with.
+	Auto *autoOutput `json:"auto,omitempty"`
 	gibbsOutput
 }
 
@@ -64,6 +71,8 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	lambda2 := fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)")
 	lambda2Scale := fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)")
 	perVar := fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²")
+	exactMemory := fs.String("exact-memory", "", "-sampler auto: the memory one component's exact elimination may take (e.g. 8G; default half of\n"+
+		"-max-memory, or of this machine's memory)")
 	bf := addBlockFlags(fs)
 	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", ") + autoHelp, iters: 1000000, estimator: true})
 	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out", "anytime"}
@@ -102,20 +111,59 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		run.atCheck = func() error { return any.Write(chain.PoolMarginals(run.margs...)) }
 	}
 	run.opts.PerVariable, run.opts.Lambda2, run.opts.Lambda2Scale = *perVar, *lambda2, *lambda2Scale
-	res, err := f.execute(ctx, run.job())
-	if err != nil {
-		return err
+	if f.set["exact-memory"] && f.sampler != "auto" {
+		return usagef("-exact-memory applies to -sampler auto only")
 	}
-	marginals := chain.PoolMarginals(run.margs...)
 	o := uaiOutput{
 		Model: *model, Type: m.Type, Variables: m.NumVars(), Factors: len(m.Scopes), HardFactors: m.HardFactors(),
 		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Out: *out,
 	}
-	if o.gibbsOutput, err = run.output(res); err != nil {
-		return err
+	var marginals [][]float64
+	var auto *autoRun
+	if f.sampler == "auto" {
+		// A resumed run or merged parts plan and choose again: the same
+		// answer for the same seed.
+		if auto, err = f.autoPlan(ctx, g, *exactMemory); err != nil {
+			return err
+		}
+		o.Auto = auto.output()
+		if any != nil {
+			run.atCheck = func() error {
+				p := chain.PoolMarginals(run.margs...)
+				auto.exact.Overlay(p, nil)
+				return any.Write(p)
+			}
+		}
 	}
-	if l2, ok := run.samplers[0].(interface{ Lambda2() float64 }); ok {
-		o.Lambda2 = l2.Lambda2()
+	// Every component exact: nothing to sample. A part of a -chain k -of K
+	// run says so in its part record, and their merge answers exactly
+	// again.
+	if auto != nil && auto.exact.All() {
+		marginals = exactMarginals(g, auto.exact)
+		o.gibbsOutput = gibbsOutput{record: record{Sampler: f.sampler, Seed: f.seed,
+			convergence: convergence{Converged: true, Note: "exact: every component eliminated"}}}
+		if f.of > 0 {
+			p, err := f.exactPart(auto.exact.Seconds)
+			if err != nil {
+				return err
+			}
+			o.Parts = []*part{p}
+		}
+	} else {
+		res, err := f.execute(ctx, run.job())
+		if err != nil {
+			return err
+		}
+		marginals = chain.PoolMarginals(run.margs...)
+		if auto != nil {
+			auto.exact.Overlay(marginals, nil)
+		}
+		if o.gibbsOutput, err = run.output(res); err != nil {
+			return err
+		}
+		if l2, ok := run.samplers[0].(interface{ Lambda2() float64 }); ok {
+			o.Lambda2 = l2.Lambda2()
+		}
 	}
 	if mar != nil {
 		mean, mx, err := diag.MarginalAbsVars(marginals, mar, g.Free())
@@ -128,6 +176,11 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("comparing with %s: %w", *marFile, err)
 		}
 		o.MeanHellinger, o.MaxHellinger = &hmean, &hmax
+		score, err := marScore(g, mar, hmean)
+		if err != nil {
+			return fmt.Errorf("comparing with %s: %w", *marFile, err)
+		}
+		o.Score = &score
 	}
 	if any != nil {
 		if err := any.Write(marginals); err != nil {
@@ -163,10 +216,14 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 		fmt.Fprintf(tw, ")")
 	}
 	fmt.Fprintf(tw, "\n")
-	o.gibbsOutput.print(tw)
+	o.Auto.print(tw)
+	if o.Auto == nil || o.Auto.Method != "exact" {
+		o.gibbsOutput.print(tw)
+	}
 	if o.MeanAbsError != nil {
 		fmt.Fprintf(tw, "marginal abs error\tmean %.5f, max %.5f (free variables vs %s)\n", *o.MeanAbsError, *o.MaxAbsError, marFile)
-		fmt.Fprintf(tw, "Hellinger error\tmean %.5f, max %.5f (the UAI MAR score)\n", *o.MeanHellinger, *o.MaxHellinger)
+		fmt.Fprintf(tw, "Hellinger error\tmean %.5f, max %.5f; score %.2f (UAI 2022: 100·(1 − error/uniform's error), 100 exact)\n",
+			*o.MeanHellinger, *o.MaxHellinger, *o.Score)
 	}
 	if o.Anytime != "" {
 		fmt.Fprintf(tw, "anytime solutions\t%d written to %s\n", o.Solutions, o.Anytime)
@@ -174,14 +231,45 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	if o.Out != "" {
 		fmt.Fprintf(tw, "marginals written to\t%s\n", o.Out)
 	}
-	printConvergence(tw, o.convergence)
+	if o.Auto != nil && o.Auto.Method == "exact" {
+		fmt.Fprintf(tw, "convergence\texact: every component eliminated, nothing sampled\n")
+	} else {
+		printConvergence(tw, o.convergence)
+	}
 	return tw.Flush()
 }
 
+// marScore returns the UAI 2022 MAR score of marginals whose mean
+// Hellinger error over g's free variables against mar is herr: max(0,
+// 100·(1 − herr/herr_u)), herr_u the error of uniform marginals (a model
+// whose marginals are all uniform scores 100 if herr is 0).
+func marScore(g *factorgraph.Graph, mar [][]float64, herr float64) (float64, error) {
+	uniform := make([][]float64, g.NumVars())
+	for i := range uniform {
+		d := max(g.Domain(i).Size, 0)
+		uniform[i] = make([]float64, d)
+		for v := range uniform[i] {
+			uniform[i][v] = 1 / float64(d)
+		}
+	}
+	hu, _, err := diag.MarginalHellingerVars(uniform, mar, g.Free())
+	switch {
+	case err != nil:
+		return 0, err
+	case hu == 0:
+		if herr == 0 {
+			return 100, nil
+		}
+		return 0, nil
+	}
+	return max(0, 100*(1-herr/hu)), nil
+}
+
 // autoHelp says what -sampler auto does on a UAI model.
-const autoHelp = ";\nauto: exact blocked updates (block) where deterministic or strong links would freeze single-site chains (a tenth of\n" +
-	"the links or more) and blocks cost at most 80 single-site updates a variable, else plain Gibbs or Poisson-Gibbs\n" +
-	"variable by variable (the cheaper)"
+const autoHelp = ";\nauto: exact marginals by variable elimination for every connected component that fits -exact-memory and three\n" +
+	"quarters of -seconds (by its estimate), and for the others the sampler a short pilot of each candidate measures best (single-site,\n" +
+	"blocks of widths 4 to 16, spanning forests, Swendsen–Wang, Wolff: the most effective samples a second of the\n" +
+	"worst-mixing marginal), run for the rest of the budget"
 
 // blockFlags are the flags of -sampler block.
 type blockFlags struct {

@@ -43,7 +43,7 @@ func TestUntil(t *testing.T) {
 	}
 	// One chain has a stopping rule too (split-R̂ compares its halves).
 	for _, args := range [][]string{
-		{"uai", "-model", model, "-until-rhat", "1.05", "-iters", "2000000"},
+		{"uai", "-model", model, "-sampler", "gibbs", "-until-rhat", "1.05", "-iters", "2000000"},
 	} {
 		code, out, stderr := runCLI(t, append(args, "-json")...)
 		var o struct {

@@ -75,3 +75,48 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("sw -until-rhat: converged %v, stopped by %q, stderr %q", r.Converged, r.StoppedBy, stderr)
 	}
 }
+
+// TestAutoChoice: the default on a UAI file answers exactly where the
+// elimination fits, and otherwise (here: -exact-memory too small for the
+// torus) runs the sampler its pilots measure best — on an ordered
+// ferromagnet written as tables, a cluster move — and says why.
+func TestAutoChoice(t *testing.T) {
+	model := isingUAI(t, 12, 1.0)
+	type out struct {
+		Auto struct {
+			Method string `json:"method"`
+			Exact  int    `json:"exact_variables"`
+			Choice *struct {
+				Sampler string `json:"sampler"`
+				Reason  string `json:"reason"`
+				Pilots  []struct {
+					Sampler string `json:"sampler"`
+				} `json:"pilots"`
+			} `json:"choice"`
+			LogZ *float64 `json:"log_z"`
+		} `json:"auto"`
+		Sampler   string `json:"sampler"`
+		Converged bool   `json:"converged"`
+	}
+	run := func(args ...string) out {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, append([]string{"uai", "-model", model, "-json"}, args...)...)
+		var o out
+		if code != 0 || json.Unmarshal([]byte(stdout), &o) != nil {
+			t.Fatalf("%v: exit %d: %s\n%s", args, code, stderr, stdout)
+		}
+		return o
+	}
+	o := run()
+	if o.Auto.Method != "exact" || o.Auto.Exact != 144 || o.Auto.LogZ == nil || o.Sampler != "auto" || !o.Converged {
+		t.Errorf("12×12 torus: %+v, want an exact answer", o)
+	}
+	o = run("-exact-memory", "1K", "-iters", "20000")
+	c := o.Auto.Choice
+	if o.Auto.Method != "sampled" || c == nil || (c.Sampler != "sw" && c.Sampler != "wolff") || len(c.Pilots) < 5 || c.Reason == "" {
+		t.Errorf("12×12 torus beyond -exact-memory: %+v, want a cluster move chosen by pilots", o)
+	}
+	if code, _, stderr := runCLI(t, "uai", "-model", model, "-sampler", "gibbs", "-exact-memory", "1G"); code != 2 || !strings.Contains(stderr, "-exact-memory applies to -sampler auto only") {
+		t.Errorf("-exact-memory with gibbs: exit %d, %q", code, stderr)
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/infer"
+)
+
+// The default of `pgibbs uai` (-sampler auto, package infer): every
+// component of the free variables whose elimination fits -exact-memory
+// and three quarters of the time budget is solved exactly; the others are
+// sampled by the sampler a short pilot of each candidate measures best,
+// for the rest of the budget.
+
+// autoRun is what the auto path planned, solved and chose.
+type autoRun struct {
+	exact  *infer.ExactPart
+	choice *infer.Choice
+	pilot  float64 // seconds the pilots took
+}
+
+// exactTime returns the time the exact eliminations may take by their
+// estimates, three quarters of -seconds, and the limit at which one still
+// running is stopped and sampled instead, nine tenths; for a run counted
+// in -iters, a minute and none (an exact answer is worth more than any
+// number of updates).
+func (f *runFlags) exactTime() (estimate, limit time.Duration) {
+	if f.seconds > 0 {
+		s := f.seconds * float64(time.Second)
+		return time.Duration(0.75 * s), time.Duration(0.9 * s)
+	}
+	return time.Minute, 0
+}
+
+// autoPlan plans and solves the exact components of g and, if some are
+// left, chooses their sampler (f.spec) by pilots within a tenth of the
+// budget left; a run of -seconds loses the time both took.
+func (f *runFlags) autoPlan(ctx context.Context, g *factorgraph.Graph, exactMemory string) (*autoRun, error) {
+	start := time.Now()
+	mem, _, err := f.memoryLimit()
+	if err != nil {
+		return nil, err
+	}
+	maxBytes := mem / 2
+	if exactMemory != "" {
+		if maxBytes, err = parseBytes(exactMemory); err != nil {
+			return nil, usagef("-exact-memory %s: %v", exactMemory, err)
+		}
+	}
+	estimate, limit := f.exactTime()
+	ex, err := infer.PlanExact(g, maxBytes, estimate)
+	if err != nil {
+		return nil, err
+	}
+	if err := ex.Solve(ctx, limit); err != nil {
+		return nil, err
+	}
+	a := &autoRun{exact: ex}
+	if ex.All() {
+		return a, nil
+	}
+	budget := 2e9 // pilots of a run counted in -iters: 2 s of the cost model
+	if f.seconds > 0 {
+		left := f.seconds - time.Since(start).Seconds()
+		budget = math.Max(0.1*left, 0.05) * 1e9
+	}
+	pilots := time.Now()
+	ch, err := infer.Choose(g, infer.ChooseOptions{Budget: budget, Seed: f.seed, Options: f.options()})
+	if err != nil {
+		return nil, err
+	}
+	a.choice, a.pilot = &ch, time.Since(pilots).Seconds()
+	f.spec = &ch.Spec
+	if f.seconds > 0 {
+		f.seconds = math.Max(f.seconds-time.Since(start).Seconds(), 0.05)
+	}
+	return a, nil
+}
+
+// autoOutput is the JSON record of the auto path's plan and choice.
+type autoOutput struct {
+	// Method is how the answer was found: "exact" (every component
+	// eliminated), "sampled" (none) or "exact+sampled".
+	Method string `json:"method"`
+	// ExactComponents of Components were eliminated exactly, holding
+	// ExactVariables free variables, in ExactSeconds; LogZ is log Z of
+	// the exact part (all of the model's when every component is exact).
+	Components      int            `json:"components"`
+	ExactComponents int            `json:"exact_components"`
+	ExactVariables  int            `json:"exact_variables"`
+	ExactSeconds    float64        `json:"exact_seconds"`
+	LogZ            *float64       `json:"log_z,omitempty"`
+	Parts           []componentOut `json:"component_plans,omitempty"`
+	Choice          *choiceOutput  `json:"choice,omitempty"`
+}
+
+// componentOut describes one component's plan.
+type componentOut struct {
+	Variables int     `json:"variables"`
+	Exact     bool    `json:"exact"`
+	Width     int     `json:"width"`
+	Entries   float64 `json:"entries"`
+	Bytes     float64 `json:"bytes"`
+	Why       string  `json:"why_sampled,omitempty"`
+}
+
+// choiceOutput is the pilots' record.
+type choiceOutput struct {
+	Sampler string        `json:"sampler"`
+	Reason  string        `json:"reason"`
+	Seconds float64       `json:"pilot_seconds"`
+	Pilots  []pilotOutput `json:"pilots"`
+}
+
+type pilotOutput struct {
+	Sampler      string  `json:"sampler"`
+	Sweeps       float64 `json:"sweeps,omitempty"`
+	ESS          float64 `json:"ess_min,omitempty"`
+	NsPerSweep   float64 `json:"ns_per_sweep,omitempty"`
+	ESSPerSecond float64 `json:"ess_per_second,omitempty"`
+	Refused      string  `json:"refused,omitempty"`
+}
+
+// output returns the record of a.
+func (a *autoRun) output() *autoOutput {
+	ex := a.exact
+	o := &autoOutput{Components: len(ex.Components), ExactVariables: ex.ExactVars(), ExactSeconds: ex.Seconds}
+	switch {
+	case ex.All():
+		o.Method = "exact"
+	case ex.Any():
+		o.Method = "exact+sampled"
+	default:
+		o.Method = "sampled"
+	}
+	logZ, all := 0.0, true
+	for k, c := range ex.Components {
+		o.Parts = append(o.Parts, componentOut{Variables: len(c.Vars), Exact: ex.Exact[k], Width: c.Width, Entries: c.Entries, Bytes: c.Bytes, Why: ex.Why[k]})
+		if ex.Exact[k] {
+			o.ExactComponents++
+			logZ += ex.Results[k].LogZ
+		} else {
+			all = false
+		}
+	}
+	if all && len(ex.Components) > 0 {
+		o.LogZ = &logZ
+	}
+	if len(o.Parts) > 20 {
+		o.Parts = nil // many small components: the counts say enough
+	}
+	if ch := a.choice; ch != nil {
+		co := &choiceOutput{Sampler: ch.Spec.String(), Reason: ch.Reason, Seconds: a.pilot}
+		for _, p := range ch.Pilots {
+			co.Pilots = append(co.Pilots, pilotOutput{Sampler: p.Spec.String(), Sweeps: p.Sweeps, ESS: p.ESS, NsPerSweep: p.NsPerSweep, ESSPerSecond: p.ESSPerSecond, Refused: p.Refused})
+		}
+		o.Choice = co
+	}
+	return o
+}
+
+// print adds the plan's and the choice's lines to a text table.
+func (o *autoOutput) print(w io.Writer) {
+	if o == nil {
+		return
+	}
+	fmt.Fprintf(w, "exact\t%d of %d components (%d free variables) by variable elimination, %.2f s\n",
+		o.ExactComponents, o.Components, o.ExactVariables, o.ExactSeconds)
+	for _, p := range o.Parts {
+		if !p.Exact {
+			fmt.Fprintf(w, "sampled\ta component of %d variables: %s\n", p.Variables, p.Why)
+		}
+	}
+	if c := o.Choice; c != nil {
+		fmt.Fprintf(w, "sampler chosen\t%s (pilots %.2f s)\n", c.Reason, c.Seconds)
+	}
+}
+
+// exactMarginals returns the marginals of every variable of g when every
+// component of its free variables was eliminated: point masses for the
+// evidence, the eliminations' for the rest.
+func exactMarginals(g *factorgraph.Graph, ex *infer.ExactPart) [][]float64 {
+	out := make([][]float64, g.NumVars())
+	for i := range out {
+		d := g.Domain(i)
+		out[i] = make([]float64, max(d.Size, 0))
+		if v, ok := g.Observed(i); ok && d.IsDiscrete() {
+			out[i][int(v)] = 1
+		}
+	}
+	ex.Overlay(out, nil)
+	return out
+}
+
+// exactPart returns the part record of chain f.chain of a -chain k -of K
+// run whose answer is exact: no chain state, the run's description and
+// inputs, so that `pgibbs merge` checks the parts as it does any.
+func (f *runFlags) exactPart(seconds float64) (*part, error) {
+	m := meta{Command: f.command, Args: f.args, Trace: f.trace}
+	var err error
+	if m.Inputs, err = chain.HashFiles(f.inputPaths()...); err != nil {
+		return nil, err
+	}
+	return &part{meta: m, Chain: f.chain, Of: f.of, Seconds: seconds}, nil
+}
