@@ -10,13 +10,13 @@ import (
 )
 
 // figures are the names Reproduce knows, in the order of Figures.
-var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "all"}
+var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "all"}
 
 // Figures returns the names [Reproduce] knows, in order: "fig1a", "fig1b",
 // "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover",
-// "clusters" and, last, "all" (every figure and table of the papers: all
-// of them but the studies "crossover" and "clusters"). The slice is the
-// caller's.
+// "clusters", "uai" and, last, "all" (every figure and table of the papers:
+// all of them but the studies "crossover", "clusters" and "uai"). The
+// slice is the caller's.
 func Figures() []string { return slices.Clone(figures) }
 
 // The experiments' settings (quick or full); the tests replace them with
@@ -29,6 +29,7 @@ var (
 	rlrSettings       = RLRPaper
 	crossoverSettings = CrossoverPaper
 	clustersSettings  = ClustersPaper
+	uaiSettings       = UAIPaper
 )
 
 // Reproduce regenerates the named figure or table (one of [Figures]) into
@@ -45,6 +46,7 @@ var (
 //	tunamh-rlr     RLR: tunamh-rlr.csv
 //	crossover      Crossover, a timing study (run it alone on a quiet machine): crossover.csv, its summary, its plots
 //	clusters       Clusters, τ against L at the Ising critical point and seconds per sweep (run it alone): clusters-tau.csv, .png, .svg; clusters-cost.csv, .png, .svg
+//	uai            UAIScores, the MAR task on the shared UAI models at 20 s a model on one core (run it alone): uai-scores.csv
 //	all            fig1a to tunamh-rlr (not crossover, not clusters), one Potts and one Spin run serving every figure
 //
 // cfg goes to every driver; if cfg.Dir is empty, ground truths are cached
@@ -119,8 +121,21 @@ func (r *reproducer) steps(name string) []func(context.Context) error {
 		"tunamh-rlr":    {r.rlr},
 		"crossover":     {r.crossover},
 		"clusters":      {r.clusters},
+		"uai":           {r.uai},
 		"all":           {r.fig1a, r.fig1b, r.fig1c, r.fig2, r.fig3, r.table1, r.rlr},
 	}[name]
+}
+
+// uai runs the UAI MAR task on the shared models.
+func (r *reproducer) uai(ctx context.Context) error {
+	s := uaiSettings(r.quick)
+	s.Seed = r.cfg.Seed
+	r.say("\nUAI MAR task: every model of %s with a .MAR file, %g s a model on one core (GOMAXPROCS = 1), one chain: package infer's default answer", s.Dir, s.Seconds)
+	res, err := UAIScores(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	return r.summary(res.Markdown(), res.WriteCSV)
 }
 
 // wrote records and prints written files.

@@ -333,10 +333,11 @@ func TestFigures(t *testing.T) {
 			t.Errorf("%s: nothing to run", name)
 		}
 	}
-	// "all" is every figure and table of the papers, each once; crossover
-	// and clusters are studies of timing and physics and not part of it.
-	if n := len(r.steps("all")); n != len(names)-3 {
-		t.Errorf("all runs %d steps, want %d", n, len(names)-3)
+	// "all" is every figure and table of the papers, each once; crossover,
+	// clusters and uai are studies (timing, physics, the default answer)
+	// and not part of it.
+	if n := len(r.steps("all")); n != len(names)-4 {
+		t.Errorf("all runs %d steps, want %d", n, len(names)-4)
 	}
 }
 
@@ -371,4 +372,30 @@ func checkFile(t *testing.T, p string) {
 	default:
 		t.Errorf("unexpected file %s", p)
 	}
+}
+
+// TestUAIScores: the UAI study scores a model it answers exactly at 100,
+// runs the sampled path within its budget, and writes its table.
+func TestUAIScores(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "data", "uai")
+	if _, err := os.Stat(filepath.Join(dir, "Grids_12.uai")); err != nil {
+		t.Skip("the shared UAI models are not here")
+	}
+	res, err := UAIScores(context.Background(), UAISettings{Dir: dir, Models: []string{"Grids_12", "Promedus_13"}, Seconds: 1, Seed: 1}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range res.Rows {
+		if row.Method != "exact" || row.Score < 99.99 || row.Seconds > 1.5 {
+			t.Errorf("%+v, want an exact answer scoring 100 within the second", row)
+		}
+	}
+	if md := res.Markdown(); !strings.Contains(md, "| Grids_12 | ") || !strings.Contains(md, "ibia-mar") {
+		t.Errorf("table:\n%s", md)
+	}
+	p, err := res.WriteCSV(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, p)
 }

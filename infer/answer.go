@@ -10,6 +10,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
 
 // Options configure Marginals. The zero value gives the defaults.
@@ -18,7 +19,8 @@ type Options struct {
 	// and sampling. Zero means 10 s.
 	Time time.Duration
 	// MaxBytes bounds the memory of one component's exact elimination.
-	// Zero means elim.DefaultMaxBytes.
+	// Zero means half the memory this process may use (sysmem.Total; 2
+	// GiB if it cannot be read), as the command line does.
 	MaxBytes float64
 	// Seed seeds the pilots and the chains (chain k: stream k).
 	Seed uint64
@@ -80,6 +82,9 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer,
 	if opt.Chains == 0 {
 		opt.Chains = 1
 	}
+	if opt.MaxBytes == 0 {
+		opt.MaxBytes = DefaultMaxBytes()
+	}
 	start := time.Now()
 	ex, err := PlanExact(g, opt.MaxBytes, time.Duration(exactShare*float64(opt.Time)))
 	if err != nil {
@@ -110,7 +115,7 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	}
 	a.Choice = &ch
 	sizes := factorgraph.Sizes(g)
-	mon, err := chain.NewMonitor(g.Free(), sizes, 2000)
+	mon, err := chain.NewMonitor(chain.Tracked(g.Free(), chain.DefaultTracked), sizes, 2000)
 	if err != nil {
 		return err
 	}
@@ -173,6 +178,16 @@ func burnSteps(smp gibbs.Sampler, ch Choice, left time.Duration) int64 {
 		sweeps = min(sweeps, 0.1*float64(left.Nanoseconds())/ns)
 	}
 	return int64(sweeps * gibbs.StepsPerSweep(smp))
+}
+
+// DefaultMaxBytes returns the default memory budget of one component's
+// exact elimination: half the memory this process may use (2 GiB if that
+// cannot be read).
+func DefaultMaxBytes() float64 {
+	if m := sysmem.Total(); m > 0 {
+		return m / 2
+	}
+	return 2 << 30
 }
 
 // pointMasses returns marginals for every variable of g: point masses for

@@ -130,12 +130,19 @@ func Choose(g *factorgraph.Graph, opt ChooseOptions) (Choice, error) {
 	if opt.Budget == 0 {
 		opt.Budget = 2e9
 	}
-	cands := candidates()
+	cands := candidates(g)
 	var ch Choice
 	per := opt.Budget / float64(len(cands))
 	var seen [][][]int // the block sets of the block candidates so far
+	slowWidth := 0     // the narrowest block width too slow for a pilot (0: none yet)
 	for k, spec := range cands {
 		p := Pilot{Spec: spec}
+		if w := spec.Block.MaxWidth; spec.Name == "block" && slowWidth > 0 && w > slowWidth {
+			// Wider blocks cost more a sweep: not worth building.
+			p.Refused = fmt.Sprintf("%s width %d's", tooSlowWider, slowWidth)
+			ch.Pilots = append(ch.Pilots, p)
+			continue
+		}
 		smp, err := spec.New(g, rand.New(chain.Source(opt.Seed, pilotStream+k)), pilotOptions(g, opt))
 		switch {
 		case err != nil:
@@ -144,6 +151,9 @@ func Choose(g *factorgraph.Graph, opt ChooseOptions) (Choice, error) {
 			p.Refused = "the same blocks as a narrower width's"
 		default:
 			run(smp, &p, per)
+			if w := spec.Block.MaxWidth; spec.Name == "block" && w > 0 && strings.HasPrefix(p.Refused, tooSlow) && slowWidth == 0 {
+				slowWidth = w
+			}
 		}
 		ch.Pilots = append(ch.Pilots, p)
 	}
@@ -154,31 +164,60 @@ func Choose(g *factorgraph.Graph, opt ChooseOptions) (Choice, error) {
 			best = k
 		}
 	}
-	if best < 0 {
-		var why []string
-		for _, p := range ch.Pilots {
-			why = append(why, p.Spec.String()+": "+p.Refused)
-		}
-		return ch, fmt.Errorf("infer: no sampler accepts the model: %s", strings.Join(why, "; "))
+	if best >= 0 {
+		ch.Spec = ch.Pilots[best].Spec
+		ch.Reason = reason(ch.Pilots, best)
+		return ch, nil
 	}
-	ch.Spec = ch.Pilots[best].Spec
-	ch.Reason = reason(ch.Pilots, best)
-	return ch, nil
+	// No pilot ran: the first candidate the model accepts, by rule, if
+	// only the budget kept the pilots from running.
+	var why []string
+	for k, p := range ch.Pilots {
+		if strings.HasPrefix(p.Refused, tooSlow) {
+			ch.Spec = cands[k]
+			ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time for pilots (%s)", ch.Spec, p.Refused)
+			return ch, nil
+		}
+		why = append(why, p.Spec.String()+": "+p.Refused)
+	}
+	return ch, fmt.Errorf("infer: no sampler accepts the model: %s", strings.Join(why, "; "))
 }
+
+// tooSlow starts the refusal of a candidate whose pilot does not fit the
+// budget (the model accepts it), tooSlowWider that of blocks wider than
+// blocks too slow.
+const (
+	tooSlow      = "a sweep-equivalent costs about"
+	tooSlowWider = "wider than the too slow"
+)
 
 // pilotStream is the first stream of the pilots (chains use streams
 // 0, 1, …: the pilots never share one with a chain).
 const pilotStream = 1 << 20
 
-// candidates returns the samplers Choose tries, cheapest first.
-func candidates() []Spec {
+// candidates returns the samplers Choose tries on g, cheapest first.
+// Building blocks costs about n·MaxVars work (each variable joins a block
+// after a simulated elimination of it), seconds for 40 000 variables at
+// the default of 1024 a block: on large models the blocks are capped at
+// about 2·10⁶/n variables (at least 64), which builds them in under a
+// second and costs the pilots little (a block of 64 variables already
+// holds a sticky region of a lattice together).
+func candidates(g *factorgraph.Graph) []Spec {
+	vars := gibbs.DefaultBlockVars
+	if n := len(g.Free()); n > 2048 {
+		vars = max(64, 1<<int(math.Log2(2e6/float64(n))))
+	}
+	block := func(cfg gibbs.BlockConfig) Spec {
+		cfg.MaxVars = vars
+		return Spec{Name: "block", Block: cfg}
+	}
 	return []Spec{
 		{Name: "site"},
-		{Name: "block", Block: gibbs.BlockConfig{MaxWidth: 4}},
-		{Name: "block", Block: gibbs.BlockConfig{MaxWidth: 8}},
-		{Name: "block", Block: gibbs.BlockConfig{MaxWidth: 12}},
-		{Name: "block", Block: gibbs.BlockConfig{MaxWidth: 16, MaxTable: 1 << 18}},
-		{Name: "block", Block: gibbs.BlockConfig{Forests: true}},
+		block(gibbs.BlockConfig{MaxWidth: 4}),
+		block(gibbs.BlockConfig{MaxWidth: 8}),
+		block(gibbs.BlockConfig{MaxWidth: 12}),
+		block(gibbs.BlockConfig{MaxWidth: 16, MaxTable: 1 << 18}),
+		block(gibbs.BlockConfig{Forests: true}),
 		{Name: "sw"},
 		{Name: "wolff"},
 	}
@@ -239,10 +278,10 @@ func run(smp gibbs.Sampler, p *Pilot, budget float64) {
 	nsPerSweep := perStep * stepsPerSweep
 	sweeps := math.Floor(min(maxPilotSweeps, budget/nsPerSweep))
 	if sweeps < minPilotSweeps {
-		p.Refused = fmt.Sprintf("a sweep-equivalent costs about %.3g s: too slow for a pilot of %d", nsPerSweep*1e-9, minPilotSweeps)
+		p.Refused = fmt.Sprintf("%s %.3g s: too slow for a pilot of %d", tooSlow, nsPerSweep*1e-9, minPilotSweeps)
 		return
 	}
-	mon, err := chain.NewMonitor(g.Free(), factorgraph.Sizes(g), 2*maxPilotSweeps)
+	mon, err := chain.NewMonitor(chain.Tracked(g.Free(), chain.DefaultTracked), factorgraph.Sizes(g), 2*maxPilotSweeps)
 	if err != nil {
 		p.Refused = err.Error()
 		return

@@ -40,14 +40,18 @@ func (f *runFlags) exactTime() (estimate, limit time.Duration) {
 
 // autoPlan plans and solves the exact components of g and, if some are
 // left, chooses their sampler (f.spec) by pilots within a tenth of the
-// budget left; a run of -seconds loses the time both took.
+// budget left; a run of -seconds loses the time both took, and the time
+// the model took to read.
 func (f *runFlags) autoPlan(ctx context.Context, g *factorgraph.Graph, exactMemory string) (*autoRun, error) {
-	start := time.Now()
+	start := f.started // reading the model counts too: -seconds is the whole answer's
 	mem, _, err := f.memoryLimit()
 	if err != nil {
 		return nil, err
 	}
-	maxBytes := mem / 2
+	maxBytes := infer.DefaultMaxBytes()
+	if mem > 0 && f.maxMemory != "" {
+		maxBytes = mem / 2
+	}
 	if exactMemory != "" {
 		if maxBytes, err = parseBytes(exactMemory); err != nil {
 			return nil, usagef("-exact-memory %s: %v", exactMemory, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/pgibbs/pgibbs/chain"
 )
@@ -24,6 +25,10 @@ type convergence struct {
 	Constant   int      `json:"constant_quantities,omitempty"`
 	Worst      []string `json:"worst,omitempty"`
 	Note       string   `json:"convergence_note,omitempty"`
+
+	// Of says which variables were judged when not all: "1000 of 40000
+	// variables, evenly spaced" (chain.Tracked).
+	Of string `json:"judged_variables,omitempty"`
 
 	criteria chain.Criteria
 	tracked  int // quantities judged (not constant)
@@ -72,11 +77,15 @@ func printConvergence(w io.Writer, c convergence) {
 
 // summary says the verdict in one line.
 func (c convergence) summary() string {
-	if c.Converged {
-		return fmt.Sprintf("converged: R̂ < %g and ESS ≥ %g for all %d tracked quantities (%d chain(s) × %d draws, one a sweep-equivalent)",
-			c.criteria.RHat, c.criteria.MinESS, c.tracked, c.chains, c.Draws)
+	of := ""
+	if c.Of != "" {
+		of = " of " + c.Of
 	}
-	return "NOT converged: " + c.Note
+	if c.Converged {
+		return fmt.Sprintf("converged: R̂ < %g and ESS ≥ %g for all %d tracked quantities%s (%d chain(s) × %d draws, one a sweep-equivalent)",
+			c.criteria.RHat, c.criteria.MinESS, c.tracked, of, c.chains, c.Draws)
+	}
+	return "NOT converged: " + c.Note + strings.TrimSuffix(" (judged"+of+")", " (judged)")
 }
 
 // warn tells stderr when a run ended unconverged (the record says it too).

@@ -47,7 +47,7 @@ func (g *gibbsRun) job() job {
 				return nil, err
 			}
 			if g.monitor == nil {
-				if g.monitor, err = chain.NewMonitor(free, factorgraph.Sizes(g.model), traceDraws); err != nil {
+				if g.monitor, err = chain.NewMonitor(chain.Tracked(free, chain.DefaultTracked), factorgraph.Sizes(g.model), traceDraws); err != nil {
 					return nil, err
 				}
 			}
@@ -95,14 +95,15 @@ func (g *gibbsRun) perUpdate() func() float64 {
 }
 
 // memory estimates one chain's bytes: the sampler's per-variable state and
-// scratch, the R̂ trace (traceDraws draws of every free variable) and the
+// scratch, the R̂ trace (traceDraws draws of each tracked variable) and the
 // subcommand's observers (marginal counts, histograms).
 func (g *gibbsRun) memory() float64 {
 	n, values := float64(g.model.NumVars()), 0.0
 	for i := range g.model.NumVars() {
 		values += float64(g.model.Domain(i).Size)
 	}
-	return 64*n + 8*traceDraws*float64(len(g.model.Free())) + 24*values + g.extra
+	tracked := min(len(g.model.Free()), chain.DefaultTracked)
+	return 64*n + 8*traceDraws*float64(tracked) + 24*values + g.extra
 }
 
 // options returns the sampler options of the shared flags.
@@ -134,6 +135,9 @@ func (g *gibbsRun) lambda() float64 {
 func (g *gibbsRun) convergence() convergence {
 	qs, name := g.monitor.Quantities()
 	c := g.f.judge(qs, name)
+	if n := len(g.model.Free()); n > chain.DefaultTracked {
+		c.Of = fmt.Sprintf("%d of %d variables, evenly spaced", chain.DefaultTracked, n)
+	}
 	if stuck := g.stuck(); stuck != "" {
 		c.Converged = false
 		c.Note = strings.TrimPrefix(c.Note+"; ", "; ") + stuck
@@ -152,7 +156,7 @@ func (g *gibbsRun) stuck() string {
 	p := chain.PoolMarginals(g.margs...)
 	var names []string
 	count := 0
-	for j, v := range g.model.Free() {
+	for j, v := range chain.Tracked(g.model.Free(), chain.DefaultTracked) {
 		x, constant := 0.0, true
 		for k, t := range g.monitor.Traces() {
 			d := t.Draws()[j]

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
 
 // checkMemory refuses a run whose chains are estimated to need more memory
@@ -56,40 +56,8 @@ func parseBytes(s string) (float64, error) {
 	return v * mult, nil
 }
 
-// machineMemory returns the memory available to this process: the cgroup
-// (v2, then v1) limit if there is one, else the machine's total memory;
-// 0 if neither can be read (no check).
-func machineMemory() float64 {
-	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
-		if b, err := os.ReadFile(p); err == nil {
-			if v, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64); err == nil && v > 0 && v < 1<<60 {
-				return v
-			}
-		}
-	}
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if fields := strings.Fields(sc.Text()); len(fields) >= 2 && fields[0] == "MemTotal:" {
-			if v, err := strconv.ParseFloat(fields[1], 64); err == nil {
-				return v * 1024
-			}
-		}
-	}
-	return 0
-}
+// machineMemory returns the memory available to this process (0: unknown).
+func machineMemory() float64 { return sysmem.Total() }
 
 // bytesString formats a number of bytes.
-func bytesString(b float64) string {
-	for _, u := range []string{"B", "KB", "MB", "GB", "TB"} {
-		if b < 1024 || u == "TB" {
-			return fmt.Sprintf("%.3g %s", b, u)
-		}
-		b /= 1024
-	}
-	return ""
-}
+func bytesString(b float64) string { return sysmem.String(b) }

@@ -35,6 +35,9 @@ const reproduceUsage = `Regenerates a figure or table of the papers and writes C
   clusters       τ of |m| against L at the 2-D Ising critical point (heat bath, Poisson-Gibbs, Swendsen–Wang, Wolff;
                  fitted dynamic exponents z) and seconds per Swendsen–Wang / Poisson-Gibbs sweep up to 10⁶ sites and
                  long range (a study: run it alone; -runs sets the chains; not part of all)
+  uai            the UAI competitions' MAR task on every shared model (../shared/data/uai) with its .MAR file: the
+                 default answer (exact where an elimination fits, else the sampler its pilots choose) at 20 s a model
+                 on one core, scored as UAI 2022 scores (-quick: 2 s a model; a study: run it alone; not part of all)
   all            every figure and table of the papers above (fig1a … tunamh-rlr), each run once
 Full runs take minutes each (see docs/RESULTS.md); -quick finishes each figure in under a minute with
 shorter runs (which it states). Figures average -runs independent runs, in parallel.`

@@ -55,6 +55,7 @@ type runFlags struct {
 	minESS    float64           // -min-ess
 	estimator string            // -estimator of the marginals: "rb" or "counts"
 	spec      *infer.Spec       // the sampler -sampler auto chose (uai), or nil
+	started   time.Time         // when the command started (-seconds counts from then for auto)
 
 	// inputs and outputs name the subcommand's flags that name files: they
 	// are made absolute, so that a resumed or merged run reads and writes
@@ -149,7 +150,7 @@ type meta struct {
 // re-parses its flags; it then checks the shared flags and records the
 // canonical flags.
 func (f *runFlags) parse(e *env, args []string) error {
-	f.env = e
+	f.env, f.started = e, time.Now()
 	if err := parse(f.fs, args); err != nil {
 		return err
 	}
