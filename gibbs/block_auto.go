@@ -115,7 +115,10 @@ const (
 // would freeze single-site updates (see NewGibbs) always gets blocks,
 // whatever they cost. Both are exact; the choice depends
 // on the model only, so the same seed gives the same chain. The workers of
-// a Chromatic, which update one variable at a time, are always Auto.
+// a Chromatic, which update one variable at a time, are always Auto. The
+// choice is by rule; for the marginals themselves — exact where an
+// elimination fits, a sampler chosen by measured pilots elsewhere, with a
+// convergence verdict — see infer.Marginals.
 func NewAutoSampler(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
 	if bm, ok := m.(blockModel); ok && (opt == nil || !opt.singleSite) {
 		// Single-site updates that cannot move a hard link are no choice.
