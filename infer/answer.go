@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -24,6 +25,11 @@ type Options struct {
 	MaxBytes float64
 	// Seed seeds the pilots and the chains (chain k: stream k).
 	Seed uint64
+	// Sweeps, if positive, is the sampled part's length in
+	// sweep-equivalents (after its burn-in) instead of the time left: a
+	// run whose samples, and so whose answer, depend on the seed alone
+	// (the exact part and the pilots are counted already).
+	Sweeps float64
 	// Chains is the number of chains of the sampled part, run in
 	// parallel. Zero means 1.
 	Chains int
@@ -146,7 +152,12 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	for _, c := range chains {
 		c.Burn = burnSteps(c.Kernel.(gibbs.Sampler), ch, left)
 	}
-	if err := (&chain.Runner{Duration: max(left, time.Millisecond)}).Run(ctx, chains); err != nil {
+	r := &chain.Runner{Duration: max(left, time.Millisecond)}
+	if opt.Sweeps > 0 {
+		steps := gibbs.StepsPerSweep(samplers[0])
+		r = &chain.Runner{Steps: chains[0].Burn + max(1, int64(math.Round(opt.Sweeps*steps)))}
+	}
+	if err := r.Run(ctx, chains); err != nil {
 		return err
 	}
 	v := mon.Verdict(opt.Criteria)

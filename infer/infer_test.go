@@ -177,14 +177,15 @@ func TestChooseOrderedFerromagnet(t *testing.T) {
 
 // TestMarginalsOrderedFerromagnet: beyond exact reach (a memory budget too
 // small for the torus), the answer samples with the chosen cluster move
-// and finds the symmetric (uniform) marginals that single-site chains,
-// stuck in one phase, miss; the verdict is given.
+// (2000 sweep-equivalents: counted, so the test does not depend on the
+// machine's load) and finds the symmetric (uniform) marginals that
+// single-site chains, stuck in one phase, miss; the verdict is given.
 func TestMarginalsOrderedFerromagnet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("samples for a second")
 	}
 	g := isingTorus(t, 32, 1.0)
-	a, err := Marginals(context.Background(), g, Options{Time: time.Second, MaxBytes: 1 << 10, Seed: 2})
+	a, err := Marginals(context.Background(), g, Options{Time: time.Second, MaxBytes: 1 << 10, Seed: 2, Sweeps: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
