@@ -147,6 +147,7 @@ type Measurer struct {
 	err    error // the first invalid state seen
 
 	energy, mag []float64
+	m2, sk      []float64 // the squared magnetisation and S(k_min) (Series)
 }
 
 // NewMeasurer returns a Measurer for l. samples sets how the energy is
@@ -259,12 +260,16 @@ func (m *Measurer) record(x []float64, recount bool) {
 	} else {
 		e = m.l.Energy(x)
 	}
+	m2, sk := m.l.structure(x)
 	m.energy = append(m.energy, e)
 	m.mag = append(m.mag, mag)
+	m.m2 = append(m.m2, m2)
+	m.sk = append(m.sk, sk)
 }
 
-// measurerVersion is the version of the Measurer's snapshots.
-const measurerVersion = 1
+// measurerVersion is the version of the Measurer's snapshots (2: with the
+// M2 and SK series).
+const measurerVersion = 2
 
 // measurerState is the snapshot of a Measurer.
 type measurerState struct {
@@ -276,6 +281,8 @@ type measurerState struct {
 	Samples       int       `json:"samples"`
 	Energy        []float64 `json:"energy"`
 	Magnetisation []float64 `json:"magnetisation"`
+	M2            []float64 `json:"m2"`
+	SK            []float64 `json:"sk"`
 	Err           string    `json:"err,omitempty"`
 }
 
@@ -288,7 +295,7 @@ type measurerState struct {
 // source (a *rand.PCG) alongside.
 func (m *Measurer) Snapshot() ([]byte, error) {
 	st := measurerState{Version: measurerVersion, Kind: "lattice-measurer", Sites: m.l.n, Offsets: len(m.l.w),
-		Samples: m.samples, Energy: m.energy, Magnetisation: m.mag}
+		Samples: m.samples, Energy: m.energy, Magnetisation: m.mag, M2: m.m2, SK: m.sk}
 	if m.l.kind != ContinuousSpins {
 		st.States = m.l.q
 	}
@@ -324,10 +331,11 @@ func (m *Measurer) Restore(data []byte) error {
 	case st.Samples != m.samples:
 		return fmt.Errorf("lattice: restore measurer: snapshot measured energies with %d sampled pairs, this measurer with %d (0: exact)",
 			st.Samples, m.samples)
-	case len(st.Energy) != len(st.Magnetisation):
-		return fmt.Errorf("lattice: restore measurer: snapshot has %d energies but %d magnetisations", len(st.Energy), len(st.Magnetisation))
+	case len(st.Energy) != len(st.Magnetisation) || len(st.M2) != len(st.Energy) || len(st.SK) != len(st.Energy):
+		return fmt.Errorf("lattice: restore measurer: snapshot has %d energies but %d magnetisations, %d squared magnetisations and %d structure factors",
+			len(st.Energy), len(st.Magnetisation), len(st.M2), len(st.SK))
 	}
-	m.energy, m.mag = st.Energy, st.Magnetisation
+	m.energy, m.mag, m.m2, m.sk = st.Energy, st.Magnetisation, st.M2, st.SK
 	m.err = nil
 	if st.Err != "" {
 		m.err = errors.New(st.Err)
@@ -342,6 +350,10 @@ func (m *Measurer) Energies() []float64 { return m.energy }
 
 // Magnetisations returns the order-parameter series.
 func (m *Measurer) Magnetisations() []float64 { return m.mag }
+
+// Series returns every series measured so far (views; the caller must not
+// modify them).
+func (m *Measurer) Series() Series { return Series{E: m.energy, M: m.mag, M2: m.m2, SK: m.sk} }
 
 // Estimate is the mean of a measured series with its standard error from a
 // binning analysis.

@@ -382,7 +382,7 @@ func TestMeasurerRestoreErrors(t *testing.T) {
 		want string
 	}{
 		{"not JSON", []byte("{"), "restore measurer"},
-		{"other version", []byte(strings.Replace(string(good), `"version":1`, `"version":2`, 1)), "version 2"},
+		{"other version", []byte(strings.Replace(string(good), `"version":2`, `"version":3`, 1)), "version 3"},
 		{"other kind", []byte(strings.Replace(string(good), `"lattice-measurer"`, `"trace"`, 1)), `"trace"`},
 		{"other size", other(size, ExactEnergy), "49 sites"},
 		{"other states", other(states, ExactEnergy), "4 states"},
