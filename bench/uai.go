@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/diag"
-	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/infer"
 )
@@ -146,7 +145,7 @@ func uaiRow(ctx context.Context, s UAISettings, name string) (UAIRow, error) {
 			row.Converged = "no: " + a.Verdict.Reason
 		}
 	}
-	if row.MeanHellinger, row.Score, err = marScore(g, a.Marginals, p.Exact); err != nil {
+	if row.Score, row.MeanHellinger, err = diag.MARScore(a.Marginals, p.Exact, g.Free()); err != nil {
 		return UAIRow{}, err
 	}
 	if sc, ok := published[name]; ok {
@@ -156,34 +155,6 @@ func uaiRow(ctx context.Context, s UAISettings, name string) (UAIRow, error) {
 		row.MARDisagreement = "the .MAR file does not fit the model (enumeration of every component agrees with the elimination to 1e-14)"
 	}
 	return row, nil
-}
-
-// marScore returns the mean Hellinger error of est against exact over g's
-// free variables and the UAI 2022 score max(0, 100·(1 − HErr/HErr_u)),
-// HErr_u that of uniform marginals.
-func marScore(g *factorgraph.Graph, est, exact [][]float64) (herr, score float64, err error) {
-	herr, _, err = diag.MarginalHellingerVars(est, exact, g.Free())
-	if err != nil {
-		return 0, 0, err
-	}
-	uniform := make([][]float64, g.NumVars())
-	for i := range uniform {
-		d := max(g.Domain(i).Size, 0)
-		uniform[i] = make([]float64, d)
-		for v := range uniform[i] {
-			uniform[i][v] = 1 / float64(d)
-		}
-	}
-	hu, _, err := diag.MarginalHellingerVars(uniform, exact, g.Free())
-	switch {
-	case err != nil:
-		return 0, 0, err
-	case hu == 0 && herr == 0:
-		return herr, 100, nil
-	case hu == 0:
-		return herr, 0, nil
-	}
-	return herr, max(0, 100*(1-herr/hu)), nil
 }
 
 // Markdown returns the result as a Markdown table.

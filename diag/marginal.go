@@ -184,6 +184,37 @@ func MarginalHellingerVars(est, exact [][]float64, vars []int) (mean, max float6
 	return sum / float64(n), max, nil
 }
 
+// MARScore returns the UAI 2022 competition's score of marginals est
+// against exact over the variables vars (nil: all), and its mean Hellinger
+// error: score = max(0, 100·(1 − HErr/HErr_u)), HErr the mean Hellinger
+// error of est ([MarginalHellingerVars]) and HErr_u that of uniform
+// marginals over each variable's values (100: exact, 0: no better than a
+// uniform guess). Where every exact marginal is uniform (HErr_u = 0) the
+// score is 100 for a zero error and 0 otherwise. Its errors are those of
+// [MarginalHellingerVars].
+func MARScore(est, exact [][]float64, vars []int) (score, herr float64, err error) {
+	if herr, _, err = MarginalHellingerVars(est, exact, vars); err != nil {
+		return 0, 0, err
+	}
+	uniform := make([][]float64, len(exact))
+	for i, p := range exact {
+		uniform[i] = make([]float64, len(p))
+		for v := range uniform[i] {
+			uniform[i][v] = 1 / float64(len(p))
+		}
+	}
+	hu, _, err := MarginalHellingerVars(uniform, exact, vars)
+	switch {
+	case err != nil:
+		return 0, 0, err
+	case hu == 0 && herr == 0:
+		return 100, herr, nil
+	case hu == 0:
+		return 0, herr, nil
+	}
+	return max(0, 100*(1-herr/hu)), herr, nil
+}
+
 // hellinger returns min(1, ‖√p − √q‖₂/√2) for vectors of equal length.
 func hellinger(p, q []float64) float64 {
 	ss := 0.0

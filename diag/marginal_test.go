@@ -105,3 +105,39 @@ func TestMarginalErrors(t *testing.T) {
 		t.Errorf("six-digit marginals rejected: %v", err)
 	}
 }
+
+// TestMARScore: exact marginals score 100, uniform ones 0, and halfway
+// between (in Hellinger terms) scores in between; where the exact
+// marginals are uniform only an exact answer scores.
+func TestMARScore(t *testing.T) {
+	exact := [][]float64{{0.9, 0.1}, {0.2, 0.3, 0.5}, {1, 0}}
+	uniform := [][]float64{{0.5, 0.5}, {1. / 3, 1. / 3, 1. / 3}, {0.5, 0.5}}
+	for _, tc := range []struct {
+		est  [][]float64
+		vars []int
+		want float64
+	}{
+		{exact, nil, 100},
+		{uniform, nil, 0},
+		{uniform, []int{0, 1}, 0},
+		{[][]float64{{0.1, 0.9}, {1, 0, 0}, {0, 1}}, nil, 0}, // worse than uniform: clamped
+	} {
+		if s, _, err := MARScore(tc.est, exact, tc.vars); err != nil || math.Abs(s-tc.want) > 1e-9 {
+			t.Errorf("MARScore(%v) = %v, %v; want %v", tc.est, s, err, tc.want)
+		}
+	}
+	mid := [][]float64{{0.7, 0.3}, {0.25, 0.3, 0.45}, {0.8, 0.2}}
+	if s, h, err := MARScore(mid, exact, nil); err != nil || !(s > 0 && s < 100) || !(h > 0) {
+		t.Errorf("between: score %v, error %v, %v", s, h, err)
+	}
+	sym := [][]float64{{0.5, 0.5}}
+	if s, _, _ := MARScore(sym, sym, nil); s != 100 {
+		t.Errorf("uniform truth answered exactly: %v, want 100", s)
+	}
+	if s, _, _ := MARScore([][]float64{{0.6, 0.4}}, sym, nil); s != 0 {
+		t.Errorf("uniform truth missed: %v, want 0", s)
+	}
+	if _, _, err := MARScore(mid[:2], exact, nil); err == nil {
+		t.Error("mismatched lengths accepted")
+	}
+}

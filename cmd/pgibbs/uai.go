@@ -10,7 +10,6 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
-	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/gibbs"
 )
@@ -176,7 +175,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("comparing with %s: %w", *marFile, err)
 		}
 		o.MeanHellinger, o.MaxHellinger = &hmean, &hmax
-		score, err := marScore(g, mar, hmean)
+		score, _, err := diag.MARScore(marginals, mar, g.Free())
 		if err != nil {
 			return fmt.Errorf("comparing with %s: %w", *marFile, err)
 		}
@@ -237,32 +236,6 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 		printConvergence(tw, o.convergence)
 	}
 	return tw.Flush()
-}
-
-// marScore returns the UAI 2022 MAR score of marginals whose mean
-// Hellinger error over g's free variables against mar is herr: max(0,
-// 100·(1 − herr/herr_u)), herr_u the error of uniform marginals (a model
-// whose marginals are all uniform scores 100 if herr is 0).
-func marScore(g *factorgraph.Graph, mar [][]float64, herr float64) (float64, error) {
-	uniform := make([][]float64, g.NumVars())
-	for i := range uniform {
-		d := max(g.Domain(i).Size, 0)
-		uniform[i] = make([]float64, d)
-		for v := range uniform[i] {
-			uniform[i][v] = 1 / float64(d)
-		}
-	}
-	hu, _, err := diag.MarginalHellingerVars(uniform, mar, g.Free())
-	switch {
-	case err != nil:
-		return 0, err
-	case hu == 0:
-		if herr == 0 {
-			return 100, nil
-		}
-		return 0, nil
-	}
-	return max(0, 100*(1-herr/hu)), nil
 }
 
 // autoHelp says what -sampler auto does on a UAI model.
