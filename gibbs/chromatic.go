@@ -238,7 +238,7 @@ func (c *Chromatic) sweep() bool {
 		for _, w := range c.workers {
 			b := w.base()
 			c.stats = append(c.stats, b.stats)
-			b.saved, b.aborted = b.saved[:0], false
+			b.saved, b.saved01, b.aborted = b.saved[:0], b.saved01[:0], false
 		}
 	}
 	for class, chunk := range c.chunks {
@@ -280,15 +280,25 @@ func (c *Chromatic) aborted() bool {
 }
 
 // rollback puts back the values the workers journalled in the classes up
-// to last of an interrupted sweep, and their counters.
+// to last of an interrupted sweep (each worker's journal, saved or
+// saved01, holds a prefix of its variables in that order: see runChunk),
+// and their counters.
 func (c *Chromatic) rollback(last int) {
 	for w, wk := range c.workers {
 		b := wk.base()
-		pos := 0
+		k, n := 0, max(len(b.saved), len(b.saved01))
+	classes:
 		for _, chunk := range c.chunks[:last+1] {
 			for _, i := range chunk[w] {
-				c.x[i] = b.saved[pos]
-				pos++
+				if k == n {
+					break classes
+				}
+				if len(b.saved01) > 0 {
+					c.x[i] = from01(b.saved01[k])
+				} else {
+					c.x[i] = b.saved[k]
+				}
+				k++
 			}
 		}
 		b.stats, b.aborted = c.stats[w], false
@@ -296,30 +306,32 @@ func (c *Chromatic) rollback(last int) {
 }
 
 // runChunk updates vars with worker s, journalling their old values and
-// stopping early when an update is aborted if journal is set.
+// stopping early when an update is aborted if journal is set. The journal
+// is written a block of sweepPoll+1 variables at a time, just before the
+// block's updates (by the update loop itself where it can: Gibbs on a
+// nearest-neighbour torus), which then find the values in cache:
+// journalling costs one more read of the state, not another pass over it. The journal holds
+// the old values of a prefix of vars (of the worker's chunks, class by
+// class), which is what rollback puts back.
 func runChunk(s worker, vars []int, journal bool) {
 	if !journal {
 		updateVars(s, vars)
 		return
 	}
 	b := s.base()
-	for _, i := range vars {
-		b.saved = append(b.saved, b.x[i])
-	}
-	if _, ok := s.(varsUpdater); ok {
-		for len(vars) > 0 && !b.aborted && !b.stop() {
-			n := min(len(vars), sweepPoll+1)
-			updateVars(s, vars[:n])
-			vars = vars[n:]
+	u, loop := s.(varsUpdater)
+	for len(vars) > 0 && !b.aborted && !b.stop() {
+		blk := vars[:min(len(vars), sweepPoll+1)]
+		vars = vars[len(blk):]
+		if loop {
+			u.updateVars(blk, true)
+			continue
 		}
-		return
-	}
-	for k, i := range vars {
-		if k&sweepPoll == sweepPoll && b.stop() {
-			return
-		}
-		if s.Update(i); b.aborted {
-			return
+		b.journal(blk)
+		for _, i := range blk {
+			if s.Update(i); b.aborted {
+				return
+			}
 		}
 	}
 }

@@ -226,11 +226,14 @@ type chain struct {
 	// must stop (nil: never); an update that sees it closed sets aborted
 	// and returns without changing x. budget counts down the work until
 	// the next look at done on paths that count as they go; saved is x at
-	// the start of an interruptible sweep.
+	// the start of an interruptible sweep, or a Chromatic worker's journal
+	// of its sweep (runChunk), which saved01 holds instead, one byte a
+	// value, where the values are 0 and 1 (nnHeat2).
 	done    <-chan struct{}
 	aborted bool
 	budget  int
 	saved   []float64
+	saved01 []uint8
 
 	// Rao–Blackwellisation (conditional.go): while record is set, the last
 	// update's draw: variable condI, weights condW and their total, at
