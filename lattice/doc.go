@@ -100,17 +100,24 @@
 // (a uniform site, an offset with probability |J_k|/Σ|J|), O(samples);
 // [Lattice.Magnetisation] the order parameter: (q·max_v n_v/n − 1)/(q − 1) for
 // Potts spins, |Σ s_i|/n for Ising spins, |Σ x_i|/n for continuous spins. A
-// [Measurer] records one measurement a sweep: as a chain.Observer of
-// single-site updates it keeps the per-state counts incrementally (O(1) an
-// update) and measures every n updates; of a chain whose steps are whole
-// sweeps (a gibbs.Sweeper around a sampler or a Chromatic) it measures every
-// step. It computes the energy exactly when K ≤ [AutoExactOffsets] (short
-// range: O(n·K), a few sweeps' worth) and otherwise by EnergyMC with n pairs
-// (O(n)); the Monte Carlo noise is independent between measurements,
-// so the binning error bars of [Measurer.Result] (diag.BinningError over the
-// per-sweep series) include it. [Measurer.Snapshot] and [Measurer.Restore]
-// carry the series across a checkpoint (the counts are recomputed at the
-// next measurement; the Monte Carlo RNG is the caller's to save).
+// [Measurer] records the [Series] (energy, order parameter, M2 and SK) once
+// a sweep, or once every k sweeps ([Measurer.SetEvery]): as a
+// chain.Observer of single-site updates every n updates, of a chain whose
+// steps are whole sweeps (a gibbs.Sweeper around a sampler or a Chromatic,
+// a cluster sampler) every step. A measurement is one pass over the state
+// with the neighbour arithmetic inline, the Fourier sums of SK taken from
+// per-coordinate sums: on the 1000² nearest-neighbour Ising torus it costs
+// about a tenth of a one-worker chromatic sweep (`go test -bench Measure
+// ./lattice`), and [Measurer.SetWorkers] spreads it over goroutines. It
+// computes the energy exactly when K ≤ [AutoExactOffsets] (the
+// nearest-neighbour pairs in the same pass; other kernels O(n·K), a run of
+// products a row and offset) and otherwise by EnergyMC with n pairs (O(n));
+// the Monte Carlo noise is independent between measurements, so the
+// binning error bars of [Measurer.Result] (diag.BinningError over the
+// per-sweep series) include it. [Measurer.Measure] checks a state it is
+// given (CheckState); the state of a sweep it observes is trusted.
+// [Measurer.Snapshot] and [Measurer.Restore] carry the series across a
+// checkpoint (the Monte Carlo RNG is the caller's to save).
 //
 // # Validation
 //

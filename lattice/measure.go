@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 
 	"github.com/pgibbs/pgibbs/diag"
 )
@@ -124,27 +125,27 @@ func (l *Lattice) order(counts []int64) float64 {
 const ExactEnergy = -1
 
 // AutoExactOffsets is the largest K for which a Measurer built with samples
-// = 0 computes the energy exactly (O(n·K) a measurement, at most a few times
-// the cost of a sweep); above it, it estimates the energy from n sampled
-// pairs (O(n), the cost of a cheap sweep).
+// = 0 computes the energy exactly (O(n·K) a measurement, about a
+// nanosecond a pair: less than a plain Gibbs sweep's O(n·K)); above it, it
+// estimates the energy from n sampled pairs (O(n), the cost of a cheap
+// sweep).
 const AutoExactOffsets = 64
 
-// Measurer records the energy per site and the order parameter of a chain on
-// a lattice once per sweep: as a chain.Observer of single-site updates it
-// keeps the per-state counts of discrete spins incrementally (O(1) an
-// update) and measures when t is a multiple of n; of a chain whose steps are
-// sweeps it measures every step; Measure records a measurement of any state
-// directly. Result turns the two series into
-// means with binning error bars.
+// Measurer records the energy per site, the order parameter, M2 and SK (see
+// Series) of a chain on a lattice once per sweep, or once every k sweeps
+// (SetEvery): as a chain.Observer of single-site updates it measures when t
+// is a multiple of n (of k·n), of a chain whose steps are sweeps every step
+// (every k-th); Measure records a measurement of any state directly. A
+// measurement is one pass over the state (O(n), with the nearest-neighbour
+// pairs in the same loop; O(n·K) for the exact energy of other lattices),
+// and Result turns the series into means with binning error bars.
 type Measurer struct {
 	l       *Lattice
 	r       *rand.Rand
 	samples int // energy pairs a measurement; 0: exact
-
-	counts []int64 // per state (discrete spins)
-	cur    []int32 // state of each site as the counts know it
-	ready  bool
-	err    error // the first invalid state seen
+	every   int64
+	pass    *pass
+	err     error // the first invalid state seen
 
 	energy, mag []float64
 	m2, sk      []float64 // the squared magnetisation and S(k_min) (Series)
@@ -168,13 +169,41 @@ func NewMeasurer(l *Lattice, r *rand.Rand, samples int) (*Measurer, error) {
 	if samples > 0 && r == nil {
 		return nil, errors.New("lattice: measurer: Monte Carlo energies need a *rand.Rand")
 	}
-	m := &Measurer{l: l, r: r, samples: samples}
-	if l.kind != ContinuousSpins {
-		m.counts = make([]int64, l.q)
-		m.cur = make([]int32, l.n)
-	}
-	return m, nil
+	return &Measurer{l: l, r: r, samples: samples, every: 1, pass: newPass(l)}, nil
 }
+
+// SetEvery makes Observe measure one sweep in k (k ≥ 1; 1 at first): after
+// steps t = k, 2k, … of a chain of sweeps, t = k·n, 2k·n, … of single-site
+// updates. The series then hold one measurement every k sweeps. Snapshots
+// record k, and Restore refuses a snapshot of another k.
+func (m *Measurer) SetEvery(k int) error {
+	if k < 1 {
+		return fmt.Errorf("lattice: measurer: a measurement every %d sweeps", k)
+	}
+	m.every = int64(k)
+	return nil
+}
+
+// SetWorkers makes each measurement run on w goroutines (w ≥ 1; 1 at
+// first): the caller's and w − 1 that live as long as the Measurer. A
+// measurement is then about w times faster where w cores are free (those
+// of a Chromatic's workers, idle between sweeps). The values of discrete
+// spins are the same for every w; those of continuous spins may differ by
+// rounding (the sums are taken in w parts). It does not allocate a
+// measurement.
+func (m *Measurer) SetWorkers(w int) error {
+	if w < 1 {
+		return fmt.Errorf("lattice: measurer: %d workers", w)
+	}
+	m.pass.setWorkers(w)
+	if pp := m.pass.pool; pp != nil {
+		runtime.AddCleanup(m, func(pp *passPool) { pp.stop() }, pp)
+	}
+	return nil
+}
+
+// Every returns k of SetEvery.
+func (m *Measurer) Every() int { return int(m.every) }
 
 // EnergySamples returns the number of pairs a measurement samples, 0 when the
 // energy is exact.
@@ -187,84 +216,66 @@ func (m *Measurer) fail(err error) {
 	}
 }
 
-// recount sets the state counts from x, which must be a state of l.
-func (m *Measurer) recount(x []float64) {
-	if m.counts == nil {
-		return
-	}
-	clear(m.counts)
-	for i, v := range x[:m.l.n] {
-		m.cur[i] = int32(v)
-		m.counts[int32(v)]++
-	}
-	m.ready = true
-}
-
 // Observe implements chain.Observer. After a step that updated site i it
-// updates the counts and records a measurement every n steps (t = n, 2n,
-// …): a chain of single-site updates is measured once a sweep. After a step
-// that may have changed every site (i < 0: a sweep, chromatic or
-// systematic) it records a measurement. An invalid state is reported by
-// Result.
+// checks the new value and records a measurement every n steps (t = n, 2n,
+// …; k·n, 2k·n, … with SetEvery(k)): a chain of single-site updates is
+// measured once a sweep. After a step that may have changed every site
+// (i < 0: a sweep, chromatic or systematic, or a cluster update) it records
+// a measurement (after every k-th). The state of a sweep is trusted: a
+// kernel of package gibbs produces states of l, and the measurement does
+// not check x again (an invalid value of q > 2 Potts spins is still
+// reported; one of other spins gives meaningless numbers). An invalid state
+// is reported by Result.
 func (m *Measurer) Observe(t int64, i int, x []float64) {
 	if m.err != nil {
 		return
 	}
 	if i < 0 {
-		m.record(x, true)
+		if t%m.every == 0 {
+			m.record(x, false)
+		}
 		return
 	}
-	if m.counts != nil && m.ready {
-		v := x[i]
-		if !m.l.dom.Contains(v) {
-			m.fail(fmt.Errorf("lattice: site %d holds %v, outside its domain %v", i, v, m.l.dom))
-			return
-		}
-		if v := int32(v); v != m.cur[i] {
-			m.counts[m.cur[i]]--
-			m.counts[v]++
-			m.cur[i] = v
-		}
+	if v := x[i]; !m.l.dom.Contains(v) {
+		m.fail(fmt.Errorf("lattice: site %d holds %v, outside its domain %v", i, v, m.l.dom))
+		return
 	}
-	if t%int64(m.l.n) == 0 {
-		m.record(x, !m.ready)
+	if t%(int64(m.l.n)*m.every) == 0 {
+		m.record(x, false)
 	}
 }
 
-// Measure records a measurement of state x, recounting from scratch. An
-// invalid state is reported by Result.
+// Measure records a measurement of state x, checking it first (CheckState).
+// An invalid state is reported by Result.
 func (m *Measurer) Measure(x []float64) {
 	if m.err == nil {
 		m.record(x, true)
 	}
 }
 
-// record checks x and records a measurement, recounting first if asked.
-func (m *Measurer) record(x []float64, recount bool) {
-	if err := m.l.CheckState(x); err != nil {
+// record records a measurement of x, checking it first if asked.
+func (m *Measurer) record(x []float64, check bool) {
+	if len(x) != m.l.n || check {
+		if err := m.l.CheckState(x); err != nil {
+			m.fail(err)
+			return
+		}
+	}
+	v, err := m.pass.run(x, m.samples == 0)
+	if err != nil {
+		if err = m.l.CheckState(x); err == nil {
+			err = errBadValue
+		}
 		m.fail(err)
 		return
 	}
-	if recount {
-		m.recount(x)
-	}
-	var mag float64
-	if m.counts != nil {
-		mag = m.l.order(m.counts)
-	} else {
-		mag = m.l.Magnetisation(x)
-	}
-	var e float64
 	if m.samples > 0 {
-		e = m.l.EnergyMC(x, m.r, m.samples)
-	} else {
-		e = m.l.Energy(x)
+		v.e = m.l.EnergyMC(x, m.r, m.samples)
 	}
-	m2, sk := m.l.structure(x)
-	m.energy = append(m.energy, e)
-	m.mag = append(m.mag, mag)
-	m.m2 = append(m.m2, m2)
-	m.sk = append(m.sk, sk)
+	m.energy = append(m.energy, v.e)
+	m.mag = append(m.mag, v.m)
+	m.m2 = append(m.m2, v.m2)
+	m.sk = append(m.sk, v.sk)
 }
 
 // measurerVersion is the version of the Measurer's snapshots (2: with the
@@ -279,6 +290,7 @@ type measurerState struct {
 	Offsets       int       `json:"offsets"`
 	States        int       `json:"states"` // q of discrete spins, 0 for continuous
 	Samples       int       `json:"samples"`
+	Every         int64     `json:"every,omitempty"` // SetEvery's k (absent: 1)
 	Energy        []float64 `json:"energy"`
 	Magnetisation []float64 `json:"magnetisation"`
 	M2            []float64 `json:"m2"`
@@ -287,15 +299,16 @@ type measurerState struct {
 }
 
 // Snapshot returns the Measurer's state as versioned JSON (it implements
-// chain.Snapshotter): the two series so far and the first invalid state
-// seen, so that a checkpointed run resumes with the same measurements. The
-// per-state counts are not stored: Restore makes the next measurement
-// recount them from the state, which gives the counts Observe would have
-// kept. The *rand.Rand of Monte Carlo energies is the caller's: marshal its
+// chain.Snapshotter): the series so far, SetEvery's k and the first
+// invalid state seen, so that a checkpointed run resumes with the same
+// measurements. The *rand.Rand of Monte Carlo energies is the caller's: marshal its
 // source (a *rand.PCG) alongside.
 func (m *Measurer) Snapshot() ([]byte, error) {
 	st := measurerState{Version: measurerVersion, Kind: "lattice-measurer", Sites: m.l.n, Offsets: len(m.l.w),
 		Samples: m.samples, Energy: m.energy, Magnetisation: m.mag, M2: m.m2, SK: m.sk}
+	if m.every != 1 {
+		st.Every = m.every
+	}
 	if m.l.kind != ContinuousSpins {
 		st.States = m.l.q
 	}
@@ -310,7 +323,8 @@ func (m *Measurer) Snapshot() ([]byte, error) {
 }
 
 // Restore sets the Measurer's series from a Snapshot of a Measurer of the
-// same lattice (sites, offsets, spin states) and energy method; a snapshot
+// same lattice (sites, offsets, spin states), energy method and SetEvery's
+// k; a snapshot
 // of another is an error saying what differs, and leaves m unchanged.
 func (m *Measurer) Restore(data []byte) error {
 	var st measurerState
@@ -331,6 +345,8 @@ func (m *Measurer) Restore(data []byte) error {
 	case st.Samples != m.samples:
 		return fmt.Errorf("lattice: restore measurer: snapshot measured energies with %d sampled pairs, this measurer with %d (0: exact)",
 			st.Samples, m.samples)
+	case max(st.Every, 1) != m.every:
+		return fmt.Errorf("lattice: restore measurer: snapshot measured one sweep in %d, this measurer one in %d", max(st.Every, 1), m.every)
 	case len(st.Energy) != len(st.Magnetisation) || len(st.M2) != len(st.Energy) || len(st.SK) != len(st.Energy):
 		return fmt.Errorf("lattice: restore measurer: snapshot has %d energies but %d magnetisations, %d squared magnetisations and %d structure factors",
 			len(st.Energy), len(st.Magnetisation), len(st.M2), len(st.SK))
@@ -340,7 +356,6 @@ func (m *Measurer) Restore(data []byte) error {
 	if st.Err != "" {
 		m.err = errors.New(st.Err)
 	}
-	m.ready = false // the next measurement recounts the states
 	return nil
 }
 

@@ -26,6 +26,7 @@ type Series struct {
 // structure returns M2 and SK of state x (see Series): one pass over the
 // sites, a running sum of each spin component's Fourier coefficient at
 // k_min along every axis. It allocates its tables; x must be a state of l.
+// It is the reference the Measurer's pass (pass.go) is tested against.
 func (l *Lattice) structure(x []float64) (m2, sk float64) {
 	comps := 1 // the components of a spin's vector form
 	if l.kind == PottsSpins && l.q > 2 {
