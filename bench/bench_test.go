@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -174,7 +175,11 @@ func BenchmarkScaling(b *testing.B) {
 // ns/op divided by 10⁶): the hand-written checkerboard heat-bath (int8
 // spins, tabulated thresholds; baseline.go) against the library's
 // chromatic Gibbs sweep on lattice.New with its checkerboard colouring,
-// with 1 and 2 workers.
+// with 1 and 2 workers, and Swendsen–Wang's hand-written loop and sampler;
+// the -e2e variants are those kernels as `pgibbs lattice` runs them
+// (e2eSweeps: measured every sweep, journalled for interrupts; the
+// chromatic one with the command's default update, auto). The whole
+// command: BenchmarkLatticeCLI in cmd/pgibbs.
 func BenchmarkIsingSweep(b *testing.B) {
 	const side, beta = 1000, 0.4
 	b.Run("model=ising-nn1000/sampler=handwritten", func(b *testing.B) {
@@ -223,6 +228,60 @@ func BenchmarkIsingSweep(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(side*side), "ns/site")
 		})
 	}
+	// The same sweeps as `pgibbs lattice -sampler chromatic` runs them: the
+	// default site update (auto), journalled for interrupts, measured
+	// every sweep (e2eSweeps).
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("model=ising-nn1000/sampler=chromatic-e2e/workers=%d", workers), func(b *testing.B) {
+			f, err := gibbs.FactoryOf("auto")
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := gibbs.NewChromatic(f, l, classes, chain.Streams(1, workers), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			e2eSweeps(b, l, gibbs.Sweeper{Sampler: c}, workers, 1)
+		})
+	}
+}
+
+// e2eSweeps benchmarks what `pgibbs lattice` runs a sweep (op = one sweep
+// of side² site updates): kernel k (a gibbs.Sweeper, or a cluster sampler
+// whose step is a sweep) in a chain.Chain with a lattice.Measurer measuring
+// every sweep (energy, order parameter, M2, SK) on as many goroutines as
+// the kernel's workers, advanced under a
+// cancellable context as chain.Runner does (so that a Chromatic journals
+// its sweeps for interrupts), after warm sweeps.
+func e2eSweeps(b *testing.B, l *lat.Lattice, k chain.Kernel, workers, warm int) {
+	b.Helper()
+	meas, err := lat.NewMeasurer(l, rand.New(rand.NewPCG(3, 4)), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := meas.SetWorkers(workers); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &chain.Chain{Kernel: k, Observers: []chain.Observer{meas}}
+	t := int64(warm)
+	if err := c.Advance(ctx, t); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		t++
+		if err := c.Advance(ctx, t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if len(meas.Energies()) != int(t) {
+		b.Fatalf("%d measurements of %d sweeps", len(meas.Energies()), t)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(l.Sites()), "ns/site")
 }
 
 // benchSW measures a Swendsen–Wang sweep of the side×side Ising torus at
@@ -260,6 +319,13 @@ func benchSW(b *testing.B, l *lat.Lattice, side int, beta float64) {
 		}
 		b.StopTimer()
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(side*side), "ns/site")
+	})
+	b.Run("model=ising-nn1000/sampler=sw-e2e", func(b *testing.B) {
+		s, err := gibbs.NewSwendsenWang(l, rand.New(rand.NewPCG(1, 2)), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e2eSweeps(b, l, s, 1, 5)
 	})
 }
 

@@ -57,6 +57,7 @@ type latticeOutput struct {
 	CouplingSum        float64  `json:"coupling_sum"`
 	Sweeps             int64    `json:"sweeps"`
 	Measurements       int      `json:"measurements"`
+	MeasureEvery       int      `json:"measure_every,omitempty"` // -measure-every k > 1
 	EnergyPerSite      float64  `json:"energy_per_site"`
 	EnergyError        float64  `json:"energy_error"`
 	EnergyTau          float64  `json:"energy_tau"`
@@ -81,6 +82,7 @@ type latticeOutput struct {
 type latticeFlags struct {
 	*runFlags
 	dim, size, states, workers, energySamples, snapScale int
+	measureEvery                                         int
 	kernel, spin, update, start, snapshot                string
 	gamma, sigma, cutoff, lo, hi, beta                   float64
 }
@@ -91,8 +93,10 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 		"x_i·x_j for continuous spins; r is the minimal-image distance. Kernels: nn (J = 1 at r = 1), gaussian\n"+
 		"(J = exp(−γr²)) and power (J = r^−(dim+σ), every pair of sites). Prints the energy per site H/n\n"+
 		"(H = −Σ J f) and the order parameter (Potts: (q·max_v n_v/n − 1)/(q − 1); Ising and continuous: |Σ x|/n) with\n"+
-		"binning error bars over one measurement a sweep; the energy is exact for ≤ 64 offsets and otherwise a\n"+
-		"Monte Carlo estimate from n sampled pairs (see -energy-samples). With -chains K the K chains run in\n"+
+		"binning error bars over one measurement a sweep (one every k sweeps with -measure-every k); the energy is\n"+
+		"exact for ≤ 64 offsets and otherwise a Monte Carlo estimate from n sampled pairs (see -energy-samples). A\n"+
+		"measurement is one pass over the state, a fraction of a sweep's cost (nearest-neighbour kernels: about a\n"+
+		"tenth; exact energies of other kernels cost O(n·K), Monte Carlo ones O(n)). With -chains K the K chains run in\n"+
 		"parallel and the estimates are pooled over them, with split-R̂ and bulk ESS of the two per-sweep series.\n"+
 		"Chains advance by whole sweeps (progress and checkpoints count sweeps); -trace writes the per-sweep\n"+
 		"measurements, not the states.")
@@ -118,6 +122,8 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "parallel workers of each chain of -sampler chromatic")
 	fs.StringVar(&f.start, "start", "hot", "initial state: hot (uniformly random) or cold (every site 0, or hi for continuous spins)")
 	fs.IntVar(&f.energySamples, "energy-samples", 0, "pairs sampled per energy measurement: 0 auto (exact for ≤ 64 offsets, else one per site), -1 exact")
+	fs.IntVar(&f.measureEvery, "measure-every", 1, "measure one sweep in k: the series, error bars, R̂, ESS and -trace then hold one\n"+
+		"measurement every k sweeps (sweeps k, 2k, … after the burn-in; at least 4 in all)")
 	fs.StringVar(&f.snapshot, "snapshot", "", "write chain 0's final configuration to this PNG file (3-D: the slice of first coordinate 0)")
 	fs.IntVar(&f.snapScale, "snapshot-scale", 0, "pixels per site of -snapshot (0: enough for a picture about 512 pixels wide)")
 	fs.Lookup("trace").Usage = "write each chain's measurements to this CSV file (sweep,energy_per_site,magnetisation, one row a\n" +
@@ -187,6 +193,12 @@ func (r *latticeRun) job() job {
 			if err != nil {
 				return nil, err
 			}
+			if err := meas.SetEvery(f.measureEvery); err != nil {
+				return nil, err
+			}
+			if err := meas.SetWorkers(w); err != nil { // the chromatic workers' cores, idle while it measures
+				return nil, err
+			}
 			opts := f.options()
 			if f.start == "cold" {
 				opts.Init = make([]float64, r.l.Sites())
@@ -217,8 +229,10 @@ func (r *latticeRun) job() job {
 			return &chain.Chain{Kernel: kern, Sources: srcs, Observers: []chain.Observer{meas}}, nil
 		},
 		// Per site: the state, the sampler's and workers' scratch; per
-		// measured sweep: the energy and magnetisation series.
-		memory: func() float64 { return 40*float64(r.l.Sites())*float64(f.workers) + 16*float64(f.iters) },
+		// measurement: the four series.
+		memory: func() float64 {
+			return 40*float64(r.l.Sites())*float64(f.workers) + 32*float64(f.iters/int64(f.measureEvery))
+		},
 		quantities: func() ([][][]float64, func(q int) string) {
 			qs := make([][][]float64, 2)
 			for _, m := range r.meas {
@@ -229,7 +243,7 @@ func (r *latticeRun) job() job {
 		checkEvery: func() int64 { return 200 },
 		trace: func(k int) (string, int64, chain.RowFunc) {
 			meas := r.meas[len(r.meas)-1]
-			return "sweep,energy_per_site,magnetisation", 1, func(dst []byte, t int64, _ []float64) []byte {
+			return "sweep,energy_per_site,magnetisation", int64(f.measureEvery), func(dst []byte, t int64, _ []float64) []byte {
 				es, ms := meas.Energies(), meas.Magnetisations()
 				dst = strconv.AppendInt(dst, f.burn+t, 10)
 				dst = append(dst, ',')
@@ -281,6 +295,9 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 	}
 	if res.EnergySamples > 0 {
 		out.EnergyMethod = "monte-carlo"
+	}
+	if f.measureEvery > 1 {
+		out.MeasureEvery = f.measureEvery
 	}
 	switch f.kernel {
 	case "gaussian":
@@ -417,6 +434,9 @@ func (f *latticeFlags) check(p lattice.Params) error {
 	if f.iters < 4 || f.iters > 1<<30 {
 		return usagef("-sweeps %d: need 4 to 2³⁰ measured sweeps (error bars need at least 4 measurements)", f.iters)
 	}
+	if f.measureEvery < 1 || int64(f.measureEvery) > f.iters/4 {
+		return usagef("-measure-every %d: need 1 to -sweeps/4 = %d (error bars need at least 4 measurements)", f.measureEvery, f.iters/4)
+	}
 	if f.burn < 0 || f.burn > 1<<30 {
 		return usagef("-burn %d: need 0 to 2³⁰ sweeps", f.burn)
 	}
@@ -490,8 +510,12 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	if out.EnergyMethod == "monte-carlo" {
 		method = fmt.Sprintf("Monte Carlo, %d pairs a measurement", out.EnergySamples)
 	}
-	fmt.Fprintf(tw, "energy per site\t%.6g ± %.2g (%s; τ = %.3g sweeps)\n", out.EnergyPerSite, out.EnergyError, method, out.EnergyTau)
-	fmt.Fprintf(tw, "magnetisation\t%.6g ± %.2g (τ = %.3g sweeps)\n", out.Magnetisation, out.MagnetisationError, out.MagnetisationTau)
+	unit := "sweeps" // τ is in measurements
+	if out.MeasureEvery > 1 {
+		unit = fmt.Sprintf("measurements of one sweep in %d", out.MeasureEvery)
+	}
+	fmt.Fprintf(tw, "energy per site\t%.6g ± %.2g (%s; τ = %.3g %s)\n", out.EnergyPerSite, out.EnergyError, method, out.EnergyTau, unit)
+	fmt.Fprintf(tw, "magnetisation\t%.6g ± %.2g (τ = %.3g %s)\n", out.Magnetisation, out.MagnetisationError, out.MagnetisationTau, unit)
 	if out.Binder != nil {
 		fmt.Fprintf(tw, "Binder cumulant\t%.5g ± %.2g (1 − ⟨m⁴⟩/3⟨m²⟩²)\n", *out.Binder, *out.BinderError)
 	}

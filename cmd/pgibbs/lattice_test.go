@@ -220,6 +220,8 @@ func TestLatticeUsageErrors(t *testing.T) {
 		{"-burn", "-1"},
 		{"-start", "warm"},
 		{"-energy-samples", "-2"},
+		{"-measure-every", "0"},
+		{"-sweeps", "11", "-measure-every", "3"},
 		{"-snapshot-scale", "2"},
 		{"-snapshot-scale", "100", "-snapshot", "x.png"},
 		{"stray"},
@@ -230,6 +232,33 @@ func TestLatticeUsageErrors(t *testing.T) {
 		}
 		if stderr == "" {
 			t.Errorf("%v: no message on stderr", args)
+		}
+	}
+}
+
+// TestLatticeMeasureEvery: -measure-every k measures sweeps k, 2k, … past
+// the burn-in, the values the every-sweep run measures at those sweeps
+// (exact energies draw nothing, so the chains are the same), for sweeps
+// and for single-site updates.
+func TestLatticeMeasureEvery(t *testing.T) {
+	dir := t.TempDir()
+	for _, sampler := range [][]string{{"-sampler", "chromatic", "-workers", "2"}, {"-sampler", "pgibbs"}, {"-sampler", "sw"}} {
+		args := append([]string{"-size", "6", "-spin", "ising", "-beta", "0.4", "-sweeps", "300", "-burn", "20", "-seed", "8"}, sampler...)
+		all, third := filepath.Join(dir, "all.csv"), filepath.Join(dir, "third.csv")
+		a := latticeJSON(t, append(args, "-trace", all)...)
+		b := latticeJSON(t, append(args, "-trace", third, "-measure-every", "3")...)
+		if b["measurements"] != 100.0 || b["measure_every"] != 3.0 || a["measure_every"] != nil || b["steps"] != a["steps"] {
+			t.Errorf("%v: %v measurements every %v sweeps, %v steps; want 100 every 3, %v steps", sampler, b["measurements"], b["measure_every"], b["steps"], a["steps"])
+		}
+		sa, ea, ma := readMeasurements(t, all)
+		sb, eb, mb := readMeasurements(t, third)
+		if len(sb) != 100 {
+			t.Fatalf("%v: %d rows", sampler, len(sb))
+		}
+		for k := range sb {
+			if j := 3*k + 2; sb[k] != sa[j] || eb[k] != ea[j] || mb[k] != ma[j] || sb[k] != 20+3*(k+1) {
+				t.Fatalf("%v: row %d: sweep %d (%v, %v); every-sweep run's sweep %d (%v, %v)", sampler, k, sb[k], eb[k], mb[k], sa[j], ea[j], ma[j])
+			}
 		}
 	}
 }
@@ -350,6 +379,9 @@ var latticeCases = []struct {
 	{"wolff", []string{"lattice", "-size", "12", "-kernel", "power", "-spin", "ising", "-beta", "0.3", "-sampler", "wolff",
 		"-chains", "2", "-sweeps", "20000"}},
 	{"sw", []string{"lattice", "-size", "32", "-spin", "ising", "-beta", "0.44", "-sampler", "sw", "-sweeps", "8000"}},
+	// One measurement every 7 sweeps, Monte Carlo energies.
+	{"every", []string{"lattice", "-size", "16", "-kernel", "power", "-spin", "ising", "-beta", "0.3", "-sampler", "chromatic",
+		"-cutoff", "3", "-energy-samples", "50", "-workers", "2", "-sweeps", "7000", "-measure-every", "7", "-seed", "5"}},
 }
 
 // TestLatticeCheckpointResume: a lattice run interrupted several times and
