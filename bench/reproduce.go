@@ -1,22 +1,25 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
+
+	lat "github.com/pgibbs/pgibbs/lattice"
 )
 
 // figures are the names Reproduce knows, in the order of Figures.
-var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "all"}
+var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "fss", "all"}
 
 // Figures returns the names [Reproduce] knows, in order: "fig1a", "fig1b",
 // "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover",
-// "clusters", "uai" and, last, "all" (every figure and table of the papers:
-// all of them but the studies "crossover", "clusters" and "uai"). The
-// slice is the caller's.
+// "clusters", "uai", "fss" and, last, "all" (every figure and table of the
+// papers: all of them but the studies "crossover", "clusters", "uai" and
+// "fss"). The slice is the caller's.
 func Figures() []string { return slices.Clone(figures) }
 
 // The experiments' settings (quick or full); the tests replace them with
@@ -30,6 +33,7 @@ var (
 	crossoverSettings = CrossoverPaper
 	clustersSettings  = ClustersPaper
 	uaiSettings       = UAIPaper
+	fssSettings       = FSSPaper
 )
 
 // Reproduce regenerates the named figure or table (one of [Figures]) into
@@ -47,7 +51,8 @@ var (
 //	crossover      Crossover, a timing study (run it alone on a quiet machine): crossover.csv, its summary, its plots
 //	clusters       Clusters, τ against L at the Ising critical point and seconds per sweep (run it alone): clusters-tau.csv, .png, .svg; clusters-cost.csv, .png, .svg
 //	uai            UAIScores, the MAR task on the shared UAI models at 20 s a model on one core (run it alone): uai-scores.csv
-//	all            fig1a to tunamh-rlr (not crossover, not clusters), one Potts and one Spin run serving every figure
+//	fss            FSS, finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings): fss.csv, fss-crossings.csv, fss-fits.csv, fss-curves.csv; fss-chi.png, .svg; fss-binder.png, .svg
+//	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, fss), one Potts and one Spin run serving every figure
 //
 // cfg goes to every driver; if cfg.Dir is empty, ground truths are cached
 // in dir. dir must exist ("" is the current directory); w may be nil. If
@@ -122,8 +127,31 @@ func (r *reproducer) steps(name string) []func(context.Context) error {
 		"crossover":     {r.crossover},
 		"clusters":      {r.clusters},
 		"uai":           {r.uai},
+		"fss":           {r.fss},
 		"all":           {r.fig1a, r.fig1b, r.fig1c, r.fig2, r.fig3, r.table1, r.rlr},
 	}[name]
+}
+
+// fss runs the finite-size-scaling study.
+func (r *reproducer) fss(ctx context.Context) error {
+	s := fssSettings(r.quick)
+	chains := s.Chains
+	if chains == 0 {
+		chains = r.cfg.runs()
+	}
+	r.say("\nFinite-size scaling of 2-D Ising models (Swendsen–Wang, single-histogram reweighting, blocked-jackknife errors)")
+	for _, m := range s.Models {
+		r.say("  %s (%s): sides %v from β₀ = %.7g; measured sweeps a stage and size %v, shared by %d chains", m.Key, m.Kernel, m.Sizes, m.Beta, m.Sweeps, chains)
+	}
+	r.say("each chain: %d sweeps from a random state, then a measurement a sweep; stage 2 runs at the χ peak stage 1's reweighting finds (up to %d stages while the peak sits at a window's edge); windows: effective fraction of the weights ≥ %g",
+		s.Burn, s.Stages, cmp.Or(s.MinESS, lat.DefaultMinESS))
+	res, err := FSS(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	r.say("%.1f s", res.Seconds)
+	r.say("\n%s", res.Markdown())
+	return r.figure(res.WriteFigure(r.dir))
 }
 
 // uai runs the UAI MAR task on the shared models.

@@ -23,9 +23,9 @@ import (
 // duration of a test.
 func tinyExperiments(t *testing.T) {
 	t.Helper()
-	p, s, g, t1, r, c, cl := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings
+	p, s, g, t1, r, c, cl, fs := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings
 	t.Cleanup(func() {
-		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings = p, s, g, t1, r, c, cl
+		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings = p, s, g, t1, r, c, cl, fs
 	})
 	pottsSettings = func(quick bool) PottsSettings {
 		s := PottsPaper(quick)
@@ -72,6 +72,7 @@ func tinyExperiments(t *testing.T) {
 	}
 	crossoverSettings = func(bool) CrossoverSettings { return tinyCrossover() }
 	clustersSettings = func(bool) ClustersSettings { return tinyClusters() }
+	fssSettings = func(bool) FSSSettings { return tinyFSS() }
 }
 
 // lineProgress is a Progress drawn on a terminal: Start and Add draw its
@@ -285,6 +286,26 @@ func TestReproduceCrossover(t *testing.T) {
 	}
 }
 
+// TestReproduceFSS runs the finite-size-scaling study with tiny settings
+// through Reproduce: its notes, tables and files.
+func TestReproduceFSS(t *testing.T) {
+	tinyExperiments(t)
+	dir := t.TempDir()
+	out, files := reproduce(t, "fss", true, dir, Config{Seed: 1})
+	for _, s := range []string{"\nFinite-size scaling of 2-D Ising models", "nn (nn): sides [6 8 12]", "shared by 2 chains",
+		"| model | L | stage β₀ (window) |", "| model | L₁ × L₂ |", "γ/ν"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if len(files) != 8 || files[0] != filepath.Join(dir, "fss.csv") {
+		t.Errorf("wrote %v", files)
+	}
+	if got := dirFiles(t, dir); len(got) != len(files) {
+		t.Errorf("directory holds %v, reported %v", got, files)
+	}
+}
+
 func TestReproduceErrors(t *testing.T) {
 	tinyExperiments(t)
 	dir := t.TempDir()
@@ -334,10 +355,10 @@ func TestFigures(t *testing.T) {
 		}
 	}
 	// "all" is every figure and table of the papers, each once; crossover,
-	// clusters and uai are studies (timing, physics, the default answer)
-	// and not part of it.
-	if n := len(r.steps("all")); n != len(names)-4 {
-		t.Errorf("all runs %d steps, want %d", n, len(names)-4)
+	// clusters, uai and fss are studies (timing, physics, the default
+	// answer, finite-size scaling) and not part of it.
+	if n := len(r.steps("all")); n != len(names)-5 {
+		t.Errorf("all runs %d steps, want %d", n, len(names)-5)
 	}
 }
 

@@ -38,6 +38,10 @@ const reproduceUsage = `Regenerates a figure or table of the papers and writes C
   uai            the UAI competitions' MAR task on every shared model (../shared/data/uai) with its .MAR file: the
                  default answer (exact where an elimination fits, else the sampler its pilots choose) at 20 s a model
                  on one core, scored as UAI 2022 scores (-quick: 2 s a model; a study: run it alone; not part of all)
+  fss            finite-size scaling of the 2-D Ising model (nearest neighbour, sides 16–128) and of the σ = 1
+                 power law (16–96) with Swendsen–Wang and single-histogram reweighting: χ peaks and the fitted γ/ν,
+                 Binder crossings against β_c, reweighted against direct runs (3 minutes on 2 cores, -quick 20 s;
+                 a study: -runs sets the chains; not part of all)
   all            every figure and table of the papers above (fig1a … tunamh-rlr), each run once
 Full runs take minutes each (see docs/RESULTS.md); -quick finishes each figure in under a minute with
 shorter runs (which it states). Figures average -runs independent runs, in parallel.`
