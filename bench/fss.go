@@ -2,14 +2,10 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"math/cmplx"
 	"slices"
 	"time"
-
-	"gonum.org/v1/gonum/dsp/fourier"
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
@@ -257,7 +253,7 @@ type fssJob struct {
 // each starts from a uniformly random state, runs Burn Swendsen–Wang sweeps
 // and measures after every sweep (lattice.Measurer; on lattices with more
 // than lattice.AutoExactOffsets offsets the energy is computed exactly by
-// FFT, fftEnergy, since reweighting needs exact energies).
+// FFT, in the Measurer, since reweighting needs exact energies).
 func FSS(ctx context.Context, s FSSSettings, cfg Config) (*FSSResult, error) {
 	chains := s.Chains
 	if chains == 0 {
@@ -411,25 +407,13 @@ func fssChain(ctx context.Context, l *lat.Lattice, burn, sweeps int64, seed, str
 	if err != nil {
 		return lat.Series{}, err
 	}
-	// Exact energies: the Measurer's own on short-range lattices, by FFT
-	// on long-range ones (the Measurer then samples one pair, unused).
-	var fe *fftEnergy
-	samples := lat.ExactEnergy
-	if l.NumOffsets() > lat.AutoExactOffsets {
-		if fe, err = newFFTEnergy(l); err != nil {
-			return lat.Series{}, err
-		}
-		samples = 1
-	}
-	m, err := lat.NewMeasurer(l, r, samples)
+	// Exact energies, as reweighting needs: the measurement pass's on
+	// short-range lattices, by FFT on long-range ones.
+	m, err := lat.NewMeasurer(l, r, lat.ExactEnergy)
 	if err != nil {
 		return lat.Series{}, err
 	}
-	obs := []chain.Observer{m}
-	if fe != nil {
-		obs = append(obs, fe)
-	}
-	c := &chain.Chain{Kernel: sw, Burn: burn, Observers: obs}
+	c := &chain.Chain{Kernel: sw, Burn: burn, Observers: []chain.Observer{m}}
 	sites := int64(l.Sites())
 	chunk := max(1, (1<<20)/sites)
 	for to := burn + sweeps; c.Done() < to; {
@@ -444,9 +428,6 @@ func fssChain(ctx context.Context, l *lat.Lattice, burn, sweeps int64, seed, str
 		return lat.Series{}, err
 	}
 	ser := m.Series()
-	if fe != nil {
-		ser.E = fe.energies
-	}
 	if len(ser.E) != int(sweeps) {
 		return lat.Series{}, fmt.Errorf("%d measurements of %d sweeps", len(ser.E), sweeps)
 	}
@@ -599,84 +580,4 @@ func (r *FSSResult) shift(model string, minSize int) FSSShift {
 		f.Err *= math.Sqrt(f.Chi2 / float64(dof))
 	}
 	return f
-}
-
-// fftEnergy measures the exact energy per site of Ising states on a 2-D
-// lattice of any kernel in O(n log n): with ŝ(k) = Σ_j s_j e^{−ik·r_j} and
-// Ĵ(k) = Σ_r J(r) e^{−ik·r} (J on the torus: each other site once, at its
-// minimal-image distance, J(0) = 0; J(r) = J(−r), so Ĵ is real),
-//
-//	H = −½ Σ_i Σ_{r≠0} J(r) s_i s_{i+r} = −(1/(2n)) Σ_k Ĵ(k)|ŝ(k)|²,
-//
-// two-dimensional FFTs by rows and columns (gonum's dsp/fourier). It equals
-// Lattice.Energy to rounding (the tests check) at a fraction of its
-// O(n·K) = O(n²) cost on a long-range lattice. As a chain.Observer it
-// records the energy after every step.
-type fftEnergy struct {
-	side     int
-	jhat     []float64
-	fft      *fourier.CmplxFFT
-	buf, col []complex128
-	energies []float64
-}
-
-// newFFTEnergy returns the FFT energy of l, a 2-D lattice of Ising spins.
-func newFFTEnergy(l *lat.Lattice) (*fftEnergy, error) {
-	p := l.Params()
-	if p.Dim != 2 || p.Spin.Kind != lat.IsingSpins {
-		return nil, errors.New("bench: FFT energy: 2-D Ising lattices only")
-	}
-	n := l.Sites()
-	f := &fftEnergy{side: p.Size, fft: fourier.NewCmplxFFT(p.Size), buf: make([]complex128, n), col: make([]complex128, p.Size)}
-	j := make([]complex128, n)
-	for k := range l.NumOffsets() {
-		j[l.Neighbour(0, k)] += complex(l.Coupling(k), 0)
-	}
-	f.transform(j)
-	f.jhat = make([]float64, n)
-	for k, v := range j {
-		if math.Abs(imag(v)) > 1e-9*(1+cmplx.Abs(v)) {
-			return nil, fmt.Errorf("bench: FFT energy: Ĵ(%d) = %v is not real: the couplings are not symmetric", k, v)
-		}
-		f.jhat[k] = real(v)
-	}
-	return f, nil
-}
-
-// transform replaces a (row-major side×side) by its 2-D Fourier
-// coefficients.
-func (f *fftEnergy) transform(a []complex128) {
-	n := f.side
-	for r := range n {
-		row := a[r*n : (r+1)*n]
-		f.fft.Coefficients(row, row)
-	}
-	for c := range n {
-		for r := range n {
-			f.col[r] = a[r*n+c]
-		}
-		f.fft.Coefficients(f.col, f.col)
-		for r := range n {
-			a[r*n+c] = f.col[r]
-		}
-	}
-}
-
-// energy returns H/n of state x (spins stored as 0, 1).
-func (f *fftEnergy) energy(x []float64) float64 {
-	for i, v := range x {
-		f.buf[i] = complex(2*v-1, 0)
-	}
-	f.transform(f.buf)
-	s := 0.0
-	for k, v := range f.buf {
-		s += f.jhat[k] * (real(v)*real(v) + imag(v)*imag(v))
-	}
-	n := float64(len(x))
-	return -s / (2 * n * n)
-}
-
-// Observe implements chain.Observer: it records the energy per site.
-func (f *fftEnergy) Observe(_ int64, _ int, x []float64) {
-	f.energies = append(f.energies, f.energy(x))
 }

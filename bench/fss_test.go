@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -149,44 +148,5 @@ func TestFSSSettings(t *testing.T) {
 		if _, err := FSS(context.Background(), s, Config{}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
-	}
-}
-
-// TestFFTEnergy: the FFT energy equals Lattice.Energy (every pair summed)
-// to rounding on random states of power-law, Gaussian and
-// nearest-neighbour lattices of odd and even sides, and is refused for
-// Potts spins.
-func TestFFTEnergy(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for _, tc := range []struct {
-		kernel lat.Kernel
-		side   int
-	}{
-		{lat.PowerLaw{Sigma: 1}, 8}, {lat.PowerLaw{Sigma: 0.5}, 7}, {lat.Gaussian{Gamma: 0.3}, 6}, {lat.NearestNeighbour{}, 5},
-	} {
-		l, err := lat.New(lat.Params{Dim: 2, Size: tc.side, Kernel: tc.kernel, Spin: lat.Ising(), Beta: 0.3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := newFFTEnergy(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x := make([]float64, l.Sites())
-		for range 5 {
-			for i := range x {
-				x[i] = float64(r.IntN(2))
-			}
-			if got, want := f.energy(x), l.Energy(x); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
-				t.Errorf("%s, side %d: FFT energy %v, pair sum %v", tc.kernel, tc.side, got, want)
-			}
-		}
-	}
-	l, err := lat.New(lat.Params{Dim: 2, Size: 6, Kernel: lat.NearestNeighbour{}, Spin: lat.Potts(3), Beta: 0.3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := newFFTEnergy(l); err == nil {
-		t.Error("FFT energy of Potts spins: no error")
 	}
 }

@@ -121,7 +121,9 @@ func (l *Lattice) order(counts []int64) float64 {
 }
 
 // ExactEnergy, as the samples argument of NewMeasurer, makes every
-// measurement compute the energy exactly.
+// measurement compute the energy exactly: within the measurement pass for
+// at most AutoExactOffsets offsets, by FFT beyond (O(n log n) whatever K:
+// about a Swendsen–Wang sweep's cost on a power-law lattice).
 const ExactEnergy = -1
 
 // AutoExactOffsets is the largest K for which a Measurer built with samples
@@ -145,6 +147,7 @@ type Measurer struct {
 	samples int // energy pairs a measurement; 0: exact
 	every   int64
 	pass    *pass
+	fft     *fftEnergy // the exact energy of a long-range lattice, or nil
 	err     error // the first invalid state seen
 
 	energy, mag []float64
@@ -152,10 +155,13 @@ type Measurer struct {
 }
 
 // NewMeasurer returns a Measurer for l. samples sets how the energy is
-// measured: ExactEnergy (or any negative value) for the exact O(n·K) sum, a
-// positive number for EnergyMC with that many pairs drawn from r, and 0 for
-// the default: exact when K ≤ AutoExactOffsets, else EnergyMC with n pairs.
-// r may be nil when the energy is exact.
+// measured: ExactEnergy (or any negative value) for the exact energy (the
+// pair sum for K ≤ AutoExactOffsets, the FFT beyond), a positive number for
+// EnergyMC with that many pairs drawn from r, and 0 for the default: exact
+// when K ≤ AutoExactOffsets, else EnergyMC with n pairs (an O(n)
+// measurement; its noise adds to the energy's variance, so the specific
+// heat and reweighting want exact energies). r may be nil when the energy
+// is exact.
 func NewMeasurer(l *Lattice, r *rand.Rand, samples int) (*Measurer, error) {
 	if samples == 0 {
 		samples = ExactEnergy
@@ -169,7 +175,14 @@ func NewMeasurer(l *Lattice, r *rand.Rand, samples int) (*Measurer, error) {
 	if samples > 0 && r == nil {
 		return nil, errors.New("lattice: measurer: Monte Carlo energies need a *rand.Rand")
 	}
-	return &Measurer{l: l, r: r, samples: samples, every: 1, pass: newPass(l)}, nil
+	m := &Measurer{l: l, r: r, samples: samples, every: 1, pass: newPass(l)}
+	if samples == 0 && l.NumOffsets() > AutoExactOffsets {
+		var err error
+		if m.fft, err = newFFTEnergy(l); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
 // SetEvery makes Observe measure one sweep in k (k ≥ 1; 1 at first): after
@@ -261,7 +274,7 @@ func (m *Measurer) record(x []float64, check bool) {
 			return
 		}
 	}
-	v, err := m.pass.run(x, m.samples == 0)
+	v, err := m.pass.run(x, m.samples == 0 && m.fft == nil)
 	if err != nil {
 		if err = m.l.CheckState(x); err == nil {
 			err = errBadValue
@@ -269,8 +282,11 @@ func (m *Measurer) record(x []float64, check bool) {
 		m.fail(err)
 		return
 	}
-	if m.samples > 0 {
+	switch {
+	case m.samples > 0:
 		v.e = m.l.EnergyMC(x, m.r, m.samples)
+	case m.fft != nil:
+		v.e = m.fft.energy(x)
 	}
 	m.energy = append(m.energy, v.e)
 	m.mag = append(m.mag, v.m)
