@@ -495,6 +495,9 @@ func PoolEstimates(es []Estimate) Estimate {
 // Binder returns the Binder cumulant of a per-sweep order-parameter series
 // and its standard error, as BinderCumulant does, or NaN, NaN where
 // BinderCumulant returns an error.
+//
+// Deprecated: use BinderCumulant (the estimate with its τ and plateau, and
+// an error saying what is wrong) or Observables.Binder.
 func Binder(m []float64) (u, se float64) {
 	e, err := BinderCumulant(m)
 	if err != nil {
@@ -545,13 +548,13 @@ func BinderCumulant(m []float64) (Estimate, error) {
 		}
 		m2[i], m4[i] = v*v, v*v*v*v
 	}
-	b2, ok2, err := binderBlock(m2)
+	b2, ok2, err := plateauBlock(m2)
 	if err != nil {
-		return Estimate{}, err
+		return Estimate{}, fmt.Errorf("lattice: Binder cumulant: %w", err)
 	}
-	b4, ok4, err := binderBlock(m4)
+	b4, ok4, err := plateauBlock(m4)
 	if err != nil {
-		return Estimate{}, err
+		return Estimate{}, fmt.Errorf("lattice: Binder cumulant: %w", err)
 	}
 	u, se, err := binderJackknife(m2, m4, len(m)/max(b2, b4))
 	if err != nil {
@@ -563,26 +566,6 @@ func BinderCumulant(m []float64) (Estimate, error) {
 		tau = (se / se1) * (se / se1)
 	}
 	return Estimate{Mean: u, Err: se, Tau: tau, Plateau: ok2 && ok4}, nil
-}
-
-// binderBlock returns the block size of x's binning plateau and true, or,
-// when there is none, the block size of the level with the largest error
-// among those with at least minBinderBlocks blocks and false.
-func binderBlock(x []float64) (int, bool, error) {
-	b, err := diag.BinningError(x)
-	if err == nil {
-		return b.Levels[b.Plateau].BlockSize, true, nil
-	}
-	if !errors.Is(err, diag.ErrNoPlateau) {
-		return 0, false, fmt.Errorf("lattice: Binder cumulant: %w", err)
-	}
-	size, se := 1, math.Inf(-1)
-	for _, lv := range b.Levels {
-		if lv.Blocks >= minBinderBlocks && lv.SE > se {
-			size, se = lv.BlockSize, lv.SE
-		}
-	}
-	return size, false, nil
 }
 
 // binderJackknife returns U of the series whose squares and fourth powers

@@ -271,7 +271,8 @@ func (s *sample) cut(size int) []span {
 
 // plateauBlock returns the block size of x's binning plateau and true, or,
 // without a plateau, the block size of its level of largest error among
-// those with at least 16 blocks and false.
+// those with at least 16 blocks and false (the blocks of the jackknife
+// errors of Observables and BinderCumulant).
 func plateauBlock(x []float64) (int, bool, error) {
 	b, err := diag.BinningError(x)
 	if err == nil {

@@ -75,7 +75,82 @@ type latticeOutput struct {
 	FactorsPerStep     float64  `json:"factors_per_step"`
 	DrawsPerStep       float64  `json:"draws_per_step"`
 	Snapshot           string   `json:"snapshot,omitempty"`
-	record                      // R̂ and ESS of the energy and magnetisation series
+	// Observables are the finite-size-scaling observables of the pooled
+	// chains (lattice.Observables: blocked-jackknife errors and τ);
+	// Reweight, with -reweight, the same reweighted to other β.
+	Observables *observablesOutput `json:"observables,omitempty"`
+	Reweight    *reweightOutput    `json:"reweight,omitempty"`
+	record                         // R̂ and ESS of the energy and magnetisation series
+}
+
+// estimateOutput is an estimate with its error and τ (null when undefined).
+type estimateOutput struct {
+	Mean *float64 `json:"mean"`
+	Err  *float64 `json:"err"`
+	Tau  *float64 `json:"tau,omitempty"`
+}
+
+// observablesOutput are lattice.Observables as the JSON record has them.
+type observablesOutput struct {
+	AbsM            estimateOutput  `json:"abs_m"`
+	M2              estimateOutput  `json:"m2"`
+	M4              estimateOutput  `json:"m4"`
+	Energy          estimateOutput  `json:"energy"`
+	Chi             estimateOutput  `json:"chi"`
+	ChiDisconnected estimateOutput  `json:"chi_disconnected"`
+	SpecificHeat    *estimateOutput `json:"specific_heat,omitempty"` // exact energies only
+	Binder          estimateOutput  `json:"binder"`
+	Xi              estimateOutput  `json:"xi"`
+	Blocks          int             `json:"jackknife_blocks"`
+	Block           int             `json:"jackknife_block"`
+}
+
+// reweightOutput is what -reweight β1:β2:n reports.
+type reweightOutput struct {
+	Beta0  float64         `json:"beta0"`
+	Window [2]float64      `json:"window"` // where the weights' effective fraction is ≥ 0.1
+	Points []reweightPoint `json:"points"`
+	Peak   *chiPeakOutput  `json:"chi_peak,omitempty"`
+	Notes  []string        `json:"notes,omitempty"`
+}
+
+// reweightPoint is the observables at one β of the -reweight grid.
+type reweightPoint struct {
+	Beta        float64            `json:"beta"`
+	ESS         float64            `json:"ess_fraction"`
+	Observables *observablesOutput `json:"observables,omitempty"`
+	Refused     string             `json:"refused,omitempty"`
+}
+
+// chiPeakOutput is the maximum of the reweighted χ over the window.
+type chiPeakOutput struct {
+	Beta   estimateOutput `json:"beta"`
+	Height estimateOutput `json:"height"`
+	Edge   bool           `json:"at_window_edge"`
+}
+
+// estimateOf returns e for the record (NaN as null).
+func estimateOf(e lattice.Estimate) estimateOutput {
+	def := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	return estimateOutput{Mean: def(e.Mean), Err: def(e.Err), Tau: def(e.Tau)}
+}
+
+// observablesOf returns o for the record; the specific heat only with
+// exact energies (a Monte Carlo energy's noise adds to its variance).
+func observablesOf(o lattice.Observables, exactEnergy bool) *observablesOutput {
+	out := &observablesOutput{AbsM: estimateOf(o.AbsM), M2: estimateOf(o.M2), M4: estimateOf(o.M4), Energy: estimateOf(o.Energy),
+		Chi: estimateOf(o.Chi), ChiDisconnected: estimateOf(o.ChiDisconnected), Binder: estimateOf(o.Binder), Xi: estimateOf(o.Xi),
+		Blocks: o.Blocks, Block: o.Block}
+	if exactEnergy {
+		c := estimateOf(o.SpecificHeat)
+		out.SpecificHeat = &c
+	}
+	return out
 }
 
 // latticeFlags are the parsed flags of the lattice command.
@@ -84,6 +159,7 @@ type latticeFlags struct {
 	dim, size, states, workers, energySamples, snapScale int
 	measureEvery                                         int
 	kernel, spin, update, start, snapshot                string
+	reweight                                             string // -reweight β1:β2:n
 	gamma, sigma, cutoff, lo, hi, beta                   float64
 }
 
@@ -99,7 +175,13 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 		"tenth; exact energies of other kernels cost O(n·K), Monte Carlo ones O(n)). With -chains K the K chains run in\n"+
 		"parallel and the estimates are pooled over them, with split-R̂ and bulk ESS of the two per-sweep series.\n"+
 		"Chains advance by whole sweeps (progress and checkpoints count sweeps); -trace writes the per-sweep\n"+
-		"measurements, not the states.")
+		"measurements, not the states.\n"+
+		"Also reported, pooled over the chains with blocked-jackknife errors and τ (lattice.Observables), m⃗ the\n"+
+		"magnetisation vector (Ising: Σs/n; Potts: the (q−1)-component simplex form): ⟨m²⟩, the susceptibility\n"+
+		"χ = βn(⟨m²⟩ − ⟨|m⃗|⟩²) (connected) and χ' = βn⟨m²⟩ (disconnected), the specific heat C = β²n(⟨e²⟩ − ⟨e⟩²) (exact\n"+
+		"energies only), the Binder cumulant U = 1 − ⟨m⁴⟩/(3⟨m²⟩²) and the second-moment correlation length\n"+
+		"ξ₂ = √(n⟨m²⟩/S(k_min) − 1)/(2 sin(π/N)), S(k_min) the structure factor at the smallest nonzero wave vector;\n"+
+		"-reweight β1:β2:n gives them at other β from the same run, and χ's peak.")
 	f := latticeFlags{runFlags: addRunFlags(fs, "lattice", runDefaults{sampler: "pgibbs",
 		samplers: "pgibbs, gibbs, auto, mgpmh, sw (Swendsen–Wang), wolff (-clusters single clusters a sweep) (discrete spins), gibbs-its, gibbs-da,\n" +
 			"pgits, pgda, gibbs-rejection, pg-rejection (continuous spins), or chromatic (parallel colour-class sweeps)",
@@ -124,6 +206,11 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&f.energySamples, "energy-samples", 0, "pairs sampled per energy measurement: 0 auto (exact for ≤ 64 offsets, else one per site), -1 exact")
 	fs.IntVar(&f.measureEvery, "measure-every", 1, "measure one sweep in k: the series, error bars, R̂, ESS and -trace then hold one\n"+
 		"measurement every k sweeps (sweeps k, 2k, … after the burn-in; at least 4 in all)")
+	fs.StringVar(&f.reweight, "reweight", "", "β1:β2:n — the observables reweighted from the run's β to n values of β from β1 to β2\n"+
+		"(single-histogram reweighting, Ferrenberg & Swendsen 1988: ⟨O⟩_β = Σ O_t e^{−(β−β0)nE_t}/Σ e^{−(β−β0)nE_t}), each\n"+
+		"inside the window where the weights' effective fraction (Σw)²/(NΣw²) is at least 0.1 (outside: refused, saying\n"+
+		"so), and the susceptibility's peak over the window (position and height with jackknife errors); needs exact\n"+
+		"energies (-energy-samples -1 on long-range lattices: by FFT)")
 	fs.StringVar(&f.snapshot, "snapshot", "", "write chain 0's final configuration to this PNG file (3-D: the slice of first coordinate 0)")
 	fs.IntVar(&f.snapScale, "snapshot-scale", 0, "pixels per site of -snapshot (0: enough for a picture about 512 pixels wide)")
 	fs.Lookup("trace").Usage = "write each chain's measurements to this CSV file (sweep,energy_per_site,magnetisation, one row a\n" +
@@ -293,6 +380,19 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 	if u, ok := r.binder(mq); ok {
 		out.Binder, out.BinderError = &u.Mean, &u.Err
 	}
+	series := make([]lattice.Series, len(r.meas))
+	for k, m := range r.meas {
+		series[k] = m.Series()
+	}
+	exact := res.EnergySamples == 0
+	if obs, err := l.Observables(series...); err == nil {
+		out.Observables = observablesOf(obs, exact)
+	}
+	if f.reweight != "" {
+		if out.Reweight, err = r.reweighted(series); err != nil {
+			return err
+		}
+	}
 	if res.EnergySamples > 0 {
 		out.EnergyMethod = "monte-carlo"
 	}
@@ -334,6 +434,40 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 		return writeJSON(e, out)
 	}
 	return printLattice(e, out, l)
+}
+
+// reweighted returns the observables of -reweight: on its grid, each
+// inside the window or refused, and χ's peak.
+func (r *latticeRun) reweighted(series []lattice.Series) (*reweightOutput, error) {
+	lo, hi, n, _ := r.f.reweightGrid()
+	rw, err := r.l.Reweighter(series...)
+	if err != nil {
+		return nil, fmt.Errorf("-reweight: %w", err)
+	}
+	out := &reweightOutput{Beta0: r.l.Params().Beta}
+	out.Window[0], out.Window[1] = rw.Window()
+	for k := range n {
+		beta := lo
+		if n > 1 {
+			beta = lo + (hi-lo)*float64(k)/float64(n-1)
+		}
+		pt := reweightPoint{Beta: beta, ESS: rw.ESS(beta)}
+		if o, err := rw.At(beta); err != nil {
+			pt.Refused = "outside the window"
+		} else {
+			pt.Observables = observablesOf(o.Observables, true)
+		}
+		out.Points = append(out.Points, pt)
+	}
+	if p, err := rw.ChiPeak(); err == nil {
+		out.Peak = &chiPeakOutput{Beta: estimateOf(p.Beta), Height: estimateOf(p.Height), Edge: p.Edge}
+		if p.Edge {
+			out.Notes = append(out.Notes, "χ is largest at an end of the window: its peak may lie beyond; run nearer it")
+		}
+	} else {
+		out.Notes = append(out.Notes, "no χ peak: "+err.Error())
+	}
+	return out, nil
 }
 
 // binder returns the Binder cumulant of the chains' magnetisation series,
@@ -452,7 +586,53 @@ func (f *latticeFlags) check(p lattice.Params) error {
 	if f.set["snapshot-scale"] && f.snapshot == "" {
 		return usagef("-snapshot-scale needs -snapshot")
 	}
+	if f.reweight != "" {
+		if _, _, _, err := f.reweightGrid(); err != nil {
+			return err
+		}
+		exact := f.energySamples < 0 || f.energySamples == 0 && p.Kernel != nil && !longRange(p)
+		if !exact {
+			return usagef("-reweight needs exact energies: the weights are e^{−(β−β0)·nE}, and a Monte Carlo energy's noise would\n" +
+				"decide them; add -energy-samples -1 (on a long-range lattice the exact energy is an FFT, about a sweep's cost)")
+		}
+	}
 	return nil
+}
+
+// longRange reports whether the lattice of p has more offsets than a
+// Measurer measures exactly by default (lattice.AutoExactOffsets).
+func longRange(p lattice.Params) bool {
+	l, err := lattice.New(p)
+	return err == nil && l.NumOffsets() > lattice.AutoExactOffsets
+}
+
+// reweightGrid parses -reweight β1:β2:n.
+func (f *latticeFlags) reweightGrid() (lo, hi float64, n int, err error) {
+	parts := strings.Split(f.reweight, ":")
+	bad := func() (float64, float64, int, error) {
+		return 0, 0, 0, usagef("-reweight %q: want β1:β2:n (e.g. 0.43:0.45:21), β1 < β2, n from 1 to 1000", f.reweight)
+	}
+	if len(parts) != 3 {
+		return bad()
+	}
+	lo, err1 := strconv.ParseFloat(parts[0], 64)
+	hi, err2 := strconv.ParseFloat(parts[1], 64)
+	n, err3 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil || !(lo < hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || n < 1 || n > 1000 {
+		return bad()
+	}
+	return lo, hi, n, nil
+}
+
+// pm formats an estimate as "mean ± err" ("—" where undefined).
+func pm(e estimateOutput) string {
+	if e.Mean == nil {
+		return "—"
+	}
+	if e.Err == nil {
+		return fmt.Sprintf("%.5g", *e.Mean)
+	}
+	return fmt.Sprintf("%.5g ± %.2g", *e.Mean, *e.Err)
 }
 
 // writeSnapshot draws state x of l to a PNG file.
@@ -516,8 +696,47 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	}
 	fmt.Fprintf(tw, "energy per site\t%.6g ± %.2g (%s; τ = %.3g %s)\n", out.EnergyPerSite, out.EnergyError, method, out.EnergyTau, unit)
 	fmt.Fprintf(tw, "magnetisation\t%.6g ± %.2g (τ = %.3g %s)\n", out.Magnetisation, out.MagnetisationError, out.MagnetisationTau, unit)
-	if out.Binder != nil {
+	if out.Binder != nil && out.Observables == nil {
 		fmt.Fprintf(tw, "Binder cumulant\t%.5g ± %.2g (1 − ⟨m⁴⟩/3⟨m²⟩²)\n", *out.Binder, *out.BinderError)
+	}
+	if o := out.Observables; o != nil {
+		est := func(name, def string, e *estimateOutput) {
+			if e == nil || e.Mean == nil {
+				return
+			}
+			errs := "—"
+			if e.Err != nil {
+				errs = fmt.Sprintf("%.2g", *e.Err)
+			}
+			fmt.Fprintf(tw, "%s\t%.6g ± %s (%s)\n", name, *e.Mean, errs, def)
+		}
+		est("⟨m²⟩", "squared vector magnetisation", &o.M2)
+		est("susceptibility χ", "βn(⟨m²⟩ − ⟨|m|⟩²), connected", &o.Chi)
+		est("susceptibility χ'", "βn⟨m²⟩, disconnected", &o.ChiDisconnected)
+		est("specific heat C", "β²n(⟨e²⟩ − ⟨e⟩²)", o.SpecificHeat)
+		est("Binder U", "1 − ⟨m⁴⟩/3⟨m²⟩², vector m", &o.Binder)
+		est("correlation length ξ₂", "√(n⟨m²⟩/S(k_min) − 1)/2sin(π/N)", &o.Xi)
+		if o.SpecificHeat == nil {
+			fmt.Fprintf(tw, "specific heat C\tnot given: Monte Carlo energies (-energy-samples -1 for exact ones, by FFT)\n")
+		}
+		fmt.Fprintf(tw, "errors\tblocked jackknife, %d blocks of %d measurements\n", o.Blocks, o.Block)
+	}
+	if rw := out.Reweight; rw != nil {
+		fmt.Fprintf(tw, "reweighting\tfrom β0 = %g, window [%.6g, %.6g] (effective fraction ≥ 0.1)\n", rw.Beta0, rw.Window[0], rw.Window[1])
+		for _, pt := range rw.Points {
+			if pt.Observables == nil {
+				fmt.Fprintf(tw, "  β = %.6g\t%s\n", pt.Beta, pt.Refused)
+				continue
+			}
+			o := pt.Observables
+			fmt.Fprintf(tw, "  β = %.6g\tχ %s, U %s, C %s, e %s\n", pt.Beta, pm(o.Chi), pm(o.Binder), pm(*o.SpecificHeat), pm(o.Energy))
+		}
+		if p := rw.Peak; p != nil {
+			fmt.Fprintf(tw, "χ peak\tβ = %s, χ = %s\n", pm(p.Beta), pm(p.Height))
+		}
+		for _, n := range rw.Notes {
+			fmt.Fprintf(tw, "note\t%s\n", n)
+		}
 	}
 	if out.ESSBulkMin != nil {
 		fmt.Fprintf(tw, "bulk ESS\t%.1f (the smaller of the energy's and the magnetisation's)\n", *out.ESSBulkMin)

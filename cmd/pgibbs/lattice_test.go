@@ -518,3 +518,56 @@ func TestLatticeCheckpointErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLatticeObservables: the record carries the finite-size-scaling
+// observables with jackknife errors, -reweight reports the reweighted
+// ones on its grid (refusing β outside the window) and χ's peak, and
+// refuses Monte Carlo energies and malformed grids.
+func TestLatticeObservables(t *testing.T) {
+	code, out, stderr := runCLI(t, "lattice", "-size", "16", "-spin", "ising", "-beta", "0.44", "-sampler", "sw", "-sweeps", "800",
+		"-reweight", "0.42:0.46:5", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var o struct {
+		Observables struct {
+			Chi, Binder, Xi struct{ Mean, Err *float64 }
+			SpecificHeat    *struct{ Mean, Err *float64 } `json:"specific_heat"`
+		}
+		Reweight struct {
+			Window [2]float64
+			Points []struct {
+				Beta        float64
+				Observables *struct{ Chi struct{ Mean *float64 } }
+				Refused     string
+			}
+			Peak *struct{ Beta, Height struct{ Mean, Err *float64 } } `json:"chi_peak"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	ob := o.Observables
+	if ob.Chi.Mean == nil || ob.Chi.Err == nil || ob.Binder.Mean == nil || ob.Xi.Mean == nil || ob.SpecificHeat == nil || ob.SpecificHeat.Mean == nil {
+		t.Errorf("observables: %+v", ob)
+	}
+	rw := o.Reweight
+	if len(rw.Points) != 5 || rw.Peak == nil || rw.Peak.Beta.Mean == nil || !(rw.Window[0] < 0.44 && rw.Window[1] > 0.44) {
+		t.Fatalf("reweight: %+v", rw)
+	}
+	for _, p := range rw.Points {
+		inside := p.Beta >= rw.Window[0] && p.Beta <= rw.Window[1]
+		if inside != (p.Observables != nil) || !inside && p.Refused == "" {
+			t.Errorf("β = %v (window %v): observables %v, refused %q", p.Beta, rw.Window, p.Observables != nil, p.Refused)
+		}
+	}
+	for _, args := range [][]string{
+		{"-kernel", "power", "-size", "16", "-reweight", "0.1:0.2:3"},
+		{"-reweight", "0.5:0.4:3"},
+		{"-reweight", "0.4:0.5"},
+	} {
+		if code, _, stderr := runCLI(t, append([]string{"lattice", "-spin", "ising", "-sampler", "sw", "-sweeps", "20"}, args...)...); code != 2 || !strings.Contains(stderr, "-reweight") {
+			t.Errorf("%v: exit %d, %q; want a usage error about -reweight", args, code, stderr)
+		}
+	}
+}
