@@ -148,7 +148,7 @@ type Measurer struct {
 	every   int64
 	pass    *pass
 	fft     *fftEnergy // the exact energy of a long-range lattice, or nil
-	err     error // the first invalid state seen
+	err     error      // the first invalid state seen
 
 	energy, mag []float64
 	m2, sk      []float64 // the squared magnetisation and S(k_min) (Series)
