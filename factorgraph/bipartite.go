@@ -34,9 +34,10 @@ func (g *Graph) structure() (*bipartite, error) {
 				return
 			}
 		}
-		for f, fac := range g.factors {
+		var vars []int
+		for f := range g.fs.n {
 			style := "filled"
-			if g.m[f] == 0 {
+			if g.FactorBound(f) == 0 {
 				style = "dashed"
 			}
 			if err := bg.AddVertex(n+f,
@@ -46,7 +47,8 @@ func (g *Graph) structure() (*bipartite, error) {
 				g.bipErr = err
 				return
 			}
-			for _, v := range fac.Vars() {
+			vars = g.fs.vars(vars[:0], f)
+			for _, v := range vars {
 				if err := bg.AddEdge(v, n+f); err != nil {
 					g.bipErr = fmt.Errorf("edge x%d–f%d: %w", v, f, err)
 					return
@@ -72,7 +74,7 @@ func (g *Graph) Components() ([][]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("factorgraph: components: %w", err)
 	}
-	comp := make([]int, b.n+len(g.factors))
+	comp := make([]int, b.n+g.fs.n)
 	for i := range comp {
 		comp[i] = -1
 	}

@@ -10,9 +10,15 @@ import (
 // Builder assembles a factor graph: variables with their domains, factors,
 // and evidence. Build checks everything and compiles an immutable Graph.
 // The zero value is an empty builder ready to use.
+//
+// Factors come one at a time (AddFactor, any Factor) or in bulk for the
+// common kinds (AddPottsPairs, AddTables), which store them in flat arrays
+// without a heap object per factor: the way to build graphs of 10⁸
+// factors. Either way they are numbered in the order they were added, and
+// the same factors give the same compiled graph, whichever way they came.
 type Builder struct {
 	domains  []Domain
-	factors  []Factor
+	fs       store
 	observed map[int]float64
 	err      error // the first invalid call, reported by Build
 }
@@ -34,6 +40,9 @@ func (b *Builder) AddVariables(n int, d Domain) int {
 	if n < 0 && b.err == nil {
 		b.err = fmt.Errorf("factorgraph: AddVariables(%d, %v) (after %d variables): negative number of variables", n, d, first)
 	}
+	if n > 0 {
+		b.domains = slices.Grow(b.domains, n)
+	}
 	for range n {
 		b.domains = append(b.domains, d)
 	}
@@ -42,8 +51,8 @@ func (b *Builder) AddVariables(n int, d Domain) int {
 
 // AddFactor adds a factor and returns its index.
 func (b *Builder) AddFactor(f Factor) int {
-	b.factors = append(b.factors, f)
-	return len(b.factors) - 1
+	b.fs.obj = append(b.fs.obj, f)
+	return b.fs.add(objectKind, len(b.fs.obj)-1, 1)
 }
 
 // Observe clamps variable i to the value v (evidence): samplers never
@@ -59,16 +68,25 @@ func (b *Builder) Observe(i int, v float64) {
 func (b *Builder) NumVars() int { return len(b.domains) }
 
 // NumFactors returns the number of factors added so far.
-func (b *Builder) NumFactors() int { return len(b.factors) }
+func (b *Builder) NumFactors() int { return b.fs.n }
+
+// MaxFactors is the largest number of factors a graph may have (factor
+// indices are 32-bit in the compiled form).
+const MaxFactors = math.MaxInt32
 
 // Build checks the graph and compiles it. It returns an error naming the
-// call, factor or variable for: AddVariables with a negative count; a domain
-// of size < 1 or an empty, reversed or infinite interval; a factor scope
-// that is empty, repeats a variable or names a variable out of range; a
-// factor's own validation (for example a table whose size is not the
-// product of its domain sizes, a NaN entry or Potts weight); a declared
-// range with NaN or infinite lo, NaN hi, or lo > hi; evidence outside its
-// variable's domain.
+// call, factor or variable for: AddVariables with a negative count, bulk
+// additions whose slices do not fit; a domain of size < 1 or an empty,
+// reversed or infinite interval; a factor scope that is empty, repeats a
+// variable or names a variable out of range; a factor's own validation
+// (for example a table whose size is not the product of its domain sizes,
+// a NaN entry or Potts weight); a declared range with NaN or infinite lo,
+// NaN hi, or lo > hi; evidence outside its variable's domain; more than
+// MaxFactors factors.
+//
+// The graph keeps the factors (and the bulk additions' arrays) as the
+// builder holds them: a builder may be added to and built again, but the
+// factors' values must not change.
 func (b *Builder) Build() (*Graph, error) {
 	if b.err != nil {
 		return nil, b.err
@@ -77,6 +95,12 @@ func (b *Builder) Build() (*Graph, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("factorgraph: graph has no variables")
 	}
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("factorgraph: %d variables, more than %d", n, math.MaxInt32)
+	}
+	if b.fs.n > MaxFactors {
+		return nil, fmt.Errorf("factorgraph: %d factors, more than %d (MaxFactors)", b.fs.n, MaxFactors)
+	}
 	for i, d := range b.domains {
 		if err := d.validate(); err != nil {
 			return nil, fmt.Errorf("factorgraph: variable %d: %v", i, err)
@@ -84,20 +108,18 @@ func (b *Builder) Build() (*Graph, error) {
 	}
 	g := &Graph{
 		domains:  slices.Clone(b.domains),
-		factors:  slices.Clone(b.factors),
-		lo:       make([]float64, len(b.factors)),
-		m:        make([]float64, len(b.factors)),
+		fs:       b.fs.frozen(),
 		observed: make([]bool, n),
 		evidence: make([]float64, n),
 	}
 	if err := b.setEvidence(g); err != nil {
 		return nil, err
 	}
-	softDeg, hardDeg, err := b.checkFactors(g)
+	c, err := g.checkFactors()
 	if err != nil {
 		return nil, err
 	}
-	g.compile(softDeg, hardDeg)
+	g.compile(c)
 	return g, nil
 }
 
@@ -123,40 +145,169 @@ func (b *Builder) setEvidence(g *Graph) error {
 	return nil
 }
 
-// checkFactors checks every factor, records its range lo ≤ φ ≤ lo + M in
-// g, and counts the soft and hard entries of each A[i].
-func (b *Builder) checkFactors(g *Graph) (softDeg, hardDeg []int32, err error) {
-	n := len(b.domains)
-	softDeg = make([]int32, n)
-	hardDeg = make([]int32, n)
-	seen := make([]int, n) // seen[v] = 1 + index of the last factor that listed v
-	var x, dst []float64   // checkConditioner's scratch, allocated when first needed
-	for f, fac := range b.factors {
-		vars, lo, hi, err := checkFactor(f, fac, g.domains, seen)
-		if err != nil {
-			return nil, nil, err
-		}
-		if userConditioner(fac) {
-			if x == nil {
-				x, dst = make([]float64, n), make([]float64, maxSize(g.domains))
+// counts are what checkFactors learns for compile: the soft and hard
+// entries of each A[i], and the soft entries that are not Potts pairs.
+type counts struct {
+	softDeg, hardDeg []int32
+	ops              int
+}
+
+// checkFactors checks every factor, records the ranges of the factors
+// added as values, and counts the entries of every A[i].
+func (g *Graph) checkFactors() (counts, error) {
+	n := len(g.domains)
+	c := counts{softDeg: make([]int32, n), hardDeg: make([]int32, n)}
+	s := &g.fs
+	g.objLo, g.objM = make([]float64, len(s.obj)), make([]float64, len(s.obj))
+	var seen []int       // seen[v] = 1 + index of the last factor that listed v
+	var x, dst []float64 // checkConditioner's scratch, allocated when first needed
+	for k, r := range s.runs {
+		end := s.end(k)
+		switch r.kind {
+		case pottsKind:
+			if err := g.checkPotts(r, end, &c); err != nil {
+				return c, err
 			}
-			if err := checkConditioner(f, fac, vars, g.domains, x, dst); err != nil {
-				return nil, nil, err
+		case tableKind:
+			if err := g.checkTables(r, end, &c); err != nil {
+				return c, err
 			}
-		}
-		g.lo[f], g.m[f] = lo, hi-lo
-		if g.m[f] == 0 {
-			continue // a constant never changes a conditional
-		}
-		for _, v := range vars {
-			if math.IsInf(hi, 1) {
-				hardDeg[v]++
-			} else {
-				softDeg[v]++
+		default:
+			if seen == nil {
+				seen = make([]int, n)
+			}
+			for f := r.start; f < end; f++ {
+				o := r.off + f - r.start
+				fac := s.obj[o]
+				vars, lo, hi, err := checkFactor(f, fac, g.domains, seen)
+				if err != nil {
+					return c, err
+				}
+				if userConditioner(fac) {
+					if x == nil {
+						x, dst = make([]float64, n), make([]float64, maxSize(g.domains))
+					}
+					if err := checkConditioner(f, fac, vars, g.domains, x, dst); err != nil {
+						return c, err
+					}
+				}
+				g.objLo[o], g.objM[o] = lo, hi-lo
+				if hi-lo == 0 {
+					continue // a constant never changes a conditional
+				}
+				_, potts := pottsPair(fac)
+				c.count(vars, math.IsInf(hi, 1), potts)
 			}
 		}
 	}
-	return softDeg, hardDeg, nil
+	return c, nil
+}
+
+// count counts the entries of a factor over vars.
+func (c *counts) count(vars []int, hard, potts bool) {
+	for _, v := range vars {
+		if hard {
+			c.hardDeg[v]++
+		} else {
+			c.softDeg[v]++
+		}
+	}
+	if !hard && !potts {
+		c.ops += len(vars)
+	}
+}
+
+// checkPotts checks the Potts pair records of factors [r.start, end), as
+// NewPotts's Validate and checkFactor check a *Potts, and counts their
+// entries.
+func (g *Graph) checkPotts(r run, end int, c *counts) error {
+	s := &g.fs
+	n := len(g.domains)
+	pa, pb, pw := s.pa[r.off:r.off+end-r.start], s.pb[r.off:r.off+end-r.start], s.pw[r.off:r.off+end-r.start]
+	for k, w := range pw {
+		a, b := pa[k], pb[k]
+		if uint32(a) >= uint32(n) || uint32(b) >= uint32(n) || a == b || !g.domains[a].IsDiscrete() || !g.domains[b].IsDiscrete() || !(math.Abs(w) <= math.MaxFloat64) {
+			return g.pottsError(r.start+k, a, b, w)
+		}
+		if w == 0 {
+			continue
+		}
+		c.softDeg[a]++
+		c.softDeg[b]++
+	}
+	return nil
+}
+
+// pottsError says what is wrong with Potts pair f.
+func (g *Graph) pottsError(f int, a, b int32, w float64) error {
+	n := len(g.domains)
+	vars := []int{int(a), int(b)}
+	name := describe(f, vars)
+	switch {
+	case a < 0 || int(a) >= n:
+		return fmt.Errorf("factorgraph: %s: variable %d out of range [0, %d)", name, a, n)
+	case b < 0 || int(b) >= n:
+		return fmt.Errorf("factorgraph: %s: variable %d out of range [0, %d)", name, b, n)
+	case a == b:
+		return fmt.Errorf("factorgraph: %s: variable %d repeated in scope", name, a)
+	case !g.domains[a].IsDiscrete():
+		return fmt.Errorf("factorgraph: %s: Potts factor over continuous variable %d", name, a)
+	case !g.domains[b].IsDiscrete():
+		return fmt.Errorf("factorgraph: %s: Potts factor over continuous variable %d", name, b)
+	case math.IsNaN(w):
+		return fmt.Errorf("factorgraph: %s: Potts weight is NaN", name)
+	}
+	return fmt.Errorf("factorgraph: %s: Potts weight %v is not finite", name, w)
+}
+
+// checkTables checks the table factor records of factors [r.start, end),
+// as a *Table's Validate and checkFactor check one, and counts their
+// entries.
+func (g *Graph) checkTables(r run, end int, c *counts) error {
+	s := &g.fs
+	n := len(g.domains)
+	var vars []int
+	for f := r.start; f < end; f++ {
+		t := r.off + f - r.start
+		scope := s.tab.Vars[s.tab.Off[t]:s.tab.Off[t+1]]
+		p := &s.pots[s.tab.Pot[t]]
+		vars = vars[:0]
+		for k, v := range scope {
+			if v < 0 || int(v) >= n {
+				return fmt.Errorf("factorgraph: %s: variable %d out of range [0, %d)", describe(f, int32s(scope)), v, n)
+			}
+			if slices.Contains(scope[:k], v) {
+				return fmt.Errorf("factorgraph: %s: variable %d repeated in scope", describe(f, int32s(scope)), v)
+			}
+			if d := g.domains[v]; d.Size != p.sizes[k] {
+				if !d.IsDiscrete() {
+					return fmt.Errorf("factorgraph: %s: table over continuous variable %d", describe(f, int32s(scope)), v)
+				}
+				return fmt.Errorf("factorgraph: %s: table size %d for variable %d whose domain has %d values", describe(f, int32s(scope)), p.sizes[k], v, d.Size)
+			}
+			vars = append(vars, int(v))
+		}
+		if p.valid == 0 {
+			p.valid = 1
+			if err := validValues(s.tab.Pots[s.tab.Pot[t]].Values, nil); err != nil {
+				p.valid = -1
+				return fmt.Errorf("factorgraph: %s: %v", describe(f, vars), err)
+			}
+		}
+		if m := p.hi - p.lo; m != 0 {
+			c.count(vars, math.IsInf(p.hi, 1), p.potts)
+		}
+	}
+	return nil
+}
+
+// int32s returns xs as ints (for messages).
+func int32s(xs []int32) []int {
+	out := make([]int, len(xs))
+	for k, x := range xs {
+		out[k] = int(x)
+	}
+	return out
 }
 
 // checkFactor checks factor f (its scope over the variables of domains,

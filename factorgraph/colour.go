@@ -1,6 +1,10 @@
 package factorgraph
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/pgibbs/pgibbs/internal/kernel"
+)
 
 var _ Adjacency = (*Graph)(nil)
 
@@ -8,17 +12,26 @@ var _ Adjacency = (*Graph)(nil)
 // hard, constants excluded) with i, in increasing order.
 func (g *Graph) Neighbours(dst []int, i int) []int {
 	start := len(dst)
-	add := func(es []entry) {
-		for _, e := range es {
-			for _, v := range e.f.Vars() {
-				if v != i {
-					dst = append(dst, v)
-				}
+	k := g.kern
+	var vars []int
+	add := func(o *kernel.Op) {
+		vars = g.fs.vars(vars[:0], int(o.Fac))
+		for _, v := range vars {
+			if v != i {
+				dst = append(dst, v)
 			}
 		}
 	}
-	add(g.soft[g.softStart[i]:g.softStart[i+1]])
-	add(g.hard[g.hardStart[i]:g.hardStart[i+1]])
+	for p := k.SoftStart[i]; p < k.SoftStart[i+1]; p++ {
+		if nb := k.Nbr[p]; nb >= 0 {
+			dst = append(dst, int(nb))
+		} else {
+			add(&k.Ops[^nb])
+		}
+	}
+	for p := k.HardStart[i]; p < k.HardStart[i+1]; p++ {
+		add(&k.Hard[p])
+	}
 	tail := dst[start:]
 	slices.Sort(tail)
 	return append(dst[:start], slices.Compact(tail)...)

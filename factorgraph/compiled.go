@@ -1,6 +1,9 @@
 package factorgraph
 
 import (
+	"math"
+	"slices"
+
 	"github.com/pgibbs/pgibbs/internal/kernel"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
@@ -11,212 +14,443 @@ import (
 // is internal to the module; the graph builds it once, in Build.
 func (g *Graph) Kernel() *kernel.Graph { return g.kern }
 
-// compileKernel builds g.kern from the sorted neighbourhoods. A factor is
+// pottsPair reports whether fac compiles as a Potts pair — a *Potts, or a
+// table of Potts form (Table.PottsForm) — and returns its W. A factor is
 // compiled only if it is exactly a *Potts or a *Table (a user type wrapping
 // one is generic), so its values are known to lie in its range: a Potts
-// value is W or 0, a table value one of the entries Validate checked. A
-// table of Potts form (Table.PottsForm) is compiled as a Potts pair.
-func (g *Graph) compileKernel() {
-	k := g.kern // its alias tables are already built
-	k.SoftStart, k.HardStart = g.softStart, g.hardStart
+// value is W or 0, a table value one of the entries Validate checked.
+func pottsPair(fac Factor) (float64, bool) {
+	switch f := fac.(type) {
+	case *Potts:
+		return f.W, true
+	case *Table:
+		return f.PottsForm()
+	}
+	return 0, false
+}
+
+// compile lays out the neighbourhoods A[i] (c's entries for each variable)
+// in the kernel's rows, sorts each row by decreasing M_φ, computes the sums
+// L_i, L and Ψ, and builds the pick tables.
+func (g *Graph) compile(c counts) {
+	n := len(g.domains)
+	k := &kernel.Graph{SoftStart: make([]int, n+1), HardStart: make([]int, n+1)}
+	g.kern = k
+	for i := range n {
+		k.SoftStart[i+1] = k.SoftStart[i] + int(c.softDeg[i])
+		k.HardStart[i+1] = k.HardStart[i] + int(c.hardDeg[i])
+	}
+	k.Nbr = make([]int32, k.SoftStart[n])
+	k.W = make([]float64, k.SoftStart[n])
+	k.Ops = make([]kernel.Op, 0, c.ops)
+	k.Hard = make([]kernel.Op, k.HardStart[n])
+	k.Tabs = g.fs.tab
+	g.li = make([]float64, n)
+	g.fill(c)
+	k.AllPotts = len(k.Ops) == 0
 	for _, i := range g.free {
 		k.Discrete = k.Discrete || g.domains[i].IsDiscrete()
 	}
-	if !k.Discrete {
-		return // the compiled forms serve discrete updates only
+	var rs rowSorter
+	for i := range n {
+		s, e := k.SoftStart[i], k.SoftStart[i+1]
+		rs.sort(k.Nbr[s:e], k.W[s:e], nil)
+		for j, nb := range k.Nbr[s:e] {
+			if nb < 0 && k.Ops[^nb].Kind == kernel.Generic {
+				k.Ops[^nb].Ref = int32(j)
+			}
+		}
+		for j := k.HardStart[i]; j < k.HardStart[i+1]; j++ {
+			if k.Hard[j].Kind == kernel.Generic {
+				k.Hard[j].Ref = int32(e - s + j - k.HardStart[i])
+			}
+		}
+		g.maxSize = max(g.maxSize, g.domains[i].Size)
 	}
-	g.allocKernel()
-	tabIndex := make(map[*Table]int32)
-	for i := range len(g.domains) {
-		g.compileOps(i, tabIndex)
-		g.compileExact(i)
+	for _, i := range g.free {
+		g.l = max(g.l, g.li[i])
+		g.maxDeg = max(g.maxDeg, int(c.softDeg[i]+c.hardDeg[i]))
 	}
-	k.SetGlobal(func() []kernel.Factor { return g.globalFactors(tabIndex) })
 	g.packPicks()
+	if k.Discrete {
+		k.SetGlobal(g.globalFactors)
+	}
 }
 
-// allocKernel allocates the kernel's per-entry ops and exact lists.
-func (g *Graph) allocKernel() {
+// fill writes every factor's entries into the rows, in the order the
+// factors were added, with the sums L_i and Ψ.
+func (g *Graph) fill(c counts) {
+	k := g.kern
+	s := &g.fs
 	n := len(g.domains)
-	k := g.kern
-	k.PottsStart = make([]int32, n+1)
-	k.ExactStart = make([]int32, n+1)
-	k.Soft = make([]kernel.Op, len(g.soft))
-	k.Hard = make([]kernel.Op, len(g.hard))
-	pairs := 0
-	for f := range g.factors {
-		if pottsPair(g.factors[f]) && g.m[f] > 0 {
-			pairs += 2
-		}
-	}
-	k.PottsNbr, k.PottsW = make([]int32, 0, pairs), make([]float64, 0, pairs)
-	k.Exact = make([]int32, 0, len(g.soft)+len(g.hard)-pairs)
-}
-
-// pottsPair reports whether fac compiles as a Potts pair: a *Potts, or a
-// table of Potts form (Table.PottsForm).
-func pottsPair(fac Factor) bool {
-	switch f := fac.(type) {
-	case *Potts:
-		return true
-	case *Table:
-		_, ok := f.PottsForm()
-		return ok
-	}
-	return false
-}
-
-// compileOps compiles the soft and the hard entries of A[i]; a generic
-// one refers to its index in A[i] (soft entries first).
-func (g *Graph) compileOps(i int, tabIndex map[*Table]int32) {
-	k := g.kern
-	s, e := g.softStart[i], g.softStart[i+1]
-	for j := s; j < e; j++ {
-		k.Soft[j] = g.compileOp(i, &g.soft[j], tabIndex)
-		if k.Soft[j].Kind == kernel.Generic {
-			k.Soft[j].Ref = int32(j - s)
-		}
-	}
-	hs, he := g.hardStart[i], g.hardStart[i+1]
-	for j := hs; j < he; j++ {
-		k.Hard[j] = g.compileOp(i, &g.hard[j], tabIndex)
-		if k.Hard[j].Kind == kernel.Generic {
-			k.Hard[j].Ref = int32(e - s + j - hs)
-		}
-	}
-}
-
-// compileOp compiles the entry e of A[i]: a Potts pair refers to its other
-// variable, a table to its index in k.Tables (tabIndex, added on first use)
-// with the stride of variable i; anything else is generic.
-func (g *Graph) compileOp(i int, e *entry, tabIndex map[*Table]int32) kernel.Op {
-	k := g.kern
-	o := kernel.Op{Kind: kernel.Generic, M: e.m, Lo: e.lo}
-	switch f := e.f.(type) {
-	case *Potts:
-		o.Kind = kernel.Potts
-		o.Neg = f.W < 0
-		o.Ref = int32(f.scope[0])
-		if f.scope[0] == i {
-			o.Ref = int32(f.scope[1])
-		}
-		return o
-	case *Table:
-		if w, ok := f.PottsForm(); ok && e.m > 0 {
-			o.Kind, o.Neg, o.Ref = kernel.Potts, w < 0, int32(f.scope[0])
-			if f.scope[0] == i {
-				o.Ref = int32(f.scope[1])
+	sfill := make([]int, n)
+	hfill := make([]int, n)
+	copy(sfill, k.SoftStart[:n])
+	copy(hfill, k.HardStart[:n])
+	var tabIndex map[*Table]int32 // the table factor of each *Table compiled as one
+	var vars []int
+	for r, ru := range s.runs {
+		end := s.end(r)
+		switch ru.kind {
+		case pottsKind:
+			g.fillPotts(ru, end, sfill)
+		case tableKind:
+			for f := ru.start; f < end; f++ {
+				t := ru.off + f - ru.start
+				p := &s.pots[s.tab.Pot[t]]
+				m := p.hi - p.lo
+				if m == 0 {
+					continue
+				}
+				scope := s.tab.Vars[s.tab.Off[t]:s.tab.Off[t+1]]
+				vars = vars[:0]
+				for _, v := range scope {
+					vars = append(vars, int(v))
+				}
+				if p.potts {
+					g.addPair(scope[0], scope[1], math.Copysign(m, p.pottsW), sfill)
+					g.tablePotts = true
+					continue
+				}
+				g.addOps(f, vars, kernel.Op{Kind: kernel.Table, Ref: int32(t), Fac: int32(f), M: m, Lo: p.lo}, p.sizes, sfill, hfill)
 			}
-			return o
-		}
-		t, ok := tabIndex[f]
-		if !ok {
-			t = int32(len(k.Tables))
-			tab := kernel.Tab{Values: f.values}
-			for j, v := range f.scope {
-				tab.Vars = append(tab.Vars, int32(v))
-				tab.Strides = append(tab.Strides, int32(f.strides[j]))
-			}
-			k.Tables = append(k.Tables, tab)
-			tabIndex[f] = t
-		}
-		o.Kind, o.Ref = kernel.Table, t
-		for j, v := range f.scope {
-			if v == i {
-				o.Stride = int32(f.strides[j])
+		default:
+			for f := ru.start; f < end; f++ {
+				o := ru.off + f - ru.start
+				m := g.objM[o]
+				if m == 0 {
+					continue
+				}
+				fac := s.obj[o]
+				vars = append(vars[:0], fac.Vars()...)
+				if w, ok := pottsPair(fac); ok {
+					// ±M_φ: W itself for a *Potts, the table's range with
+					// W's sign for a table of Potts form.
+					g.addPair(int32(vars[0]), int32(vars[1]), math.Copysign(m, w), sfill)
+					if _, tab := fac.(*Table); tab {
+						g.tablePotts = true
+					}
+					continue
+				}
+				op := kernel.Op{Kind: kernel.Generic, Fac: int32(f), M: m, Lo: g.objLo[o]}
+				var sizes []int
+				if t, ok := fac.(*Table); ok {
+					op.Kind, sizes = kernel.Table, t.sizes
+					if tabIndex == nil {
+						tabIndex = make(map[*Table]int32)
+					}
+					if op.Ref, ok = tabIndex[t]; !ok {
+						op.Ref = g.addTable(t)
+						tabIndex[t] = op.Ref
+					}
+				} else {
+					k.Generic = true
+				}
+				g.addOps(f, vars, op, sizes, sfill, hfill)
 			}
 		}
-		return o
 	}
-	k.Generic = true
-	return o
 }
 
-// compileExact appends the exact lists of A[i]: its soft Potts pairs apart
-// (other variable and signed weight), everything else after.
-func (g *Graph) compileExact(i int) {
-	k := g.kern
-	s, e := g.softStart[i], g.softStart[i+1]
-	for j := s; j < e; j++ {
-		if o := &k.Soft[j]; o.Kind == kernel.Potts {
-			w := o.M
-			if o.Neg {
-				w = -w
-			}
-			k.PottsNbr = append(k.PottsNbr, o.Ref)
-			k.PottsW = append(k.PottsW, w)
-		} else {
-			k.Exact = append(k.Exact, int32(j))
+// fillPotts writes the Potts pair records of factors [r.start, end).
+func (g *Graph) fillPotts(r run, end int, sfill []int) {
+	s := &g.fs
+	pa, pb, pw := s.pa[r.off:r.off+end-r.start], s.pb[r.off:r.off+end-r.start], s.pw[r.off:r.off+end-r.start]
+	for j, w := range pw {
+		if w != 0 {
+			g.addPair(pa[j], pb[j], w, sfill)
 		}
 	}
-	for j := g.hardStart[i]; j < g.hardStart[i+1]; j++ {
-		k.Exact = append(k.Exact, ^int32(j))
+}
+
+// addPair writes the two entries of the Potts pair w·δ(x_a, x_b).
+func (g *Graph) addPair(a, b int32, w float64, sfill []int) {
+	k := g.kern
+	m := math.Abs(w)
+	p := sfill[a]
+	k.Nbr[p], k.W[p] = b, w
+	sfill[a]++
+	p = sfill[b]
+	k.Nbr[p], k.W[p] = a, w
+	sfill[b]++
+	g.li[a] += m
+	g.li[b] += m
+	if !g.observed[a] || !g.observed[b] {
+		g.psi += m
 	}
-	k.PottsStart[i+1] = int32(len(k.PottsNbr))
-	k.ExactStart[i+1] = int32(len(k.Exact))
+}
+
+// addOps writes the entries of a table or generic factor f over vars (a
+// table's sizes give the strides of its variables).
+func (g *Graph) addOps(f int, vars []int, op kernel.Op, sizes []int, sfill, hfill []int) {
+	k := g.kern
+	hard := math.IsInf(op.M, 1)
+	touchesFree := false
+	stride := 1
+	for j := len(vars) - 1; j >= 0; j-- {
+		v := vars[j]
+		touchesFree = touchesFree || !g.observed[v]
+		o := op
+		if sizes != nil {
+			o.Stride = int32(stride)
+			stride *= sizes[j]
+		}
+		if hard {
+			k.Hard[hfill[v]] = o
+			hfill[v]++
+			continue
+		}
+		k.Nbr[sfill[v]] = ^int32(len(k.Ops))
+		k.W[sfill[v]] = op.M
+		k.Ops = append(k.Ops, o)
+		sfill[v]++
+		g.li[v] += op.M
+	}
+	if !hard && touchesFree {
+		g.psi += op.M
+	}
+}
+
+// addTable adds a *Table's scope and potential to the kernel's table
+// factors and returns its index there.
+func (g *Graph) addTable(t *Table) int32 {
+	tb := &g.kern.Tabs
+	if len(tb.Off) == 0 {
+		tb.Off = append(tb.Off, 0)
+	}
+	strides := make([]int32, len(t.strides))
+	for j, st := range t.strides {
+		strides[j] = int32(st)
+	}
+	tb.Pots = append(tb.Pots, kernel.Pot{Values: t.values, Strides: strides})
+	for _, v := range t.scope {
+		tb.Vars = append(tb.Vars, int32(v))
+	}
+	tb.Off = append(tb.Off, len(tb.Vars))
+	tb.Pot = append(tb.Pot, int32(len(tb.Pots)-1))
+	return int32(len(tb.Pot) - 1)
+}
+
+// rowSorter sorts rows by decreasing M_φ = |W|, ties in their order, with
+// scratch reused from one row to the next. It is a least-significant-digit
+// radix sort on the bits of M_φ (for positive floats their order), byte by
+// byte, skipping the bytes every key of the row shares: stable, and several
+// times faster than a comparison sort on the rows of a long-range model,
+// whose few hundred distinct weights a row share most of their exponent
+// bits.
+type rowSorter struct {
+	keys, tmp []rowKey
+	nb        []int32
+	w         []float64
+	fac       []int32
+}
+
+type rowKey struct {
+	key uint64 // ^bits(M): increasing in the key is decreasing in M
+	k   int32
+}
+
+// sort sorts the entries of one row (and fac, if not nil, alongside).
+func (rs *rowSorter) sort(nb []int32, w []float64, fac []int32) {
+	sorted := true
+	for j := 1; j < len(w); j++ {
+		if math.Abs(w[j]) > math.Abs(w[j-1]) {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return
+	}
+	keys := rs.keys[:0]
+	var hist [8][256]int32
+	for j, x := range w {
+		key := ^math.Float64bits(math.Abs(x))
+		keys = append(keys, rowKey{key, int32(j)})
+		for d := range 8 {
+			hist[d][byte(key>>(8*d))]++
+		}
+	}
+	tmp := slices.Grow(rs.tmp[:0], len(keys))[:len(keys)]
+	for d := range 8 {
+		h := &hist[d]
+		if h[byte(keys[0].key>>(8*d))] == int32(len(keys)) {
+			continue // every key has this byte
+		}
+		pos := int32(0)
+		for b := range h {
+			h[b], pos = pos, pos+h[b]
+		}
+		for _, key := range keys {
+			b := byte(key.key >> (8 * d))
+			tmp[h[b]] = key
+			h[b]++
+		}
+		keys, tmp = tmp, keys
+	}
+	rs.keys, rs.tmp = keys, tmp
+	rs.nb = append(rs.nb[:0], nb...)
+	rs.w = append(rs.w[:0], w...)
+	if fac != nil {
+		rs.fac = append(rs.fac[:0], fac...)
+	}
+	for j, key := range keys {
+		nb[j], w[j] = rs.nb[key.k], rs.w[key.k]
+		if fac != nil {
+			fac[j] = rs.fac[key.k]
+		}
+	}
+}
+
+// entryFactors returns the factor of every soft entry, built on first use
+// by laying out the factors' indices as fill lays out their entries and
+// sorting each row the same way.
+func (g *Graph) entryFactors() []int32 {
+	g.facOnce.Do(func() {
+		k := g.kern
+		s := &g.fs
+		n := len(g.domains)
+		fac := make([]int32, len(k.Nbr))
+		sfill := make([]int, n)
+		copy(sfill, k.SoftStart[:n])
+		var vars []int
+		for f := range s.n {
+			if m := g.FactorBound(f); m == 0 || math.IsInf(m, 1) {
+				continue
+			}
+			vars = s.vars(vars[:0], f)
+			for _, v := range vars {
+				fac[sfill[v]] = int32(f)
+				sfill[v]++
+			}
+		}
+		// The same keys in the same order sort the same way.
+		w := make([]float64, 0, g.maxRow())
+		nb := make([]int32, 0, cap(w))
+		var rs rowSorter
+		for i := range n {
+			st, e := k.SoftStart[i], k.SoftStart[i+1]
+			w, nb = w[:0], nb[:0]
+			for _, f := range fac[st:e] {
+				w = append(w, g.FactorBound(int(f)))
+				nb = append(nb, 0)
+			}
+			rs.sort(nb, w, fac[st:e])
+		}
+		g.softFac = fac
+	})
+	return g.softFac
+}
+
+// maxRow returns the largest number of soft entries of a variable.
+func (g *Graph) maxRow() int {
+	k := g.kern
+	m := 0
+	for i := range len(g.domains) {
+		m = max(m, k.SoftStart[i+1]-k.SoftStart[i])
+	}
+	return m
 }
 
 // globalFactors describes every factor by its index, for the global
 // estimators of the MIN-Gibbs family (built on first use: only they need it).
-func (g *Graph) globalFactors(tabIndex map[*Table]int32) []kernel.Factor {
-	out := make([]kernel.Factor, len(g.factors))
-	for f, fac := range g.factors {
-		gf := kernel.Factor{Kind: kernel.Generic, M: g.m[f], Lo: g.lo[f]}
-		switch fac := fac.(type) {
-		case *Potts:
-			gf.Kind, gf.Neg, gf.A, gf.B = kernel.Potts, fac.W < 0, int32(fac.scope[0]), int32(fac.scope[1])
-		case *Table:
-			if w, ok := fac.PottsForm(); ok && g.m[f] > 0 {
-				gf.Kind, gf.Neg, gf.A, gf.B = kernel.Potts, w < 0, int32(fac.scope[0]), int32(fac.scope[1])
-			} else if t, ok := tabIndex[fac]; ok {
-				gf.Kind, gf.A = kernel.Table, t
-			}
+func (g *Graph) globalFactors() []kernel.Factor {
+	k := g.kern
+	out := make([]kernel.Factor, g.fs.n)
+	// Table factors compiled as such: the kernel's index of each, from the
+	// soft and hard entries.
+	for _, o := range k.Ops {
+		if o.Kind == kernel.Table {
+			out[o.Fac].Kind, out[o.Fac].A = kernel.Table, o.Ref
 		}
-		out[f] = gf
+	}
+	for _, o := range k.Hard {
+		if o.Kind == kernel.Table {
+			out[o.Fac].Kind, out[o.Fac].A = kernel.Table, o.Ref
+		}
+	}
+	var vars []int
+	for f := range out {
+		lo, hi := g.FactorRange(f)
+		gf := &out[f]
+		gf.M, gf.Lo = hi-lo, lo
+		if gf.Kind == kernel.Table || gf.M == 0 {
+			continue
+		}
+		if w, ok := g.pairOf(f); ok {
+			vars = g.fs.vars(vars[:0], f)
+			gf.Kind, gf.Neg, gf.A, gf.B = kernel.Potts, w < 0, int32(vars[0]), int32(vars[1])
+		}
 	}
 	return out
 }
 
-// packPicks builds the two-level packed tables (see kernel.Graph.Head) of
-// the variables whose alias table is flat, and of those with a tiered table
-// whose heavy factors form a head: their light factors' flat table may be
-// large, but only about one pick in LightShare reads it.
+// pairOf reports whether factor f is compiled as a Potts pair, and its W.
+func (g *Graph) pairOf(f int) (float64, bool) {
+	s := &g.fs
+	kind, r := s.locate(f)
+	switch kind {
+	case pottsKind:
+		return s.pw[r], true
+	case tableKind:
+		p := &s.pots[s.tab.Pot[r]]
+		return p.pottsW, p.potts
+	}
+	return pottsPair(s.obj[r])
+}
+
+// The pick tables.
+
+// MaxBands bounds the bands of a variable's light factors, TailShare the
+// weight of the last band's envelope (at most that share of the light
+// factors' weight, unless MaxBands is reached).
+const (
+	maxBands  = 64
+	tailShare = 1.0 / 1024
+)
+
+// packPicks builds every variable's two-level pick table (kernel.Graph.Head):
+// an alias table over the heavy head of the row, packed with the Potts
+// references a Poisson-Gibbs pick reads, and bands over the light rest.
 func (g *Graph) packPicks() {
 	k := g.kern
 	n := len(g.domains)
 	k.H = make([]int32, n)
 	k.HeadStart = make([]int, n+1)
-	k.LightStart = make([]int, n+1)
+	k.BandStart = make([]int, n+1)
 	var p colPacker
 	for i := range n {
 		k.HeadStart[i+1] = k.HeadStart[i]
-		k.LightStart[i+1] = k.LightStart[i]
-		g.packHead(i, &p)
+		k.BandStart[i+1] = k.BandStart[i]
+		g.packRow(i, &p)
 	}
 }
 
-// packHead appends the two-level packed table of variable i, if it gets
-// one: its head (the heavy factors, then one entry for the light ones)
-// and its light factors' table.
-func (g *Graph) packHead(i int, p *colPacker) {
+// packRow appends the pick table of variable i: its head (the heavy
+// factors, then one entry for the light ones) and its light factors'
+// bands.
+func (g *Graph) packRow(i int, p *colPacker) {
 	k := g.kern
-	s, e := g.softStart[i], g.softStart[i+1]
+	s, e := k.SoftStart[i], k.SoftStart[i+1]
 	if e == s {
 		return
 	}
-	tiered := k.TopStart[i+1]-k.TopStart[i] > 1
-	soft := g.soft[s:e]
-	h, light := chooseHead(soft)
-	if h == len(soft) && tiered {
-		return // no head: the tiered table serves the picks
+	m := p.m[:0]
+	for _, w := range k.W[s:e] {
+		m = append(m, math.Abs(w))
+	}
+	p.m = m
+	h, light := chooseHead(m)
+	if h == len(m) && h > kernel.FlatMax {
+		h, light = 0, 0 // no head: all light
+		for _, x := range m {
+			light += x
+		}
 	}
 	k.H[i] = int32(h)
 	// The head's weights: the heavy factors, then the light ones' sum.
-	w := p.w[:0]
-	for _, en := range soft[:h] {
-		w = append(w, en.m)
-	}
-	if h < len(soft) {
+	w := append(p.w[:0], m[:h]...)
+	if h < len(m) {
 		w = append(w, light)
 	}
 	p.w = w
@@ -224,36 +458,76 @@ func (g *Graph) packHead(i int, p *colPacker) {
 	k.Head = append(k.Head, make([]kernel.Col, len(w))...)
 	k.HeadLo = append(k.HeadLo, make([]uint32, len(w))...)
 	k.HeadStart[i+1] = hs + len(w)
-	p.pack(w, k.Soft[s:e], k.Head[hs:], k.HeadLo[hs:])
-	if h < len(soft) {
-		lw := w[:0]
-		for _, en := range soft[h:] {
-			lw = append(lw, en.m)
+	nb, wr := k.Nbr[s:e], k.W[s:e]
+	p.pack(w, func(j int) int32 {
+		if j >= h {
+			return kernel.NotPotts
 		}
-		ls := k.LightStart[i]
-		k.Light = append(k.Light, make([]kernel.Col, len(lw))...)
-		k.LightLo = append(k.LightLo, make([]uint32, len(lw))...)
-		k.LightStart[i+1] = ls + len(lw)
-		p.pack(lw, k.Soft[s+h:e], k.Light[ls:], k.LightLo[ls:])
+		return kernel.Ref(nb[j], wr[j])
+	}, k.Head[hs:], k.HeadLo[hs:])
+	if h < len(m) {
+		g.packBands(i, m, h, light, p)
 	}
 }
 
-// chooseHead returns the head of a packed table over soft (sorted by
-// decreasing M_φ): the fewest heaviest factors (at most MaxHead) whose
-// complement holds at most 1/LightShare of L_i, or failing that
-// 1/LightMax; all of them (no head) if that takes them all. It returns
-// their number h and the light factors' weight.
-func chooseHead(soft []entry) (h int, light float64) {
+// packBands appends the bands of the light factors m[h:] (sorted by
+// decreasing M_φ, weighing light) of variable i and their alias table.
+func (g *Graph) packBands(i int, m []float64, h int, light float64, p *colPacker) {
+	k := g.kern
+	bs := k.BandStart[i]
+	top := m[h]
+	env := p.env[:0]
+	for j := h; j < len(m); {
+		mx := m[j]
+		end := j + 1
+		if len(env) == maxBands-1 || mx*float64(len(m)-j) <= light*tailShare {
+			end = len(m) // the tail
+		} else {
+			for end < len(m) && 2*m[end] > mx {
+				end++
+			}
+		}
+		k.Bands = append(k.Bands, kernel.Band{Lo: int32(j), N: int32(end - j), Max: mx})
+		env = append(env, float64(end-j)*(mx/top)) // N·Max, scaled: no overflow
+		j = end
+	}
+	p.env = env
+	k.BandStart[i+1] = bs + len(env)
+	k.BandCols = append(k.BandCols, make([]kernel.Col, len(env))...)
+	k.BandLo = append(k.BandLo, make([]uint32, len(env))...)
+	p.pack(env, func(int) int32 { return kernel.NotPotts }, k.BandCols[bs:], k.BandLo[bs:])
+}
+
+// chooseHead returns the head of a pick table over m (sorted by decreasing
+// M_φ): the fewest heaviest factors (at most MaxHead) whose complement
+// holds at most 1/LightShare of L_i, or failing that 1/LightMax; all of
+// them (no light ones) if that takes more. It returns their number h and
+// the light factors' weight.
+func chooseHead(m []float64) (h int, light float64) {
 	total := 0.0
-	for _, en := range soft {
-		total += en.m
+	for _, x := range m {
+		total += x
 	}
-	h, light = headSplit(soft, total/kernel.LightShare)
+	h, light = headSplit(m, total/kernel.LightShare)
 	if h > kernel.MaxHead {
-		h, light = headSplit(soft, total/kernel.LightMax)
+		h, light = headSplit(m, total/kernel.LightMax)
 	}
 	if h > kernel.MaxHead {
-		h, light = len(soft), 0
+		h, light = len(m), 0
+	}
+	return h, light
+}
+
+// headSplit returns the smallest h ≥ 1 such that the factors m[h:] (sorted
+// by decreasing M_φ) weigh at most most, and their weight.
+func headSplit(m []float64, most float64) (h int, light float64) {
+	h = len(m)
+	for j := len(m) - 1; j >= 1; j-- {
+		if light+m[j] > most {
+			break
+		}
+		light += m[j]
+		h = j
 	}
 	return h, light
 }
@@ -261,16 +535,16 @@ func chooseHead(soft []entry) (h int, light float64) {
 // colPacker packs alias tables into the kernel's columns, with scratch
 // reused from one table to the next.
 type colPacker struct {
+	m    []float64 // a row's M_φ
 	w    []float64 // the weights of a head
+	env  []float64 // the envelopes of the bands
 	work []int32
 	a    minibatch.Alias
 }
 
 // pack builds the alias table of the weights w into dst (high threshold
-// words, alias, and the Potts references of both) and lo (low threshold
-// words). Entry j refers to ops[j] (kernel.PottsRef), or to no Potts pair
-// if j is past the end of ops.
-func (p *colPacker) pack(w []float64, ops []kernel.Op, dst []kernel.Col, lo []uint32) {
+// words, alias, and ref of both entries) and lo (low threshold words).
+func (p *colPacker) pack(w []float64, ref func(j int) int32, dst []kernel.Col, lo []uint32) {
 	if cap(p.work) < len(w) {
 		p.work = make([]int32, len(w))
 		p.a = minibatch.Alias{Prob: make([]float64, len(w)), Index: make([]int32, len(w))}
@@ -278,12 +552,6 @@ func (p *colPacker) pack(w []float64, ops []kernel.Op, dst []kernel.Col, lo []ui
 	t := minibatch.Alias{Prob: p.a.Prob[:len(w)], Index: p.a.Index[:len(w)]}
 	if err := t.Build(w, p.work[:len(w)]); err != nil {
 		panic("factorgraph: internal error: " + err.Error()) // positive finite weights
-	}
-	ref := func(j int) int32 {
-		if j >= len(ops) {
-			return kernel.NotPotts
-		}
-		return kernel.PottsRef(&ops[j])
 	}
 	for j := range w {
 		thr := minibatch.Threshold(t.Prob[j])
@@ -294,18 +562,4 @@ func (p *colPacker) pack(w []float64, ops []kernel.Op, dst []kernel.Col, lo []ui
 		lo[j] = uint32(thr)
 		dst[j] = kernel.Col{Thr: uint32(thr >> 32), Alias: alias, Ref: [2]int32{ref(j), ref(int(alias))}}
 	}
-}
-
-// headSplit returns the smallest h ≥ 1 such that the factors soft[h:] (sorted
-// by decreasing M_φ) weigh at most most, and their weight.
-func headSplit(soft []entry, most float64) (h int, light float64) {
-	h = len(soft)
-	for j := len(soft) - 1; j >= 1; j-- {
-		if light+soft[j].m > most {
-			break
-		}
-		light += soft[j].m
-		h = j
-	}
-	return h, light
 }

@@ -72,26 +72,34 @@ func NewTable(scope, sizes []int, values []float64) *Table {
 		t.strides[k] = s
 		s *= max(sizes[k], 1)
 	}
-	t.lo, t.hi = math.Inf(1), math.Inf(-1)
+	t.lo, t.hi = tableRange(values)
+	return t
+}
+
+// tableRange returns the range of a table of log-potentials: its smallest
+// finite entry and its largest (+Inf when some entry is −Inf; lo = 0 when
+// none is finite, which validation rejects).
+func tableRange(values []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
 	hard := false
 	for _, v := range values {
 		switch {
 		case math.IsInf(v, -1):
 			hard = true
-		case v < t.lo:
-			t.lo = v
+		case v < lo:
+			lo = v
 		}
-		if v > t.hi {
-			t.hi = v
+		if v > hi {
+			hi = v
 		}
 	}
 	if hard {
-		t.hi = math.Inf(1)
+		hi = math.Inf(1)
 	}
-	if math.IsInf(t.lo, 1) { // all entries −Inf (or no entries): Validate rejects it.
-		t.lo = 0
+	if math.IsInf(lo, 1) { // all entries −Inf (or no entries)
+		lo = 0
 	}
-	return t
+	return lo, hi
 }
 
 // NewProbTable is NewTable for a table of non-negative potentials (such as
@@ -161,18 +169,26 @@ func (t *Table) Sizes() []int { return t.sizes }
 // samplers' cheaper path, and the pairs the cluster moves need — and Value
 // still reads the table.
 func (t *Table) PottsForm() (w float64, ok bool) {
-	if len(t.scope) != 2 || len(t.sizes) != 2 || t.sizes[0] != t.sizes[1] || t.sizes[0] < 2 || len(t.values) != t.sizes[0]*t.sizes[1] {
+	if len(t.scope) != 2 {
 		return 0, false
 	}
-	q := t.sizes[0]
-	a, b := t.values[0], t.values[1]
+	return pottsForm(t.sizes, t.values)
+}
+
+// pottsForm is Table.PottsForm for a pair table of sizes and values.
+func pottsForm(sizes []int, values []float64) (w float64, ok bool) {
+	if len(sizes) != 2 || sizes[0] != sizes[1] || sizes[0] < 2 || len(values) != sizes[0]*sizes[1] {
+		return 0, false
+	}
+	q := sizes[0]
+	a, b := values[0], values[1]
 	if math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsNaN(a) || math.IsNaN(b) {
 		return 0, false
 	}
 	tol := 1e-12 * max(1, math.Abs(a), math.Abs(b))
 	for r := range q {
 		for c := range q {
-			v, want := t.values[r*q+c], b
+			v, want := values[r*q+c], b
 			if r == c {
 				want = a
 			}
@@ -205,9 +221,15 @@ func (t *Table) Validate(domains []Domain) error {
 	if len(t.values) != want {
 		return fmt.Errorf("table has %d entries, want %d (product of domain sizes %v)", len(t.values), want, t.sizes)
 	}
+	return validValues(t.values, t.neg)
+}
+
+// validValues checks a table's log-potentials: no NaN, no +Inf, not all
+// −Inf; neg holds the negative probabilities NewProbTable was given.
+func validValues(values []float64, neg map[int]float64) error {
 	finite := false
-	for k, v := range t.values {
-		if p, ok := t.neg[k]; ok {
+	for k, v := range values {
+		if p, ok := neg[k]; ok {
 			return fmt.Errorf("table entry %d is a negative probability %v", k, p)
 		}
 		if math.IsNaN(v) {

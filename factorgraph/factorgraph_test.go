@@ -204,7 +204,7 @@ func TestEvalAllMatchesEval(t *testing.T) {
 	}
 }
 
-func TestPickFrequencies(t *testing.T) {
+func TestPickFrequenciesSmall(t *testing.T) {
 	b := NewBuilder()
 	b.AddVariables(5, Discrete(2))
 	w := []float64{0.5, 1, 2, 4}

@@ -109,6 +109,7 @@ type search struct {
 	trail      []prune  // removals to undo on backtracking
 	continuous []int
 	budget     int
+	vars       []int // a factor's scope
 }
 
 type prune struct{ i, v int }
@@ -130,12 +131,14 @@ func (s *search) unassigned(vars []int) (last int, count int) {
 // assigned one must be finite, and one with a single unassigned variable j
 // prunes the values of j that make it −Inf. It reports false on a dead end.
 func (s *search) propagate(i int) bool {
-	for _, e := range s.g.hard[s.g.hardStart[i]:s.g.hardStart[i+1]] {
-		vars := e.f.Vars()
-		j, count := s.unassigned(vars)
+	k := s.g.kern
+	for p := k.HardStart[i]; p < k.HardStart[i+1]; p++ {
+		f := int(k.Hard[p].Fac)
+		s.vars = s.g.fs.vars(s.vars[:0], f)
+		j, count := s.unassigned(s.vars)
 		switch count {
 		case 0:
-			if math.IsInf(e.f.Value(s.x), -1) {
+			if math.IsInf(s.g.EvalFactor(f, s.x), -1) {
 				return false
 			}
 		case 1:
@@ -147,7 +150,7 @@ func (s *search) propagate(i int) bool {
 					continue
 				}
 				s.x[j] = float64(v)
-				if math.IsInf(e.f.Value(s.x), -1) {
+				if math.IsInf(s.g.EvalFactor(f, s.x), -1) {
 					s.allowed[j][v] = false
 					s.left[j]--
 					s.trail = append(s.trail, prune{j, v})

@@ -1,11 +1,9 @@
 package factorgraph
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sync"
 
 	"github.com/pgibbs/pgibbs/internal/kernel"
@@ -19,36 +17,40 @@ import (
 // soft factors (finite range M_φ > 0), which minibatching samplers subsample,
 // and hard factors (infinite range), which every sampler evaluates exactly.
 // Factors with M_φ = 0 are constants and belong to no A[i]. The soft factors
-// of A[i] are ordered by decreasing M_φ, and a tiered Walker alias table per
+// of A[i] are ordered by decreasing M_φ, and a two-level pick table per
 // variable draws one with probability M_φ/L_i in O(1), reading a few cache
 // lines however large A[i] is.
+//
+// The neighbourhoods are stored once, in the compiled form the samplers
+// read (internal/kernel): a Potts pair is its other variable and its weight
+// in each of its two rows, 24 bytes, plus its own record, 16 bytes, if it
+// was added with AddPottsPairs; the light factors' pick tables are the rows
+// themselves. Factor returns a factor added in bulk as a new value.
 type Graph struct {
 	domains  []Domain
-	factors  []Factor
-	lo, m    []float64 // declared lower bound and M_φ = hi − lo per factor
+	fs       store     // the factors, in the order they were added
+	objLo    []float64 // declared lower bound of the factors added as values
+	objM     []float64 // and their M_φ = hi − lo
 	observed []bool
 	evidence []float64
 	free     []int
 
-	// A[i] is soft[softStart[i]:softStart[i+1]] followed by
-	// hard[hardStart[i]:hardStart[i+1]].
-	softStart []int
-	soft      []entry
-	alias     minibatch.Alias // per-variable tier columns, parallel to soft
-	topStart  []int           // tier tables of A[i] are top[topStart[i]:topStart[i+1]]
-	top       minibatch.Alias
-	hardStart []int
-	hard      []entry
+	li      []float64 // L_i
+	l, psi  float64
+	maxDeg  int
+	maxSize int
+	// tablePotts says a Potts entry was compiled from a table of Potts
+	// form: Eval reads such a factor's table (equal to the compiled
+	// values to 10⁻¹² relative).
+	tablePotts bool
 
-	li       []float64 // L_i
-	l, psi   float64
-	maxDeg   int
-	maxSize  int
-	active   []int32 // soft factors that touch a free variable
-	maxArity int
-
+	activeOnce  sync.Once
+	active      []int32
 	globalOnce  sync.Once
 	globalAlias minibatch.Alias
+
+	facOnce sync.Once
+	softFac []int32 // the factor of each soft entry (built on first use)
 
 	bipOnce sync.Once
 	bip     *bipartite
@@ -57,117 +59,7 @@ type Graph struct {
 	kern *kernel.Graph // the compiled neighbourhoods (compiled.go)
 }
 
-// entry is one factor of A[i] with what a minibatch draw needs once the
-// factor is picked: M_φ and lo for the thinning, and the factor itself. The
-// alias columns live apart, in 12 bytes a column, because a pick reads a
-// uniformly random column while the entries it lands on are few (the
-// heavy factors) and stay in cache: a draw costs about one cache miss
-// however large the graph is.
-type entry struct {
-	f     Factor
-	m, lo float64
-	fac   int32 // index of f in the graph
-}
-
 var _ Model = (*Graph)(nil)
-
-// compile builds the graph's neighbourhoods A[i] in CSR form (softDeg and
-// hardDeg entries for each variable), their sums L_i, L and Ψ, the alias
-// tables over them, and the compiled kernel.
-func (g *Graph) compile(softDeg, hardDeg []int32) {
-	n := len(g.domains)
-	for _, fac := range g.factors {
-		g.maxArity = max(g.maxArity, len(fac.Vars()))
-	}
-	g.softStart = make([]int, n+1)
-	g.hardStart = make([]int, n+1)
-	for i := range n {
-		g.softStart[i+1] = g.softStart[i] + int(softDeg[i])
-		g.hardStart[i+1] = g.hardStart[i] + int(hardDeg[i])
-	}
-	g.fillEntries()
-	g.li = make([]float64, n)
-	for i := range n {
-		for _, e := range g.soft[g.softStart[i]:g.softStart[i+1]] {
-			g.li[i] += e.m
-		}
-		g.maxSize = max(g.maxSize, g.domains[i].Size)
-	}
-	for _, i := range g.free {
-		g.l = max(g.l, g.li[i])
-		g.maxDeg = max(g.maxDeg, int(softDeg[i]+hardDeg[i]))
-	}
-	g.buildAliases(softDeg)
-	g.compileKernel()
-}
-
-// fillEntries lays out the entries of every A[i], soft and hard apart, in
-// factor order, and lists the active soft factors with their sum Ψ.
-func (g *Graph) fillEntries() {
-	n := len(g.domains)
-	g.soft = make([]entry, g.softStart[n])
-	g.hard = make([]entry, g.hardStart[n])
-	sfill := make([]int, n)
-	hfill := make([]int, n)
-	isFree := make([]bool, n)
-	for _, i := range g.free {
-		isFree[i] = true
-	}
-	for f, fac := range g.factors {
-		if g.m[f] == 0 {
-			continue
-		}
-		e := entry{f: fac, m: g.m[f], lo: g.lo[f], fac: int32(f)}
-		hard := math.IsInf(g.m[f], 1)
-		touchesFree := false
-		for _, v := range fac.Vars() {
-			touchesFree = touchesFree || isFree[v]
-			if hard {
-				g.hard[g.hardStart[v]+hfill[v]] = e
-				hfill[v]++
-				continue
-			}
-			g.soft[g.softStart[v]+sfill[v]] = e
-			sfill[v]++
-		}
-		if !hard && touchesFree {
-			g.active = append(g.active, int32(f))
-			g.psi += g.m[f]
-		}
-	}
-}
-
-// buildAliases builds one tiered alias table per variable over its soft
-// entries ∝ M_φ, entries sorted by decreasing M_φ so the heavy ones share a
-// few cache lines (see minibatch.Tiered), and the kernel that holds them.
-func (g *Graph) buildAliases(softDeg []int32) {
-	n := len(g.domains)
-	maxSoft := 0
-	g.topStart = make([]int, n+1)
-	for i := range n {
-		maxSoft = max(maxSoft, int(softDeg[i]))
-		g.topStart[i+1] = g.topStart[i] + minibatch.NumTiers(int(softDeg[i]))
-	}
-	w := make([]float64, maxSoft)
-	work := make([]int32, maxSoft)
-	g.alias = minibatch.Alias{Prob: make([]float64, len(g.soft)), Index: make([]int32, len(g.soft))}
-	g.top = minibatch.Alias{Prob: make([]float64, g.topStart[n]), Index: make([]int32, g.topStart[n])}
-	g.kern = &kernel.Graph{SoftStart: g.softStart, Cols: g.alias, TopStart: g.topStart, Top: g.top}
-	for i := range n {
-		s, e := g.softStart[i], g.softStart[i+1]
-		if s == e {
-			continue
-		}
-		seg := g.soft[s:e]
-		slices.SortStableFunc(seg, func(a, b entry) int { return cmp.Compare(b.m, a.m) })
-		for k, en := range seg {
-			w[k] = en.m
-		}
-		if err := g.tiers(i).Build(w[:e-s], work); err != nil {
-			panic("factorgraph: internal error: " + err.Error()) // weights are positive and finite by construction
-		}
-	}
-}
 
 // NumVars returns the number of variables.
 func (g *Graph) NumVars() int { return len(g.domains) }
@@ -201,49 +93,97 @@ func (g *Graph) MaxDomainSize() int { return g.maxSize }
 
 // Degree returns the number of soft and hard factors in A[i].
 func (g *Graph) Degree(i int) (soft, hard int) {
-	return g.softStart[i+1] - g.softStart[i], g.hardStart[i+1] - g.hardStart[i]
+	k := g.kern
+	return k.SoftStart[i+1] - k.SoftStart[i], k.HardStart[i+1] - k.HardStart[i]
 }
 
-// at returns the k-th entry of A[i].
-func (g *Graph) at(i, k int) *entry {
-	if e := g.softStart[i] + k; e < g.softStart[i+1] {
-		return &g.soft[e]
+// op returns the k-th factor of A[i] as an Op (see kernel.Graph.SoftOp).
+func (g *Graph) op(i, k int) kernel.Op {
+	kg := g.kern
+	if p := kg.SoftStart[i] + k; p < kg.SoftStart[i+1] {
+		return kg.SoftOp(p)
 	}
-	return &g.hard[g.hardStart[i]+k-(g.softStart[i+1]-g.softStart[i])]
+	return kg.Hard[kg.HardStart[i]+k-(kg.SoftStart[i+1]-kg.SoftStart[i])]
 }
 
 // Bound returns M_φ of the k-th factor of A[i] (+Inf for a hard one).
-func (g *Graph) Bound(i, k int) float64 { return g.at(i, k).m }
+func (g *Graph) Bound(i, k int) float64 {
+	kg := g.kern
+	if p := kg.SoftStart[i] + k; p < kg.SoftStart[i+1] {
+		return math.Abs(kg.W[p])
+	}
+	return kg.Hard[kg.HardStart[i]+k-(kg.SoftStart[i+1]-kg.SoftStart[i])].M
+}
 
 // Pick returns the local index of a soft factor of A[i] drawn with
 // probability M_φ/L_i. A[i] must have a soft factor.
-func (g *Graph) Pick(i int, r *rand.Rand) int {
-	return g.tiers(i).Pick(r)
-}
-
-// tiers returns the tiered alias table of A[i].
-func (g *Graph) tiers(i int) minibatch.Tiered { return g.kern.Tiers(i) }
+func (g *Graph) Pick(i int, r *rand.Rand) int { return g.kern.Pick(i, r) }
 
 // FactorIndex returns the index (as added to the Builder) of the k-th factor
-// of A[i].
-func (g *Graph) FactorIndex(i, k int) int { return int(g.at(i, k).fac) }
+// of A[i]. For a Potts pair it reads a table of every soft entry's factor
+// built on the first call (4 bytes an entry): the compiled rows do not
+// keep it.
+func (g *Graph) FactorIndex(i, k int) int {
+	o := g.op(i, k)
+	if o.Fac >= 0 {
+		return int(o.Fac)
+	}
+	return int(g.entryFactors()[g.kern.SoftStart[i]+k])
+}
 
 // Eval returns φ̃(x) = φ(x) − lo of the k-th factor of A[i].
 func (g *Graph) Eval(i, k int, x []float64) float64 {
-	e := g.at(i, k)
-	return e.f.Value(x) - e.lo
+	o := g.op(i, k)
+	switch {
+	case o.Kind == kernel.Potts && !g.tablePotts:
+		if (x[i] == x[o.Ref]) != o.Neg {
+			return o.M
+		}
+		return 0
+	case o.Kind == kernel.Table:
+		t := &g.kern.Tabs
+		return t.Values(o.Ref)[t.Base(o.Ref, x, 0, 0)] - o.Lo
+	}
+	f := g.FactorIndex(i, k)
+	lo, _ := g.FactorRange(f)
+	return g.factor(f).Value(x) - lo
 }
 
 // EvalAll sets dst[v] = φ̃(x with x[i] = v), v = 0, …, len(dst)−1, for the
 // k-th factor of A[i]; i must be discrete and len(dst) its domain size. It
 // may write x[i] while it works and restores it before returning.
 func (g *Graph) EvalAll(i, k int, x, dst []float64) {
-	e := g.at(i, k)
-	if cond, ok := e.f.(Conditioner); ok {
+	o := g.op(i, k)
+	switch {
+	case o.Kind == kernel.Potts && !g.tablePotts:
+		on, off := o.M, 0.0
+		if o.Neg {
+			on, off = 0, o.M
+		}
+		for v := range dst {
+			dst[v] = off
+		}
+		if v := int(x[o.Ref]); v >= 0 && v < len(dst) {
+			dst[v] = on
+		}
+		return
+	case o.Kind == kernel.Table:
+		t := &g.kern.Tabs
+		vals := t.Values(o.Ref)
+		b := t.Base(o.Ref, x, o.Stride, x[i])
+		for v := range dst {
+			dst[v] = vals[b+v*int(o.Stride)] - o.Lo
+		}
+		return
+	}
+	f := g.FactorIndex(i, k)
+	fac := g.factor(f)
+	lo, _ := g.FactorRange(f)
+	if cond, ok := fac.(Conditioner); ok {
 		cond.Conditional(dst, x, i)
-		if e.lo != 0 {
+		if lo != 0 {
 			for v := range dst {
-				dst[v] -= e.lo
+				dst[v] -= lo
 			}
 		}
 		return
@@ -251,7 +191,7 @@ func (g *Graph) EvalAll(i, k int, x, dst []float64) {
 	save := x[i]
 	for v := range dst {
 		x[i] = float64(v)
-		dst[v] = e.f.Value(x) - e.lo
+		dst[v] = fac.Value(x) - lo
 	}
 	x[i] = save
 }
@@ -259,43 +199,115 @@ func (g *Graph) EvalAll(i, k int, x, dst []float64) {
 // Describe returns a name for the k-th factor of A[i] for messages, such as
 // "factor 17 (vars 3,9)", and its declared range.
 func (g *Graph) Describe(i, k int) (name string, lo, hi float64) {
-	e := g.at(i, k)
-	return describe(int(e.fac), e.f.Vars()), e.lo, e.lo + e.m
+	f := g.FactorIndex(i, k)
+	lo, hi = g.FactorRange(f)
+	return g.FactorName(f), lo, hi
 }
 
 // NumFactors returns the number of factors, constants included.
-func (g *Graph) NumFactors() int { return len(g.factors) }
+func (g *Graph) NumFactors() int { return g.fs.n }
 
-// Factor returns factor f.
-func (g *Graph) Factor(f int) Factor { return g.factors[f] }
+// Factor returns factor f: the value added with AddFactor, or for a factor
+// added in bulk a new *Potts (AddPottsPairs) or *Table (AddTables) equal to
+// it, made on each call.
+func (g *Graph) Factor(f int) Factor { return g.factor(f) }
+
+// factor is Factor.
+func (g *Graph) factor(f int) Factor {
+	s := &g.fs
+	kind, r := s.locate(f)
+	switch kind {
+	case pottsKind:
+		return NewPotts(int(s.pa[r]), int(s.pb[r]), s.pw[r])
+	case tableKind:
+		p := &s.pots[s.tab.Pot[r]]
+		t := &Table{scope: int32s(s.tab.Vars[s.tab.Off[r]:s.tab.Off[r+1]]), sizes: p.sizes,
+			values: s.tab.Pots[s.tab.Pot[r]].Values, lo: p.lo, hi: p.hi}
+		t.strides = make([]int, len(t.sizes))
+		for k, st := range s.tab.Pots[s.tab.Pot[r]].Strides {
+			t.strides[k] = int(st)
+		}
+		return t
+	}
+	return s.obj[r]
+}
+
+// FactorVars appends the scope of factor f to dst and returns it: Factor(f).Vars()
+// without making a value of a factor added in bulk.
+func (g *Graph) FactorVars(dst []int, f int) []int { return g.fs.vars(dst, f) }
 
 // FactorRange returns the declared range of factor f.
-func (g *Graph) FactorRange(f int) (lo, hi float64) { return g.lo[f], g.lo[f] + g.m[f] }
+func (g *Graph) FactorRange(f int) (lo, hi float64) {
+	s := &g.fs
+	kind, r := s.locate(f)
+	switch kind {
+	case pottsKind:
+		w := s.pw[r]
+		return min(0, w), max(0, w)
+	case tableKind:
+		p := &s.pots[s.tab.Pot[r]]
+		return p.lo, p.lo + (p.hi - p.lo) // as for a factor added as a value
+	}
+	return g.objLo[r], g.objLo[r] + g.objM[r]
+}
 
 // FactorName describes factor f for messages, e.g. "factor 17 (vars 3,9)".
-func (g *Graph) FactorName(f int) string { return describe(f, g.factors[f].Vars()) }
+func (g *Graph) FactorName(f int) string { return describe(f, g.fs.vars(nil, f)) }
 
 // EvalFactor returns φ̃(x) = φ(x) − lo of factor f.
-func (g *Graph) EvalFactor(f int, x []float64) float64 { return g.factors[f].Value(x) - g.lo[f] }
+func (g *Graph) EvalFactor(f int, x []float64) float64 {
+	s := &g.fs
+	kind, r := s.locate(f)
+	switch kind {
+	case pottsKind:
+		w := s.pw[r]
+		if (x[s.pa[r]] == x[s.pb[r]]) != (w < 0) {
+			return math.Abs(w)
+		}
+		return 0
+	case tableKind:
+		p := &s.pots[s.tab.Pot[r]]
+		return s.tab.Values(int32(r))[s.tab.Base(int32(r), x, 0, 0)] - p.lo
+	}
+	return s.obj[r].Value(x) - g.objLo[r]
+}
 
 // Active returns the soft factors that touch a free variable: the factors of
-// the global energy estimators of the MIN-Gibbs family. The slice must not be
-// modified.
-func (g *Graph) Active() []int32 { return g.active }
+// the global energy estimators of the MIN-Gibbs family (built on first
+// use). The slice must not be modified.
+func (g *Graph) Active() []int32 {
+	g.activeOnce.Do(func() {
+		var vars []int
+		for f := range g.fs.n {
+			if m := g.FactorBound(f); m == 0 || math.IsInf(m, 1) {
+				continue
+			}
+			vars = g.fs.vars(vars[:0], f)
+			for _, v := range vars {
+				if !g.observed[v] {
+					g.active = append(g.active, int32(f))
+					break
+				}
+			}
+		}
+	})
+	return g.active
+}
 
 // PickGlobal returns an active soft factor drawn with probability M_φ/Ψ.
 // The graph must have an active soft factor (Ψ > 0).
 func (g *Graph) PickGlobal(r *rand.Rand) int {
+	active := g.Active()
 	g.globalOnce.Do(func() {
-		w := make([]float64, len(g.active))
-		for k, f := range g.active {
-			w[k] = g.m[f]
+		w := make([]float64, len(active))
+		for k, f := range active {
+			w[k] = g.FactorBound(int(f))
 		}
 		if len(w) > 0 {
 			g.globalAlias, _ = minibatch.NewAlias(w)
 		}
 	})
-	return int(g.active[g.globalAlias.Pick(r)])
+	return int(active[g.globalAlias.Pick(r)])
 }
 
 // Initial returns a state for the graph: evidence at its values, the other
@@ -326,11 +338,14 @@ func RandomState(m Model, r *rand.Rand) []float64 {
 // String summarises the graph.
 func (g *Graph) String() string {
 	return fmt.Sprintf("factor graph: %d variables (%d free), %d factors, Δ = %d, L = %.6g, Ψ = %.6g",
-		len(g.domains), len(g.free), len(g.factors), g.maxDeg, g.l, g.psi)
+		len(g.domains), len(g.free), g.fs.n, g.maxDeg, g.l, g.psi)
 }
 
 // FactorBound returns M_φ = hi − lo of factor f (+Inf for a hard factor).
-func (g *Graph) FactorBound(f int) float64 { return g.m[f] }
+func (g *Graph) FactorBound(f int) float64 {
+	lo, hi := g.FactorRange(f)
+	return hi - lo
+}
 
 // Sizes returns the domain size of every variable of m (0 for a continuous
 // one): the shape chain.NewMarginals takes.

@@ -73,7 +73,7 @@ func TestPottsForm(t *testing.T) {
 		neg  bool
 		ref  int32
 	}{{0, 0, kernel.Potts, false, 1}, {1, 1, kernel.Potts, true, 2}, {3, 0, kernel.Table, false, 0}} {
-		o := kg.Soft[kg.SoftStart[c.i]+c.k]
+		o := kg.SoftOp(kg.SoftStart[c.i] + c.k)
 		if o.Kind != c.kind || o.Kind == kernel.Potts && (o.Neg != c.neg || o.Ref != c.ref) {
 			t.Errorf("variable %d, factor %d: compiled as %+v, want kind %v neg %v ref %d", c.i, c.k, o, c.kind, c.neg, c.ref)
 		}

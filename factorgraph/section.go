@@ -33,19 +33,20 @@ var _ SectionEvaluator = (*Graph)(nil)
 // Eval: φ(x) − lo, bit for bit, for a Sectioner that computes what its
 // Value computes.
 func (g *Graph) EvalSection(i, k int, x, at, dst []float64) {
-	e := g.at(i, k)
 	dst = dst[:len(at)]
-	if s, ok := e.f.(Sectioner); ok {
+	f := g.FactorIndex(i, k)
+	fac := g.factor(f)
+	if s, ok := fac.(Sectioner); ok {
 		s.Section(dst, x, i, at)
 	} else {
 		save := x[i]
 		for j, v := range at {
 			x[i] = v
-			dst[j] = e.f.Value(x)
+			dst[j] = fac.Value(x)
 		}
 		x[i] = save
 	}
-	lo := e.lo
+	lo, _ := g.FactorRange(f)
 	for j := range dst {
 		dst[j] -= lo
 	}

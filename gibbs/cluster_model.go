@@ -219,7 +219,8 @@ func (c *clusters) pairOf(name string, i, k, soft int) (int, *kernel.Op, error) 
 	kg := c.kg
 	var op *kernel.Op
 	if k < soft {
-		op = &kg.Soft[kg.SoftStart[i]+k]
+		o := kg.SoftOp(kg.SoftStart[i] + k)
+		op = &o
 	} else {
 		op = &kg.Hard[kg.HardStart[i]+k-soft]
 	}
@@ -227,8 +228,11 @@ func (c *clusters) pairOf(name string, i, k, soft int) (int, *kernel.Op, error) 
 	if err != nil || len(others) == 0 {
 		return -1, op, err
 	}
-	fname, _, _ := c.m.Describe(i, k)
 	j := others[0]
+	if len(others) == 1 && k < soft && op.Kind == kernel.Potts && !op.Neg {
+		return j, op, nil // the common case, without naming the factor
+	}
+	fname, _, _ := c.m.Describe(i, k)
 	switch {
 	case len(others) > 1:
 		return -1, op, fmt.Errorf("gibbs: %s: %s couples %d free variables (%d, %d, …): cluster moves need pair factors between free variables (use gibbs, pgibbs or auto)",
@@ -258,7 +262,8 @@ func (c *clusters) freeOthers(name string, i, k int, op *kernel.Op) ([]int, erro
 	case kernel.Potts:
 		vars = []int{int(op.Ref)}
 	case kernel.Table:
-		for _, v := range c.kg.Tables[op.Ref].Vars {
+		t := &c.kg.Tabs
+		for _, v := range t.Vars[t.Off[op.Ref]:t.Off[op.Ref+1]] {
 			vars = append(vars, int(v))
 		}
 	default:

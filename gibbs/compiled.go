@@ -33,25 +33,25 @@ func (c *chain) exactCompiled(i int) {
 
 // addCompiled adds Σ φ(x_{i←v}) over the soft factors of A[i] (and the hard
 // ones if hard is set) to u[v] for every v, lower bounds left out, using
-// c.buf2 as scratch (u must be another slice). It
-// returns the number of factors, or false after recording an error of a
-// generic factor.
+// c.buf2 as scratch (u must be another slice). It returns the number of
+// factors, or false after recording an error of a generic factor.
 func (c *chain) addCompiled(i int, u []float64, hard bool) (int, bool) {
 	k := c.kg
-	x := c.x
-	ps, pe := k.PottsStart[i], k.PottsStart[i+1]
-	nb, w := k.PottsNbr[ps:pe], k.PottsW[ps:pe]
-	w = w[:len(nb)]
-	// u[x_j] += W (W·δ(v, x_j)), in two interleaved accumulators so that
-	// consecutive neighbours with equal values do not wait on each other.
-	ub := c.buf2[:len(u)]
-	clear(ub)
+	nb, w := k.Row(i)
 	n := len(nb)
-	if len(nb) > pollEvery && c.done != nil {
-		if !c.addPottsChunked(nb, w, u, ub) {
+	switch {
+	case !k.AllPotts || len(nb) > pollEvery && c.done != nil:
+		if !c.addRowChunked(i, nb, w, u) {
 			return 0, false
 		}
-	} else {
+	default:
+		// u[x_j] += W (W·δ(v, x_j)), in two interleaved accumulators so
+		// that consecutive neighbours with equal values do not wait on
+		// each other.
+		x := c.x
+		ub := c.buf2[:len(u)]
+		clear(ub)
+		w = w[:len(nb)]
 		p := 0
 		for ; p+1 < len(nb); p += 2 {
 			if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
@@ -66,30 +66,36 @@ func (c *chain) addCompiled(i int, u []float64, hard bool) (int, bool) {
 				u[v] += w[p]
 			}
 		}
-	}
-	for v := range u {
-		u[v] += ub[v]
-	}
-	for _, e := range k.Exact[k.ExactStart[i]:k.ExactStart[i+1]] {
-		if !hard && e < 0 {
-			continue // a hard factor
+		for v := range u {
+			u[v] += ub[v]
 		}
-		if !c.addOp(i, k.ExactOp(e), u) || c.spend(len(u)) {
-			return 0, false
+	}
+	if hard {
+		for o := range k.Hard[k.HardStart[i]:k.HardStart[i+1]] {
+			if !c.addOp(i, &k.Hard[k.HardStart[i]+o], u) || c.spend(len(u)) {
+				return 0, false
+			}
+			n++
 		}
-		n++
 	}
 	return n, true
 }
 
-// addPottsChunked is the Potts loop of addCompiled in blocks of pollEvery
-// pairs, looking at the interrupt channel between them (a long
-// neighbourhood under an interrupt channel). It reports false if the
-// update must stop.
-func (c *chain) addPottsChunked(nb []int32, w, u, ub []float64) bool {
+// addRowChunked is the row loop of addCompiled for rows with tables or
+// generic factors (each counted as work, see spend), or long rows under an
+// interrupt channel: blocks of pollEvery entries, looking at the channel
+// between them. It reports false if the update must stop.
+func (c *chain) addRowChunked(i int, nb []int32, w, u []float64) bool {
+	k := c.kg
 	for len(nb) > 0 {
 		blk := min(len(nb), pollEvery)
 		for p, j := range nb[:blk] {
+			if j < 0 {
+				if !c.addOp(i, &k.Ops[^j], u) || c.spend(len(u)) {
+					return false
+				}
+				continue
+			}
 			if v := int(c.x[j]); uint(v) < uint(len(u)) {
 				u[v] += w[p]
 			}
@@ -122,9 +128,9 @@ func (c *chain) addOp(i int, o *kernel.Op, u []float64) bool {
 	if o.Kind != kernel.Table {
 		return c.addExact(i, int(o.Ref), u)
 	}
-	t := &c.kg.Tables[o.Ref]
-	b, st := t.Base(c.x, o.Stride, c.x[i]), int(o.Stride)
-	vals := t.Values
+	t := &c.kg.Tabs
+	b, st := t.Base(o.Ref, c.x, o.Stride, c.x[i]), int(o.Stride)
+	vals := t.Values(o.Ref)
 	for v := range u {
 		u[v] += vals[b+v*st]
 	}
@@ -158,7 +164,6 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 		c.set(i, u)
 		return
 	}
-	soft := k.Soft[s0:s1]
 	xi := c.x[i]
 	gen := p.gen(c, i)
 	p.a = gen.a
@@ -173,19 +178,13 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 	c.stats.Picks += int64(b1 + b2)
 	n := p.n[:len(u)]
 	p.beginDraw(n)
-	var distinct int
-	var ok bool
-	if k.HeadStart[i+1] > k.HeadStart[i] {
-		distinct, ok = p.drawHead(c, i, xi, soft, n, direct, b1, b2)
-	} else {
-		distinct, ok = p.drawTiers(c, i, xi, soft, n, b1, b2)
-	}
+	distinct, ok := p.drawHead(c, i, xi, n, direct, b1, b2)
 	if !ok {
 		return
 	}
 	// The paper's "factors evaluated": the distinct factors picked.
 	c.stats.Factors += int64(distinct)
-	p.setKept(c, i, soft, u, nhard > 0)
+	p.setKept(c, i, u, nhard > 0)
 }
 
 // beginDraw clears the tallies of a compiled Poisson-Gibbs draw: the
@@ -210,7 +209,7 @@ func (p *pgState) beginDraw(n []int32) {
 // direct is set (xi = x_i), in chunks of at most pollEvery picks between
 // which it looks at the interrupt channel. It returns the distinct factors
 // picked, or false after recording an error or if the update must stop.
-func (p *pgState) drawHead(c *chain, i int, xi float64, soft []kernel.Op, n []int32, direct bool, b1, b2 int) (int, bool) {
+func (p *pgState) drawHead(c *chain, i int, xi float64, n []int32, direct bool, b1, b2 int) (int, bool) {
 	tab := c.kg.HeadTable(i)
 	distinct := 0
 	if direct {
@@ -232,7 +231,7 @@ func (p *pgState) drawHead(c *chain, i int, xi float64, soft []kernel.Op, n []in
 	}
 	if b1 <= pollEvery && b2 <= pollEvery { // one chunk each: no look at the channel
 		distinct += p.keepHead(c, &tab, n, b1)
-		d, ok := p.thinHead(c, i, xi, &tab, soft, n, b2)
+		d, ok := p.thinHead(c, i, xi, &tab, n, b2)
 		return distinct + d, ok
 	}
 	for b1 > 0 {
@@ -244,7 +243,7 @@ func (p *pgState) drawHead(c *chain, i int, xi float64, soft []kernel.Op, n []in
 	}
 	for b2 > 0 {
 		k := min(b2, pollEvery)
-		d, ok := p.thinHead(c, i, xi, &tab, soft, n, k)
+		d, ok := p.thinHead(c, i, xi, &tab, n, k)
 		if !ok {
 			return 0, false
 		}
@@ -286,8 +285,9 @@ func (p *pgState) keepHead(c *chain, tab *kernel.HeadTable, n []int32, b int) in
 // where φ̃ = M_φ, a W > 0 pair that agrees or a W < 0 pair that differs,
 // with no uniform variate. It returns the distinct factors newly picked,
 // or false after recording an error.
-func (p *pgState) thinHead(c *chain, i int, xi float64, tab *kernel.HeadTable, soft []kernel.Op, n []int32, b int) (int, bool) {
+func (p *pgState) thinHead(c *chain, i int, xi float64, tab *kernel.HeadTable, n []int32, b int) (int, bool) {
 	r, x := c.r, c.x
+	s0 := c.kg.SoftStart[i]
 	seen, epoch := p.seen, p.epoch
 	distinct := 0
 	for range b {
@@ -297,7 +297,7 @@ func (p *pgState) thinHead(c *chain, i int, xi float64, tab *kernel.HeadTable, s
 		}
 		distinct += newPick(seen, j, epoch)
 		if ref == kernel.NotPotts {
-			if !p.thin(c, i, j, &soft[j], xi) {
+			if !p.thin(c, i, j, c.kg.SoftOpAt(s0, j), xi) {
 				return distinct, false
 			}
 			continue
@@ -315,57 +315,11 @@ func (p *pgState) thinHead(c *chain, i int, xi float64, tab *kernel.HeadTable, s
 	return distinct, true
 }
 
-// drawTiers draws the B1 + B2 picks of compiledUpdate from the tiered
-// alias table of A[i]: phase 1 every pick kept, phase 2 each kept with
-// probability φ̃(x)/M_φ (Statement 1), xi = x_i, in chunks of at most
-// pollEvery picks between which it looks at the interrupt channel. It
-// returns the distinct factors picked, or false after recording an error
-// or if the update must stop.
-func (p *pgState) drawTiers(c *chain, i int, xi float64, soft []kernel.Op, n []int32, b1, b2 int) (int, bool) {
-	r, x := c.r, c.x
-	counts, seen, epoch := p.counts, p.seen, p.epoch
-	distinct := 0
-	tiers := c.kg.Tiers(i)
-	for phase, b := range [2]int{b1, b2} {
-		for b > 0 {
-			chunk := min(b, pollEvery)
-			for range chunk {
-				j := tiers.Pick(r)
-				distinct += newPick(seen, j, epoch)
-				o := &soft[j]
-				if o.Kind != kernel.Potts {
-					if phase == 0 {
-						counts.Add(j)
-					} else if !p.thin(c, i, j, o, xi) {
-						return distinct, false
-					}
-					continue
-				}
-				v := int(x[o.Ref])
-				if phase == 1 && (float64(v) == xi) == o.Neg {
-					continue
-				}
-				if uint(v) < uint(len(n)) {
-					if o.Neg {
-						n[v]--
-					} else {
-						n[v]++
-					}
-				}
-			}
-			if b -= chunk; b > 0 && c.stop() {
-				return distinct, false
-			}
-		}
-	}
-	return distinct, true
-}
-
 // setKept finishes compiledUpdate from the kept counts (Algorithm 2):
 // U_v = Σ s_φ log(1 + φ̃(x_{i←v})/(aM_φ)), Potts pairs in p.n (counts of
 // log(1 + 1/a), up to a constant), the other kinds added to u (which holds
 // the hard factors' sum; hard reports whether i has any), then the draw.
-func (p *pgState) setKept(c *chain, i int, soft []kernel.Op, u []float64, hard bool) {
+func (p *pgState) setKept(c *chain, i int, u []float64, hard bool) {
 	n := p.n[:len(u)]
 	a, full, pow := p.a, p.full, p.pow
 	if p.perVariable {
@@ -376,7 +330,7 @@ func (p *pgState) setKept(c *chain, i int, soft []kernel.Op, u []float64, hard b
 	for _, j32 := range counts.Keys() {
 		j := int(j32)
 		mixed = true
-		if !p.addSoft(c, i, &soft[j], float64(counts.Count(j)), a, full, u) || c.spend(len(u)) {
+		if !p.addSoft(c, i, c.kg.SoftOpAt(c.kg.SoftStart[i], j), float64(counts.Count(j)), a, full, u) || c.spend(len(u)) {
 			return
 		}
 	}
@@ -424,11 +378,10 @@ func (p *pgState) thin(c *chain, i, j int, o *kernel.Op, xi float64) bool {
 // heavy counts and B1'), as the picks would count, or false if the update
 // must stop.
 func (p *pgState) directHead(c *chain, i int, tab *kernel.HeadTable, n []int32) (distinct, picks, bl int, ok bool) {
-	k := c.kg
-	s0 := k.SoftStart[i]
+	hs := c.kg.HeadStart[i]
 	r, x := c.r, c.x
 	seen, epoch := p.seen, p.epoch
-	for kk, gi := range p.hgen[s0 : s0+tab.H] {
+	for kk, gi := range p.hgen[hs : hs+tab.H] {
 		sk := p.pool[gi].Rand(r)
 		if sk == 0 {
 			continue
@@ -507,13 +460,13 @@ func (p *pgState) initHeads(c *chain, vars []int) {
 		}
 		return g
 	}
-	p.hgen = make([]int32, len(k.Soft))
+	p.hgen = make([]int32, len(k.Head))
 	p.lgen = make([]int32, c.m.NumVars())
 	p.direct = make([]bool, c.m.NumVars())
 	for _, i := range vars {
 		s0, s1 := k.SoftStart[i], k.SoftStart[i+1]
 		h := int(k.H[i])
-		if s0 == s1 || k.HeadStart[i+1] == k.HeadStart[i] || h > kernel.MaxHead {
+		if s0 == s1 || h > kernel.MaxHead {
 			continue
 		}
 		l, lambda := p.scale(c.m, i)
@@ -521,14 +474,15 @@ func (p *pgState) initHeads(c *chain, vars []int) {
 		if float64(h) > a*p.li[i] {
 			continue
 		}
+		hs := k.HeadStart[i]
 		for kk := range h {
-			p.hgen[s0+kk] = get(a * k.Soft[s0+kk].M)
+			p.hgen[hs+kk] = get(a * math.Abs(k.W[s0+kk]))
 		}
 		p.lgen[i] = -1
 		if h < s1-s0 {
 			light := 0.0
 			for j := s0 + h; j < s1; j++ {
-				light += k.Soft[j].M
+				light += math.Abs(k.W[j])
 			}
 			p.lgen[i] = get(a * light)
 		}
@@ -603,8 +557,8 @@ func (p *pgState) gen(c *chain, i int) *pgGen {
 // factor's evaluation counts as work, see spend).
 func (p *pgState) softValue(c *chain, i int, o *kernel.Op, xi float64) (float64, bool) {
 	if o.Kind == kernel.Table {
-		t := &c.kg.Tables[o.Ref]
-		return t.Values[t.Base(c.x, o.Stride, xi)+int(o.Stride)*int(xi)] - o.Lo, true
+		t := &c.kg.Tabs
+		return t.Values(o.Ref)[t.Base(o.Ref, c.x, o.Stride, xi)+int(o.Stride)*int(xi)] - o.Lo, true
 	}
 	t := c.m.Eval(i, int(o.Ref), c.x)
 	if !factorgraph.InRange(t, o.M) {
@@ -619,10 +573,11 @@ func (p *pgState) softValue(c *chain, i int, o *kernel.Op, xi float64) (float64,
 func (p *pgState) addSoft(c *chain, i int, o *kernel.Op, s, a, full float64, u []float64) bool {
 	buf := c.buf[:len(u)]
 	if o.Kind == kernel.Table {
-		t := &c.kg.Tables[o.Ref]
-		b, st := t.Base(c.x, o.Stride, c.x[i]), int(o.Stride)
+		t := &c.kg.Tabs
+		b, st := t.Base(o.Ref, c.x, o.Stride, c.x[i]), int(o.Stride)
+		vals := t.Values(o.Ref)
 		for v := range buf {
-			buf[v] = t.Values[b+v*st] - o.Lo
+			buf[v] = vals[b+v*st] - o.Lo
 		}
 	} else {
 		c.m.EvalAll(i, int(o.Ref), c.x, buf)
@@ -800,12 +755,12 @@ func (p *proposal) drawCompiled(c *chain, i int) int {
 		if !c.pickAll(p.counts, i, b) {
 			return -1
 		}
-		soft := k.Soft[s0:s1]
 		for _, j32 := range p.counts.Keys() {
 			if c.spend(d) {
 				return -1
 			}
-			o := &soft[j32]
+			op := k.SoftOp(s0 + int(j32))
+			o := &op
 			coef := float64(p.counts.Count(int(j32))) * l / (p.lambda * o.M) // s_φ L/(λM_φ)
 			if o.Kind == kernel.Potts {
 				if v := int(c.x[o.Ref]); v < d {
@@ -818,10 +773,11 @@ func (p *proposal) drawCompiled(c *chain, i int) int {
 				continue
 			}
 			if o.Kind == kernel.Table {
-				t := &k.Tables[o.Ref]
-				base, st := t.Base(c.x, o.Stride, c.x[i]), int(o.Stride)
+				t := &k.Tabs
+				base, st := t.Base(o.Ref, c.x, o.Stride, c.x[i]), int(o.Stride)
+				vals := t.Values(o.Ref)
 				for v := range logPsi {
-					logPsi[v] += coef * (t.Values[base+v*st] - o.Lo)
+					logPsi[v] += coef * (vals[base+v*st] - o.Lo)
 				}
 				continue
 			}

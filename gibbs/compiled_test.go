@@ -68,51 +68,63 @@ func (w withKernel) Kernel() *kernel.Graph { return w.k }
 // bug of the compiled Poisson-Gibbs path.
 func flipPottsThinning(k *kernel.Graph) *kernel.Graph {
 	c := *k
-	c.Soft = slices.Clone(k.Soft)
-	for j := range c.Soft {
-		if c.Soft[j].Kind == kernel.Potts {
-			c.Soft[j].Neg = !c.Soft[j].Neg
+	c.W = slices.Clone(k.W)
+	for p, nb := range c.Nbr {
+		if nb >= 0 {
+			c.W[p] = -c.W[p]
 		}
 	}
-	flip := func(cols []kernel.Col) []kernel.Col {
-		cols = slices.Clone(cols)
-		for j := range cols {
-			for side, ref := range cols[j].Ref {
-				if ref != kernel.NotPotts {
-					cols[j].Ref[side] = ^ref
-				}
+	c.Head = slices.Clone(k.Head)
+	for j := range c.Head {
+		for side, ref := range c.Head[j].Ref {
+			if ref != kernel.NotPotts {
+				c.Head[j].Ref[side] = ^ref
 			}
 		}
-		return cols
 	}
-	c.Light, c.Head = flip(k.Light), flip(k.Head)
 	return &c
 }
 
-// dropLastExact returns a copy of k whose exact lists miss the last factor
-// of every A[i] (a table or hard factor if there is one, else the last
-// Potts pair): the "dropped term" bug of the compiled Gibbs path.
+// dropLastExact returns a copy of k whose exact sums miss the last factor
+// of every A[i] (the last hard factor if there is one, else the last table
+// or generic factor of its row, else the last Potts pair): the "dropped
+// term" bug of the compiled Gibbs path. A dropped soft factor becomes a
+// table of zeros over i, which adds nothing (the pick tables still see it).
 func dropLastExact(k *kernel.Graph) *kernel.Graph {
 	c := *k
-	n := len(k.PottsStart) - 1
-	c.PottsStart, c.ExactStart = make([]int32, n+1), make([]int32, n+1)
-	c.PottsNbr, c.PottsW, c.Exact = nil, nil, nil
-	for i := range n {
-		nb := k.PottsNbr[k.PottsStart[i]:k.PottsStart[i+1]]
-		w := k.PottsW[k.PottsStart[i]:k.PottsStart[i+1]]
-		ex := k.Exact[k.ExactStart[i]:k.ExactStart[i+1]]
-		switch {
-		case len(ex) > 0:
-			ex = ex[:len(ex)-1]
-		case len(nb) > 0:
-			nb, w = nb[:len(nb)-1], w[:len(w)-1]
-		}
-		c.PottsNbr = append(c.PottsNbr, nb...)
-		c.PottsW = append(c.PottsW, w...)
-		c.Exact = append(c.Exact, ex...)
-		c.PottsStart[i+1] = int32(len(c.PottsNbr))
-		c.ExactStart[i+1] = int32(len(c.Exact))
+	n := len(k.SoftStart) - 1
+	c.Nbr, c.Ops = slices.Clone(k.Nbr), slices.Clone(k.Ops)
+	c.Tabs = kernel.Tabs{Off: slices.Clone(k.Tabs.Off), Vars: slices.Clone(k.Tabs.Vars),
+		Pot: slices.Clone(k.Tabs.Pot), Pots: slices.Clone(k.Tabs.Pots)}
+	if len(c.Tabs.Off) == 0 {
+		c.Tabs.Off = []int{0}
 	}
+	c.HardStart, c.Hard = make([]int, n+1), nil
+	zeros := kernel.Pot{Values: make([]float64, 64), Strides: []int32{1}}
+	for i := range n {
+		hard := k.Hard[k.HardStart[i]:k.HardStart[i+1]]
+		nb := c.Nbr[k.SoftStart[i]:k.SoftStart[i+1]]
+		last := -1
+		for p, j := range nb {
+			if j < 0 || last < 0 || nb[last] >= 0 {
+				last = p
+			}
+		}
+		switch {
+		case len(hard) > 0:
+			hard = hard[:len(hard)-1]
+		case last >= 0:
+			c.Tabs.Vars = append(c.Tabs.Vars, int32(i))
+			c.Tabs.Off = append(c.Tabs.Off, len(c.Tabs.Vars))
+			c.Tabs.Pots = append(c.Tabs.Pots, zeros)
+			c.Tabs.Pot = append(c.Tabs.Pot, int32(len(c.Tabs.Pots)-1))
+			c.Ops = append(c.Ops, kernel.Op{Kind: kernel.Table, Stride: 1, Ref: int32(len(c.Tabs.Pot) - 1), Fac: -1, M: math.Abs(k.W[k.SoftStart[i]+last])})
+			nb[last] = ^int32(len(c.Ops) - 1)
+		}
+		c.Hard = append(c.Hard, hard...)
+		c.HardStart[i+1] = len(c.Hard)
+	}
+	c.AllPotts = false
 	return &c
 }
 
@@ -285,17 +297,19 @@ func starGraph(t *testing.T, leaves, heavy int) (*factorgraph.Graph, []float64) 
 }
 
 // TestExactnessTiered checks the compiled Poisson-Gibbs path of a variable
-// whose alias table is tiered (more than minibatch.FlatMax soft factors).
+// whose pick table has light factors in bands (more than kernel.FlatMax soft
+// factors): with no head (every pick from the bands) and with a head of
+// heavy pairs.
 func TestExactnessTiered(t *testing.T) {
 	skipShort(t)
-	for _, heavy := range []int{0, 8} { // no head: Tiers; a head: packed head, flat light table
-		g, p0 := starGraph(t, minibatch.FlatMax+100, heavy)
+	for _, heavy := range []int{0, 8} {
+		g, p0 := starGraph(t, kernel.FlatMax+100, heavy)
 		k := g.Kernel()
-		if k.TopStart[1]-k.TopStart[0] < 2 {
-			t.Fatalf("the hub's table has %d tiers; want a tiered table", k.TopStart[1]-k.TopStart[0])
+		if bands := k.BandStart[1] - k.BandStart[0]; bands < 2 {
+			t.Fatalf("the hub's light factors are in %d bands; want several", bands)
 		}
-		if hasHead := k.HeadStart[1] > k.HeadStart[0]; hasHead != (heavy > 0) {
-			t.Fatalf("%d heavy pairs: head columns %v", heavy, hasHead)
+		if h := int(k.H[0]); (h > 0) != (heavy > 0) {
+			t.Fatalf("%d heavy pairs: a head of %d", heavy, h)
 		}
 		names := []string{"x0=0", "x0=1", "x0=2", "x0=3"}
 		cells := func(x []float64, dst []int) []int { return append(dst[:0], int(x[0])) }

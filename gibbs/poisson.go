@@ -210,9 +210,8 @@ func (c *chain) pickAll(counts *minibatch.Counts, i, b int) bool {
 	for b > 0 {
 		n := min(b, pollEvery)
 		if c.kg != nil {
-			tiers := c.kg.Tiers(i)
 			for range n {
-				counts.Add(tiers.Pick(c.r))
+				counts.Add(c.kg.Pick(i, c.r))
 			}
 		} else {
 			for range n {
@@ -234,9 +233,8 @@ func (p *pgState) pickThin(c *chain, i, b int) bool {
 	for b > 0 {
 		n := min(b, pollEvery)
 		if c.kg != nil {
-			tiers := c.kg.Tiers(i)
 			for range n {
-				picks = append(picks, int32(tiers.Pick(c.r)))
+				picks = append(picks, int32(c.kg.Pick(i, c.r)))
 			}
 		} else {
 			for range n {

@@ -75,3 +75,39 @@ func TestParamErrors(t *testing.T) {
 		t.Error("NearestNeighbour(2, …) succeeded")
 	}
 }
+
+// TestPairs checks Pairs and NumPairs against every pair of sites in turn
+// (New's generator before it tabulated the kernel's reach), on lattices
+// where the kernel reaches the whole lattice and where it underflows.
+func TestPairs(t *testing.T) {
+	for _, p := range []Params{
+		Paper(),
+		{Width: 7, States: 3, Beta: 1, Gamma: 0.01},
+		{Width: 30, States: 2, Beta: 2, Gamma: 40},    // reach 4
+		{Width: 25, States: 2, Beta: 0, Gamma: 1.5},   // no pairs
+		{Width: 2, States: 2, Beta: 1e-300, Gamma: 1}, // the kernel underflows at d = 1
+	} {
+		var wantA, wantB []int32
+		var wantW []float64
+		n := p.Width * p.Width
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				dr, dc := i/p.Width-j/p.Width, i%p.Width-j%p.Width
+				w := p.Beta * math.Exp(-p.Gamma*float64(dr*dr+dc*dc))
+				if w == 0 {
+					continue
+				}
+				wantA, wantB, wantW = append(wantA, int32(i)), append(wantB, int32(j)), append(wantW, w)
+			}
+		}
+		a, b, w := p.Pairs()
+		if p.NumPairs() != len(wantW) || len(a) != len(wantW) || len(b) != len(wantW) || len(w) != len(wantW) {
+			t.Fatalf("%+v: NumPairs %d, Pairs %d, %d, %d; want %d", p, p.NumPairs(), len(a), len(b), len(w), len(wantW))
+		}
+		for k := range w {
+			if a[k] != wantA[k] || b[k] != wantB[k] || w[k] != wantW[k] {
+				t.Fatalf("%+v: pair %d is (%d, %d, %v), want (%d, %d, %v)", p, k, a[k], b[k], w[k], wantA[k], wantB[k], wantW[k])
+			}
+		}
+	}
+}

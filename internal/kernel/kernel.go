@@ -1,16 +1,21 @@
 // Package kernel holds the compiled, flat form of a factor graph's
 // neighbourhoods that the samplers' hot loops run on.
 //
-// A factorgraph.Graph is built from Factor values behind an interface; a
-// sampler that evaluated them through it would pay two dynamic calls, a
-// buffer round trip and a range check per factor. At Build the graph
-// compiles the factor kinds it knows — Potts pairs W·δ(x_a, x_b) and dense
+// A factorgraph.Graph is built from factors of several kinds; a sampler
+// that evaluated them through the Factor interface would pay two dynamic
+// calls, a buffer round trip and a range check per factor. At Build the
+// graph compiles the kinds it knows — Potts pairs W·δ(x_a, x_b) and dense
 // tables — into the arrays below (structure of arrays, per variable in CSR
 // order), whose ranges are proven when they are compiled: a Potts value is
 // W or 0, a table value is one of its validated entries. Factors of any
 // other type keep the generic path (Kind Generic: the sampler calls the
 // model for them and checks their values against the declared range).
-// Mixing both in one graph works: every list below may hold generic entries.
+// Mixing both in one graph works: every list below may hold generic
+// entries.
+//
+// The arrays are the graph's only copy of its neighbourhoods: a Potts pair
+// costs its two entries (the other variable, 4 bytes, and the signed weight,
+// 8) and nothing else per entry; the other kinds add one Op an entry.
 //
 // Nothing here is part of the module's public API; package factorgraph
 // builds a Graph and package gibbs reads it.
@@ -21,8 +26,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"sync"
-
-	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
 // Kind is the kind of a compiled factor.
@@ -34,11 +37,12 @@ const (
 	Generic Kind = iota
 	// Potts is W·δ(x_i, x_Ref).
 	Potts
-	// Table is a dense table: Tables[Ref].
+	// Table is a dense table: table factor Ref of Tabs.
 	Table
 )
 
-// Op is one factor of A[i] as a hot loop reads it.
+// Op is one factor of A[i] that is not a soft Potts pair, as a hot loop
+// reads it (SoftOp also describes a Potts entry as an Op, for cold paths).
 type Op struct {
 	Kind Kind
 	// Neg says W < 0 for a Potts factor: φ̃ = M when the two variables
@@ -46,129 +50,162 @@ type Op struct {
 	Neg bool
 	// Stride is the stride of the updated variable i in a table's entries.
 	Stride int32
-	// Ref is the other variable of a Potts pair, the index in Tables of a
-	// table, or the local index k in A[i] of a generic factor.
+	// Ref is the other variable of a Potts pair, the table factor (in
+	// Tabs) of a table, or the local index k in A[i] of a generic factor.
 	Ref int32
+	// Fac is the factor's index in the graph (−1 for a Potts entry
+	// described by SoftOp).
+	Fac int32
 	// M is M_φ = hi − lo (+Inf for a hard factor), Lo the declared lower
 	// bound: φ̃ = φ − Lo ∈ [0, M].
 	M, Lo float64
 }
 
-// Tab is a dense table factor: entry Σ_k Strides[k]·x[Vars[k]] of Values.
-type Tab struct {
-	Vars    []int32
-	Strides []int32
+// Pot is one potential table: entry Σ_k Strides[k]·x[scope_k] of Values.
+type Pot struct {
 	Values  []float64
+	Strides []int32
 }
 
-// Base returns the index of the table's entry at x with the variable of
-// stride si at 0: entry Base + v·si is the table's value at x_{i←v}. x[i]
-// must be an integer in its domain (a discrete state).
-func (t *Tab) Base(x []float64, si int32, xi float64) int {
+// Tabs holds the graph's table factors: table factor t has scope
+// Vars[Off[t]:Off[t+1]] and potential Pots[Pot[t]]. Many table factors may
+// share one potential (the same coupling on every edge, the same field on
+// every site) and store it once.
+type Tabs struct {
+	Off  []int
+	Vars []int32
+	Pot  []int32
+	Pots []Pot
+}
+
+// Base returns the index in the potential of table factor t of its entry at
+// x with the variable of stride si at 0: entry Base + v·si is the table's
+// value at x_{i←v}. x[i] = xi must be an integer in its domain (a discrete
+// state).
+func (tb *Tabs) Base(t int32, x []float64, si int32, xi float64) int {
+	p := &tb.Pots[tb.Pot[t]]
 	b := 0
-	for k, v := range t.Vars {
-		b += int(t.Strides[k]) * int(x[v])
+	for k, v := range tb.Vars[tb.Off[t]:tb.Off[t+1]] {
+		b += int(p.Strides[k]) * int(x[v])
 	}
 	return b - int(si)*int(xi)
 }
 
+// Values returns the entries of table factor t's potential.
+func (tb *Tabs) Values(t int32) []float64 { return tb.Pots[tb.Pot[t]].Values }
+
 // Graph is the compiled form of a factor graph's neighbourhoods A[i].
 //
-// Exact updates (plain Gibbs) read, for variable i, the Potts pairs
-// PottsNbr/PottsW[PottsStart[i]:PottsStart[i+1]] (the other variable and
-// the signed weight W: u[x_j] += W, the lower bound dropped, which a
-// conditional does not see) and the other factors
-// Exact[ExactStart[i]:ExactStart[i+1]] (tables, soft or hard, and generic
-// factors), in that order.
+// The soft factors of A[i] are the entries SoftStart[i] ≤ p < SoftStart[i+1]
+// of Nbr and W, sorted by decreasing M_φ (ties in the order the factors were
+// added); the local index of entry p is k = p − SoftStart[i]. A Potts pair
+// W·δ(x_i, x_j) is Nbr[p] = j ≥ 0 and W[p] = W (signed: M_φ = |W|); any
+// other soft factor is Nbr[p] = ^o < 0 with Ops[o] its description and
+// W[p] = M_φ > 0. The hard factors of A[i] are
+// Hard[HardStart[i]:HardStart[i+1]], local indices after the soft ones.
 //
-// Minibatch updates read Soft[SoftStart[i]+k], the k-th soft factor of A[i]
-// in the order of the graph's alias table (decreasing M_φ), and
-// Hard[HardStart[i]:HardStart[i+1]].
+// Exact updates (plain Gibbs) read the row: u[x_j] += W for a Potts pair
+// (the lower bound dropped, which a conditional does not see), the Op
+// otherwise, then the hard factors.
+//
+// Minibatch updates pick soft factors ∝ M_φ from a two-level table (see
+// HeadTable): an alias table over the heavy head of each row, packed with
+// what a Poisson-Gibbs pick reads, and rejection from bands of the light
+// rest, which read the row itself and so cost no memory an entry.
 type Graph struct {
-	PottsStart []int32
-	PottsNbr   []int32
-	PottsW     []float64
-
-	ExactStart []int32
-	Exact      []int32 // j ≥ 0: Soft[j]; j < 0: Hard[^j] (see ExactOp)
-
 	SoftStart []int
-	Soft      []Op
+	Nbr       []int32
+	W         []float64
+	Ops       []Op
+
 	HardStart []int
 	Hard      []Op
 
-	Tables []Tab
+	Tabs Tabs
 
-	// Cols and Top are the graph's tiered alias tables over the soft
-	// factors of each A[i] ∝ M_φ (Cols aligned with Soft; A[i]'s tier
-	// table is Top[TopStart[i]:TopStart[i+1]]); see Tiers.
-	Cols     minibatch.Alias
-	TopStart []int
-	Top      minibatch.Alias
-
-	// Discrete says the graph has a free discrete variable; without one
-	// (a continuous model) only the alias tables are filled.
+	// AllPotts says every soft entry is a Potts pair (Ops is empty).
+	AllPotts bool
+	// Discrete says the graph has a free discrete variable.
 	Discrete bool
-
-	global *lazyFactors // see Global
-
-	// The packed two-level tables for Poisson-Gibbs picks (see Col), of
-	// the variables whose alias table is flat (one tier) and of those whose
-	// heavy factors form a head; the others have no head columns
-	// (HeadStart[i] = HeadStart[i+1]) and pick through Tiers. A[i]'s soft
-	// factors, sorted by decreasing M_φ, split into a head of H[i] heavy
-	// factors and the light rest, which together hold at most 1/LightShare
-	// (or 1/LightMax) of L_i. Head[HeadStart[i]:HeadStart[i+1]] is an alias
-	// table over the H[i] heavy factors and one more entry, H[i], standing
-	// for all the light ones: a pick that lands on it picks again, from the
-	// light factors' table Light[LightStart[i]:LightStart[i+1]], whose
-	// indices are relative to H[i]. The probability of factor k is M_k/L_i
-	// either way, and the head, a few cache lines, serves most picks.
-	// Without light factors H[i] = |soft A[i]| and the head is the whole
-	// table. HeadLo and LightLo hold the columns' low threshold words.
-	HeadStart, LightStart []int
-	Head, Light           []Col
-	HeadLo, LightLo       []uint32
-	H                     []int32
-
 	// Generic says some factor of the graph is of the generic kind.
 	Generic bool
+
+	// The two-level pick tables. A[i]'s soft factors, sorted by decreasing
+	// M_φ, split into a head of H[i] heavy factors and the light rest.
+	// Head[HeadStart[i]:HeadStart[i+1]] is an alias table over the H[i]
+	// heavy factors and, if there are light ones, one more entry, H[i],
+	// standing for all of them: a pick that lands on it picks again, from
+	// the light factors' bands Bands[BandStart[i]:BandStart[i+1]]. Every
+	// variable with a soft factor has a head (of one column, the light
+	// entry, when no few factors hold most of L_i). HeadLo holds the
+	// columns' low threshold words, BandCols/BandLo the alias table over the
+	// bands. The probability of factor k is M_k/L_i either way, and the
+	// head, a few cache lines, serves most picks.
+	H         []int32
+	HeadStart []int
+	Head      []Col
+	HeadLo    []uint32
+	BandStart []int
+	Bands     []Band
+	BandCols  []Col
+	BandLo    []uint32
+
+	global *lazyFactors // see Global
 }
 
-// Tiers returns the tiered alias table over the soft factors of A[i].
-func (g *Graph) Tiers(i int) minibatch.Tiered {
+// Row returns the soft entries of A[i]: the other variables (or ^op) and
+// the weights (or M_φ).
+func (g *Graph) Row(i int) ([]int32, []float64) {
 	s, e := g.SoftStart[i], g.SoftStart[i+1]
-	ts, te := g.TopStart[i], g.TopStart[i+1]
-	return minibatch.Tiered{
-		Top:  minibatch.Alias{Prob: g.Top.Prob[ts:te], Index: g.Top.Index[ts:te]},
-		Cols: minibatch.Alias{Prob: g.Cols.Prob[s:e], Index: g.Cols.Index[s:e]},
-	}
+	return g.Nbr[s:e], g.W[s:e]
 }
+
+// SoftOp returns the soft entry p as an Op: its own for a table or generic
+// factor, and for a Potts pair Kind Potts, Ref the other variable, Neg the
+// sign of W, M = |W|, Lo = min(0, W) and Fac −1 (a Potts entry does not
+// know its factor; the graph does).
+func (g *Graph) SoftOp(p int) Op {
+	if nb := g.Nbr[p]; nb < 0 {
+		return g.Ops[^nb]
+	}
+	w := g.W[p]
+	return Op{Kind: Potts, Neg: w < 0, Ref: g.Nbr[p], Fac: -1, M: math.Abs(w), Lo: min(0, w)}
+}
+
+// SoftOpAt returns the Op of the local soft entry j of the row starting at
+// s0, which must not be a Potts pair.
+func (g *Graph) SoftOpAt(s0, j int) *Op { return &g.Ops[^g.Nbr[s0+j]] }
 
 // The light factors of a two-level table hold at most 1/LightShare of
 // L_i, or if that takes more than MaxHead heavy factors at most 1/LightMax:
-// at most that share of picks needs a second word.
+// at most that share of picks needs the bands.
 const (
 	LightShare = 64
 	LightMax   = 8
 )
 
-// MaxHead bounds the heavy factors of a two-level table.
+// MaxHead bounds the heavy factors of a two-level table with light ones.
 const MaxHead = 64
+
+// FlatMax is the largest row kept whole in its head when no few factors
+// hold most of L_i: up to FlatMax columns (10 KB) an alias table is one
+// pick, beyond it the row's bands are.
+const FlatMax = 512
 
 // NotPotts is the Col reference of a soft factor that is not a Potts pair.
 const NotPotts = math.MinInt32
 
-// Col is column k of a variable's flat alias table over the soft factors of
-// A[i] ∝ M_φ, packed with what a Poisson-Gibbs pick reads of its two
-// entries, so that a pick touches one 16-byte record (four to a cache
-// line): with (hi, lo) the 128-bit product of a 64-bit random word and
-// n = |soft A[i]|, the column is hi, and the pick is the column's own entry
-// k if lo < T, else Alias, where T = Thr·2³² + lo32 is the column's
-// threshold ⌊p_k·2⁶⁴⌋, its low word lo32 kept apart (HeadLo, LightLo) and
-// read only when the high halves tie, once in 2³² picks. Ref[0] and Ref[1] describe the own and the alias
-// entry: for a Potts pair the other variable j (W > 0) or ^j (W < 0),
-// NotPotts for other kinds.
+// Col is column k of a variable's alias table over the heavy soft factors
+// of A[i] ∝ M_φ (and the light ones' entry), packed with what a
+// Poisson-Gibbs pick reads of its two entries, so that a pick touches one
+// 16-byte record (four to a cache line): with (hi, lo) the 128-bit product
+// of a 64-bit random word and the number of columns, the column is hi, and
+// the pick is the column's own entry k if lo < T, else Alias, where T =
+// Thr·2³² + lo32 is the column's threshold ⌊p_k·2⁶⁴⌋, its low word lo32
+// kept apart (HeadLo, BandLo) and read only when the high halves tie, once
+// in 2³² picks. Ref[0] and Ref[1] describe the own and the alias entry: for
+// a Potts pair the other variable j (W > 0) or ^j (W < 0), NotPotts for
+// other kinds.
 type Col struct {
 	Thr   uint32
 	Alias int32
@@ -189,7 +226,18 @@ func (c *Col) Pick(hi, lo uint64, thrLo []uint32) (j int, ref int32) {
 	return j, c.Ref[own^1]
 }
 
-// PottsRef returns the Col reference of a soft factor.
+// Ref returns the Col reference of a soft entry with Nbr nb and weight w.
+func Ref(nb int32, w float64) int32 {
+	switch {
+	case nb < 0:
+		return NotPotts
+	case w < 0:
+		return ^nb
+	}
+	return nb
+}
+
+// PottsRef returns the Col reference of a soft factor described as an Op.
 func PottsRef(o *Op) int32 {
 	switch {
 	case o.Kind != Potts:
@@ -200,8 +248,20 @@ func PottsRef(o *Op) int32 {
 	return o.Ref
 }
 
+// Band is a run of a variable's light factors, the local indices
+// [Lo, Lo+N), whose bounds M_φ are at most Max (the first's): a pick
+// chooses a band ∝ N·Max, a uniform entry k of it, and keeps k with
+// probability M_k/Max, else starts again; k then has probability M_k over
+// the light factors' sum. Every band but the last keeps M_k > Max/2, so a
+// try is kept with probability above 1/2; the last gathers a tail too light
+// to matter (its N·Max a small share of the light factors' weight).
+type Band struct {
+	Lo, N int32
+	Max   float64
+}
+
 // Factor is one factor of the graph as a global energy estimator reads it:
-// a Potts pair W·δ(x_A, x_B) (Neg: W < 0), a table Tables[A], or a generic
+// a Potts pair W·δ(x_A, x_B) (Neg: W < 0), table factor A, or a generic
 // factor the estimator evaluates through the model. M and Lo as in Op.
 type Factor struct {
 	Kind  Kind
@@ -218,28 +278,24 @@ func (g *Graph) Value(f *Factor, x []float64) float64 {
 		}
 		return 0
 	}
-	t := &g.Tables[f.A]
-	return t.Values[t.Base(x, 0, 0)] - f.Lo
+	return g.Tabs.Values(f.A)[g.Tabs.Base(f.A, x, 0, 0)] - f.Lo
 }
 
-// HeadTable is a view of one variable's two-level packed table (see
+// HeadTable is a view of one variable's two-level pick table (see
 // Graph.Head): H heavy factors in the head, the light ones after them.
 type HeadTable struct {
-	Head, Light     []Col
-	HeadLo, LightLo []uint32
-	H               int
+	Head   []Col
+	HeadLo []uint32
+	H      int
+	g      *Graph
+	i      int
 }
 
 // HeadTable returns the two-level table of variable i; its Head is empty
-// if i has none.
+// if i has no soft factor.
 func (g *Graph) HeadTable(i int) HeadTable {
 	hs, he := g.HeadStart[i], g.HeadStart[i+1]
-	ls, le := g.LightStart[i], g.LightStart[i+1]
-	return HeadTable{
-		Head: g.Head[hs:he], HeadLo: g.HeadLo[hs:he],
-		Light: g.Light[ls:le], LightLo: g.LightLo[ls:le],
-		H: int(g.H[i]),
-	}
+	return HeadTable{Head: g.Head[hs:he], HeadLo: g.HeadLo[hs:he], H: int(g.H[i]), g: g, i: i}
 }
 
 // PickHead returns the head entry a pick with the 64-bit random word x
@@ -252,19 +308,47 @@ func (t *HeadTable) PickHead(x uint64) (int, int32) {
 	return t.Head[hi].Pick(hi, lo, t.HeadLo)
 }
 
-// PickLight returns a light factor with probability M_φ over their sum.
-func (t *HeadTable) PickLight(r *rand.Rand) (int, int32) {
-	hi, lo := bits.Mul64(r.Uint64(), uint64(len(t.Light)))
-	j, ref := t.Light[hi].Pick(hi, lo, t.LightLo)
-	return j + t.H, ref
+// PickLight returns a light factor with probability M_φ over their sum,
+// and its Col reference.
+func (t *HeadTable) PickLight(r *rand.Rand) (int, int32) { return t.g.PickLight(t.i, r) }
+
+// PickLight returns a light factor of A[i] (local index) with probability
+// M_φ over the light factors' sum, and its Col reference, by rejection
+// from the bands (see Band): two random words a try, fewer than two tries
+// on average.
+func (g *Graph) PickLight(i int, r *rand.Rand) (int, int32) {
+	bs, be := g.BandStart[i], g.BandStart[i+1]
+	bands := g.Bands[bs:be]
+	s := g.SoftStart[i]
+	for {
+		b := 0
+		if len(bands) > 1 {
+			hi, lo := bits.Mul64(r.Uint64(), uint64(len(bands)))
+			b, _ = g.BandCols[bs+int(hi)].Pick(hi, lo, g.BandLo[bs:be])
+		}
+		band := &bands[b]
+		hi, lo := bits.Mul64(r.Uint64(), uint64(band.N))
+		j := int(band.Lo) + int(hi)
+		w := g.W[s+j]
+		// Keep with probability M/Max: u·Max < M for the top 53 bits u of
+		// the low word, which given hi is uniform and independent of it.
+		if m := math.Abs(w); m < band.Max && float64(lo>>11)*0x1p-53*band.Max >= m {
+			continue
+		}
+		return j, Ref(g.Nbr[s+j], w)
+	}
 }
 
-// ExactOp returns the factor an entry of Exact refers to.
-func (g *Graph) ExactOp(e int32) *Op {
-	if e >= 0 {
-		return &g.Soft[e]
+// Pick returns a soft factor of A[i] (local index) with probability
+// M_φ/L_i: a head pick, then a light one if it lands on the light entry.
+// A[i] must have a soft factor.
+func (g *Graph) Pick(i int, r *rand.Rand) int {
+	t := g.HeadTable(i)
+	j, _ := t.PickHead(r.Uint64())
+	if j == t.H {
+		j, _ = g.PickLight(i, r)
 	}
-	return &g.Hard[^e]
+	return j
 }
 
 // lazyFactors is a []Factor built on first use.

@@ -34,12 +34,12 @@ func TestColPick(t *testing.T) {
 // TestTabBase checks a table's entry index with the updated variable at 0.
 func TestTabBase(t *testing.T) {
 	// A 2×3×2 table over variables 4, 1, 0 (strides 6, 2, 1).
-	tab := Tab{Vars: []int32{4, 1, 0}, Strides: []int32{6, 2, 1}}
+	tab := Tabs{Off: []int{0, 3}, Vars: []int32{4, 1, 0}, Pot: []int32{0}, Pots: []Pot{{Strides: []int32{6, 2, 1}}}}
 	x := []float64{1, 2, 0, 0, 1}
-	if b := tab.Base(x, 0, 0); b != 6+4+1 {
+	if b := tab.Base(0, x, 0, 0); b != 6+4+1 {
 		t.Errorf("Base with no variable at 0 = %d, want 11", b)
 	}
-	if b := tab.Base(x, 2, x[1]); b != 6+1 {
+	if b := tab.Base(0, x, 2, x[1]); b != 6+1 {
 		t.Errorf("Base with variable 1 at 0 = %d, want 7", b)
 	}
 }

@@ -22,9 +22,7 @@
 // exactly the requested means. [Draw] does this; the caller supplies the
 // pick and the keep probability through the [Source] interface. Repeated
 // picks of one item are aggregated by [Counts], a stamp array that needs no
-// hashing and no allocation per draw. [Alias] is the alias table, [Tiered]
-// an alias table split into tiers that stays in cache when a few weights
-// hold most of the mass.
+// hashing and no allocation per draw. [Alias] is the alias table.
 //
 // # Generators
 //
@@ -62,7 +60,7 @@
 //     threshold ([Column]; the multiply-shift of D. Lemire, "Fast random
 //     integer generation in an interval", ACM TOMACS 29(1), 2019, without
 //     its rejection step: column and threshold are each uniform to within
-//     n·2⁻⁶⁴). [Tiered.Pick] makes two such picks, the tier then the entry.
+//     n·2⁻⁶⁴).
 //   - [Threshold] turns a keep probability into an integer t with
 //     P(r.Uint64() < t) = p to within 2⁻⁶⁴, for a caller that stores its
 //     thinning probabilities precomputed.

@@ -1,7 +1,6 @@
 package minibatch
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -315,32 +314,6 @@ func BenchmarkAliasPick(b *testing.B) {
 	_ = s
 }
 
-func BenchmarkTieredPick(b *testing.B) {
-	for _, n := range []int{100, 3000} {
-		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
-			w := make([]float64, n)
-			for k := range w {
-				w[k] = math.Exp(-0.01 * float64(k))
-			}
-			nt := NumTiers(n)
-			a := Tiered{
-				Top:  Alias{Prob: make([]float64, nt), Index: make([]int32, nt)},
-				Cols: Alias{Prob: make([]float64, n), Index: make([]int32, n)},
-			}
-			if err := a.Build(w, make([]int32, n)); err != nil {
-				b.Fatal(err)
-			}
-			r := rand.New(rand.NewPCG(1, 1))
-			s := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				s += a.Pick(r)
-			}
-			sinkInt = s
-		})
-	}
-}
-
 func BenchmarkDraw(b *testing.B) {
 	w := make([]float64, 1000)
 	r := rand.New(rand.NewPCG(1, 1))
@@ -366,80 +339,6 @@ func BenchmarkDraw(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Draw(r, 30, src, c)
-	}
-}
-
-func TestTiered(t *testing.T) {
-	for _, n := range []int{1, 7, 8, 9, 24, 25, 100, 513, 1000, 3000} {
-		r := rand.New(rand.NewPCG(uint64(n), 1))
-		w := make([]float64, n)
-		total := 0.0
-		for k := range w {
-			w[k] = math.Exp(-0.05*float64(k)) * (0.5 + r.Float64()) // roughly decreasing
-			if k%7 == 3 {
-				w[k] = 0
-			}
-			total += w[k]
-		}
-		nt := NumTiers(n)
-		if lo, hi := TierBounds(nt-1, n); hi != n || lo >= n {
-			t.Fatalf("n=%d: last tier [%d,%d)", n, lo, hi)
-		}
-		a := Tiered{
-			Top:  Alias{Prob: make([]float64, nt), Index: make([]int32, nt)},
-			Cols: Alias{Prob: make([]float64, n), Index: make([]int32, n)},
-		}
-		if err := a.Build(w, make([]int32, n)); err != nil {
-			t.Fatalf("n=%d: %v", n, err)
-		}
-		p := make([]float64, n)
-		for k := range w {
-			p[k] = w[k] / total
-		}
-		obs := make([]int, n)
-		for range 200000 {
-			obs[a.Pick(r)]++
-		}
-		if pv := chiSquareP(t, obs, p); pv < 1e-4 {
-			t.Errorf("n=%d: chi-square p = %g", n, pv)
-		}
-	}
-}
-
-// TestTieredCatchesWrongTierWeights shows the chi-square check above fails
-// for a tiered table whose tier weights are wrong (uniform over tiers).
-func TestTieredCatchesWrongTierWeights(t *testing.T) {
-	n := 1000
-	w := make([]float64, n)
-	for k := range w {
-		w[k] = math.Exp(-0.005 * float64(k))
-	}
-	nt := NumTiers(n)
-	a := Tiered{
-		Top:  Alias{Prob: make([]float64, nt), Index: make([]int32, nt)},
-		Cols: Alias{Prob: make([]float64, n), Index: make([]int32, n)},
-	}
-	if err := a.Build(w, make([]int32, n)); err != nil {
-		t.Fatal(err)
-	}
-	for k := range a.Top.Prob { // break it: every tier equally likely
-		a.Top.Prob[k], a.Top.Index[k] = 1, int32(k)
-	}
-	total := 0.0
-	for _, x := range w {
-		total += x
-	}
-	p := make([]float64, n)
-	for k := range w {
-		p[k] = w[k] / total
-	}
-	r := rand.New(rand.NewPCG(1, 1))
-	obs := make([]int, n)
-	for range 200000 {
-		obs[a.Pick(r)]++
-	}
-	if pv := chiSquareP(t, obs, p); pv > 1e-4 {
-		t.Errorf("broken tier weights passed the chi-square check (p = %g)", pv)
 	}
 }
 
