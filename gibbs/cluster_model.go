@@ -127,58 +127,66 @@ type factorLister interface {
 
 // compileGraph builds the bond tables and the unary terms of a compiled
 // graph, refusing a factor between free variables that is not a soft
-// ferromagnetic Potts pair.
+// ferromagnetic Potts pair. The bond tables are flat, 16 bytes an entry
+// (the neighbour, the alias column), laid out in two passes over the rows.
 func (c *clusters) compileGraph(name string) error {
 	n := c.m.NumVars()
-	c.b.start = make([]int, n+1)
-	c.b.k = make([]float64, n)
-	deg := make([]int, n)
-	var w [][]float64 // weights of each variable's pairs, in nbr order
-	var nb [][]int32
-	w, nb = make([][]float64, n), make([][]int32, n)
+	kg := c.kg
+	b := &c.b
+	b.start = make([]int, n+1)
+	b.k = make([]float64, n)
+	// Pass 1: the pairs of each variable and their weights' sum; the unary
+	// terms tabulated, anything else refused.
 	for _, i := range c.free {
 		soft, hard := c.m.Degree(i)
+		s0 := kg.SoftStart[i]
 		for k := range soft + hard {
-			j, op, err := c.pairOf(name, i, k, soft)
+			if k < soft {
+				if j := kg.Nbr[s0+k]; j >= 0 && !c.clamped[j] && kg.W[s0+k] > 0 {
+					b.start[i+1]++
+					b.k[i] += kg.W[s0+k]
+					continue
+				}
+			}
+			j, _, err := c.pairOf(name, i, k, soft)
 			switch {
 			case err != nil:
 				return err
-			case j < 0:
-				if err := c.addUnary(name, i, k); err != nil {
-					return err
-				}
-				continue
+			case j >= 0:
+				panic("gibbs: internal error: a pair the first pass missed") // only soft Potts pairs are pairs
 			}
-			nb[i] = append(nb[i], int32(j))
-			w[i] = append(w[i], op.M)
-			deg[i]++
-			c.b.k[i] += op.M
+			if err := c.addUnary(name, i, k); err != nil {
+				return err
+			}
 		}
 	}
 	for i := range n {
-		c.b.start[i+1] = c.b.start[i] + deg[i]
+		b.start[i+1] += b.start[i]
 	}
-	return c.buildGraphTables(name, w, nb)
-}
-
-// buildGraphTables lays out the pairs' alias tables from each variable's
-// neighbours nb[i] and weights w[i], and the table over the variables.
-func (c *clusters) buildGraphTables(name string, w [][]float64, nb [][]int32) error {
-	b := &c.b
-	n := len(b.k)
+	// Pass 2: the neighbours, and each variable's alias table over them.
 	total := b.start[n]
 	b.nbr = make([]int32, total)
 	b.prob = make([]float64, total)
 	b.alias = make([]int32, total)
 	work := make([]int32, max(n, c.m.MaxDegree()))
-	for i := range n {
+	w := make([]float64, 0, c.m.MaxDegree())
+	for _, i := range c.free {
 		s, e := b.start[i], b.start[i+1]
 		if s == e {
 			continue
 		}
-		copy(b.nbr[s:e], nb[i])
+		nb, ws := kg.Row(i)
+		w = w[:0]
+		p := s
+		for k, j := range nb {
+			if j >= 0 && !c.clamped[j] && ws[k] > 0 {
+				b.nbr[p] = j
+				w = append(w, ws[k])
+				p++
+			}
+		}
 		a := minibatch.Alias{Prob: b.prob[s:e], Index: b.alias[s:e]}
-		if err := a.Build(w[i], work); err != nil {
+		if err := a.Build(w, work); err != nil {
 			return fmt.Errorf("gibbs: %s: variable %d: %w", name, i, err)
 		}
 		b.total += b.k[i] / 2

@@ -17,9 +17,16 @@ import (
 )
 
 // TestMain lets the test binary run as pgibbs itself (for the subprocess
-// tests): PGIBBS_TEST_MAIN=1 makes it call main with its arguments.
+// tests): PGIBBS_TEST_MAIN=1 makes it call main with its arguments, and
+// PGIBBS_TEST_HWM=file then writes its peak resident memory to file
+// (peakRSS).
 func TestMain(m *testing.M) {
 	if os.Getenv("PGIBBS_TEST_MAIN") == "1" {
+		if file := os.Getenv("PGIBBS_TEST_HWM"); file != "" {
+			code := run(context.Background(), &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+			writeHWM(file)
+			os.Exit(code)
+		}
 		main()
 		return
 	}

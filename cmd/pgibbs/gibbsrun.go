@@ -74,6 +74,7 @@ func (g *gibbsRun) job() job {
 			return chain.StateHeader(free), max(1, int64(math.Round(gibbs.StepsPerSweep(g.samplers[0])))), chain.StateRow(free)
 		},
 		memory: func() float64 { return g.memory() },
+		model:  g.modelBytes,
 		quantities: func() ([][][]float64, func(q int) string) {
 			return g.monitor.Quantities()
 		},
@@ -98,12 +99,32 @@ func (g *gibbsRun) perUpdate() func() float64 {
 // scratch, the R̂ trace (traceDraws draws of each tracked variable) and the
 // subcommand's observers (marginal counts, histograms).
 func (g *gibbsRun) memory() float64 {
-	n, values := float64(g.model.NumVars()), 0.0
+	values := 0
 	for i := range g.model.NumVars() {
-		values += float64(g.model.Domain(i).Size)
+		values += g.model.Domain(i).Size
 	}
-	tracked := min(len(g.model.Free()), chain.DefaultTracked)
-	return 64*n + 8*traceDraws*float64(tracked) + 24*values + g.extra
+	return chainBytes(g.model.NumVars(), len(g.model.Free()), values) + g.extra
+}
+
+// chainBytes estimates the bytes of one chain of a gibbs sampler on a
+// model of n variables (free of them free, values their domain sizes'
+// sum): the sampler's state and scratch a variable (96 bytes: the state,
+// sizes and flags, and Poisson-Gibbs's L_i, generators and head counts,
+// measured at 88 on the Gaussian-kernel Potts model), the R̂ trace of
+// traceDraws draws of each tracked variable, and the marginals' counts
+// (24 bytes a value).
+func chainBytes(n, free, values int) float64 {
+	tracked := min(free, chain.DefaultTracked)
+	return 96*float64(n) + 8*traceDraws*float64(tracked) + 24*float64(values)
+}
+
+// modelBytes returns the bytes of the run's model, if it is a graph
+// (factorgraph.Graph.Bytes).
+func (g *gibbsRun) modelBytes() float64 {
+	if fg, ok := g.model.(*factorgraph.Graph); ok {
+		return float64(fg.Bytes())
+	}
+	return 0
 }
 
 // options returns the sampler options of the shared flags.

@@ -9,20 +9,21 @@ import (
 	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
 
-// checkMemory refuses a run whose chains are estimated to need more memory
-// than -max-memory, or by default than this machine (or its container) has,
-// before anything is allocated.
-func (f *runFlags) checkMemory(perChain float64) error {
+// checkMemory refuses a run whose model and chains are estimated to need
+// more memory than -max-memory, or by default than this machine (or its
+// container) has: model bytes shared by the chains, perChain bytes each.
+// Commands call it before they allocate what it estimates.
+func (f *runFlags) checkMemory(model, perChain float64) error {
 	limit, what, err := f.memoryLimit()
 	if err != nil || limit == 0 {
 		return err
 	}
-	need := perChain * float64(len(f.indices()))
+	need := model + perChain*float64(len(f.indices()))
 	if need <= limit {
 		return nil
 	}
-	return usagef("the run needs about %s (%d chain(s) of %s: sampler state, observers and traces), more than %s %s; "+
-		"run fewer chains, a smaller model or shorter traces, or raise -max-memory", bytesString(need), len(f.indices()),
+	return usagef("the run needs about %s (the model %s and %d chain(s) of %s: sampler state, observers and traces), more than %s %s; "+
+		"run fewer chains, a smaller model or shorter traces, or raise -max-memory", bytesString(need), bytesString(model), len(f.indices()),
 		bytesString(perChain), bytesString(limit), what)
 }
 

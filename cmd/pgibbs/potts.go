@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -52,11 +53,14 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	if err := p.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if p.Width > maxMaterialised {
-		return usagef("-width %d: at most %d (every pair is a stored factor); use `pgibbs lattice` for larger implicit lattices", p.Width, maxMaterialised)
-	}
 	if !slices.Contains([]string{"gibbs", "pgibbs", "sw", "wolff"}, f.sampler) {
 		return usagef("-sampler %q: want gibbs, pgibbs, sw or wolff", f.sampler)
+	}
+	// Every pair within the kernel's reach is a stored factor: refuse a
+	// lattice too large for the memory before building it.
+	model, perChain := pottsBytes(p, f.sampler)
+	if err := f.checkMemory(model, perChain); err != nil {
+		return err
 	}
 	g, err := potts.New(p)
 	if err != nil {
@@ -107,10 +111,19 @@ func checkLambdaFlags(lambda, scale float64) error {
 	return nil
 }
 
-// maxMaterialised is the largest lattice side of the models whose pair
-// factors are stored: 100×100 sites hold about 8·10⁶ factors within the
-// kernel's reach (1 GB); implicit lattices have no such limit.
-const maxMaterialised = 100
+// pottsBytes estimates the memory of `pgibbs potts` on the lattice p with
+// sampler: the graph's (factorgraph.PairGraphBytes; about 40 bytes a pair
+// within the kernel's reach) and one chain's (chainBytes; Swendsen–Wang
+// and Wolff add their bond tables, 16 bytes an entry, 32 a pair).
+func pottsBytes(p potts.Params, sampler string) (model, perChain float64) {
+	n, pairs := p.Width*p.Width, p.NumPairs()
+	model = float64(factorgraph.PairGraphBytes(n, pairs))
+	perChain = chainBytes(n, n, n*p.States)
+	if sampler == "sw" || sampler == "wolff" {
+		perChain += 32 * float64(pairs)
+	}
+	return model, perChain
+}
 
 // uniform returns n uniform marginals over d values.
 func uniform(n, d int) [][]float64 {

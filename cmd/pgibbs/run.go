@@ -357,8 +357,11 @@ type job struct {
 	steps, burn int64
 	// trace returns the CSV trace of chain k: header, row and interval.
 	trace func(k int) (header string, every int64, row chain.RowFunc)
-	// memory estimates the bytes one chain needs (sampler, observers).
+	// memory estimates the bytes one chain needs (sampler, observers);
+	// model, if set, the bytes of the model the chains share (checked with
+	// them, once).
 	memory func() float64
+	model  func() float64
 	// quantities returns the quantities -until-rhat tracks now and their
 	// names (nil: the command has no stopping rule); checkEvery returns the
 	// steps between checks.
@@ -499,7 +502,11 @@ func (f *runFlags) prepare(j job) (meta, error) {
 		}
 	}
 	if j.memory != nil {
-		if err := f.checkMemory(j.memory()); err != nil {
+		model := 0.0
+		if j.model != nil {
+			model = j.model()
+		}
+		if err := f.checkMemory(model, j.memory()); err != nil {
 			return m, err
 		}
 	}

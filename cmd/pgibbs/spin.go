@@ -114,8 +114,8 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 	if err := p.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if p.Width > maxMaterialised {
-		return usagef("-width %d: at most %d (every pair is a stored factor); use `pgibbs lattice` for larger implicit lattices", p.Width, maxMaterialised)
+	if p.Width > maxSpinWidth {
+		return usagef("-width %d: at most %d (every pair is a stored factor); use `pgibbs lattice` for larger implicit lattices", p.Width, maxSpinWidth)
 	}
 	if err := f.check(); err != nil {
 		return err
@@ -199,3 +199,8 @@ func writeCSV(path string, rows [][]string) error {
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// maxSpinWidth is the largest lattice side of the spin model, whose pair
+// factors are stored as values (spin.Pair, a generic factor in each of its
+// two rows): 100×100 sites hold about 8·10⁶ pairs within the kernel's reach.
+const maxSpinWidth = 100
