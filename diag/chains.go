@@ -35,14 +35,16 @@ func checkChains(chains [][]float64, minDraws int) error {
 
 // split returns the 2m half-chains of m chains of n draws: the first ⌊n/2⌋
 // draws and the last ⌊n/2⌋ draws of each chain; for odd n the middle draw is
-// left out, as in Stan. The halves are views of the input.
-func split(chains [][]float64) [][]float64 {
+// left out, as in Stan. The halves are views of the input, in sc.halves
+// (valid until the next split).
+func (sc *scratch) split(chains [][]float64) [][]float64 {
 	n := len(chains[0])
 	h := n / 2
-	out := make([][]float64, 0, 2*len(chains))
+	out := sc.halves[:0]
 	for _, x := range chains {
 		out = append(out, x[:h], x[n-h:])
 	}
+	sc.halves = out
 	return out
 }
 
@@ -59,35 +61,35 @@ func constant(chains [][]float64) bool {
 	return true
 }
 
-// flatten copies the draws of all chains into one slice, chain after chain.
-func flatten(chains [][]float64) []float64 {
-	out := make([]float64, 0, len(chains)*len(chains[0]))
+// flatten copies the draws of all chains into one slice, chain after chain
+// (dst's, grown if needed).
+func flatten(dst []float64, chains [][]float64) []float64 {
+	out := dst[:0]
 	for _, x := range chains {
 		out = append(out, x...)
 	}
 	return out
 }
 
-// reshape cuts flat into m chains of equal length.
-func reshape(flat []float64, m int) [][]float64 {
+// reshape cuts flat into m chains of equal length, views in sc.views (valid
+// until the next reshape).
+func (sc *scratch) reshape(flat []float64, m int) [][]float64 {
 	n := len(flat) / m
-	out := make([][]float64, m)
-	for c := range out {
-		out[c] = flat[c*n : (c+1)*n : (c+1)*n]
+	out := sc.views[:0]
+	for c := range m {
+		out = append(out, flat[c*n:(c+1)*n:(c+1)*n])
 	}
+	sc.views = out
 	return out
 }
 
 // rankNormalize returns the rank-normalised draws z = Φ⁻¹((r − 3/8)/(S + 1/4))
 // of Vehtari et al. (2021), eq. (14), where r is the rank of a draw among all
 // S draws of all chains (ties get their average rank) and Φ⁻¹ the standard
-// normal quantile. The result has the chain layout of the input.
-func rankNormalize(chains [][]float64) [][]float64 {
-	type draw struct {
-		v float64
-		i int32
-	}
-	d := make([]draw, 0, len(chains)*len(chains[0]))
+// normal quantile. The result has the chain layout of the input, in sc.z
+// and sc.views.
+func (sc *scratch) rankNormalize(chains [][]float64) [][]float64 {
+	d := sc.draws[:0]
 	for _, x := range chains {
 		for _, v := range x {
 			d = append(d, draw{v, int32(len(d))})
@@ -103,8 +105,10 @@ func rankNormalize(chains [][]float64) [][]float64 {
 		}
 		return 0
 	})
+	sc.draws = d
 	s := len(d)
-	z := make([]float64, s)
+	z := slices.Grow(sc.z[:0], s)[:s]
+	sc.z = z
 	for lo := 0; lo < s; {
 		hi := lo + 1
 		for hi < s && d[hi].v == d[lo].v {
@@ -118,13 +122,14 @@ func rankNormalize(chains [][]float64) [][]float64 {
 		}
 		lo = hi
 	}
-	return reshape(z, len(chains))
+	return sc.reshape(z, len(chains))
 }
 
-// sortedDraws returns all draws sorted in increasing order.
-func sortedDraws(chains [][]float64) []float64 {
-	s := flatten(chains)
+// sortedDraws returns all draws sorted in increasing order, in sc.sorted.
+func (sc *scratch) sortedDraws(chains [][]float64) []float64 {
+	s := flatten(sc.sorted, chains)
 	slices.Sort(s)
+	sc.sorted = s
 	return s
 }
 

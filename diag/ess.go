@@ -47,7 +47,9 @@ func ESS(chains [][]float64) (float64, error) {
 	if err := checkChains(chains, minESSDraws); err != nil {
 		return 0, err
 	}
-	return essSplit(split(chains)), nil
+	sc := getScratch()
+	defer putScratch(sc)
+	return sc.essSplit(sc.split(chains)), nil
 }
 
 // BulkESS returns Stan's bulk effective sample size (Vehtari et al. 2021):
@@ -60,7 +62,9 @@ func BulkESS(chains [][]float64) (float64, error) {
 	if err := checkChains(chains, minESSDraws); err != nil {
 		return 0, err
 	}
-	return essSplit(rankNormalize(split(chains))), nil
+	sc := getScratch()
+	defer putScratch(sc)
+	return sc.essSplit(sc.rankNormalize(sc.split(chains))), nil
 }
 
 // TailESS returns Stan's tail effective sample size (Vehtari et al. 2021):
@@ -75,23 +79,25 @@ func TailESS(chains [][]float64) (float64, error) {
 	if err := checkChains(chains, minESSDraws); err != nil {
 		return 0, err
 	}
-	return tailESS(chains, sortedDraws(chains)), nil
+	sc := getScratch()
+	defer putScratch(sc)
+	return sc.tailESS(chains, sc.sortedDraws(chains)), nil
 }
 
 // tailESS computes TailESS for validated chains whose sorted draws are s.
-func tailESS(chains [][]float64, s []float64) float64 {
+func (sc *scratch) tailESS(chains [][]float64, s []float64) float64 {
 	if s[0] == s[len(s)-1] {
 		return math.NaN()
 	}
-	return math.Min(quantileESS(chains, s, 0.05), quantileESS(chains, s, 0.95))
+	return math.Min(sc.quantileESS(chains, s, 0.05), sc.quantileESS(chains, s, 0.95))
 }
 
 // quantileESS is the split-chain ESS of the indicator I(x ≤ q_p), q_p the
 // type-7 p-quantile of the sorted draws s (posterior's ess_quantile).
-func quantileESS(chains [][]float64, s []float64, p float64) float64 {
+func (sc *scratch) quantileESS(chains [][]float64, s []float64, p float64) float64 {
 	q := quantile7(s, p)
-	halves := split(chains)
-	ind := make([]float64, 0, len(halves)*len(halves[0]))
+	halves := sc.split(chains)
+	ind := sc.ind[:0]
 	for _, x := range halves {
 		for _, v := range x {
 			if v <= q {
@@ -101,7 +107,8 @@ func quantileESS(chains [][]float64, s []float64, p float64) float64 {
 			}
 		}
 	}
-	return essSplit(reshape(ind, len(halves)))
+	sc.ind = ind
+	return sc.essSplit(sc.reshape(ind, len(halves)))
 }
 
 // MCSE returns the Monte Carlo standard error of the mean of the draws,
@@ -112,22 +119,22 @@ func MCSE(chains [][]float64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return stat.StdDev(flatten(chains), nil) / math.Sqrt(ess), nil
+	return stat.StdDev(flatten(nil, chains), nil) / math.Sqrt(ess), nil
 }
 
 // essSplit is the ESS of chains that are already split (Stan Reference
 // Manual, "Effective sample size"; posterior's .ess). It needs at least two
 // chains of at least 3 draws each.
-func essSplit(chains [][]float64) float64 {
+func (sc *scratch) essSplit(chains [][]float64) float64 {
 	if constant(chains) {
 		return math.NaN()
 	}
 	m, n := len(chains), len(chains[0])
-	var ac autocov
+	ac := &sc.ac
 	ac.reset(n)
-	gamma := make([]float64, n) // mean over chains of γ̂_{t,m}
-	tmp := make([]float64, n)
-	means := make([]float64, m)
+	gamma := zeros(&sc.gamma, n) // mean over chains of γ̂_{t,m}
+	tmp := zeros(&sc.tmp, n)
+	means := zeros(&sc.means, m)
 	for c, x := range chains {
 		means[c] = ac.compute(tmp, x)
 		for t, g := range tmp {
@@ -143,7 +150,7 @@ func essSplit(chains [][]float64) float64 {
 
 	// Geyer's initial positive sequence: pairs (ρ̂_t, ρ̂_{t+1}), t even,
 	// while the pair sum stays positive.
-	rho := make([]float64, n)
+	rho := zeros(&sc.rho, n)
 	rho[0] = 1
 	even, odd := 1.0, rhoAt(1)
 	rho[1] = odd

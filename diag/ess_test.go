@@ -148,7 +148,8 @@ func TestTailESSAR1(t *testing.T) {
 	for _, rho := range []float64{0.5, 0.9} {
 		for _, p := range []float64{0.05, 0.95} {
 			qess := func(chains [][]float64) (float64, error) {
-				return quantileESS(chains, sortedDraws(chains), p), nil
+				var sc scratch
+				return sc.quantileESS(chains, sc.sortedDraws(chains), p), nil
 			}
 			if err := checkQuantileESS(qess, p, rho); err != nil {
 				t.Errorf("p = %v: %v", p, err)
@@ -162,9 +163,10 @@ func TestTailESSAR1(t *testing.T) {
 	}
 	// TailESS is the smaller of the two.
 	chains := ar1(newRand(5), 4, 1000, 0.7)
-	s := sortedDraws(chains)
+	var sc scratch
+	s := sc.sortedDraws(chains)
 	got, _ := TailESS(chains)
-	if want := math.Min(quantileESS(chains, s, 0.05), quantileESS(chains, s, 0.95)); got != want {
+	if want := math.Min(sc.quantileESS(chains, s, 0.05), sc.quantileESS(chains, s, 0.95)); got != want {
 		t.Errorf("TailESS = %v, min of the quantile ESS = %v", got, want)
 	}
 }
@@ -177,7 +179,7 @@ func TestMCSEAR1(t *testing.T) {
 		t.Error(err)
 	}
 	naive := func(chains [][]float64) (float64, error) {
-		flat := flatten(chains)
+		flat := flatten(nil, chains)
 		return stat.StdDev(flat, nil) / math.Sqrt(float64(len(flat))), nil
 	}
 	if err := checkMeanRatio(naive, want, reps, m, n, rho, 0.02, 300); err == nil {
@@ -251,16 +253,21 @@ func rhatWithinOnly(chains [][]float64) (float64, error) {
 }
 
 // rhatUnsplit is the classic R̂ on whole chains.
-func rhatUnsplit(chains [][]float64) (float64, error) { return rhatSplit(chains), nil }
+func rhatUnsplit(chains [][]float64) (float64, error) {
+	var sc scratch
+	return sc.rhatSplit(chains), nil
+}
 
 // rhatBulkOnly leaves out the folded (tail) R̂.
 func rhatBulkOnly(chains [][]float64) (float64, error) {
-	return rhatSplit(rankNormalize(split(chains))), nil
+	var sc scratch
+	return sc.rhatSplit(sc.rankNormalize(sc.split(chains))), nil
 }
 
 // rhatNoOverN forgets to divide B by N.
 func rhatNoOverN(chains [][]float64) (float64, error) {
-	h := split(chains)
+	var sc scratch
+	h := sc.split(chains)
 	n := float64(len(h[0]))
 	means := make([]float64, len(h))
 	w := 0.0

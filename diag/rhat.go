@@ -26,20 +26,23 @@ func RHat(chains [][]float64) (float64, error) {
 	if err := checkChains(chains, minRHatDraws); err != nil {
 		return 0, err
 	}
-	return rhatRank(chains, sortedDraws(chains)), nil
+	sc := getScratch()
+	defer putScratch(sc)
+	return sc.rhatRank(chains, sc.sortedDraws(chains)), nil
 }
 
 // rhatRank computes RHat for validated chains whose sorted draws are s.
-func rhatRank(chains [][]float64, s []float64) float64 {
-	bulk := rhatSplit(rankNormalize(split(chains)))
+func (sc *scratch) rhatRank(chains [][]float64, s []float64) float64 {
+	bulk := sc.rhatSplit(sc.rankNormalize(sc.split(chains)))
 	med := median(s)
-	folded := make([]float64, 0, len(s))
+	folded := sc.folded[:0]
 	for _, x := range chains {
 		for _, v := range x {
 			folded = append(folded, math.Abs(v-med))
 		}
 	}
-	tail := rhatSplit(rankNormalize(split(reshape(folded, len(chains)))))
+	sc.folded = folded
+	tail := sc.rhatSplit(sc.rankNormalize(sc.split(sc.reshape(folded, len(chains)))))
 	return math.Max(bulk, tail)
 }
 
@@ -55,16 +58,18 @@ func SplitRHat(chains [][]float64) (float64, error) {
 	if err := checkChains(chains, minRHatDraws); err != nil {
 		return 0, err
 	}
-	return rhatSplit(split(chains)), nil
+	sc := getScratch()
+	defer putScratch(sc)
+	return sc.rhatSplit(sc.split(chains)), nil
 }
 
 // rhatSplit is R̂ of chains that are already split (posterior's .rhat).
-func rhatSplit(chains [][]float64) float64 {
+func (sc *scratch) rhatSplit(chains [][]float64) float64 {
 	if constant(chains) {
 		return math.NaN()
 	}
 	n := float64(len(chains[0]))
-	means := make([]float64, len(chains))
+	means := zeros(&sc.rmeans, len(chains))
 	w := 0.0
 	for c, x := range chains {
 		mean, v := stat.MeanVariance(x, nil)

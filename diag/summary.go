@@ -27,15 +27,18 @@ func Summarize(chains [][]float64) (Summary, error) {
 	if err := checkChains(chains, minESSDraws); err != nil {
 		return Summary{}, err
 	}
+	sc := getScratch()
+	defer putScratch(sc)
 	var s Summary
-	s.Mean, s.SD = stat.MeanStdDev(flatten(chains), nil)
-	halves := split(chains)
-	s.ESS = essSplit(halves)
+	sc.sorted = flatten(sc.sorted, chains)
+	s.Mean, s.SD = stat.MeanStdDev(sc.sorted, nil)
+	halves := sc.split(chains)
+	s.ESS = sc.essSplit(halves)
 	s.MCSE = s.SD / math.Sqrt(s.ESS)
-	s.BulkESS = essSplit(rankNormalize(halves))
-	sorted := sortedDraws(chains)
-	s.TailESS = tailESS(chains, sorted)
-	s.RHat = rhatRank(chains, sorted)
-	s.SplitRHat = rhatSplit(halves)
+	s.SplitRHat = sc.rhatSplit(halves)
+	s.BulkESS = sc.essSplit(sc.rankNormalize(halves))
+	sorted := sc.sortedDraws(chains)
+	s.TailESS = sc.tailESS(chains, sorted)
+	s.RHat = sc.rhatRank(chains, sorted)
 	return s, nil
 }
