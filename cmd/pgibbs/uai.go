@@ -91,15 +91,13 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
 		return usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", f.sampler)
 	}
-	pr, err := uai.ReadProblem(*model, *evid, *marFile)
+	// The model is streamed into its graph: no Model (scopes and tables
+	// as one slice a factor) is held, only what the output reports of it.
+	pr, err := uai.ReadGraphProblem(*model, *evid, *marFile)
 	if err != nil {
 		return err
 	}
-	m, ev, mar := pr.Model, pr.Evidence, pr.Exact
-	g, err := m.Graph(ev)
-	if err != nil {
-		return fmt.Errorf("%s: %w", *model, err)
-	}
+	g, m, ev, mar := pr.Graph, pr.Info, pr.Evidence, pr.Exact
 	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}
 	var any *uai.AnytimeMAR
 	if *anytime != "" {
@@ -114,7 +112,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		return usagef("-exact-memory applies to -sampler auto only")
 	}
 	o := uaiOutput{
-		Model: *model, Type: m.Type, Variables: m.NumVars(), Factors: len(m.Scopes), HardFactors: m.HardFactors(),
+		Model: *model, Type: m.Type, Variables: m.NumVars(), Factors: m.NumFactors, HardFactors: m.HardFactors,
 		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Out: *out,
 	}
 	var marginals [][]float64

@@ -52,4 +52,12 @@
 // with a .MAR file by diag.MarginalAbsVars, the UAI convention (mean and
 // maximum absolute error over variable–value pairs); the command
 // `pgibbs uai` does exactly that.
+//
+// For large models, [ReadGraph] (and [ReadGraphFile], [ReadGraphProblem])
+// reads a .uai file straight into the same factor graph, without a
+// [Model]: the scopes go into one flat array and the tables, as they are
+// read, to factorgraph.Builder.AddTables in runs of one shape, with no heap
+// object per factor and the tables held once. It returns an [Info] (the
+// type, the cardinalities, the counts) and the errors Read then Graph
+// return, word for word (FuzzReadGraph checks both properties).
 package uai

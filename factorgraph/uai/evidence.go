@@ -184,17 +184,21 @@ func WriteEvidence(w io.Writer, ev Evidence) error {
 // CheckEvidence reports the first observation of ev that does not fit m:
 // a variable out of range or repeated, or a value outside the variable's
 // domain 0, …, Cards[v]−1.
-func (m *Model) CheckEvidence(ev Evidence) error {
+func (m *Model) CheckEvidence(ev Evidence) error { return checkEvidence(m.Cards, ev) }
+
+// checkEvidence checks ev against the cardinalities cards: Model's and
+// Info's CheckEvidence.
+func checkEvidence(cards []int, ev Evidence) error {
 	seen := make(map[int]bool, len(ev))
 	for k, o := range ev {
 		switch {
-		case o.Var < 0 || o.Var >= len(m.Cards):
-			return fmt.Errorf("uai: evidence: observation %d: variable %d out of range [0, %d)", k, o.Var, len(m.Cards))
+		case o.Var < 0 || o.Var >= len(cards):
+			return fmt.Errorf("uai: evidence: observation %d: variable %d out of range [0, %d)", k, o.Var, len(cards))
 		case seen[o.Var]:
 			return fmt.Errorf("uai: evidence: observation %d: variable %d observed twice", k, o.Var)
-		case o.Value < 0 || o.Value >= m.Cards[o.Var]:
+		case o.Value < 0 || o.Value >= cards[o.Var]:
 			return fmt.Errorf("uai: evidence: observation %d: value %d of variable %d outside its domain {0..%d}",
-				k, o.Value, o.Var, m.Cards[o.Var]-1)
+				k, o.Value, o.Var, cards[o.Var]-1)
 		}
 		seen[o.Var] = true
 	}

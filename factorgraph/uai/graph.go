@@ -33,13 +33,12 @@ func (m *Model) Graph(ev Evidence) (*factorgraph.Graph, error) {
 		b.AddVariable(factorgraph.Discrete(c))
 	}
 	for f, scope := range m.Scopes {
-		if len(scope) == 0 { // a constant: a factor of range [c, c] on variable 0
-			c := m.Tables[f][0]
-			if c == 0 {
-				return nil, fmt.Errorf("uai: factor %d: constant factor 0 (zero potential everywhere)", f)
+		if len(scope) == 0 {
+			c, err := constant(f, m.Tables[f][0])
+			if err != nil {
+				return nil, err
 			}
-			logc := math.Log(c)
-			b.AddFactor(factorgraph.NewFunc([]int{0}, logc, logc, func([]float64) float64 { return logc }))
+			b.AddFactor(c)
 			continue
 		}
 		sizes := make([]int, len(scope))
@@ -56,6 +55,17 @@ func (m *Model) Graph(ev Evidence) (*factorgraph.Graph, error) {
 		return nil, fmt.Errorf("uai: %w", err)
 	}
 	return g, nil
+}
+
+// constant returns the factor of the graph for factor f of empty scope and
+// potential c: a factor of range [log c, log c] on variable 0, or an error
+// for c = 0 (Model.Graph and ReadGraph).
+func constant(f int, c float64) (factorgraph.Factor, error) {
+	if c == 0 {
+		return nil, fmt.Errorf("uai: factor %d: constant factor 0 (zero potential everywhere)", f)
+	}
+	logc := math.Log(c)
+	return factorgraph.NewFunc([]int{0}, logc, logc, func([]float64) float64 { return logc }), nil
 }
 
 // HardFactors returns the number of factors whose table has a zero entry:

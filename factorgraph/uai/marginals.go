@@ -122,13 +122,17 @@ func WriteMarginalsFile(name string, p [][]float64) error {
 
 // CheckMarginals reports whether p can be marginals of m: one vector per
 // variable, of the variable's domain size.
-func (m *Model) CheckMarginals(p [][]float64) error {
-	if len(p) != len(m.Cards) {
-		return fmt.Errorf("uai: marginals: %d variables, the model has %d", len(p), len(m.Cards))
+func (m *Model) CheckMarginals(p [][]float64) error { return checkMarginals(m.Cards, p) }
+
+// checkMarginals checks p against the cardinalities cards: Model's and
+// Info's CheckMarginals.
+func checkMarginals(cards []int, p [][]float64) error {
+	if len(p) != len(cards) {
+		return fmt.Errorf("uai: marginals: %d variables, the model has %d", len(p), len(cards))
 	}
 	for i, pi := range p {
-		if len(pi) != m.Cards[i] {
-			return fmt.Errorf("uai: marginals: variable %d has %d values, its domain in the model %d", i, len(pi), m.Cards[i])
+		if len(pi) != cards[i] {
+			return fmt.Errorf("uai: marginals: variable %d has %d values, its domain in the model %d", i, len(pi), cards[i])
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -127,10 +128,18 @@ const cptTolerance = 1e-3
 // consecutive entries of one parent configuration) sums to 1.
 func checkCPT(f int, scope, cards []int, table []float64) error {
 	if len(scope) == 0 {
-		return fmt.Errorf("uai: factor %d: a BAYES factor needs a scope (its child is the last variable)", f)
+		return checkRows(f, -1, 0, table)
 	}
 	child := scope[len(scope)-1]
-	d := cards[child]
+	return checkRows(f, child, cards[child], table)
+}
+
+// checkRows is checkCPT given the child of factor f (−1 for an empty scope)
+// and its cardinality d: every d consecutive entries of table sum to 1.
+func checkRows(f, child, d int, table []float64) error {
+	if child < 0 {
+		return fmt.Errorf("uai: factor %d: a BAYES factor needs a scope (its child is the last variable)", f)
+	}
 	for row := 0; row*d < len(table); row++ {
 		sum := 0.0
 		for _, p := range table[row*d : (row+1)*d] {
@@ -239,12 +248,9 @@ func (s *scanner) scopes(cards []int) (scopes [][]int, sizes []int, err error) {
 	seen := make([]int, n) // seen[v] = 1 + the last factor listing v
 	total := 0
 	for f := range nf {
-		scope, size, err := s.scope(f, cards, seen)
+		scope, size, err := readScope[int](s, nil, f, cards, seen, &total)
 		if err != nil {
 			return nil, nil, err
-		}
-		if total += size; total > MaxTotalSize {
-			return nil, nil, s.fail(s.tok, "factor %d: tables larger than %d entries in total (MaxTotalSize)", f, MaxTotalSize)
 		}
 		scopes = append(scopes, scope)
 		sizes = append(sizes, size)
@@ -252,15 +258,22 @@ func (s *scanner) scopes(cards []int) (scopes [][]int, sizes []int, err error) {
 	return scopes, sizes, nil
 }
 
-// scope reads the scope of factor f and returns it with its table size;
-// seen[v] = f + 1 marks the variables listed.
-func (s *scanner) scope(f int, cards, seen []int) (scope []int, size int, err error) {
+// readScope reads the scope of factor f and returns dst with the scope
+// appended (a new slice of its size if dst is nil) and its table size;
+// seen[v] = f + 1 marks the variables listed, and *total, the entries of
+// the tables so far, is checked against MaxTotalSize. Read and ReadGraph
+// (into one flat array) both read scopes with it.
+func readScope[T int | int32](s *scanner, dst []T, f int, cards, seen []int, total *int) (scope []T, size int, err error) {
 	n := len(cards)
 	k, err := s.int(0, n, "the scope size of factor %d", f)
 	if err != nil {
 		return nil, 0, err
 	}
-	scope = make([]int, 0, k)
+	if dst == nil {
+		dst = make([]T, 0, k)
+	} else {
+		dst = slices.Grow(dst, k)
+	}
 	size = 1
 	for range k {
 		v, err := s.int(0, n-1, "a variable of factor %d", f)
@@ -275,21 +288,33 @@ func (s *scanner) scope(f int, cards, seen []int) (scope []int, size int, err er
 			return nil, 0, s.fail(s.tok, "factor %d: table larger than %d entries (MaxTableSize)", f, MaxTableSize)
 		}
 		size *= cards[v]
-		scope = append(scope, v)
+		dst = append(dst, T(v))
 	}
-	return scope, size, nil
+	if *total += size; *total > MaxTotalSize {
+		return nil, 0, s.fail(s.tok, "factor %d: tables larger than %d entries in total (MaxTotalSize)", f, MaxTotalSize)
+	}
+	return dst, size, nil
+}
+
+// tableCount reads the entry count of the table of factor f and checks it
+// against size, the product of its scope's cardinalities.
+func (s *scanner) tableCount(f, size int) error {
+	cnt, err := s.int(0, MaxTableSize, "the number of entries of factor %d", f)
+	if err != nil {
+		return err
+	}
+	if cnt != size {
+		return s.fail(s.tok, "factor %d has %d entries, want %d (the product of its scope's cardinalities)", f, cnt, size)
+	}
+	return nil
 }
 
 // tables reads the tables of the factors, sizes[f] entries each.
 func (s *scanner) tables(sizes []int) ([][]float64, error) {
 	tables := make([][]float64, 0, min(len(sizes), chunk))
 	for f, size := range sizes {
-		cnt, err := s.int(0, MaxTableSize, "the number of entries of factor %d", f)
-		if err != nil {
+		if err := s.tableCount(f, size); err != nil {
 			return nil, err
-		}
-		if cnt != size {
-			return nil, s.fail(s.tok, "factor %d has %d entries, want %d (the product of its scope's cardinalities)", f, cnt, size)
 		}
 		t := make([]float64, 0, min(size, chunk))
 		for k := range size {

@@ -149,37 +149,49 @@ func (s *scanner) eof(format string, args ...any) error {
 	return &ParseError{In: s.in, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
-// int reads an integer in [lo, hi]; what names it in messages.
-func (s *scanner) int(lo, hi int, format string, args ...any) (int, error) {
+// anys returns xs as arguments of a message. The readers name tokens by
+// integers (a variable, a factor, an entry) passed as ...int and boxed only
+// here, when a message is made: a token read costs no allocation.
+func anys(xs ...int) []any {
+	a := make([]any, len(xs))
+	for k, x := range xs {
+		a[k] = x
+	}
+	return a
+}
+
+// int reads an integer in [lo, hi]; format and args name it in messages.
+func (s *scanner) int(lo, hi int, format string, args ...int) (int, error) {
 	tok, ok := s.next()
 	if !ok {
-		return 0, s.eof("want "+format, args...)
+		return 0, s.eof("want "+format, anys(args...)...)
 	}
 	v, err := strconv.ParseInt(string(tok), 10, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, s.fail(tok, "want an integer ("+format+")", args...)
+		return 0, s.fail(tok, "want an integer ("+format+")", anys(args...)...)
 	}
 	if err != nil || v < int64(lo) || v > int64(hi) {
-		return 0, s.fail(tok, "want "+format+" in [%d, %d]", append(args, lo, hi)...)
+		return 0, s.fail(tok, "want "+format+" in [%d, %d]", anys(append(args[:len(args):len(args)], lo, hi)...)...)
 	}
 	return int(v), nil
 }
 
-// prob reads a finite non-negative number; what names it in messages.
-func (s *scanner) prob(format string, args ...any) (float64, error) {
+// prob reads a finite non-negative number; format and args name it in
+// messages.
+func (s *scanner) prob(format string, args ...int) (float64, error) {
 	tok, ok := s.next()
 	if !ok {
-		return 0, s.eof("want "+format, args...)
+		return 0, s.eof("want "+format, anys(args...)...)
 	}
 	v, err := strconv.ParseFloat(string(tok), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, s.fail(tok, "want a number ("+format+")", args...)
+		return 0, s.fail(tok, "want a number ("+format+")", anys(args...)...)
 	}
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return 0, s.fail(tok, "want a finite number ("+format+")", args...)
+		return 0, s.fail(tok, "want a finite number ("+format+")", anys(args...)...)
 	case v < 0:
-		return 0, s.fail(tok, "want a non-negative number ("+format+")", args...)
+		return 0, s.fail(tok, "want a non-negative number ("+format+")", anys(args...)...)
 	}
 	return v + 0, nil // +0 turns −0 into 0
 }

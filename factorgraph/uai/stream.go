@@ -1,0 +1,308 @@
+package uai
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// Info is what a caller needs of a model besides its factor graph, as
+// ReadGraph returns it without the model's scopes and tables.
+type Info struct {
+	Type        string // Markov or Bayes
+	Cards       []int  // domain size of each variable
+	NumFactors  int    // factors of the file: the graph's, in the file's order
+	HardFactors int    // factors whose table has a zero entry (Model.HardFactors)
+}
+
+// NumVars returns the number of variables.
+func (in *Info) NumVars() int { return len(in.Cards) }
+
+// CheckEvidence reports the first observation of ev that does not fit the
+// model, as Model.CheckEvidence does.
+func (in *Info) CheckEvidence(ev Evidence) error { return checkEvidence(in.Cards, ev) }
+
+// CheckMarginals reports whether p can be marginals of the model, as
+// Model.CheckMarginals does.
+func (in *Info) CheckMarginals(p [][]float64) error { return checkMarginals(in.Cards, p) }
+
+// Info returns m's Info (sharing m.Cards).
+func (m *Model) Info() *Info {
+	return &Info{Type: m.Type, Cards: m.Cards, NumFactors: len(m.Scopes), HardFactors: m.HardFactors()}
+}
+
+// runEntries caps the table entries ReadGraph reads into one
+// Builder.AddTables call: a run of consecutive factors of one shape is
+// added in pieces of at most this many entries (or one table, if larger),
+// each allocated at its exact size before its tokens are read — never more
+// than this far ahead of the input.
+const runEntries = 1 << 16
+
+// ReadGraph reads a model in the UAI format (see Read) and compiles it with
+// evidence ev (nil for none) into the same factor graph as Model.Graph —
+// the same compiled arrays, so the same chains for the same seed — without
+// a Model: the scopes are read into one flat int32 array, and the tables,
+// turned into log-potentials as they are read (log p as
+// factorgraph.NewProbTable computes it, a zero entry −Inf), go to the
+// builder in bulk (factorgraph.Builder.AddTables), a run of consecutive
+// factors of one shape at a time, without a heap object per factor. Besides
+// the builder's arrays it holds the scopes once more while it reads (4
+// bytes a scope variable and 4 a factor) and at most runEntries table
+// entries ahead of the builder: the tables are never held twice, as
+// probabilities and as logs, nor as one slice a factor.
+//
+// It returns the errors Read then Model.Graph would return, with the same
+// text: a *ParseError naming the line and token for malformed input (the
+// limits MaxVars, MaxFactors, MaxTableSize and MaxTotalSize checked
+// before anything is allocated for them), then a BAYES table that is not
+// a conditional distribution, evidence that does not fit the model (see
+// Model.CheckEvidence), a constant factor 0, and Builder.Build's errors,
+// which name the factor. With the graph it returns the model's Info.
+func ReadGraph(r io.Reader, ev Evidence) (*factorgraph.Graph, *Info, error) {
+	st, err := readStream(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := st.graph(ev)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, st.info, nil
+}
+
+// ReadGraphFile reads the model in the named file with ReadGraph; errors
+// name the file.
+func ReadGraphFile(name string, ev Evidence) (*factorgraph.Graph, *Info, error) {
+	st, err := readStreamFile(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := st.graph(ev)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return g, st.info, nil
+}
+
+// GraphProblem is a UAI inference problem read with ReadGraphProblem: the
+// model's factor graph with the evidence clamped, in place of a Model.
+type GraphProblem struct {
+	Graph    *factorgraph.Graph
+	Info     *Info
+	Evidence Evidence    // nil: no evidence
+	Exact    [][]float64 // nil: not known
+}
+
+// ReadGraphProblem is ReadProblem followed by Model.Graph with the
+// problem's evidence, reading the model with ReadGraph: it reads a model
+// file, an evidence file (empty path: none) and an exact-marginals file
+// (empty path: none), checks that they fit each other, and compiles the
+// graph. Every error names the file it is about, and they come in the
+// order of ReadProblem then Graph.
+func ReadGraphProblem(model, evidence, marginals string) (*GraphProblem, error) {
+	st, err := readStreamFile(model)
+	if err != nil {
+		return nil, err
+	}
+	p := &GraphProblem{Info: st.info}
+	if evidence != "" {
+		if p.Evidence, err = ReadEvidenceFile(evidence); err != nil {
+			return nil, err
+		}
+		if err := p.Info.CheckEvidence(p.Evidence); err != nil {
+			return nil, fmt.Errorf("%s: %w", evidence, err)
+		}
+	}
+	if marginals != "" {
+		if p.Exact, err = ReadMarginalsFile(marginals); err != nil {
+			return nil, err
+		}
+		if err := p.Info.CheckMarginals(p.Exact); err != nil {
+			return nil, fmt.Errorf("%s: %w", marginals, err)
+		}
+	}
+	if p.Graph, err = st.graph(p.Evidence); err != nil {
+		return nil, fmt.Errorf("%s: %w", model, err)
+	}
+	return p, nil
+}
+
+// streamed is a model read by readStream: its factors in a builder.
+type streamed struct {
+	b    *factorgraph.Builder
+	info *Info
+	// gerr is the first error Model.Graph finds before Build, a constant
+	// factor 0, reported after the evidence is checked, as Graph does.
+	gerr error
+}
+
+// readStreamFile is readStream on the named file; errors name the file.
+func readStreamFile(name string) (*streamed, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := readStream(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return st, nil
+}
+
+// graph clamps ev and builds the graph, with the errors of Model.Graph
+// after Validate.
+func (st *streamed) graph(ev Evidence) (*factorgraph.Graph, error) {
+	if err := st.info.CheckEvidence(ev); err != nil {
+		return nil, err
+	}
+	if st.gerr != nil {
+		return nil, st.gerr
+	}
+	for _, o := range ev {
+		st.b.Observe(o.Var, float64(o.Value))
+	}
+	g, err := st.b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("uai: %w", err)
+	}
+	return g, nil
+}
+
+// readStream reads a model as Read does, with the same checks and errors
+// in the same order, into a builder: the variables as Model.Graph adds
+// them, and the factors in bulk.
+func readStream(r io.Reader) (*streamed, error) {
+	s := newScanner(r, "")
+	info := &Info{}
+	var err error
+	if info.Type, err = s.modelType(); err != nil {
+		return nil, err
+	}
+	if info.Cards, err = s.cards(); err != nil {
+		return nil, err
+	}
+	cards := info.Cards
+	if info.NumFactors, err = s.int(0, MaxFactors, "the number of factors"); err != nil {
+		return nil, err
+	}
+	nf := info.NumFactors
+
+	// The scopes, flat: factor f's variables follow factor f−1's. Both
+	// slices grow with the input, never with the header's claims.
+	vars := make([]int32, 0, min(nf, chunk))
+	arity := make([]int32, 0, min(nf, chunk))
+	seen := make([]int, len(cards))
+	total := 0
+	for f := range nf {
+		k := len(vars)
+		if vars, _, err = readScope(s, vars, f, cards, seen, &total); err != nil {
+			return nil, err
+		}
+		arity = append(arity, int32(len(vars)-k))
+	}
+	seen = nil
+
+	b := factorgraph.NewBuilder()
+	for i := 0; i < len(cards); {
+		j := i + 1
+		for j < len(cards) && cards[j] == cards[i] {
+			j++
+		}
+		b.AddVariables(j-i, factorgraph.Discrete(cards[i]))
+		i = j
+	}
+	st := &streamed{b: b, info: info}
+
+	// The tables, a run of factors of one shape at a time.
+	var cptErr error // the first BAYES table that is not a CPT, reported after the end as Read does
+	var sizes []int
+	for f, pos := 0, 0; f < nf; {
+		a := int(arity[f])
+		if a == 0 {
+			if err := s.tableCount(f, 1); err != nil {
+				return nil, err
+			}
+			p, err := s.prob("entry %d of factor %d", 0, f)
+			if err != nil {
+				return nil, err
+			}
+			if p == 0 {
+				info.HardFactors++
+			}
+			if info.Type == Bayes && cptErr == nil {
+				cptErr = checkRows(f, -1, 0, nil)
+			}
+			if c, err := constant(f, p); err != nil {
+				if st.gerr == nil {
+					st.gerr = err
+				}
+			} else {
+				b.AddFactor(c)
+			}
+			f++
+			continue
+		}
+		sizes = sizes[:0]
+		size := 1
+		for _, v := range vars[pos : pos+a] {
+			sizes = append(sizes, cards[v])
+			size *= cards[v]
+		}
+		end, endPos := f+1, pos+a
+		for end < nf && int(arity[end]) == a && (end-f+1)*size <= runEntries && sameShape(vars[endPos:endPos+a], sizes, cards) {
+			end, endPos = end+1, endPos+a
+		}
+		values := make([]float64, 0, min((end-f)*size, runEntries)) // one larger table grows with the input
+		for g, gpos := f, pos; g < end; g, gpos = g+1, gpos+a {
+			if err := s.tableCount(g, size); err != nil {
+				return nil, err
+			}
+			start := len(values)
+			for k := range size {
+				p, err := s.prob("entry %d of factor %d", k, g)
+				if err != nil {
+					return nil, err
+				}
+				values = append(values, p)
+			}
+			t := values[start:]
+			if slices.Contains(t, 0) {
+				info.HardFactors++
+			}
+			if info.Type == Bayes && cptErr == nil {
+				cptErr = checkRows(g, int(vars[gpos+a-1]), sizes[a-1], t)
+			}
+			for k, p := range t {
+				t[k] = math.Log(p) // factorgraph.NewProbTable's log-potential: log 0 = −Inf
+			}
+		}
+		if cap(values) > len(values) {
+			values = slices.Clone(values) // the builder keeps it
+		}
+		b.AddTables(vars[pos:endPos], sizes, values)
+		f, pos = end, endPos
+	}
+	if err := s.end("the last table"); err != nil {
+		return nil, err
+	}
+	if cptErr != nil {
+		return nil, cptErr
+	}
+	return st, nil
+}
+
+// sameShape reports whether the variables of scope have the cardinalities
+// sizes.
+func sameShape(scope []int32, sizes, cards []int) bool {
+	for k, v := range scope {
+		if cards[v] != sizes[k] {
+			return false
+		}
+	}
+	return true
+}
