@@ -139,7 +139,7 @@ func TestBulkSameGraph(t *testing.T) {
 			a, b any
 		}{
 			{"SoftStart", k1.SoftStart, k2.SoftStart}, {"Nbr", k1.Nbr, k2.Nbr}, {"W", k1.W, k2.W},
-			{"HardStart", k1.HardStart, k2.HardStart}, {"H", k1.H, k2.H}, {"HeadStart", k1.HeadStart, k2.HeadStart},
+			{"HardStart", k1.HardStart, k2.HardStart}, {"Heads", k1.Heads, k2.Heads}, {"HeadStride", k1.HeadStride, k2.HeadStride}, {"HeadStart", k1.HeadStart, k2.HeadStart},
 			{"Head", k1.Head, k2.Head}, {"HeadLo", k1.HeadLo, k2.HeadLo}, {"BandStart", k1.BandStart, k2.BandStart},
 			{"Bands", k1.Bands, k2.Bands}, {"BandCols", k1.BandCols, k2.BandCols}, {"BandLo", k1.BandLo, k2.BandLo},
 			{"li", one.li, bulk.li}, {"L", one.L(), bulk.L()}, {"Psi", one.Psi(), bulk.Psi()},
@@ -362,7 +362,7 @@ func TestPickFrequencies(t *testing.T) {
 	for name, w := range pickRows() {
 		g := hub(t, w)
 		k := g.Kernel()
-		h, bands := int(k.H[0]), k.BandStart[1]-k.BandStart[0]
+		h, bands := int(k.Heads[0].H), k.BandStart[1]-k.BandStart[0]
 		t.Logf("%s: %d factors, a head of %d, %d bands", name, len(w), h, bands)
 		r := rand.New(rand.NewPCG(3, uint64(len(w))))
 		soft, _ := g.Degree(0)

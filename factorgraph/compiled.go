@@ -412,59 +412,90 @@ const (
 // packPicks builds every variable's two-level pick table (kernel.Graph.Head):
 // an alias table over the heavy head of the row, packed with the Potts
 // references a Poisson-Gibbs pick reads, and bands over the light rest.
+// The heads are laid out at a fixed stride when that costs at most a
+// quarter more than one after another.
 func (g *Graph) packPicks() {
 	k := g.kern
 	n := len(g.domains)
-	k.H = make([]int32, n)
-	k.HeadStart = make([]int, n+1)
+	k.Heads = make([]kernel.HeadInfo, n)
 	k.BandStart = make([]int, n+1)
 	var p colPacker
+	total, stride := 0, 0
 	for i := range n {
-		k.HeadStart[i+1] = k.HeadStart[i]
+		h, _, cols := g.headOf(i, &p)
+		k.Heads[i] = kernel.HeadInfo{H: uint16(h), Cols: uint16(cols)}
+		total += cols
+		stride = max(stride, cols)
+	}
+	if stride*n <= total+total/4 {
+		k.HeadStride = stride
+		total = stride * n
+	} else {
+		k.HeadStart = make([]int, n+1)
+		for i := range n {
+			k.HeadStart[i+1] = k.HeadStart[i] + int(k.Heads[i].Cols)
+		}
+	}
+	k.Head = make([]kernel.Col, total)
+	k.HeadLo = make([]uint32, total)
+	for i := range n {
 		k.BandStart[i+1] = k.BandStart[i]
 		g.packRow(i, &p)
 	}
 }
 
-// packRow appends the pick table of variable i: its head (the heavy
-// factors, then one entry for the light ones) and its light factors'
-// bands.
-func (g *Graph) packRow(i int, p *colPacker) {
+// headOf returns the head of variable i's row: its heavy factors h, their
+// complement's weight light, and its columns (h, and one for the light
+// factors if there are any). p.m holds the row's M_φ after it.
+func (g *Graph) headOf(i int, p *colPacker) (h int, light float64, cols int) {
 	k := g.kern
 	s, e := k.SoftStart[i], k.SoftStart[i+1]
-	if e == s {
-		return
-	}
 	m := p.m[:0]
 	for _, w := range k.W[s:e] {
 		m = append(m, math.Abs(w))
 	}
 	p.m = m
-	h, light := chooseHead(m)
+	if len(m) == 0 {
+		return 0, 0, 0
+	}
+	h, light = chooseHead(m)
 	if h == len(m) && h > kernel.FlatMax {
 		h, light = 0, 0 // no head: all light
 		for _, x := range m {
 			light += x
 		}
 	}
-	k.H[i] = int32(h)
+	cols = h
+	if h < len(m) {
+		cols++
+	}
+	return h, light, cols
+}
+
+// packRow writes the pick table of variable i: its head (the heavy
+// factors, then one entry for the light ones) and appends its light
+// factors' bands.
+func (g *Graph) packRow(i int, p *colPacker) {
+	k := g.kern
+	h, light, cols := g.headOf(i, p)
+	if cols == 0 {
+		return
+	}
+	m := p.m
 	// The head's weights: the heavy factors, then the light ones' sum.
 	w := append(p.w[:0], m[:h]...)
 	if h < len(m) {
 		w = append(w, light)
 	}
 	p.w = w
-	hs := k.HeadStart[i]
-	k.Head = append(k.Head, make([]kernel.Col, len(w))...)
-	k.HeadLo = append(k.HeadLo, make([]uint32, len(w))...)
-	k.HeadStart[i+1] = hs + len(w)
-	nb, wr := k.Nbr[s:e], k.W[s:e]
+	hs := k.HeadOff(i)
+	nb, wr := k.Row(i)
 	p.pack(w, func(j int) int32 {
 		if j >= h {
 			return kernel.NotPotts
 		}
 		return kernel.Ref(nb[j], wr[j])
-	}, k.Head[hs:], k.HeadLo[hs:])
+	}, k.Head[hs:hs+cols], k.HeadLo[hs:hs+cols])
 	if h < len(m) {
 		g.packBands(i, m, h, light, p)
 	}
@@ -487,7 +518,7 @@ func (g *Graph) packBands(i int, m []float64, h int, light float64, p *colPacker
 				end++
 			}
 		}
-		k.Bands = append(k.Bands, kernel.Band{Lo: int32(j), N: int32(end - j), Max: mx})
+		k.Bands = append(k.Bands, kernel.Band{Lo: int32(j), N: int32(end - j), Max: mx, Sign: g.bandSign(i, j, end, mx)})
 		env = append(env, float64(end-j)*(mx/top)) // N·Max, scaled: no overflow
 		j = end
 	}
@@ -496,6 +527,24 @@ func (g *Graph) packBands(i int, m []float64, h int, light float64, p *colPacker
 	k.BandCols = append(k.BandCols, make([]kernel.Col, len(env))...)
 	k.BandLo = append(k.BandLo, make([]uint32, len(env))...)
 	p.pack(env, func(int) int32 { return kernel.NotPotts }, k.BandCols[bs:], k.BandLo[bs:])
+}
+
+// bandSign returns the Sign of the band of the local soft entries
+// [lo, hi) of A[i] (kernel.Band): ±1 if every one is a Potts pair of weight
+// ±mx, 0 otherwise.
+func (g *Graph) bandSign(i, lo, hi int, mx float64) int8 {
+	k := g.kern
+	s := k.SoftStart[i]
+	w0 := k.W[s+lo]
+	for p := s + lo; p < s+hi; p++ {
+		if k.Nbr[p] < 0 || k.W[p] != w0 || math.Abs(w0) != mx {
+			return 0
+		}
+	}
+	if w0 < 0 {
+		return -1
+	}
+	return 1
 }
 
 // chooseHead returns the head of a pick table over m (sorted by decreasing

@@ -18,7 +18,7 @@ func (g *Graph) Bytes() int {
 	b += bytesOf(s.runs) + bytesOf(s.obj) + bytesOf(s.pa) + bytesOf(s.pb) + bytesOf(s.pw) + bytesOf(s.pots)
 	k := g.kern
 	b += bytesOf(k.SoftStart) + bytesOf(k.Nbr) + bytesOf(k.W) + bytesOf(k.Ops) + bytesOf(k.HardStart) + bytesOf(k.Hard) +
-		bytesOf(k.H) + bytesOf(k.HeadStart) + bytesOf(k.Head) + bytesOf(k.HeadLo) + bytesOf(k.BandStart) + bytesOf(k.Bands) +
+		bytesOf(k.Heads) + bytesOf(k.HeadStart) + bytesOf(k.Head) + bytesOf(k.HeadLo) + bytesOf(k.BandStart) + bytesOf(k.Bands) +
 		bytesOf(k.BandCols) + bytesOf(k.BandLo)
 	// The table factors: the kernel's extend the bulk ones (a *Table's
 	// values are the caller's).
@@ -52,13 +52,13 @@ func bytesOf[T any](s []T) int {
 // the weight, 12 each). A variable costs its domain, evidence and offsets
 // (about 90 bytes) and its pick tables: a head of up to 64 heavy
 // neighbours (20 bytes a column; a kernel like the Gaussian's puts its
-// nearest 8 there) and bands over the light ones (about 36 bytes a band).
+// nearest 19 there, the two nearest shells and the next) and bands over the light ones (about 36 bytes a band).
 // Factors added otherwise cost more: see Bytes.
 func PairGraphBytes(vars, pairs int) int {
 	if vars <= 0 {
 		return 0
 	}
-	perVar := 24 + 1 + 8 + 8 + 8 + 5*8 + 4 // domain, observed, evidence, free, L_i, offsets, H
+	perVar := 24 + 1 + 8 + 8 + 8 + 5*8 + 4 // domain, observed, evidence, free, L_i, offsets, head size
 	deg := 2 * pairs / vars
 	head := min(deg, headGuess)
 	perVar += 20 * head
@@ -69,9 +69,9 @@ func PairGraphBytes(vars, pairs int) int {
 }
 
 // headGuess and bandsGuess are the head and bands PairGraphBytes assumes
-// a variable with many neighbours has (the Gaussian kernel's 8 heavy
+// a variable with many neighbours has (the Gaussian kernel's 19 heavy
 // neighbours and 6 bands; a nearest-neighbour lattice's whole row).
 const (
-	headGuess  = 8
+	headGuess  = 19
 	bandsGuess = 6
 )

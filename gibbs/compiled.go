@@ -1,7 +1,9 @@
 package gibbs
 
 import (
+	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/kernel"
@@ -152,6 +154,19 @@ func (c *chain) addOp(i int, o *kernel.Op, u []float64) bool {
 // whose kept factors are all Potts pairs is ∝ (1 + 1/a)^{n_v}, n_v the kept
 // counts pointing at v, and needs no exp or log1p per value.
 func (p *pgState) compiledUpdate(c *chain, i int) {
+	if p.rec != nil { // one block of a cache line or two a variable, from i alone
+		r := p.rec[i*p.recLen : (i+1)*p.recLen : (i+1)*p.recLen]
+		if h := r[recH]; h >= 0 {
+			v := pgVar{a: math.Float64frombits(uint64(uint32(r[recA])) | uint64(uint32(r[recA+1]))<<32),
+				shape: r[recShape], h: h, lgen: r[recLgen], size: r[recSize], nhard: r[recNhard]}
+			p.directUpdate(c, i, &v, r[recRefs:recRefs+h])
+			return
+		}
+	} else if p.hot != nil && p.hot[i].h >= 0 {
+		v := &p.hot[i]
+		p.directUpdate(c, i, v, p.refs[v.refs:v.refs+v.h])
+		return
+	}
 	k := c.kg
 	c.stats.Steps++
 	u := c.u[:c.size[i]]
@@ -167,18 +182,11 @@ func (p *pgState) compiledUpdate(c *chain, i int) {
 	xi := c.x[i]
 	gen := p.gen(c, i)
 	p.a = gen.a
-	// B1 by alias picks, or (direct) as independent counts of the head's
-	// heavy factors and alias picks among the light ones only.
-	direct := p.direct != nil && p.direct[i]
-	b1 := 0
-	if !direct {
-		b1 = gen.b1.Rand(c.r)
-	}
-	b2 := gen.b2.Rand(c.r)
+	b1, b2 := gen.b1.Rand(c.r), gen.b2.Rand(c.r)
 	c.stats.Picks += int64(b1 + b2)
 	n := p.n[:len(u)]
 	p.beginDraw(n)
-	distinct, ok := p.drawHead(c, i, xi, n, direct, b1, b2)
+	distinct, ok := p.drawHead(c, i, xi, n, b1, b2)
 	if !ok {
 		return
 	}
@@ -205,30 +213,13 @@ func (p *pgState) beginDraw(n []int32) {
 
 // drawHead draws the B1 + B2 picks of compiledUpdate from a two-level
 // packed table (one 64-bit word and one 16-byte head column a pick, a
-// second word for the light factors), phase 1 directly (directHead) if
-// direct is set (xi = x_i), in chunks of at most pollEvery picks between
-// which it looks at the interrupt channel. It returns the distinct factors
-// picked, or false after recording an error or if the update must stop.
-func (p *pgState) drawHead(c *chain, i int, xi float64, n []int32, direct bool, b1, b2 int) (int, bool) {
+// second word for the light factors), xi = x_i, in chunks of at most
+// pollEvery picks between which it looks at the interrupt channel. It
+// returns the distinct factors picked, or false after recording an error
+// or if the update must stop.
+func (p *pgState) drawHead(c *chain, i int, xi float64, n []int32, b1, b2 int) (int, bool) {
 	tab := c.kg.HeadTable(i)
 	distinct := 0
-	if direct {
-		d, picks, bl, ok := p.directHead(c, i, &tab, n)
-		if !ok {
-			return 0, false
-		}
-		distinct += d
-		c.stats.Picks += int64(picks)
-		for bl > pollEvery {
-			distinct += p.keepLight(c, &tab, n, pollEvery)
-			if bl -= pollEvery; c.stop() {
-				return 0, false
-			}
-		}
-		if bl > 0 {
-			distinct += p.keepLight(c, &tab, n, bl)
-		}
-	}
 	if b1 <= pollEvery && b2 <= pollEvery { // one chunk each: no look at the channel
 		distinct += p.keepHead(c, &tab, n, b1)
 		d, ok := p.thinHead(c, i, xi, &tab, n, b2)
@@ -367,43 +358,211 @@ func (p *pgState) thin(c *chain, i, j int, o *kernel.Op, xi float64) bool {
 	return true
 }
 
-// directHead draws phase 1 of a variable whose alias table has a head of
-// h heavy factors (compiledUpdate) without picking them: by Poisson
-// splitting, the B1 ~ Poisson(a·L_i) picks ∝ M_φ give each factor an
-// independent count Poisson(aM_φ), so the heavy factors' counts are drawn
-// directly (one guide-table draw each, from generators shared by equal
-// means) and only the light ones are picked, B1' ~ Poisson(a·Σ_light M_φ)
-// times from their own table (keepLight; directHead returns B1' as bl). It
-// returns the distinct heavy factors drawn and the number of picks (the
-// heavy counts and B1'), as the picks would count, or false if the update
-// must stop.
-func (p *pgState) directHead(c *chain, i int, tab *kernel.HeadTable, n []int32) (distinct, picks, bl int, ok bool) {
-	hs := c.kg.HeadStart[i]
+// directUpdate is compiledUpdate for a variable whose heavy factors' counts
+// are drawn directly (v, see initDirect). By Poisson splitting the B1 and
+// B2 picks ∝ M_φ give each factor independent counts, Poisson(aM_φ) in
+// phase 1 and Poisson(M_φ) in phase 2, of which phase 2's are kept with
+// probability φ̃(x)/M_φ: so each heavy factor gets its two counts from
+// guide tables shared by equal means (a run of equal small ones one count
+// for the run, each copy on a uniform member), a Potts pair keeps its
+// phase-2 copies where φ̃ = M_φ, and only the light factors are picked,
+// Poisson(a·Σ_light M_φ) and Poisson(Σ_light M_φ) times from their bands.
+// The counts, picks and distinct factors have the laws of compiledUpdate's,
+// and the update reads the variable's block and its heavy neighbours'
+// values, not its alias table: on a graph far larger than the cache, a
+// few cache misses fewer a step.
+func (p *pgState) directUpdate(c *chain, i int, v *pgVar, refs []int32) {
+	c.stats.Steps++
+	u := c.u[:v.size]
+	if v.nhard > 0 {
+		if !c.hardCompiled(i, u) {
+			return
+		}
+	} else {
+		clear(u)
+	}
+	xi := c.x[i]
+	p.a = v.a
+	n := p.n[:len(u)]
+	p.beginDraw(n)
 	r, x := c.r, c.x
+	pool, pool2 := p.pool, p.pool2
 	seen, epoch := p.seen, p.epoch
-	for kk, gi := range p.hgen[hs : hs+tab.H] {
-		sk := p.pool[gi].Rand(r)
-		if sk == 0 {
+	picks, distinct := 0, 0
+	gens := p.shapes[v.shape : int(v.shape)+len(refs)]
+	// The heavy neighbours' values first, in a loop of loads alone: on a
+	// graph larger than the cache they miss, and issued together they wait
+	// once, not once each. (A run's members are read if they are drawn.)
+	xs := p.xs[:len(refs)]
+	if p.gather {
+		for kk, ref := range refs {
+			if ref != kernel.NotPotts && gens[kk] >= 0 {
+				xs[kk] = x[ref^(ref>>31)]
+			}
+		}
+	}
+	for kk := 0; kk < len(refs); kk++ {
+		gen := gens[kk]
+		if gen < 0 { // a run of m factors of equal M_φ: its counts, on uniform members
+			m := 1
+			for kk+m < len(gens) && gens[kk+m] == groupMember {
+				m++
+			}
+			t1, t2 := pool[^gen].Rand(r), pool2[^gen].Rand(r)
+			picks += t1 + t2
+			for t := range t1 + t2 {
+				hi, _ := bits.Mul64(r.Uint64(), uint64(m))
+				j := kk + int(hi)
+				distinct += newPick(seen, j, epoch)
+				if !p.addCopy(c, i, j, refs[j], xi, n, t >= t1) {
+					return
+				}
+			}
+			kk += m - 1
 			continue
 		}
-		picks += sk
-		distinct += newPick(seen, kk, epoch)
-		ref := tab.Head[kk].Ref[0] // column kk's own entry is factor kk
+		ref := refs[kk]
 		if ref == kernel.NotPotts {
-			if !p.addCount(c, kk, sk) {
-				return 0, 0, 0, false
+			s1, s2 := pool[gen].Rand(r), pool2[gen].Rand(r)
+			if s1+s2 == 0 {
+				continue
+			}
+			picks += s1 + s2
+			distinct += newPick(seen, kk, epoch)
+			if !p.addCount(c, kk, s1) || !p.thinCount(c, i, kk, s2, xi) {
+				return
 			}
 			continue
 		}
-		sgn := ref >> 31
-		if v := int(x[ref^sgn]); uint(v) < uint(len(n)) {
-			n[v] += int32(sk) * (1 + 2*sgn)
+		sgn := ref >> 31 // 0 for W > 0, −1 for W < 0
+		xj := xs[kk]
+		if !p.gather {
+			xj = x[ref^sgn]
+		}
+		kept, s2 := pool[gen].Rand(r), pool2[gen].Rand(r)
+		all := kept + s2
+		if (xj == xi) != (sgn != 0) { // φ̃ = M_φ: phase 2's copies are kept too
+			kept = all
+		}
+		if all == 0 {
+			continue
+		}
+		picks += all
+		distinct++ // factor kk is drawn here only
+		if v := int(xj); uint(v) < uint(len(n)) {
+			n[v] += int32(kept) * (1 + 2*sgn)
 		}
 	}
-	if lg := p.lgen[i]; lg >= 0 {
-		bl = p.pool[lg].Rand(r)
+	if v.lgen >= 0 {
+		b1, b2 := pool[v.lgen].Rand(r), pool2[v.lgen].Rand(r)
+		picks += b1 + b2
+		d, ok := p.drawLight(c, i, xi, n, b1, b2)
+		if !ok {
+			return
+		}
+		distinct += d
 	}
-	return distinct, picks + bl, bl, true
+	c.stats.Picks += int64(picks)
+	c.stats.Factors += int64(distinct)
+	p.setKept(c, i, u, v.nhard > 0)
+}
+
+// drawLight draws directUpdate's picks of the light factors of A[i]: b1
+// kept (phase 1), b2 kept with probability φ̃(x)/M_φ (phase 2), in chunks
+// of at most pollEvery picks between which it looks at the interrupt
+// channel. It returns the distinct factors picked, or false after recording
+// an error or if the update must stop.
+func (p *pgState) drawLight(c *chain, i int, xi float64, n []int32, b1, b2 int) (int, bool) {
+	if b1+b2 == 0 {
+		return 0, true // most updates: the light factors weigh little
+	}
+	tab := c.kg.HeadTable(i)
+	distinct := 0
+	for b1 > 0 {
+		k := min(b1, pollEvery)
+		distinct += p.keepLight(c, &tab, n, k)
+		if b1 -= k; b1 > 0 && c.stop() {
+			return 0, false
+		}
+	}
+	for b2 > 0 {
+		k := min(b2, pollEvery)
+		d, ok := p.thinLight(c, i, xi, &tab, n, k)
+		if !ok {
+			return 0, false
+		}
+		distinct += d
+		if b2 -= k; b2 > 0 && c.stop() {
+			return 0, false
+		}
+	}
+	return distinct, true
+}
+
+// addCopy adds one copy of the heavy factor j of A[i] (Col reference ref)
+// to the counts: kept for phase 1, kept where φ̃ = M_φ (a Potts pair) or
+// with probability φ̃/M_φ (thin) for phase 2. It reports false after
+// recording an error.
+func (p *pgState) addCopy(c *chain, i, j int, ref int32, xi float64, n []int32, phase2 bool) bool {
+	if ref == kernel.NotPotts {
+		if !phase2 {
+			p.counts.Add(j)
+			return true
+		}
+		return p.thin(c, i, j, c.kg.SoftOpAt(c.kg.SoftStart[i], j), xi)
+	}
+	sgn := ref >> 31
+	xj := c.x[ref^sgn]
+	if phase2 && (xj == xi) == (sgn != 0) {
+		return true // φ̃ = 0: not kept
+	}
+	if v := int(xj); uint(v) < uint(len(n)) {
+		n[v] += 1 + 2*sgn
+	}
+	return true
+}
+
+// thinCount keeps each of s phase-2 copies of the table or generic soft
+// factor k of A[i] with probability φ̃(x)/M_φ (one evaluation for all),
+// looking at the interrupt channel every pollEvery copies. It reports false
+// after recording an error or if the update must stop.
+func (p *pgState) thinCount(c *chain, i, k, s int, xi float64) bool {
+	if s == 0 {
+		return true
+	}
+	o := c.kg.SoftOpAt(c.kg.SoftStart[i], k)
+	t, ok := p.softValue(c, i, o, xi)
+	if !ok {
+		return false
+	}
+	for s > 0 {
+		m := min(s, pollEvery)
+		for range m {
+			if t >= o.M || c.r.Float64()*o.M < t {
+				p.counts.Add(k)
+			}
+		}
+		if s -= m; s > 0 && c.stop() {
+			return false
+		}
+	}
+	return true
+}
+
+// thinLight draws b phase-2 picks of directUpdate's light factors, each
+// kept with probability φ̃(x)/M_φ. It returns the distinct factors newly
+// picked, or false after recording an error.
+func (p *pgState) thinLight(c *chain, i int, xi float64, tab *kernel.HeadTable, n []int32, b int) (int, bool) {
+	seen, epoch := p.seen, p.epoch
+	distinct := 0
+	for range b {
+		j, ref := tab.PickLight(c.r)
+		distinct += newPick(seen, j, epoch)
+		if !p.addCopy(c, i, j, ref, xi, n, true) {
+			return distinct, false
+		}
+	}
+	return distinct, true
 }
 
 // addCount adds s copies of the k-th soft factor to the counts, looking at
@@ -443,29 +602,74 @@ func (p *pgState) keepLight(c *chain, tab *kernel.HeadTable, n []int32, b int) i
 	return distinct
 }
 
-// initHeads chooses the variables whose phase 1 directHead draws: a flat
-// table with a head of h ≤ kernel.MaxHead heavy factors, and h direct
-// counts cheaper than the a·L_i picks they replace (h ≤ a·L_i, a draw from
-// a table costing about what a pick does). Their generators are shared by
+// The direct counts of a run of heavy factors with equal M_φ whose total
+// phase-1 mean is at most maxGroupMean are drawn as one count for the run
+// in each phase (one draw for several factors, most often 0: the shells of
+// a kernel that depends on the distance). In p.heavy the run's first factor
+// holds ^g, g its generators, and the others groupMember.
+const (
+	maxGroupMean = 1
+	groupMember  = math.MinInt32
+)
+
+// pgVar is what directUpdate reads of variable i, in one place: its a =
+// λ/L (λ_i/L_i per variable), the domain size, the number of hard factors,
+// its h heavy factors (h < 0: not direct) — their Col references from
+// p.refs[refs] (or, recordLayout, one record with them) and their generators from p.shapes[shape] —
+// and the generators lgen of its light factors' picks (−1: none).
+//
+// The generators of a variable's heavy factors depend on their bounds M_φ
+// alone, which the variables of a lattice share: they are stored once for
+// each distinct sequence (a shape), and a step reads its variable's
+// references (4 bytes a factor) and a shape that stays in cache.
+type pgVar struct {
+	a     float64
+	refs  int32
+	shape int32
+	h     int32
+	lgen  int32
+	size  int32
+	nhard int32
+}
+
+// gatherBytes is the state size from which directUpdate reads the heavy
+// neighbours' values in a loop of their own (the state no longer fits the
+// cache nearest the core; below, the extra loop costs more than it saves).
+const gatherBytes = 1 << 20
+
+// In a shape, gen ≥ 0 are a heavy factor's generators: p.pool[gen] draws
+// Poisson(aM_φ) and p.pool2[gen] Poisson(M_φ); ^gen those of a run (see
+// groupMember); a reference is the other variable of a Potts pair, ^it for
+// W < 0, kernel.NotPotts for other kinds.
+
+// initDirect chooses the variables of vars whose counts directUpdate draws:
+// a head of h ≤ kernel.MaxHead heavy factors, and h direct counts cheaper
+// than the a·L_i phase-1 picks they replace (h ≤ a·L_i, a draw from a
+// table costing about what a pick does). Their generators are shared by
 // equal means; past maxGens distinct means, no variable draws directly.
-func (p *pgState) initHeads(c *chain, vars []int) {
+func (p *pgState) initDirect(c *chain, vars []int) {
 	k := c.kg
-	ids := make(map[float64]int32)
-	get := func(mean float64) int32 {
-		g, ok := ids[mean]
+	ids := make(map[[2]float64]int32)
+	get := func(mean1, mean2 float64) int32 {
+		g, ok := ids[[2]float64{mean1, mean2}]
 		if !ok {
 			g = int32(len(p.pool))
-			p.pool = append(p.pool, minibatch.NewPoissonTable(mean))
-			ids[mean] = g
+			p.pool = append(p.pool, minibatch.NewPoissonTable(mean1))
+			p.pool2 = append(p.pool2, minibatch.NewPoissonTable(mean2))
+			ids[[2]float64{mean1, mean2}] = g
 		}
 		return g
 	}
-	p.hgen = make([]int32, len(k.Head))
-	p.lgen = make([]int32, c.m.NumVars())
-	p.direct = make([]bool, c.m.NumVars())
+	shapes := make(map[string]int32)
+	var shape []int32
+	p.hot = make([]pgVar, c.m.NumVars())
+	for i := range p.hot {
+		p.hot[i].h = -1
+	}
+	direct := false
 	for _, i := range vars {
 		s0, s1 := k.SoftStart[i], k.SoftStart[i+1]
-		h := int(k.H[i])
+		h := int(k.Heads[i].H)
 		if s0 == s1 || h > kernel.MaxHead {
 			continue
 		}
@@ -474,24 +678,103 @@ func (p *pgState) initHeads(c *chain, vars []int) {
 		if float64(h) > a*p.li[i] {
 			continue
 		}
-		hs := k.HeadStart[i]
-		for kk := range h {
-			p.hgen[hs+kk] = get(a * math.Abs(k.W[s0+kk]))
-		}
-		p.lgen[i] = -1
-		if h < s1-s0 {
-			light := 0.0
-			for j := s0 + h; j < s1; j++ {
-				light += math.Abs(k.W[j])
+		v := &p.hot[i]
+		*v = pgVar{a: a, refs: int32(len(p.refs)), h: int32(h), lgen: -1, size: c.size[i],
+			nhard: int32(k.HardStart[i+1] - k.HardStart[i])}
+		nb, w := k.Row(i)
+		shape = shape[:0]
+		for kk := 0; kk < h; {
+			mk := math.Abs(w[kk])
+			m := 1 // the run of factors of bound mk
+			for kk+m < h && math.Abs(w[kk+m]) == mk {
+				m++
 			}
-			p.lgen[i] = get(a * light)
+			group := m > 1 && float64(m)*a*mk <= maxGroupMean
+			for j := kk; j < kk+m; j++ {
+				p.refs = append(p.refs, kernel.Ref(nb[j], w[j]))
+				switch {
+				case !group:
+					shape = append(shape, get(a*mk, mk))
+				case j == kk:
+					shape = append(shape, ^get(float64(m)*a*mk, float64(m)*mk))
+				default:
+					shape = append(shape, groupMember)
+				}
+			}
+			kk += m
 		}
-		p.direct[i] = true
-		if len(p.pool) > maxGens {
-			p.pool, p.hgen, p.lgen, p.direct = nil, nil, nil, nil
+		key := fmt.Sprint(shape)
+		off, ok := shapes[key]
+		if !ok {
+			off = int32(len(p.shapes))
+			p.shapes = append(p.shapes, shape...)
+			shapes[key] = off
+		}
+		v.shape = off
+		if h < len(w) {
+			light := 0.0
+			for _, x := range w[h:] {
+				light += math.Abs(x)
+			}
+			v.lgen = get(a*light, light)
+		}
+		direct = true
+		if len(p.pool) > maxGens || len(p.shapes) > maxGens*kernel.MaxHead {
+			p.pool, p.pool2, p.refs, p.shapes, p.hot = nil, nil, nil, nil, nil
 			return
 		}
 	}
+	if !direct {
+		p.hot = nil
+		return
+	}
+	p.xs = make([]float64, kernel.MaxHead)
+	p.gather = 8*c.m.NumVars() > gatherBytes
+	p.recordLayout()
+}
+
+// The fields of a variable's record in p.rec (recordLayout): a's two
+// words, its shape, h, lgen, domain size and hard factors, then from
+// recRefs its heavy factors' references.
+const (
+	recA = iota
+	_
+	recShape
+	recH
+	recLgen
+	recSize
+	recNhard
+	_
+	recRefs
+)
+
+// recordLayout stores each variable's pgVar and its heavy factors'
+// references together in a record of a fixed length (a multiple of 16
+// words, 64 bytes: the variable i's from i·recLen, aligned to cache
+// lines), when that costs at most a quarter more than the two arrays (the
+// heads of a lattice are of one size): directUpdate then reads one or two
+// adjacent cache lines found from i alone, not a line of p.hot and one or
+// two of p.refs, on a graph far larger than the cache.
+func (p *pgState) recordLayout() {
+	stride := 0
+	for _, v := range p.hot {
+		stride = max(stride, int(v.h))
+	}
+	l := (recRefs + stride + 15) &^ 15
+	if stride == 0 || 4*l*len(p.hot) > 5*(len(p.refs)+8*len(p.hot)) {
+		return
+	}
+	rec := make([]int32, l*len(p.hot))
+	for i, v := range p.hot {
+		r := rec[i*l : (i+1)*l]
+		a := math.Float64bits(v.a)
+		r[recA], r[recA+1] = int32(uint32(a)), int32(uint32(a>>32))
+		r[recShape], r[recH], r[recLgen], r[recSize], r[recNhard] = v.shape, v.h, v.lgen, v.size, v.nhard
+		if v.h > 0 {
+			copy(r[recRefs:], p.refs[v.refs:v.refs+v.h])
+		}
+	}
+	p.rec, p.recLen, p.hot, p.refs = rec, l, nil, nil
 }
 
 // pgGen is what the compiled Poisson-Gibbs draw of one variable needs: a =

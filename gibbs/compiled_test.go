@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -197,11 +198,21 @@ func TestExactnessCompiledMixed(t *testing.T) {
 	checkExact(t, mixedGraphs(t), exactSamplers(), 77, 2)
 }
 
+// directSeen records that a broken variant met a chain whose heavy
+// factors' counts are drawn directly.
+var directSeen atomic.Bool
+
 // TestExactnessCatchesBrokenCompiled requires the enumeration check to
 // reject broken compiled paths.
 func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 	skipShort(t)
 	graphs := testGraphs(t)
+	directSeen.Store(false)
+	t.Cleanup(func() { // after the parallel subtests
+		if !directSeen.Load() {
+			t.Error("no test graph draws its heavy factors' counts directly (directUpdate): the phase-2 variant tested nothing")
+		}
+	})
 	checkBroken(t, graphs, []brokenCase{
 		{"PoissonGibbs/flipped-Potts-thinning", func(tg testGraph) (Sampler, error) {
 			m := withKernel{tg.g, flipPottsThinning(tg.g.Kernel())}
@@ -216,8 +227,24 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 			for k := range s.pg.gens {
 				s.pg.gens[k].b1 = minibatch.NewPoissonGen(0)
 			}
-			for k := range s.pg.pool { // the direct heavy counts of phase 1
+			for k := range s.pg.pool { // the direct counts of phase 1
 				s.pg.pool[k] = minibatch.NewPoissonGen(0)
+			}
+			return s, nil
+		}, 0},
+		{"PoissonGibbs/direct-phase-2-dropped", func(tg testGraph) (Sampler, error) {
+			// directUpdate's phase-2 counts Poisson(M_φ) never drawn: the
+			// state-dependent part of s_φ lost where heavy factors are
+			// counted directly.
+			s, err := NewPoissonGibbs(tg.g, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
+			if err != nil {
+				return nil, err
+			}
+			if s.pg.hot != nil || s.pg.rec != nil {
+				directSeen.Store(true)
+			}
+			for k := range s.pg.pool2 {
+				s.pg.pool2[k] = minibatch.NewPoissonGen(0)
 			}
 			return s, nil
 		}, 0},
@@ -308,7 +335,7 @@ func TestExactnessTiered(t *testing.T) {
 		if bands := k.BandStart[1] - k.BandStart[0]; bands < 2 {
 			t.Fatalf("the hub's light factors are in %d bands; want several", bands)
 		}
-		if h := int(k.H[0]); (h > 0) != (heavy > 0) {
+		if h := int(k.Heads[0].H); (h > 0) != (heavy > 0) {
 			t.Fatalf("%d heavy pairs: a head of %d", heavy, h)
 		}
 		names := []string{"x0=0", "x0=1", "x0=2", "x0=3"}

@@ -75,7 +75,7 @@ func ExamplePoissonGibbs() {
 	// Output:
 	// L = 3.0, λ = L² = 9.00
 	// P(x0 = 1) ≈ 0.73
-	// P(x1 = 1) ≈ 0.65
+	// P(x1 = 1) ≈ 0.64
 	// P(x2 = 1) ≈ 0.59
 }
 
@@ -103,7 +103,7 @@ func Example_parallelChains() {
 	}
 	fmt.Printf("pooled P(x0 = 1) ≈ %.2f\n", chain.PoolMarginals(ms...)[0][1])
 	// Output:
-	// pooled P(x0 = 1) ≈ 0.73
+	// pooled P(x0 = 1) ≈ 0.74
 }
 
 // A Sweeper runs a sampler by systematic scan: a step of the chain is a

@@ -87,15 +87,20 @@ type pgState struct {
 	gens   []pgGen
 	genIdx []int32
 	tmp    pgGen
-	// Direct heavy counts (directHead): generators shared by equal means,
-	// per soft entry of a head and per variable for its light part.
-	pool   []minibatch.PoissonGen
-	hgen   []int32
-	lgen   []int32
-	direct []bool
-	seen   []uint32 // seen[k] = epoch: the k-th soft factor of A[i] was picked
-	epoch  uint32
-	tor    *torusPG // the torus path's precomputed draw (torus.go), or nil
+	// Direct counts (directUpdate): per variable its block (h < 0: not
+	// direct), the heavy factors, and generators shared by equal means,
+	// of phase 1 (pool) and phase 2 (pool2).
+	hot         []pgVar
+	refs        []int32   // the heavy factors' Col references
+	rec         []int32   // or hot and refs in one record a variable (recordLayout)
+	recLen      int       // the records' length in words
+	shapes      []int32   // the heavy factors' generators, by shape
+	xs          []float64 // their neighbours' values during an update
+	gather      bool      // read xs in a loop of their own
+	pool, pool2 []minibatch.PoissonGen
+	seen        []uint32 // seen[k] = epoch: the k-th soft factor of A[i] was picked
+	epoch       uint32
+	tor         *torusPG // the torus path's precomputed draw (torus.go), or nil
 
 	// The kept factors of the current draw, for repeated energy
 	// evaluations (continuous samplers): local index, count s_φ,
@@ -145,7 +150,7 @@ func (p *pgState) init(c *chain, vars []int) error {
 		}
 		p.n = make([]int32, len(c.u))
 		p.initGens(c, vars)
-		p.initHeads(c, vars)
+		p.initDirect(c, vars)
 		p.seen = make([]uint32, max(c.m.MaxDegree(), 1))
 	}
 	if c.torus != nil {

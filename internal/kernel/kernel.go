@@ -131,24 +131,31 @@ type Graph struct {
 	Generic bool
 
 	// The two-level pick tables. A[i]'s soft factors, sorted by decreasing
-	// M_φ, split into a head of H[i] heavy factors and the light rest.
-	// Head[HeadStart[i]:HeadStart[i+1]] is an alias table over the H[i]
-	// heavy factors and, if there are light ones, one more entry, H[i],
-	// standing for all of them: a pick that lands on it picks again, from
-	// the light factors' bands Bands[BandStart[i]:BandStart[i+1]]. Every
-	// variable with a soft factor has a head (of one column, the light
-	// entry, when no few factors hold most of L_i). HeadLo holds the
+	// M_φ, split into a head of Heads[i].H heavy factors and the light
+	// rest. Its Heads[i].Cols columns from Head[HeadOff(i)] are an alias
+	// table over the H heavy factors and, if there are light ones, one more
+	// entry, H, standing for all of them: a pick that lands on it picks
+	// again, from the light factors' bands Bands[BandStart[i]:BandStart[i+1]].
+	// Every variable with a soft factor has a head (of one column, the
+	// light entry, when no few factors hold most of L_i). HeadLo holds the
 	// columns' low threshold words, BandCols/BandLo the alias table over the
 	// bands. The probability of factor k is M_k/L_i either way, and the
 	// head, a few cache lines, serves most picks.
-	H         []int32
-	HeadStart []int
-	Head      []Col
-	HeadLo    []uint32
-	BandStart []int
-	Bands     []Band
-	BandCols  []Col
-	BandLo    []uint32
+	//
+	// When the heads are of about one size (a lattice), each variable has
+	// HeadStride columns from i·HeadStride, its own and unused ones: a
+	// step finds its head from i alone, one cache miss fewer on a graph far
+	// larger than the cache. Otherwise HeadStride is 0 and the heads follow
+	// one another from HeadStart[i].
+	Heads      []HeadInfo
+	HeadStride int
+	HeadStart  []int
+	Head       []Col
+	HeadLo     []uint32
+	BandStart  []int
+	Bands      []Band
+	BandCols   []Col
+	BandLo     []uint32
 
 	global *lazyFactors // see Global
 }
@@ -180,7 +187,7 @@ func (g *Graph) SoftOpAt(s0, j int) *Op { return &g.Ops[^g.Nbr[s0+j]] }
 // L_i, or if that takes more than MaxHead heavy factors at most 1/LightMax:
 // at most that share of picks needs the bands.
 const (
-	LightShare = 64
+	LightShare = 1024
 	LightMax   = 8
 )
 
@@ -255,9 +262,15 @@ func PottsRef(o *Op) int32 {
 // the light factors' sum. Every band but the last keeps M_k > Max/2, so a
 // try is kept with probability above 1/2; the last gathers a tail too light
 // to matter (its N·Max a small share of the light factors' weight).
+//
+// Sign is +1 (−1) when every factor of the band is a Potts pair of weight
+// +Max (−Max), as a shell of a kernel that depends on the distance is: a
+// pick then keeps every try and reads only the neighbour, one cache miss
+// (the row is far too large for the cache). It is 0 otherwise.
 type Band struct {
 	Lo, N int32
 	Max   float64
+	Sign  int8
 }
 
 // Factor is one factor of the graph as a global energy estimator reads it:
@@ -291,11 +304,25 @@ type HeadTable struct {
 	i      int
 }
 
+// HeadInfo is the size of a variable's head: its heavy factors and its
+// columns (one more when there are light factors).
+type HeadInfo struct{ H, Cols uint16 }
+
+// HeadOff returns the index in Head of variable i's first column.
+func (g *Graph) HeadOff(i int) int {
+	if g.HeadStride > 0 {
+		return i * g.HeadStride
+	}
+	return g.HeadStart[i]
+}
+
 // HeadTable returns the two-level table of variable i; its Head is empty
 // if i has no soft factor.
 func (g *Graph) HeadTable(i int) HeadTable {
-	hs, he := g.HeadStart[i], g.HeadStart[i+1]
-	return HeadTable{Head: g.Head[hs:he], HeadLo: g.HeadLo[hs:he], H: int(g.H[i]), g: g, i: i}
+	h := g.Heads[i]
+	hs := g.HeadOff(i)
+	he := hs + int(h.Cols)
+	return HeadTable{Head: g.Head[hs:he], HeadLo: g.HeadLo[hs:he], H: int(h.H), g: g, i: i}
 }
 
 // PickHead returns the head entry a pick with the 64-bit random word x
@@ -329,6 +356,12 @@ func (g *Graph) PickLight(i int, r *rand.Rand) (int, int32) {
 		band := &bands[b]
 		hi, lo := bits.Mul64(r.Uint64(), uint64(band.N))
 		j := int(band.Lo) + int(hi)
+		switch band.Sign {
+		case 1:
+			return j, g.Nbr[s+j]
+		case -1:
+			return j, ^g.Nbr[s+j]
+		}
 		w := g.W[s+j]
 		// Keep with probability M/Max: u·Max < M for the top 53 bits u of
 		// the low word, which given hi is uniform and independent of it.
