@@ -170,6 +170,39 @@ func BenchmarkScaling(b *testing.B) {
 	}
 }
 
+// BenchmarkScale is the scale study's benchmark (`pgibbs reproduce scale`
+// runs it up to 2·10⁸ pair factors): building the Gaussian-kernel Potts
+// graph through potts.New's bulk path (ns/pair, bytes/pair of Graph.Bytes,
+// pairs/s) and a Poisson-Gibbs random-scan update on it, at widths 22 (10⁵
+// pairs), 80 and 200 (2.8·10⁷ pairs, 1.2 GB).
+func BenchmarkScale(b *testing.B) {
+	for _, width := range []int{22, 80, 200} {
+		p := potts.Paper()
+		p.Width = width
+		b.Run(fmt.Sprintf("width=%d/build", width), func(b *testing.B) {
+			b.ReportAllocs()
+			var g *factorgraph.Graph
+			for b.Loop() {
+				var err error
+				if g, err = potts.New(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			pairs := float64(g.NumFactors())
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/pairs, "ns/pair")
+			b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+			b.ReportMetric(float64(g.Bytes())/pairs, "B/pair")
+		})
+		b.Run(fmt.Sprintf("width=%d/sampler=pgibbs", width), func(b *testing.B) {
+			s, err := gibbs.NewPoissonGibbs(lattice(b, width), rand.New(rand.NewPCG(1, 2)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runSteps(b, s)
+		})
+	}
+}
+
 // BenchmarkIsingSweep measures a sweep of the 1000×1000 nearest-neighbour
 // Ising torus at β = 0.4 (op = one sweep of 10⁶ site updates; ns/site is
 // ns/op divided by 10⁶): the hand-written checkerboard heat-bath (int8

@@ -13,13 +13,13 @@ import (
 )
 
 // figures are the names Reproduce knows, in the order of Figures.
-var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "fss", "all"}
+var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "fss", "scale", "all"}
 
 // Figures returns the names [Reproduce] knows, in order: "fig1a", "fig1b",
 // "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover",
-// "clusters", "uai", "fss" and, last, "all" (every figure and table of the
-// papers: all of them but the studies "crossover", "clusters", "uai" and
-// "fss"). The slice is the caller's.
+// "clusters", "uai", "fss", "scale" and, last, "all" (every figure and
+// table of the papers: all of them but the studies "crossover",
+// "clusters", "uai", "fss" and "scale"). The slice is the caller's.
 func Figures() []string { return slices.Clone(figures) }
 
 // The experiments' settings (quick or full); the tests replace them with
@@ -34,6 +34,7 @@ var (
 	clustersSettings  = ClustersPaper
 	uaiSettings       = UAIPaper
 	fssSettings       = FSSPaper
+	scaleSettings     = ScalePaper
 )
 
 // Reproduce regenerates the named figure or table (one of [Figures]) into
@@ -52,7 +53,8 @@ var (
 //	clusters       Clusters, τ against L at the Ising critical point and seconds per sweep (run it alone): clusters-tau.csv, .png, .svg; clusters-cost.csv, .png, .svg
 //	uai            UAIScores, the MAR task on the shared UAI models at 20 s a model on one core (run it alone): uai-scores.csv
 //	fss            FSS, finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings): fss.csv, fss-crossings.csv, fss-fits.csv, fss-curves.csv; fss-chi.png, .svg; fss-binder.png, .svg
-//	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, fss), one Potts and one Spin run serving every figure
+//	scale          Scale, memory, build time and ns per update against the number of pair factors (run it alone): scale.csv; scale.png, .svg
+//	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, fss, scale), one Potts and one Spin run serving every figure
 //
 // cfg goes to every driver; if cfg.Dir is empty, ground truths are cached
 // in dir. dir must exist ("" is the current directory); w may be nil. If
@@ -128,6 +130,7 @@ func (r *reproducer) steps(name string) []func(context.Context) error {
 		"clusters":      {r.clusters},
 		"uai":           {r.uai},
 		"fss":           {r.fss},
+		"scale":         {r.scale},
 		"all":           {r.fig1a, r.fig1b, r.fig1c, r.fig2, r.fig3, r.table1, r.rlr},
 	}[name]
 }
@@ -146,6 +149,20 @@ func (r *reproducer) fss(ctx context.Context) error {
 	r.say("each chain: %d sweeps from a random state, then a measurement a sweep; stage 2 runs at the χ peak stage 1's reweighting finds (up to %d stages while the peak sits at a window's edge); windows: effective fraction of the weights ≥ %g",
 		s.Burn, s.Stages, cmp.Or(s.MinESS, lat.DefaultMinESS))
 	res, err := FSS(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	r.say("%.1f s", res.Seconds)
+	r.say("\n%s", res.Markdown())
+	return r.figure(res.WriteFigure(r.dir))
+}
+
+// scale runs the scale study.
+func (r *reproducer) scale(ctx context.Context) error {
+	s := scaleSettings(r.quick)
+	r.say("\nScale: the Gaussian-kernel Potts model (potts.New, D = %d, β = %g, γ = %g) built through its bulk path at widths %v", s.Model.States, s.Model.Beta, s.Model.Gamma, s.Widths)
+	r.say("each width: the build timed, the live heap of the graph and a Poisson-Gibbs sampler after a collection (all in, per pair factor), median of %d runs of %d Poisson-Gibbs and %d Gibbs random-scan updates; one goroutine (run it alone)", s.Reps, s.PGUpdates, s.GibbsUpdates)
+	res, err := Scale(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}

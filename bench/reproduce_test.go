@@ -23,9 +23,9 @@ import (
 // duration of a test.
 func tinyExperiments(t *testing.T) {
 	t.Helper()
-	p, s, g, t1, r, c, cl, fs := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings
+	p, s, g, t1, r, c, cl, fs, sc := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings
 	t.Cleanup(func() {
-		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings = p, s, g, t1, r, c, cl, fs
+		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings = p, s, g, t1, r, c, cl, fs, sc
 	})
 	pottsSettings = func(quick bool) PottsSettings {
 		s := PottsPaper(quick)
@@ -73,6 +73,11 @@ func tinyExperiments(t *testing.T) {
 	crossoverSettings = func(bool) CrossoverSettings { return tinyCrossover() }
 	clustersSettings = func(bool) ClustersSettings { return tinyClusters() }
 	fssSettings = func(bool) FSSSettings { return tinyFSS() }
+	scaleSettings = func(bool) ScaleSettings {
+		s := ScalePaper(true)
+		s.Widths, s.PGUpdates, s.GibbsUpdates, s.Reps = []int{4, 6}, 2000, 200, 1
+		return s
+	}
 }
 
 // lineProgress is a Progress drawn on a terminal: Start and Add draw its
@@ -303,6 +308,42 @@ func TestReproduceFSS(t *testing.T) {
 	}
 	if got := dirFiles(t, dir); len(got) != len(files) {
 		t.Errorf("directory holds %v, reported %v", got, files)
+	}
+}
+
+// TestReproduceScale runs the scale study with tiny settings through
+// Reproduce, and checks its figures against the graphs themselves and a
+// width over the memory budget skipped.
+func TestReproduceScale(t *testing.T) {
+	tinyExperiments(t)
+	dir := t.TempDir()
+	out, files := reproduce(t, "scale", true, dir, Config{Seed: 1})
+	for _, s := range []string{"\nScale: the Gaussian-kernel Potts model", "| width | pair factors |", "| 6 | 630 |"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if len(files) != 3 || files[0] != filepath.Join(dir, "scale.csv") {
+		t.Errorf("wrote %v", files)
+	}
+	s := ScalePaper(true)
+	s.Widths, s.PGUpdates, s.GibbsUpdates, s.Reps, s.MaxBytes = []int{5, 60}, 1000, 100, 1, 1e6
+	res, err := Scale(context.Background(), s, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 1 || !slices.Equal(res.Skipped, []int{60}) {
+		t.Fatalf("points %+v, skipped %v: want width 5 measured, 60 skipped", res.Points, res.Skipped)
+	}
+	p5 := potts.Paper()
+	p5.Width = 5
+	g, err := potts.New(p5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := res.Points[0]
+	if pt.Pairs != g.NumFactors() || pt.GraphBytes != float64(g.Bytes()) || !(pt.HeapBytes >= pt.GraphBytes) || !(pt.PGNs > 0) || !(pt.GibbsNs > 0) {
+		t.Errorf("width 5: %+v; the graph has %d pairs and %d bytes", pt, g.NumFactors(), g.Bytes())
 	}
 }
 

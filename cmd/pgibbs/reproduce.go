@@ -42,6 +42,10 @@ const reproduceUsage = `Regenerates a figure or table of the papers and writes C
                  power law (16–96) with Swendsen–Wang and single-histogram reweighting: χ peaks and the fitted γ/ν,
                  Binder crossings against β_c, reweighted against direct runs (3 minutes on 2 cores, -quick 20 s;
                  a study: -runs sets the chains; not part of all)
+  scale          bytes and build time per pair factor and ns per Poisson-Gibbs and Gibbs update on the Gaussian-kernel
+                 Potts model from 10⁵ to 2·10⁸ pair factors (widths 22–516; a width whose graph would not fit half the
+                 memory is skipped; about 9 GB and 3 minutes at the largest; -quick: up to width 80; a timing study:
+                 run it alone; not part of all)
   all            every figure and table of the papers above (fig1a … tunamh-rlr), each run once
 Full runs take minutes each (see docs/RESULTS.md); -quick finishes each figure in under a minute with
 shorter runs (which it states). Figures average -runs independent runs, in parallel.`
