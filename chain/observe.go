@@ -18,30 +18,151 @@ import (
 // holding period of a coordinate's value credits the distribution the value
 // was drawn from instead of the value (see RaoBlackwellise).
 type Marginals struct {
-	counts [][]float64
-	cur    []int
-	last   []int64
-	n      int64
+	// data holds one block for each counted coordinate: everything an
+	// Observe of the coordinate reads or writes, side by side, so that on a
+	// model far larger than the cache an update misses on one block's few
+	// cache lines rather than on seven arrays. A coordinate with d values
+	// has the block
+	//
+	//	[mgLast] the state its current holding started at (an int64's bits)
+	//	[mgCur]  the value it holds (an int's bits)
+	//	[mgFlags] d<<mgSizeShift | mgHasCond | mgIsCond (bits)
+	//	[mgHeader, mgHeader+d)    its counts
+	//	[mgHeader+d, mgHeader+2d) Rao–Blackwellised only: the distribution
+	//	                          its value was drawn from, credited to the
+	//	                          holding while mgIsCond
+	//
+	// and padding (mgPad).
+	data []float64
+	// off[j] is where coordinate j's block starts, −1 if j is not counted
+	// (a continuous coordinate); nil when every coordinate has d values,
+	// j's block then starting at j·stride (no offset to load).
+	off    []int
+	stride int   // off nil: the blocks' length
+	d      int   // off nil: every coordinate's number of values
+	nvars  int   // the number of coordinates
+	n      int64 // the number of states observed
 
-	// Rao–Blackwellised (src non-nil): cond[j] is the distribution x_j's
-	// current value was drawn from, while isCond[j].
-	src    Conditioner
-	block  BlockConditioner // src, if it can draw blocks
-	cond   [][]float64
-	isCond []bool
+	src   Conditioner      // Rao–Blackwellised: the kernel
+	block BlockConditioner // src, if it can draw blocks
+}
+
+// The words of a block of Marginals.data.
+const (
+	mgLast   = 0
+	mgCur    = 1
+	mgFlags  = 2
+	mgHeader = 3 // the counts start here
+)
+
+// The bits of a block's mgFlags word.
+const (
+	mgIsCond    = 1 << 0 // the holding is credited the stored conditional
+	mgHasCond   = 1 << 1 // a conditional was stored (Snapshot writes it)
+	mgSizeShift = 2      // the coordinate's number of values above the flags
+)
+
+// mgWord and mgInt store and read an integer in a float64 word, exactly.
+func mgWord(v int64) float64 { return math.Float64frombits(uint64(v)) }
+func mgInt(w float64) int64  { return int64(math.Float64bits(w)) }
+
+// mgPad returns the length of a block of used words. A Rao–Blackwellised
+// update reads and writes its whole block, and its block is padded to a
+// multiple of a 64-byte cache line's 8 words, so that from an aligned start
+// it spans as few lines as it can (3 for 10 values, not 4 three times in
+// four), unless that would add more than a quarter to it; a visit-count
+// update touches the header and one count, and a padded block would only
+// spread the blocks over more memory (measured: BenchmarkMarginalsObserve).
+func mgPad(used int, rb bool) int {
+	if p := (used + 7) &^ 7; rb && 4*(p-used) <= used {
+		return p
+	}
+	return used
 }
 
 // NewMarginals returns marginal counters for coordinates with sizes[j]
 // values 0, …, sizes[j]−1 (0: not counted, a continuous coordinate); see
 // factorgraph.Sizes.
 func NewMarginals(sizes []int) *Marginals {
-	n := len(sizes)
-	mg := &Marginals{counts: make([][]float64, n), cur: make([]int, n), last: make([]int64, n)}
-	for j, d := range sizes {
-		mg.counts[j] = make([]float64, max(d, 0))
-		mg.cur[j] = -1
+	mg := &Marginals{nvars: len(sizes)}
+	mg.layout(sizes, false)
+	for j := range mg.nvars {
+		if b, _ := mg.at(j); b != nil {
+			b[mgCur] = mgWord(-1)
+		}
 	}
 	return mg
+}
+
+// layout allocates data for coordinates of sizes values, with the space of
+// conditionals if rb, each block's counts and flags zero (and d set).
+func (mg *Marginals) layout(sizes []int, rb bool) {
+	used := func(d int) int {
+		if rb {
+			return mgHeader + 2*d
+		}
+		return mgHeader + d
+	}
+	uniform := len(sizes) > 0
+	for _, d := range sizes {
+		uniform = uniform && d > 0 && d == sizes[0]
+	}
+	mg.off, mg.stride, mg.d = nil, 0, 0
+	size := 0
+	if uniform {
+		mg.d = sizes[0]
+		mg.stride = mgPad(used(mg.d), rb)
+		size = len(sizes) * mg.stride
+	} else {
+		mg.off = make([]int, len(sizes))
+		for j, d := range sizes {
+			mg.off[j] = -1
+			if d > 0 {
+				mg.off[j] = size
+				size += mgPad(used(d), rb)
+			}
+		}
+	}
+	mg.data = make([]float64, size)
+	for j, d := range sizes {
+		if b, _ := mg.at(j); b != nil {
+			b[mgFlags] = mgWord(int64(d) << mgSizeShift)
+		}
+	}
+}
+
+// at returns coordinate j's block and its number of values d (nil, 0 if j
+// is not counted). The block holds its header and d counts, and, when
+// Rao–Blackwellised, d conditional probabilities.
+func (mg *Marginals) at(j int) ([]float64, int) {
+	if mg.off != nil {
+		return mg.atOff(j)
+	}
+	o := j * mg.stride
+	return mg.data[o : o+mg.stride : o+mg.stride], mg.d
+}
+
+// atOff is at when the blocks are found by offset.
+func (mg *Marginals) atOff(j int) ([]float64, int) {
+	o := mg.off[j]
+	if o < 0 {
+		return nil, 0
+	}
+	d := int(math.Float64bits(mg.data[o+mgFlags]) >> mgSizeShift)
+	n := mgHeader + d
+	if mg.src != nil {
+		n += d
+	}
+	return mg.data[o : o+n : o+n], d
+}
+
+// sizes returns the number of values of every coordinate.
+func (mg *Marginals) sizes() []int {
+	s := make([]int, mg.nvars)
+	for j := range s {
+		_, s[j] = mg.at(j)
+	}
+	return s
 }
 
 // RaoBlackwellise makes mg average the distributions src's steps draw from
@@ -72,10 +193,19 @@ func NewMarginals(sizes []int) *Marginals {
 // value it keeps (gibbs.MGPMH and gibbs.DoubleMINGibbs are therefore not
 // Conditioners).
 func (mg *Marginals) RaoBlackwellise(src Conditioner) {
+	// Lay the blocks out again with the conditionals' space, keeping the
+	// holdings and counts, with no conditional stored.
+	old := *mg
+	mg.layout(mg.sizes(), true)
 	mg.src = src
 	mg.block, _ = src.(BlockConditioner)
-	mg.cond = make([][]float64, len(mg.counts))
-	mg.isCond = make([]bool, len(mg.counts))
+	for j := range mg.nvars {
+		if b, d := mg.at(j); b != nil {
+			ob, _ := old.at(j)
+			b[mgLast], b[mgCur] = ob[mgLast], ob[mgCur]
+			copy(b[mgHeader:mgHeader+d], ob[mgHeader:mgHeader+d])
+		}
+	}
 	src.RecordConditionals(true)
 }
 
@@ -85,30 +215,57 @@ func (mg *Marginals) RaoBlackwellised() bool { return mg.src != nil }
 // Observe implements Observer.
 func (mg *Marginals) Observe(_ int64, i int, x []float64) {
 	if mg.n == 0 {
-		for j := range mg.cur {
-			if len(mg.counts[j]) > 0 {
-				mg.cur[j] = int(x[j])
+		for j := range mg.nvars {
+			if b, _ := mg.at(j); b != nil {
+				b[mgCur] = mgWord(int64(int(x[j])))
 			}
 		}
 	}
-	switch {
-	case i == Any:
-		if mg.block != nil {
-			if vars, p := mg.block.Conditionals(); vars != nil {
-				mg.conditionBlock(vars, p, x)
-				break
+	if i == Any {
+		mg.observeAny(x)
+	} else {
+		b, d := mg.at(i)
+		flushed := false
+		if b != nil {
+			flushed = mg.see(b, d, int(x[i]))
+		}
+		if mg.src != nil && i >= 0 {
+			// The distribution src drew i from, if it reports one, is the
+			// credit of i's new holding.
+			if ci, w, total := mg.src.Conditional(); ci == i && b != nil {
+				mg.setCond(b, d, w, total, int(x[i]), !flushed)
 			}
 		}
-		for j := range mg.counts {
-			mg.see(j, x)
-		}
-	default:
-		mg.see(i, x)
-	}
-	if mg.src != nil && i >= 0 {
-		mg.condition(i, x)
 	}
 	mg.n++
+}
+
+// observeAny observes a step that may have changed any coordinate: a block
+// drawn jointly (conditionBlock), or any.
+func (mg *Marginals) observeAny(x []float64) {
+	if mg.block != nil {
+		if vars, p := mg.block.Conditionals(); vars != nil {
+			mg.conditionBlock(vars, p, x)
+			return
+		}
+	}
+	if data, stride, d := mg.data, mg.stride, mg.d; mg.off == nil {
+		// see, inlined: a scan reads a word or two of each block.
+		for j, xj := range x[:mg.nvars] {
+			o, v := j*stride, int(xj)
+			if int64(v) != mgInt(data[o+mgCur]) || mgInt(data[o+mgFlags])&mgIsCond != 0 {
+				b := data[o : o+stride : o+stride]
+				mg.flush(b, d)
+				b[mgCur] = mgWord(int64(v))
+			}
+		}
+		return
+	}
+	for j := range mg.nvars {
+		if b, d := mg.at(j); b != nil {
+			mg.see(b, d, int(x[j]))
+		}
+	}
 }
 
 // conditionBlock credits a step that drew the coordinates vars jointly,
@@ -117,78 +274,72 @@ func (mg *Marginals) Observe(_ int64, i int, x []float64) {
 // O(len(vars)), not a scan of every coordinate.
 func (mg *Marginals) conditionBlock(vars []int, p [][]float64, x []float64) {
 	for k, j := range vars {
-		mg.setCond(j, p[k], 1, x)
-	}
-}
-
-// see credits coordinate j's holding so far if its value changed (or, if
-// its value was drawn from a distribution, whatever happened).
-func (mg *Marginals) see(j int, x []float64) {
-	if len(mg.counts[j]) > 0 {
-		if v := int(x[j]); v != mg.cur[j] || (mg.isCond != nil && mg.isCond[j]) {
-			mg.flush(j)
-			mg.cur[j] = v
+		if b, d := mg.at(j); b != nil {
+			mg.setCond(b, d, p[k], 1, int(x[j]), true)
 		}
 	}
 }
 
-// flush credits coordinate j's holding since last[j] (up to the current
-// state, not included) and starts a new one.
-func (mg *Marginals) flush(j int) {
-	h, c := float64(mg.n-mg.last[j]), mg.counts[j]
-	if mg.isCond != nil && mg.isCond[j] {
-		for v, p := range mg.cond[j] {
+// see credits the holding of the coordinate of block b (of d values), now
+// at value v, so far if its value changed (or, if its value was drawn
+// from a distribution, whatever happened), and reports whether it did.
+func (mg *Marginals) see(b []float64, d, v int) bool {
+	_ = b[mgFlags]
+	if int64(v) != mgInt(b[mgCur]) || mgInt(b[mgFlags])&mgIsCond != 0 {
+		mg.flush(b, d)
+		b[mgCur] = mgWord(int64(v))
+		return true
+	}
+	return false
+}
+
+// flush credits the holding of the coordinate of block b (of d values)
+// since its start (up to the current state, not included) and starts a
+// new one.
+func (mg *Marginals) flush(b []float64, d int) {
+	_ = b[mgFlags]
+	h, c := float64(mg.n-mgInt(b[mgLast])), b[mgHeader:mgHeader+d]
+	if f := mgInt(b[mgFlags]); f&mgIsCond != 0 {
+		for v, p := range b[mgHeader+d : mgHeader+2*d] {
 			c[v] += h * p
 		}
-		mg.isCond[j] = false
+		b[mgFlags] = mgWord(f &^ mgIsCond)
 	} else if h > 0 {
-		c[mg.cur[j]] += h
+		c[mgInt(b[mgCur])] += h
 	}
-	mg.last[j] = mg.n
+	b[mgLast] = mgWord(mg.n)
 }
 
-// condition makes the distribution src drew coordinate i from, if it
-// reports one, the credit of i's new holding.
-func (mg *Marginals) condition(i int, x []float64) {
-	ci, w, total := mg.src.Conditional()
-	if ci == i {
-		mg.setCond(i, w, total, x)
-	}
-}
-
-// setCond makes w/total, the distribution coordinate i's new value was
-// drawn from, the credit of i's new holding (ignored if it does not fit
-// i's values).
-func (mg *Marginals) setCond(i int, w []float64, total float64, x []float64) {
-	c := mg.counts[i]
-	if !(total > 0) || len(w) != len(c) || len(c) == 0 {
+// setCond makes w/total, the distribution the coordinate of block b (of d
+// values) was drawn from as v, the credit of its new holding (ignored if
+// it does not fit its values). Rao–Blackwellised only. Unless flush, see
+// has just flushed the holding so far (a flush now would credit nothing).
+func (mg *Marginals) setCond(b []float64, d int, w []float64, total float64, v int, flush bool) {
+	if !(total > 0) || len(w) != d || d == 0 {
 		return
 	}
-	if mg.n > 0 {
-		mg.flush(i) // the holding so far (see has flushed it if the value changed)
+	if mg.n > 0 && flush {
+		mg.flush(b, d) // the holding so far
 	}
-	p := mg.cond[i]
-	if p == nil {
-		p = make([]float64, len(c))
-		mg.cond[i] = p
+	p := b[mgHeader+d : mgHeader+2*d]
+	for k, wv := range w {
+		p[k] = wv / total
 	}
-	for v, wv := range w {
-		p[v] = wv / total
-	}
-	mg.cur[i], mg.isCond[i] = int(x[i]), true
+	b[mgCur] = mgWord(int64(v))
+	b[mgFlags] = mgWord(mgInt(b[mgFlags]) | mgIsCond | mgHasCond)
 }
 
-// held adds the current holding of coordinate j to out (len out = its
-// values).
-func (mg *Marginals) held(j int, out []float64) {
-	h := float64(mg.n - mg.last[j])
-	if mg.isCond != nil && mg.isCond[j] {
-		for v, p := range mg.cond[j] {
+// held adds the current holding of the coordinate of block b (of d
+// values) to out (len out = d).
+func (mg *Marginals) held(b []float64, d int, out []float64) {
+	h := float64(mg.n - mgInt(b[mgLast]))
+	if mgInt(b[mgFlags])&mgIsCond != 0 {
+		for v, p := range b[mgHeader+d : mgHeader+2*d] {
 			out[v] += h * p
 		}
 		return
 	}
-	out[mg.cur[j]] += h
+	out[mgInt(b[mgCur])] += h
 }
 
 // N returns the number of states observed.
@@ -214,11 +365,16 @@ func (mg *Marginals) Probs() [][]float64 {
 // one slice per coordinate: what pooling runs across processes needs. The
 // result is freshly allocated.
 func (mg *Marginals) Counts() [][]float64 {
-	out := make([][]float64, len(mg.counts))
-	for j, c := range mg.counts {
-		out[j] = append([]float64{}, c...)
-		if len(c) > 0 && mg.n > 0 {
-			mg.held(j, out[j])
+	out := make([][]float64, mg.nvars)
+	for j := range out {
+		b, d := mg.at(j)
+		if b == nil {
+			out[j] = []float64{}
+			continue
+		}
+		out[j] = append([]float64{}, b[mgHeader:mgHeader+d]...)
+		if mg.n > 0 {
+			mg.held(b, d, out[j])
 		}
 	}
 	return out

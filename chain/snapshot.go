@@ -49,9 +49,48 @@ type marginalsState struct {
 	IsCond []bool      `json:"is_cond,omitempty"`
 }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements Snapshotter. The state is written as one array per
+// field, a coordinate an entry (an uncounted one holds value −1 since
+// state 0, and no conditional): the format the marginals had before their
+// blocks were laid out together.
 func (mg *Marginals) Snapshot() ([]byte, error) {
-	return snapshotObserver("marginals", marginalsState{mg.counts, mg.cur, mg.last, mg.n, mg.cond, mg.isCond})
+	nv, rb := mg.nvars, mg.src != nil
+	st := marginalsState{Counts: make([][]float64, nv), Cur: make([]int, nv), Last: make([]int64, nv), N: mg.n}
+	size := 0
+	for j := range nv {
+		if _, d := mg.at(j); rb {
+			size += 2 * d
+		} else {
+			size += d
+		}
+	}
+	flat := make([]float64, size) // the counts' and conditionals' arrays
+	take := func(src []float64) []float64 {
+		out := flat[:len(src):len(src)]
+		flat = flat[len(src):]
+		copy(out, src)
+		return out
+	}
+	if rb {
+		st.Cond, st.IsCond = make([][]float64, nv), make([]bool, nv)
+	}
+	for j := range nv {
+		b, d := mg.at(j)
+		if b == nil {
+			st.Counts[j], st.Cur[j] = take(nil), -1
+			continue
+		}
+		st.Counts[j] = take(b[mgHeader : mgHeader+d])
+		st.Cur[j], st.Last[j] = int(mgInt(b[mgCur])), mgInt(b[mgLast])
+		if rb {
+			f := mgInt(b[mgFlags])
+			st.IsCond[j] = f&mgIsCond != 0
+			if f&mgHasCond != 0 { // nil (null) until a conditional is stored
+				st.Cond[j] = take(b[mgHeader+d : mgHeader+2*d])
+			}
+		}
+	}
+	return snapshotObserver("marginals", st)
 }
 
 // Restore implements Snapshotter.
@@ -60,27 +99,58 @@ func (mg *Marginals) Restore(data []byte) error {
 	if err != nil {
 		return err
 	}
-	if len(st.Counts) != len(mg.counts) || len(st.Cur) != len(mg.cur) || len(st.Last) != len(mg.last) {
-		return fmt.Errorf("chain: restore marginals: snapshot of %d coordinates, observer of %d", len(st.Counts), len(mg.counts))
+	sizes := mg.sizes()
+	if len(st.Counts) != len(sizes) || len(st.Cur) != len(sizes) || len(st.Last) != len(sizes) {
+		return fmt.Errorf("chain: restore marginals: snapshot of %d coordinates, observer of %d", len(st.Counts), len(sizes))
 	}
-	for j := range st.Counts {
-		if len(st.Counts[j]) != len(mg.counts[j]) {
-			return fmt.Errorf("chain: restore marginals: coordinate %d has %d values, snapshot %d", j, len(mg.counts[j]), len(st.Counts[j]))
+	for j, d := range sizes {
+		if len(st.Counts[j]) != d {
+			return fmt.Errorf("chain: restore marginals: coordinate %d has %d values, snapshot %d", j, d, len(st.Counts[j]))
 		}
-		if c := st.Cur[j]; len(st.Counts[j]) > 0 && st.N > 0 && (c < 0 || c >= len(st.Counts[j])) {
-			return fmt.Errorf("chain: restore marginals: coordinate %d holds value %d of %d", j, c, len(st.Counts[j]))
+		if c := st.Cur[j]; d > 0 && st.N > 0 && (c < 0 || c >= d) {
+			return fmt.Errorf("chain: restore marginals: coordinate %d holds value %d of %d", j, c, d)
 		}
 	}
-	if err := mg.restoreCond(st); err != nil {
+	if err := mg.checkCond(st, sizes); err != nil {
 		return err
 	}
-	mg.counts, mg.cur, mg.last, mg.n = st.Counts, st.Cur, st.Last, st.N
+	rb := mg.src != nil
+	for j, d := range sizes {
+		// What the marginals never hold, and their blocks have no room for.
+		if d == 0 && (st.Cur[j] != -1 || st.Last[j] != 0 || rb && (st.IsCond[j] || st.Cond[j] != nil)) {
+			return fmt.Errorf("chain: restore marginals: coordinate %d is not counted, its snapshot holds a value", j)
+		}
+		if rb && st.Cond[j] != nil && len(st.Cond[j]) != d {
+			return fmt.Errorf("chain: restore marginals: coordinate %d has %d values, its conditional %d", j, d, len(st.Cond[j]))
+		}
+	}
+	for j, d := range sizes {
+		b, _ := mg.at(j)
+		if b == nil {
+			continue
+		}
+		b[mgLast], b[mgCur] = mgWord(st.Last[j]), mgWord(int64(st.Cur[j]))
+		copy(b[mgHeader:mgHeader+d], st.Counts[j])
+		f := int64(d) << mgSizeShift
+		if rb {
+			if st.IsCond[j] {
+				f |= mgIsCond
+			}
+			if st.Cond[j] != nil {
+				f |= mgHasCond
+				copy(b[mgHeader+d:mgHeader+2*d], st.Cond[j])
+			}
+		}
+		b[mgFlags] = mgWord(f)
+	}
+	mg.n = st.N
 	return nil
 }
 
-// restoreCond restores the conditionals of Rao–Blackwellised marginals,
-// refusing a snapshot of the other estimator.
-func (mg *Marginals) restoreCond(st marginalsState) error {
+// checkCond checks the conditionals of a snapshot of Rao–Blackwellised
+// marginals of coordinates of sizes values, refusing a snapshot of the
+// other estimator.
+func (mg *Marginals) checkCond(st marginalsState, sizes []int) error {
 	if (mg.src != nil) != (st.IsCond != nil) {
 		kinds := map[bool]string{false: "visit-count", true: "Rao–Blackwellised"}
 		return fmt.Errorf("chain: restore marginals: a snapshot of %s marginals into %s ones", kinds[st.IsCond != nil], kinds[mg.src != nil])
@@ -88,12 +158,12 @@ func (mg *Marginals) restoreCond(st marginalsState) error {
 	if mg.src == nil {
 		return nil
 	}
-	if len(st.IsCond) != len(mg.counts) || len(st.Cond) != len(mg.counts) {
-		return fmt.Errorf("chain: restore marginals: conditionals of %d coordinates, observer of %d", len(st.Cond), len(mg.counts))
+	if len(st.IsCond) != len(sizes) || len(st.Cond) != len(sizes) {
+		return fmt.Errorf("chain: restore marginals: conditionals of %d coordinates, observer of %d", len(st.Cond), len(sizes))
 	}
 	for j, p := range st.Cond {
-		if st.IsCond[j] && len(p) != len(mg.counts[j]) {
-			return fmt.Errorf("chain: restore marginals: coordinate %d has %d values, its conditional %d", j, len(mg.counts[j]), len(p))
+		if st.IsCond[j] && len(p) != sizes[j] {
+			return fmt.Errorf("chain: restore marginals: coordinate %d has %d values, its conditional %d", j, sizes[j], len(p))
 		}
 		for v, q := range p {
 			if !(q >= 0 && q <= 1) {
@@ -101,7 +171,6 @@ func (mg *Marginals) restoreCond(st marginalsState) error {
 			}
 		}
 	}
-	mg.cond, mg.isCond = st.Cond, st.IsCond
 	return nil
 }
 
