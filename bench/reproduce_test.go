@@ -396,10 +396,10 @@ func TestFigures(t *testing.T) {
 		}
 	}
 	// "all" is every figure and table of the papers, each once; crossover,
-	// clusters, uai and fss are studies (timing, physics, the default
-	// answer, finite-size scaling) and not part of it.
-	if n := len(r.steps("all")); n != len(names)-5 {
-		t.Errorf("all runs %d steps, want %d", n, len(names)-5)
+	// clusters, uai, fss and scale are studies (timing, physics, the
+	// default answer, finite-size scaling, memory) and not part of it.
+	if n := len(r.steps("all")); n != len(names)-6 {
+		t.Errorf("all runs %d steps, want %d", n, len(names)-6)
 	}
 }
 
