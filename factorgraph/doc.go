@@ -26,8 +26,10 @@
 // A [Builder] collects variables, factors and evidence; Build checks every
 // input, returning an error that names the offending factor or variable, and
 // compiles an immutable [Graph]: A[i] in compressed sparse row form split into
-// soft and hard factors, M_φ, L_i, L, Ψ, Δ, and one Walker alias table per
-// variable that draws a soft factor of A[i] with probability M_φ/L_i in O(1).
+// soft and hard factors, sorted by decreasing M_φ, M_φ, L_i, L, Ψ, Δ, and per
+// variable a pick table that draws a soft factor of A[i] with probability
+// M_φ/L_i in O(1) (an alias table over its heaviest factors, bands of the
+// sorted row for the light rest).
 // Samplers see a graph through the [Model] interface, which implicit
 // lattices (whose factors are never stored) implement as well. Build also
 // compiles the factors of the kinds it knows — [Potts] pairs and [Table]s,
@@ -44,6 +46,16 @@
 // at once, and [Sectioner], its continuous twin, which evaluates a factor at
 // many values of one variable (the Chebyshev nodes of the continuous
 // samplers) in one call.
+//
+// Graphs of 10⁸ factors: [Builder.AddPottsPairs] and [Builder.AddTables] add
+// factors from flat slices, without a Factor value each (16 bytes a Potts
+// pair; a table factor its scope and 16 bytes, its table shared or its own),
+// and give the same graph as the same factors added one by one; the rows
+// A[i] are stored once, in the compiled form. [Graph.Bytes] is what a graph
+// holds, and [PairGraphBytes] predicts it before a pairwise model is built.
+// Package uai streams .uai files into a graph (uai.ReadGraph) and package
+// edgelist reads a binary edge list of Potts pairs; both build through the
+// bulk adds.
 //
 // The bipartite variable–factor graph is assembled with
 // github.com/dominikbraun/graph on demand, for [Graph.Components] and
