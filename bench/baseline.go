@@ -7,8 +7,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
-	lat "github.com/pgibbs/pgibbs/lattice"
-	"github.com/pgibbs/pgibbs/potts"
+	lat "github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // This file holds the honest baselines of DESIGN §9: hand-written,

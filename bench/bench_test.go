@@ -10,10 +10,10 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
-	lat "github.com/pgibbs/pgibbs/lattice"
-	"github.com/pgibbs/pgibbs/potts"
-	"github.com/pgibbs/pgibbs/spin"
-	"github.com/pgibbs/pgibbs/tgm"
+	lat "github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/models/spin"
+	"github.com/pgibbs/pgibbs/models/tgm"
 )
 
 // lattices caches the Gaussian-kernel Potts graphs by width: the 80×80 one

@@ -15,7 +15,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/gibbs"
-	lat "github.com/pgibbs/pgibbs/lattice"
+	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // IsingBetaC is the critical inverse temperature of the 2-D

@@ -13,8 +13,8 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
-	lat "github.com/pgibbs/pgibbs/lattice"
-	"github.com/pgibbs/pgibbs/potts"
+	lat "github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // paperL is L of the Poisson-Gibbs paper's Potts model (20×20, D = 10,

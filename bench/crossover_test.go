@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // tinyCrossover is a configuration that runs in well under a second.

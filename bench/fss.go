@@ -9,7 +9,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
-	lat "github.com/pgibbs/pgibbs/lattice"
+	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // FSSModel is one model of the finite-size-scaling study: 2-D Ising spins

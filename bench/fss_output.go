@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	lat "github.com/pgibbs/pgibbs/lattice"
+	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // Targets of issue 25.

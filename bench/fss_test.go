@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	lat "github.com/pgibbs/pgibbs/lattice"
+	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // tinyFSS is a configuration of the finite-size-scaling study that runs in

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	lat "github.com/pgibbs/pgibbs/lattice"
+	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // figures are the names Reproduce knows, in the order of Figures.

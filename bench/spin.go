@@ -17,7 +17,7 @@ import (
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/spin"
+	"github.com/pgibbs/pgibbs/models/spin"
 )
 
 // SpinSettings configures the continuous spin experiment behind Figs. 1c

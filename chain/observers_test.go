@@ -12,7 +12,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // These tests run the observers on real samplers of package gibbs, by

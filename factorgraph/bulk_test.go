@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -161,7 +161,7 @@ func TestBulkSameGraph(t *testing.T) {
 			}
 			for k := range soft + hard {
 				o1, o2 := one.op(i, k), bulk.op(i, k)
-				if o1.Kind == kernel.Table && o2.Kind == kernel.Table {
+				if o1.Kind == compiled.Table && o2.Kind == compiled.Table {
 					o1.Ref, o2.Ref = 0, 0
 				}
 				if o1 != o2 {

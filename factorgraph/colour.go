@@ -3,7 +3,7 @@ package factorgraph
 import (
 	"slices"
 
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 )
 
 var _ Adjacency = (*Graph)(nil)
@@ -14,7 +14,7 @@ func (g *Graph) Neighbours(dst []int, i int) []int {
 	start := len(dst)
 	k := g.kern
 	var vars []int
-	add := func(o *kernel.Op) {
+	add := func(o *compiled.Op) {
 		vars = g.fs.vars(vars[:0], int(o.Fac))
 		for _, v := range vars {
 			if v != i {

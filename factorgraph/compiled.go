@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -12,7 +12,7 @@ import (
 // samplers of this module run on: Potts pairs and dense tables as flat
 // typed arrays, other factors as references to the generic path. Its type
 // is internal to the module; the graph builds it once, in Build.
-func (g *Graph) Kernel() *kernel.Graph { return g.kern }
+func (g *Graph) Kernel() *compiled.Graph { return g.kern }
 
 // pottsPair reports whether fac compiles as a Potts pair — a *Potts, or a
 // table of Potts form (Table.PottsForm) — and returns its W. A factor is
@@ -34,7 +34,7 @@ func pottsPair(fac Factor) (float64, bool) {
 // L_i, L and Ψ, and builds the pick tables.
 func (g *Graph) compile(c counts) {
 	n := len(g.domains)
-	k := &kernel.Graph{SoftStart: make([]int, n+1), HardStart: make([]int, n+1)}
+	k := &compiled.Graph{SoftStart: make([]int, n+1), HardStart: make([]int, n+1)}
 	g.kern = k
 	for i := range n {
 		k.SoftStart[i+1] = k.SoftStart[i] + int(c.softDeg[i])
@@ -42,8 +42,8 @@ func (g *Graph) compile(c counts) {
 	}
 	k.Nbr = make([]int32, k.SoftStart[n])
 	k.W = make([]float64, k.SoftStart[n])
-	k.Ops = make([]kernel.Op, 0, c.ops)
-	k.Hard = make([]kernel.Op, k.HardStart[n])
+	k.Ops = make([]compiled.Op, 0, c.ops)
+	k.Hard = make([]compiled.Op, k.HardStart[n])
 	k.Tabs = g.fs.tab
 	g.li = make([]float64, n)
 	g.fill(c)
@@ -56,12 +56,12 @@ func (g *Graph) compile(c counts) {
 		s, e := k.SoftStart[i], k.SoftStart[i+1]
 		rs.sort(k.Nbr[s:e], k.W[s:e], nil)
 		for j, nb := range k.Nbr[s:e] {
-			if nb < 0 && k.Ops[^nb].Kind == kernel.Generic {
+			if nb < 0 && k.Ops[^nb].Kind == compiled.Generic {
 				k.Ops[^nb].Ref = int32(j)
 			}
 		}
 		for j := k.HardStart[i]; j < k.HardStart[i+1]; j++ {
-			if k.Hard[j].Kind == kernel.Generic {
+			if k.Hard[j].Kind == compiled.Generic {
 				k.Hard[j].Ref = int32(e - s + j - k.HardStart[i])
 			}
 		}
@@ -112,7 +112,7 @@ func (g *Graph) fill(c counts) {
 					g.tablePotts = true
 					continue
 				}
-				g.addOps(f, vars, kernel.Op{Kind: kernel.Table, Ref: int32(t), Fac: int32(f), M: m, Lo: p.lo}, p.sizes, sfill, hfill)
+				g.addOps(f, vars, compiled.Op{Kind: compiled.Table, Ref: int32(t), Fac: int32(f), M: m, Lo: p.lo}, p.sizes, sfill, hfill)
 			}
 		default:
 			for f := ru.start; f < end; f++ {
@@ -132,10 +132,10 @@ func (g *Graph) fill(c counts) {
 					}
 					continue
 				}
-				op := kernel.Op{Kind: kernel.Generic, Fac: int32(f), M: m, Lo: g.objLo[o]}
+				op := compiled.Op{Kind: compiled.Generic, Fac: int32(f), M: m, Lo: g.objLo[o]}
 				var sizes []int
 				if t, ok := fac.(*Table); ok {
-					op.Kind, sizes = kernel.Table, t.sizes
+					op.Kind, sizes = compiled.Table, t.sizes
 					if tabIndex == nil {
 						tabIndex = make(map[*Table]int32)
 					}
@@ -182,7 +182,7 @@ func (g *Graph) addPair(a, b int32, w float64, sfill []int) {
 
 // addOps writes the entries of a table or generic factor f over vars (a
 // table's sizes give the strides of its variables).
-func (g *Graph) addOps(f int, vars []int, op kernel.Op, sizes []int, sfill, hfill []int) {
+func (g *Graph) addOps(f int, vars []int, op compiled.Op, sizes []int, sfill, hfill []int) {
 	k := g.kern
 	hard := math.IsInf(op.M, 1)
 	touchesFree := false
@@ -222,7 +222,7 @@ func (g *Graph) addTable(t *Table) int32 {
 	for j, st := range t.strides {
 		strides[j] = int32(st)
 	}
-	tb.Pots = append(tb.Pots, kernel.Pot{Values: t.values, Strides: strides})
+	tb.Pots = append(tb.Pots, compiled.Pot{Values: t.values, Strides: strides})
 	for _, v := range t.scope {
 		tb.Vars = append(tb.Vars, int32(v))
 	}
@@ -354,19 +354,19 @@ func (g *Graph) maxRow() int {
 
 // globalFactors describes every factor by its index, for the global
 // estimators of the MIN-Gibbs family (built on first use: only they need it).
-func (g *Graph) globalFactors() []kernel.Factor {
+func (g *Graph) globalFactors() []compiled.Factor {
 	k := g.kern
-	out := make([]kernel.Factor, g.fs.n)
+	out := make([]compiled.Factor, g.fs.n)
 	// Table factors compiled as such: the kernel's index of each, from the
 	// soft and hard entries.
 	for _, o := range k.Ops {
-		if o.Kind == kernel.Table {
-			out[o.Fac].Kind, out[o.Fac].A = kernel.Table, o.Ref
+		if o.Kind == compiled.Table {
+			out[o.Fac].Kind, out[o.Fac].A = compiled.Table, o.Ref
 		}
 	}
 	for _, o := range k.Hard {
-		if o.Kind == kernel.Table {
-			out[o.Fac].Kind, out[o.Fac].A = kernel.Table, o.Ref
+		if o.Kind == compiled.Table {
+			out[o.Fac].Kind, out[o.Fac].A = compiled.Table, o.Ref
 		}
 	}
 	var vars []int
@@ -374,12 +374,12 @@ func (g *Graph) globalFactors() []kernel.Factor {
 		lo, hi := g.FactorRange(f)
 		gf := &out[f]
 		gf.M, gf.Lo = hi-lo, lo
-		if gf.Kind == kernel.Table || gf.M == 0 {
+		if gf.Kind == compiled.Table || gf.M == 0 {
 			continue
 		}
 		if w, ok := g.pairOf(f); ok {
 			vars = g.fs.vars(vars[:0], f)
-			gf.Kind, gf.Neg, gf.A, gf.B = kernel.Potts, w < 0, int32(vars[0]), int32(vars[1])
+			gf.Kind, gf.Neg, gf.A, gf.B = compiled.Potts, w < 0, int32(vars[0]), int32(vars[1])
 		}
 	}
 	return out
@@ -409,7 +409,7 @@ const (
 	tailShare = 1.0 / 1024
 )
 
-// packPicks builds every variable's two-level pick table (kernel.Graph.Head):
+// packPicks builds every variable's two-level pick table (compiled.Graph.Head):
 // an alias table over the heavy head of the row, packed with the Potts
 // references a Poisson-Gibbs pick reads, and bands over the light rest.
 // The heads are laid out at a fixed stride when that costs at most a
@@ -417,13 +417,13 @@ const (
 func (g *Graph) packPicks() {
 	k := g.kern
 	n := len(g.domains)
-	k.Heads = make([]kernel.HeadInfo, n)
+	k.Heads = make([]compiled.HeadInfo, n)
 	k.BandStart = make([]int, n+1)
 	var p colPacker
 	total, stride := 0, 0
 	for i := range n {
 		h, _, cols := g.headOf(i, &p)
-		k.Heads[i] = kernel.HeadInfo{H: uint16(h), Cols: uint16(cols)}
+		k.Heads[i] = compiled.HeadInfo{H: uint16(h), Cols: uint16(cols)}
 		total += cols
 		stride = max(stride, cols)
 	}
@@ -436,7 +436,7 @@ func (g *Graph) packPicks() {
 			k.HeadStart[i+1] = k.HeadStart[i] + int(k.Heads[i].Cols)
 		}
 	}
-	k.Head = make([]kernel.Col, total)
+	k.Head = make([]compiled.Col, total)
 	k.HeadLo = make([]uint32, total)
 	for i := range n {
 		k.BandStart[i+1] = k.BandStart[i]
@@ -459,7 +459,7 @@ func (g *Graph) headOf(i int, p *colPacker) (h int, light float64, cols int) {
 		return 0, 0, 0
 	}
 	h, light = chooseHead(m)
-	if h == len(m) && h > kernel.FlatMax {
+	if h == len(m) && h > compiled.FlatMax {
 		h, light = 0, 0 // no head: all light
 		for _, x := range m {
 			light += x
@@ -492,9 +492,9 @@ func (g *Graph) packRow(i int, p *colPacker) {
 	nb, wr := k.Row(i)
 	p.pack(w, func(j int) int32 {
 		if j >= h {
-			return kernel.NotPotts
+			return compiled.NotPotts
 		}
-		return kernel.Ref(nb[j], wr[j])
+		return compiled.Ref(nb[j], wr[j])
 	}, k.Head[hs:hs+cols], k.HeadLo[hs:hs+cols])
 	if h < len(m) {
 		g.packBands(i, m, h, light, p)
@@ -518,19 +518,19 @@ func (g *Graph) packBands(i int, m []float64, h int, light float64, p *colPacker
 				end++
 			}
 		}
-		k.Bands = append(k.Bands, kernel.Band{Lo: int32(j), N: int32(end - j), Max: mx, Sign: g.bandSign(i, j, end, mx)})
+		k.Bands = append(k.Bands, compiled.Band{Lo: int32(j), N: int32(end - j), Max: mx, Sign: g.bandSign(i, j, end, mx)})
 		env = append(env, float64(end-j)*(mx/top)) // N·Max, scaled: no overflow
 		j = end
 	}
 	p.env = env
 	k.BandStart[i+1] = bs + len(env)
-	k.BandCols = append(k.BandCols, make([]kernel.Col, len(env))...)
+	k.BandCols = append(k.BandCols, make([]compiled.Col, len(env))...)
 	k.BandLo = append(k.BandLo, make([]uint32, len(env))...)
-	p.pack(env, func(int) int32 { return kernel.NotPotts }, k.BandCols[bs:], k.BandLo[bs:])
+	p.pack(env, func(int) int32 { return compiled.NotPotts }, k.BandCols[bs:], k.BandLo[bs:])
 }
 
 // bandSign returns the Sign of the band of the local soft entries
-// [lo, hi) of A[i] (kernel.Band): ±1 if every one is a Potts pair of weight
+// [lo, hi) of A[i] (compiled.Band): ±1 if every one is a Potts pair of weight
 // ±mx, 0 otherwise.
 func (g *Graph) bandSign(i, lo, hi int, mx float64) int8 {
 	k := g.kern
@@ -557,11 +557,11 @@ func chooseHead(m []float64) (h int, light float64) {
 	for _, x := range m {
 		total += x
 	}
-	h, light = headSplit(m, total/kernel.LightShare)
-	if h > kernel.MaxHead {
-		h, light = headSplit(m, total/kernel.LightMax)
+	h, light = headSplit(m, total/compiled.LightShare)
+	if h > compiled.MaxHead {
+		h, light = headSplit(m, total/compiled.LightMax)
 	}
-	if h > kernel.MaxHead {
+	if h > compiled.MaxHead {
 		h, light = len(m), 0
 	}
 	return h, light
@@ -593,7 +593,7 @@ type colPacker struct {
 
 // pack builds the alias table of the weights w into dst (high threshold
 // words, alias, and ref of both entries) and lo (low threshold words).
-func (p *colPacker) pack(w []float64, ref func(j int) int32, dst []kernel.Col, lo []uint32) {
+func (p *colPacker) pack(w []float64, ref func(j int) int32, dst []compiled.Col, lo []uint32) {
 	if cap(p.work) < len(w) {
 		p.work = make([]int32, len(w))
 		p.a = minibatch.Alias{Prob: make([]float64, len(w)), Index: make([]int32, len(w))}
@@ -609,6 +609,6 @@ func (p *colPacker) pack(w []float64, ref func(j int) int32, dst []kernel.Col, l
 			alias = int32(j) // never its alias
 		}
 		lo[j] = uint32(thr)
-		dst[j] = kernel.Col{Thr: uint32(thr >> 32), Alias: alias, Ref: [2]int32{ref(j), ref(int(alias))}}
+		dst[j] = compiled.Col{Thr: uint32(thr >> 32), Alias: alias, Ref: [2]int32{ref(j), ref(int(alias))}}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -22,7 +22,7 @@ import (
 // lines however large A[i] is.
 //
 // The neighbourhoods are stored once, in the compiled form the samplers
-// read (internal/kernel): a Potts pair is its other variable and its weight
+// read (internal/compiled): a Potts pair is its other variable and its weight
 // in each of its two rows, 24 bytes, plus its own record, 16 bytes, if it
 // was added with AddPottsPairs; the light factors' pick tables are the rows
 // themselves. Factor returns a factor added in bulk as a new value.
@@ -56,7 +56,7 @@ type Graph struct {
 	bip     *bipartite
 	bipErr  error
 
-	kern *kernel.Graph // the compiled neighbourhoods (compiled.go)
+	kern *compiled.Graph // the compiled neighbourhoods (compiled.go)
 }
 
 var _ Model = (*Graph)(nil)
@@ -97,8 +97,8 @@ func (g *Graph) Degree(i int) (soft, hard int) {
 	return k.SoftStart[i+1] - k.SoftStart[i], k.HardStart[i+1] - k.HardStart[i]
 }
 
-// op returns the k-th factor of A[i] as an Op (see kernel.Graph.SoftOp).
-func (g *Graph) op(i, k int) kernel.Op {
+// op returns the k-th factor of A[i] as an Op (see compiled.Graph.SoftOp).
+func (g *Graph) op(i, k int) compiled.Op {
 	kg := g.kern
 	if p := kg.SoftStart[i] + k; p < kg.SoftStart[i+1] {
 		return kg.SoftOp(p)
@@ -135,12 +135,12 @@ func (g *Graph) FactorIndex(i, k int) int {
 func (g *Graph) Eval(i, k int, x []float64) float64 {
 	o := g.op(i, k)
 	switch {
-	case o.Kind == kernel.Potts && !g.tablePotts:
+	case o.Kind == compiled.Potts && !g.tablePotts:
 		if (x[i] == x[o.Ref]) != o.Neg {
 			return o.M
 		}
 		return 0
-	case o.Kind == kernel.Table:
+	case o.Kind == compiled.Table:
 		t := &g.kern.Tabs
 		return t.Values(o.Ref)[t.Base(o.Ref, x, 0, 0)] - o.Lo
 	}
@@ -155,7 +155,7 @@ func (g *Graph) Eval(i, k int, x []float64) float64 {
 func (g *Graph) EvalAll(i, k int, x, dst []float64) {
 	o := g.op(i, k)
 	switch {
-	case o.Kind == kernel.Potts && !g.tablePotts:
+	case o.Kind == compiled.Potts && !g.tablePotts:
 		on, off := o.M, 0.0
 		if o.Neg {
 			on, off = 0, o.M
@@ -167,7 +167,7 @@ func (g *Graph) EvalAll(i, k int, x, dst []float64) {
 			dst[v] = on
 		}
 		return
-	case o.Kind == kernel.Table:
+	case o.Kind == compiled.Table:
 		t := &g.kern.Tabs
 		vals := t.Values(o.Ref)
 		b := t.Base(o.Ref, x, o.Stride, x[i])

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 )
 
 // TestPottsForm: pair tables c + W·δ are recognised (probability tables
@@ -69,12 +69,12 @@ func TestPottsForm(t *testing.T) {
 	kg := g.Kernel()
 	for _, c := range []struct {
 		i, k int
-		kind kernel.Kind
+		kind compiled.Kind
 		neg  bool
 		ref  int32
-	}{{0, 0, kernel.Potts, false, 1}, {1, 1, kernel.Potts, true, 2}, {3, 0, kernel.Table, false, 0}} {
+	}{{0, 0, compiled.Potts, false, 1}, {1, 1, compiled.Potts, true, 2}, {3, 0, compiled.Table, false, 0}} {
 		o := kg.SoftOp(kg.SoftStart[c.i] + c.k)
-		if o.Kind != c.kind || o.Kind == kernel.Potts && (o.Neg != c.neg || o.Ref != c.ref) {
+		if o.Kind != c.kind || o.Kind == compiled.Potts && (o.Neg != c.neg || o.Ref != c.ref) {
 			t.Errorf("variable %d, factor %d: compiled as %+v, want kind %v neg %v ref %d", c.i, c.k, o, c.kind, c.neg, c.ref)
 		}
 	}

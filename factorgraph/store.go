@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 )
 
 // factorKind is how a factor is stored.
@@ -39,8 +39,8 @@ type store struct {
 	pa, pb []int32
 	pw     []float64
 
-	tab  kernel.Tabs // the table factors' scopes and potentials (Off has a final sentinel once non-empty)
-	pots []potential // parallel to tab.Pots
+	tab  compiled.Tabs // the table factors' scopes and potentials (Off has a final sentinel once non-empty)
+	pots []potential   // parallel to tab.Pots
 }
 
 // potential describes one potential table of the bulk table factors.
@@ -200,7 +200,7 @@ func (b *Builder) AddTables(scopes []int32, sizes []int, values []float64) int {
 	newPot := func(vals []float64) {
 		lo, hi := tableRange(vals)
 		w, ok := pottsForm(sizes, vals)
-		s.tab.Pots = append(s.tab.Pots, kernel.Pot{Values: vals, Strides: strides})
+		s.tab.Pots = append(s.tab.Pots, compiled.Pot{Values: vals, Strides: strides})
 		s.pots = append(s.pots, potential{sizes: sizes, lo: lo, hi: hi, pottsW: w, potts: ok})
 	}
 	firstPot := len(s.tab.Pots)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // bulkPotts builds a Gaussian-kernel Potts model with a field on every

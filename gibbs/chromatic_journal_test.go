@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	mc "github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // TestChromaticJournal: the journal of an interruptible chromatic sweep

@@ -57,12 +57,12 @@ import (
 // "the two spins agree" as the keep test.
 //
 // On a *factorgraph.Graph the pairs are the compiled Potts pairs between
-// free variables (kernel.Graph's Potts ops, W = K_ij > 0), kept once per
+// free variables (compiled.Graph's Potts ops, W = K_ij > 0), kept once per
 // direction in per-variable alias tables (∝ K_ij over i's neighbours, total
 // K_i = Σ_j K_ij) under a table over the variables ∝ K_i: an event picks i
 // ∝ K_i, then j ∝ K_ij, so the ordered pair (i, j) has rate K_ij/2 when the
 // number of events is Poisson(Σ_i K_i/2), and the pair {i, j} rate K_ij.
-// On a lattice (kernel.Torus) nothing is stored per pair: each site, in
+// On a lattice (compiled.Torus) nothing is stored per pair: each site, in
 // order, draws Poisson(L/2) events, L = Σ_k K_k, each to the site at an
 // offset picked ∝ K_k from the lattice's own table (the same Poisson(N·L/2)
 // process as a uniform site an event, visited in order so that memory is

@@ -10,7 +10,7 @@ import (
 
 	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // starFields is a hub coupled to n leaves by Potts pairs of weight k, each

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -51,7 +51,7 @@ type clusters struct {
 // pairs of free variables.
 type bonds struct {
 	// tor is the lattice's compiled form, or nil for a graph.
-	tor *kernel.Torus
+	tor *compiled.Torus
 	// Graph: the free neighbours j of free variable i through a Potts pair
 	// of weight K_ij > 0 are nbr[start[i]:start[i+1]] (a pair once in each
 	// direction, as often as it has factors), with the alias columns
@@ -75,7 +75,7 @@ type bonds struct {
 	// fwd holds one offset of each ± pair, bondThr[k] = ⌊(1 − e^{−K})·2⁶⁴⌋
 	// its bond probability as a threshold for a uniform 64-bit word. nil:
 	// the Poisson process.
-	fwd     []kernel.TorusEnt
+	fwd     []compiled.TorusEnt
 	bondThr []uint64
 }
 
@@ -223,9 +223,9 @@ func checkMean(name string, total float64, k []float64) error {
 // Potts pair with its compiled op, −1 for a factor with no other free
 // variable (a unary term of i), or an error naming a factor that couples
 // free variables in any other way.
-func (c *clusters) pairOf(name string, i, k, soft int) (int, *kernel.Op, error) {
+func (c *clusters) pairOf(name string, i, k, soft int) (int, *compiled.Op, error) {
 	kg := c.kg
-	var op *kernel.Op
+	var op *compiled.Op
 	if k < soft {
 		o := kg.SoftOp(kg.SoftStart[i] + k)
 		op = &o
@@ -237,7 +237,7 @@ func (c *clusters) pairOf(name string, i, k, soft int) (int, *kernel.Op, error) 
 		return -1, op, err
 	}
 	j := others[0]
-	if len(others) == 1 && k < soft && op.Kind == kernel.Potts && !op.Neg {
+	if len(others) == 1 && k < soft && op.Kind == compiled.Potts && !op.Neg {
 		return j, op, nil // the common case, without naming the factor
 	}
 	fname, _, _ := c.m.Describe(i, k)
@@ -248,9 +248,9 @@ func (c *clusters) pairOf(name string, i, k, soft int) (int, *kernel.Op, error) 
 	case k >= soft:
 		return -1, op, fmt.Errorf("gibbs: %s: %s is a hard factor between free variables %d and %d: cluster moves need soft ferromagnetic Potts pairs between free variables (use gibbs, pgibbs or auto)",
 			name, fname, i, j)
-	case op.Kind != kernel.Potts:
+	case op.Kind != compiled.Potts:
 		what := "a table"
-		if op.Kind == kernel.Generic {
+		if op.Kind == compiled.Generic {
 			what = "a factor the graph does not compile"
 		}
 		return -1, op, fmt.Errorf("gibbs: %s: %s between free variables %d and %d is %s, not a Potts pair W·δ(x_i, x_j): cluster moves need ferromagnetic Potts pairs (use gibbs, pgibbs or auto)",
@@ -264,12 +264,12 @@ func (c *clusters) pairOf(name string, i, k, soft int) (int, *kernel.Op, error) 
 
 // freeOthers returns the free variables other than i (each once) of the
 // factor op of A[i], the k-th.
-func (c *clusters) freeOthers(name string, i, k int, op *kernel.Op) ([]int, error) {
+func (c *clusters) freeOthers(name string, i, k int, op *compiled.Op) ([]int, error) {
 	var vars []int
 	switch op.Kind {
-	case kernel.Potts:
+	case compiled.Potts:
 		vars = []int{int(op.Ref)}
-	case kernel.Table:
+	case compiled.Table:
 		t := &c.kg.Tabs
 		for _, v := range t.Vars[t.Off[op.Ref]:t.Off[op.Ref+1]] {
 			vars = append(vars, int(v))
@@ -379,7 +379,7 @@ func (c *clusters) compileTorus(name string) error {
 // offset of the same weight (not so for offsets of half the side on an
 // even torus, which are their own inverse); otherwise the lattice keeps
 // the Poisson process.
-func (b *bonds) directBonds(t *kernel.Torus) {
+func (b *bonds) directBonds(t *compiled.Torus) {
 	if float64(len(t.Off)) > 2*t.L+4 || len(t.Off)%2 != 0 {
 		return
 	}
@@ -387,7 +387,7 @@ func (b *bonds) directBonds(t *kernel.Torus) {
 	for k := range t.Off {
 		comp[t.Components(&t.Off[k])] = k
 	}
-	var fwd []kernel.TorusEnt
+	var fwd []compiled.TorusEnt
 	var thr []uint64
 	for k := range t.Off {
 		c := t.Components(&t.Off[k])

@@ -9,7 +9,7 @@ import (
 
 	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // clusterBoth builds both cluster samplers on m.

@@ -8,7 +8,7 @@ import (
 	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
-	"github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // The cluster samplers (cluster.go) are proven as the others are

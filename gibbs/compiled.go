@@ -6,18 +6,18 @@ import (
 	"math/bits"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
 // The samplers' hot loops over a graph's compiled neighbourhoods
-// (internal/kernel): Potts pairs and dense tables read from flat arrays,
+// (internal/compiled): Potts pairs and dense tables read from flat arrays,
 // with no interface call, buffer round trip or range check per factor (their
 // ranges are proven when the graph compiles them); factors of other types
 // take the generic path through the model, range checks included.
 
 // kerneler is a model with compiled neighbourhoods (factorgraph.Graph).
-type kerneler interface{ Kernel() *kernel.Graph }
+type kerneler interface{ Kernel() *compiled.Graph }
 
 // exactCompiled resamples discrete variable i from its full conditional
 // over the compiled A[i] (Algorithm 1): U_v = Σ_{φ∈A[i]} φ(x_{i←v}).
@@ -126,8 +126,8 @@ func (c *chain) hardCompiled(i int, h []float64) bool {
 // every value of variable i to u (a table's lower bound left out: a
 // conditional does not see constants). It reports false after recording
 // an error of a generic factor.
-func (c *chain) addOp(i int, o *kernel.Op, u []float64) bool {
-	if o.Kind != kernel.Table {
+func (c *chain) addOp(i int, o *compiled.Op, u []float64) bool {
+	if o.Kind != compiled.Table {
 		return c.addExact(i, int(o.Ref), u)
 	}
 	t := &c.kg.Tabs
@@ -249,7 +249,7 @@ func (p *pgState) drawHead(c *chain, i int, xi float64, n []int32, b1, b2 int) (
 // keepHead draws phase 1 from a head table: b picks ∝ M_φ, every pick
 // kept (Poisson(aM_φ) copies of each φ). It returns the distinct factors
 // newly picked.
-func (p *pgState) keepHead(c *chain, tab *kernel.HeadTable, n []int32, b int) int {
+func (p *pgState) keepHead(c *chain, tab *compiled.HeadTable, n []int32, b int) int {
 	r, x := c.r, c.x
 	counts, seen, epoch := p.counts, p.seen, p.epoch
 	distinct := 0
@@ -259,7 +259,7 @@ func (p *pgState) keepHead(c *chain, tab *kernel.HeadTable, n []int32, b int) in
 			j, ref = tab.PickLight(r)
 		}
 		distinct += newPick(seen, j, epoch)
-		if ref == kernel.NotPotts {
+		if ref == compiled.NotPotts {
 			counts.Add(j)
 			continue
 		}
@@ -276,7 +276,7 @@ func (p *pgState) keepHead(c *chain, tab *kernel.HeadTable, n []int32, b int) in
 // where φ̃ = M_φ, a W > 0 pair that agrees or a W < 0 pair that differs,
 // with no uniform variate. It returns the distinct factors newly picked,
 // or false after recording an error.
-func (p *pgState) thinHead(c *chain, i int, xi float64, tab *kernel.HeadTable, n []int32, b int) (int, bool) {
+func (p *pgState) thinHead(c *chain, i int, xi float64, tab *compiled.HeadTable, n []int32, b int) (int, bool) {
 	r, x := c.r, c.x
 	s0 := c.kg.SoftStart[i]
 	seen, epoch := p.seen, p.epoch
@@ -287,7 +287,7 @@ func (p *pgState) thinHead(c *chain, i int, xi float64, tab *kernel.HeadTable, n
 			j, ref = tab.PickLight(r)
 		}
 		distinct += newPick(seen, j, epoch)
-		if ref == kernel.NotPotts {
+		if ref == compiled.NotPotts {
 			if !p.thin(c, i, j, c.kg.SoftOpAt(s0, j), xi) {
 				return distinct, false
 			}
@@ -347,7 +347,7 @@ func newPick(seen []uint32, k int, epoch uint32) int {
 
 // thin keeps a phase-2 pick of the table or generic soft factor j of A[i]
 // with probability φ̃(x)/M_φ. It reports false after recording an error.
-func (p *pgState) thin(c *chain, i, j int, o *kernel.Op, xi float64) bool {
+func (p *pgState) thin(c *chain, i, j int, o *compiled.Op, xi float64) bool {
 	t, ok := p.softValue(c, i, o, xi)
 	if !ok {
 		return false
@@ -396,7 +396,7 @@ func (p *pgState) directUpdate(c *chain, i int, v *pgVar, refs []int32) {
 	xs := p.xs[:len(refs)]
 	if p.gather {
 		for kk, ref := range refs {
-			if ref != kernel.NotPotts && gens[kk] >= 0 {
+			if ref != compiled.NotPotts && gens[kk] >= 0 {
 				xs[kk] = x[ref^(ref>>31)]
 			}
 		}
@@ -422,7 +422,7 @@ func (p *pgState) directUpdate(c *chain, i int, v *pgVar, refs []int32) {
 			continue
 		}
 		ref := refs[kk]
-		if ref == kernel.NotPotts {
+		if ref == compiled.NotPotts {
 			s1, s2 := pool[gen].Rand(r), pool2[gen].Rand(r)
 			if s1+s2 == 0 {
 				continue
@@ -504,7 +504,7 @@ func (p *pgState) drawLight(c *chain, i int, xi float64, n []int32, b1, b2 int) 
 // with probability φ̃/M_φ (thin) for phase 2. It reports false after
 // recording an error.
 func (p *pgState) addCopy(c *chain, i, j int, ref int32, xi float64, n []int32, phase2 bool) bool {
-	if ref == kernel.NotPotts {
+	if ref == compiled.NotPotts {
 		if !phase2 {
 			p.counts.Add(j)
 			return true
@@ -552,7 +552,7 @@ func (p *pgState) thinCount(c *chain, i, k, s int, xi float64) bool {
 // thinLight draws b phase-2 picks of directUpdate's light factors, each
 // kept with probability φ̃(x)/M_φ. It returns the distinct factors newly
 // picked, or false after recording an error.
-func (p *pgState) thinLight(c *chain, i int, xi float64, tab *kernel.HeadTable, n []int32, b int) (int, bool) {
+func (p *pgState) thinLight(c *chain, i int, xi float64, tab *compiled.HeadTable, n []int32, b int) (int, bool) {
 	seen, epoch := p.seen, p.epoch
 	distinct := 0
 	for range b {
@@ -583,14 +583,14 @@ func (p *pgState) addCount(c *chain, k, s int) bool {
 
 // keepLight draws b picks of directHead's light factors, every pick kept.
 // It returns the distinct factors newly picked.
-func (p *pgState) keepLight(c *chain, tab *kernel.HeadTable, n []int32, b int) int {
+func (p *pgState) keepLight(c *chain, tab *compiled.HeadTable, n []int32, b int) int {
 	r, x := c.r, c.x
 	seen, epoch := p.seen, p.epoch
 	distinct := 0
 	for range b {
 		j, ref := tab.PickLight(r)
 		distinct += newPick(seen, j, epoch)
-		if ref == kernel.NotPotts {
+		if ref == compiled.NotPotts {
 			p.counts.Add(j)
 			continue
 		}
@@ -640,10 +640,10 @@ const gatherBytes = 1 << 20
 // In a shape, gen ≥ 0 are a heavy factor's generators: p.pool[gen] draws
 // Poisson(aM_φ) and p.pool2[gen] Poisson(M_φ); ^gen those of a run (see
 // groupMember); a reference is the other variable of a Potts pair, ^it for
-// W < 0, kernel.NotPotts for other kinds.
+// W < 0, compiled.NotPotts for other kinds.
 
 // initDirect chooses the variables of vars whose counts directUpdate draws:
-// a head of h ≤ kernel.MaxHead heavy factors, and h direct counts cheaper
+// a head of h ≤ compiled.MaxHead heavy factors, and h direct counts cheaper
 // than the a·L_i phase-1 picks they replace (h ≤ a·L_i, a draw from a
 // table costing about what a pick does). Their generators are shared by
 // equal means; past maxGens distinct means, no variable draws directly.
@@ -670,7 +670,7 @@ func (p *pgState) initDirect(c *chain, vars []int) {
 	for _, i := range vars {
 		s0, s1 := k.SoftStart[i], k.SoftStart[i+1]
 		h := int(k.Heads[i].H)
-		if s0 == s1 || h > kernel.MaxHead {
+		if s0 == s1 || h > compiled.MaxHead {
 			continue
 		}
 		l, lambda := p.scale(c.m, i)
@@ -691,7 +691,7 @@ func (p *pgState) initDirect(c *chain, vars []int) {
 			}
 			group := m > 1 && float64(m)*a*mk <= maxGroupMean
 			for j := kk; j < kk+m; j++ {
-				p.refs = append(p.refs, kernel.Ref(nb[j], w[j]))
+				p.refs = append(p.refs, compiled.Ref(nb[j], w[j]))
 				switch {
 				case !group:
 					shape = append(shape, get(a*mk, mk))
@@ -719,7 +719,7 @@ func (p *pgState) initDirect(c *chain, vars []int) {
 			v.lgen = get(a*light, light)
 		}
 		direct = true
-		if len(p.pool) > maxGens || len(p.shapes) > maxGens*kernel.MaxHead {
+		if len(p.pool) > maxGens || len(p.shapes) > maxGens*compiled.MaxHead {
 			p.pool, p.pool2, p.refs, p.shapes, p.hot = nil, nil, nil, nil, nil
 			return
 		}
@@ -728,7 +728,7 @@ func (p *pgState) initDirect(c *chain, vars []int) {
 		p.hot = nil
 		return
 	}
-	p.xs = make([]float64, kernel.MaxHead)
+	p.xs = make([]float64, compiled.MaxHead)
 	p.gather = 8*c.m.NumVars() > gatherBytes
 	p.recordLayout()
 }
@@ -838,8 +838,8 @@ func (p *pgState) gen(c *chain, i int) *pgGen {
 // A[i] at the current state (x_i = xi), checking a generic factor's range;
 // false after recording an error, or if the update must stop (a generic
 // factor's evaluation counts as work, see spend).
-func (p *pgState) softValue(c *chain, i int, o *kernel.Op, xi float64) (float64, bool) {
-	if o.Kind == kernel.Table {
+func (p *pgState) softValue(c *chain, i int, o *compiled.Op, xi float64) (float64, bool) {
+	if o.Kind == compiled.Table {
 		t := &c.kg.Tabs
 		return t.Values(o.Ref)[t.Base(o.Ref, c.x, o.Stride, xi)+int(o.Stride)*int(xi)] - o.Lo, true
 	}
@@ -853,9 +853,9 @@ func (p *pgState) softValue(c *chain, i int, o *kernel.Op, xi float64) (float64,
 
 // addSoft adds s·log(1 + φ̃(x_{i←v})/(aM_φ)) for every v to u, for a kept
 // table or generic soft factor of A[i].
-func (p *pgState) addSoft(c *chain, i int, o *kernel.Op, s, a, full float64, u []float64) bool {
+func (p *pgState) addSoft(c *chain, i int, o *compiled.Op, s, a, full float64, u []float64) bool {
 	buf := c.buf[:len(u)]
-	if o.Kind == kernel.Table {
+	if o.Kind == compiled.Table {
 		t := &c.kg.Tabs
 		b, st := t.Base(o.Ref, c.x, o.Stride, c.x[i]), int(o.Stride)
 		vals := t.Values(o.Ref)
@@ -940,8 +940,8 @@ func powWeights(w []float64, n []int32, pow []float64, full float64) float64 {
 // Σ_{s_φ>0} s_φ log(1 + Ψφ̃(y)/(λM_φ)), without collecting the counts. A
 // Potts pair adds log(1 + Ψ/λ) or nothing.
 type compiledEstimator struct {
-	kg     *kernel.Graph
-	global []kernel.Factor
+	kg     *compiled.Graph
+	global []compiled.Factor
 	gen    minibatch.PoissonGen
 	alias  minibatch.Alias // over active, ∝ M_φ
 	active []int32
@@ -950,7 +950,7 @@ type compiledEstimator struct {
 	epoch  uint32
 }
 
-func newCompiledEstimator(k *kernel.Graph, m factorgraph.GlobalModel, lambda float64) *compiledEstimator {
+func newCompiledEstimator(k *compiled.Graph, m factorgraph.GlobalModel, lambda float64) *compiledEstimator {
 	active := m.(interface{ Active() []int32 }).Active()
 	if len(active) == 0 || !(lambda > 0) {
 		return nil
@@ -989,12 +989,12 @@ func (e *estimator) estimateCompiled(c *chain, x []float64) (eps float64, picks,
 			}
 			gf := &ce.global[f]
 			switch gf.Kind {
-			case kernel.Potts:
+			case compiled.Potts:
 				if (x[gf.A] == x[gf.B]) != gf.Neg {
 					eps += ce.full
 				}
 				continue
-			case kernel.Table:
+			case compiled.Table:
 				if t := ce.kg.Value(gf, x); t != 0 {
 					eps += math.Log1p(scale * t / gf.M)
 				}
@@ -1045,7 +1045,7 @@ func (p *proposal) drawCompiled(c *chain, i int) int {
 			op := k.SoftOp(s0 + int(j32))
 			o := &op
 			coef := float64(p.counts.Count(int(j32))) * l / (p.lambda * o.M) // s_φ L/(λM_φ)
-			if o.Kind == kernel.Potts {
+			if o.Kind == compiled.Potts {
 				if v := int(c.x[o.Ref]); v < d {
 					if o.Neg {
 						logPsi[v] -= coef * o.M
@@ -1055,7 +1055,7 @@ func (p *proposal) drawCompiled(c *chain, i int) int {
 				}
 				continue
 			}
-			if o.Kind == kernel.Table {
+			if o.Kind == compiled.Table {
 				t := &k.Tabs
 				base, st := t.Base(o.Ref, c.x, o.Stride, c.x[i]), int(o.Stride)
 				vals := t.Values(o.Ref)

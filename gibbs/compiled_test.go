@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // opaque hides a factor's concrete type, so the graph cannot compile it and
@@ -59,15 +59,15 @@ func mixedGraphs(t *testing.T) []testGraph {
 // the broken variants of the compiled path.
 type withKernel struct {
 	*factorgraph.Graph
-	k *kernel.Graph
+	k *compiled.Graph
 }
 
-func (w withKernel) Kernel() *kernel.Graph { return w.k }
+func (w withKernel) Kernel() *compiled.Graph { return w.k }
 
 // flipPottsThinning returns a copy of k whose soft Potts pairs have the
 // wrong sign: they are kept (and counted) where the pair disagrees — a sign
 // bug of the compiled Poisson-Gibbs path.
-func flipPottsThinning(k *kernel.Graph) *kernel.Graph {
+func flipPottsThinning(k *compiled.Graph) *compiled.Graph {
 	c := *k
 	c.W = slices.Clone(k.W)
 	for p, nb := range c.Nbr {
@@ -78,7 +78,7 @@ func flipPottsThinning(k *kernel.Graph) *kernel.Graph {
 	c.Head = slices.Clone(k.Head)
 	for j := range c.Head {
 		for side, ref := range c.Head[j].Ref {
-			if ref != kernel.NotPotts {
+			if ref != compiled.NotPotts {
 				c.Head[j].Ref[side] = ^ref
 			}
 		}
@@ -91,17 +91,17 @@ func flipPottsThinning(k *kernel.Graph) *kernel.Graph {
 // or generic factor of its row, else the last Potts pair): the "dropped
 // term" bug of the compiled Gibbs path. A dropped soft factor becomes a
 // table of zeros over i, which adds nothing (the pick tables still see it).
-func dropLastExact(k *kernel.Graph) *kernel.Graph {
+func dropLastExact(k *compiled.Graph) *compiled.Graph {
 	c := *k
 	n := len(k.SoftStart) - 1
 	c.Nbr, c.Ops = slices.Clone(k.Nbr), slices.Clone(k.Ops)
-	c.Tabs = kernel.Tabs{Off: slices.Clone(k.Tabs.Off), Vars: slices.Clone(k.Tabs.Vars),
+	c.Tabs = compiled.Tabs{Off: slices.Clone(k.Tabs.Off), Vars: slices.Clone(k.Tabs.Vars),
 		Pot: slices.Clone(k.Tabs.Pot), Pots: slices.Clone(k.Tabs.Pots)}
 	if len(c.Tabs.Off) == 0 {
 		c.Tabs.Off = []int{0}
 	}
 	c.HardStart, c.Hard = make([]int, n+1), nil
-	zeros := kernel.Pot{Values: make([]float64, 64), Strides: []int32{1}}
+	zeros := compiled.Pot{Values: make([]float64, 64), Strides: []int32{1}}
 	for i := range n {
 		hard := k.Hard[k.HardStart[i]:k.HardStart[i+1]]
 		nb := c.Nbr[k.SoftStart[i]:k.SoftStart[i+1]]
@@ -119,7 +119,7 @@ func dropLastExact(k *kernel.Graph) *kernel.Graph {
 			c.Tabs.Off = append(c.Tabs.Off, len(c.Tabs.Vars))
 			c.Tabs.Pots = append(c.Tabs.Pots, zeros)
 			c.Tabs.Pot = append(c.Tabs.Pot, int32(len(c.Tabs.Pots)-1))
-			c.Ops = append(c.Ops, kernel.Op{Kind: kernel.Table, Stride: 1, Ref: int32(len(c.Tabs.Pot) - 1), Fac: -1, M: math.Abs(k.W[k.SoftStart[i]+last])})
+			c.Ops = append(c.Ops, compiled.Op{Kind: compiled.Table, Stride: 1, Ref: int32(len(c.Tabs.Pot) - 1), Fac: -1, M: math.Abs(k.W[k.SoftStart[i]+last])})
 			nb[last] = ^int32(len(c.Ops) - 1)
 		}
 		c.Hard = append(c.Hard, hard...)
@@ -324,13 +324,13 @@ func starGraph(t *testing.T, leaves, heavy int) (*factorgraph.Graph, []float64) 
 }
 
 // TestExactnessTiered checks the compiled Poisson-Gibbs path of a variable
-// whose pick table has light factors in bands (more than kernel.FlatMax soft
+// whose pick table has light factors in bands (more than compiled.FlatMax soft
 // factors): with no head (every pick from the bands) and with a head of
 // heavy pairs.
 func TestExactnessTiered(t *testing.T) {
 	skipShort(t)
 	for _, heavy := range []int{0, 8} {
-		g, p0 := starGraph(t, kernel.FlatMax+100, heavy)
+		g, p0 := starGraph(t, compiled.FlatMax+100, heavy)
 		k := g.Kernel()
 		if bands := k.BandStart[1] - k.BandStart[0]; bands < 2 {
 			t.Fatalf("the hub's light factors are in %d bands; want several", bands)

@@ -5,9 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/pgibbs/pgibbs/chebyshev"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/its"
+	"github.com/pgibbs/pgibbs/numeric/chebyshev"
+	"github.com/pgibbs/pgibbs/numeric/its"
 )
 
 // method is how a continuous sampler draws x_i from its conditional.

@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/spin"
-	"github.com/pgibbs/pgibbs/tgm"
+	"github.com/pgibbs/pgibbs/models/spin"
+	"github.com/pgibbs/pgibbs/models/tgm"
 )
 
 // The continuous samplers are proven exact on graphs of one to three

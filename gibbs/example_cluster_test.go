@@ -9,7 +9,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // Swendsen–Wang on the 2-D Ising model at its critical point: a step is a

@@ -11,7 +11,7 @@ import (
 
 	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // Models whose every update is longer than one chunk of work (pollEvery),

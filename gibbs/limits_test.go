@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // continuousName reports whether the sampler called name samples

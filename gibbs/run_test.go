@@ -13,7 +13,7 @@ import (
 	// takes its name.
 	mc "github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 func smallPotts(t testing.TB) *factorgraph.Graph {

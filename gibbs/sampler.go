@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 )
 
 // Sampler is a single-site Markov chain on a factor graph.
@@ -218,9 +218,9 @@ type chain struct {
 	buf2    []float64   // a second per-value buffer
 	update  func(i int) // the sampler's Update, for Step and Sweep
 
-	kg    *kernel.Graph // the model's compiled neighbourhoods, or nil (compiled.go)
-	torus *kernel.Torus // the model's compiled torus form, or nil (torus.go)
-	size  []int32       // domain size of each variable (0: continuous)
+	kg    *compiled.Graph // the model's compiled neighbourhoods, or nil (compiled.go)
+	torus *compiled.Torus // the model's compiled torus form, or nil (torus.go)
+	size  []int32         // domain size of each variable (0: continuous)
 
 	// Interruption (interrupt.go): done closes when the step under way
 	// must stop (nil: never); an update that sees it closed sets aborted

@@ -5,12 +5,12 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
 // The samplers' hot loops over an implicit periodic lattice
-// (kernel.Torus, built by package lattice): the neighbour of site i at
+// (compiled.Torus, built by package lattice): the neighbour of site i at
 // offset k is computed inline by periodic wrap arithmetic from the offset's
 // premultiplied components, with no interface call and no range check (a
 // Potts or Ising pair's φ̃ is M_k or 0 by construction), and the pair terms
@@ -18,7 +18,7 @@ import (
 // set of Poisson generators serves every update.
 
 // toruser is a model with a compiled torus form (lattice.Lattice).
-type toruser interface{ Torus() *kernel.Torus }
+type toruser interface{ Torus() *compiled.Torus }
 
 // identityFree reports whether free lists every variable of n in order, as
 // a lattice's does: a random-scan pick of a 10⁶-site lattice then skips a
@@ -62,7 +62,7 @@ func (c *chain) exactTorus(i int) {
 
 // heatTorus is exactTorus for two states and one coupling: the heat-bath
 // probability of x_i = 1 depends only on the number of neighbours at 1.
-// (b0, b1, b2 are the components of site i, kernel.Geometry.Bases.)
+// (b0, b1, b2 are the components of site i, compiled.Geometry.Bases.)
 func (c *chain) heatTorus(i, b0, b1, b2 int) {
 	t := c.torus
 	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
@@ -75,7 +75,7 @@ func (c *chain) heatTorus(i, b0, b1, b2 int) {
 		blk := off[k0:min(k0+pollEvery, len(off))]
 		for k := range blk {
 			d := &blk[k].D
-			j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
+			j := compiled.Wrap(b0+int(d[0]), m0) + compiled.Wrap(b1+int(d[1]), m1) + compiled.Wrap(b2+int(d[2]), m2)
 			n1 += int(x[j]) & 1
 		}
 	}
@@ -98,7 +98,7 @@ func (c *chain) expGapTorus(i, b0, b1, b2 int) {
 		blk := off[k0:min(k0+pollEvery, len(off))]
 		for k := range blk {
 			d := &blk[k].D
-			j := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1) + kernel.Wrap(b2+int(d[2]), m2)
+			j := compiled.Wrap(b0+int(d[0]), m0) + compiled.Wrap(b1+int(d[1]), m1) + compiled.Wrap(b2+int(d[2]), m2)
 			if v := int(x[j]); uint(v) < uint(len(n)) {
 				n[v]++
 			}
@@ -141,7 +141,7 @@ func (c *chain) binaryTorus(i, b0, b1, b2 int) {
 		wk := t.W[k0 : k0+len(blk)]
 		for k := range blk {
 			e := &blk[k].D
-			j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
+			j := compiled.Wrap(b0+int(e[0]), m0) + compiled.Wrap(b1+int(e[1]), m1) + compiled.Wrap(b2+int(e[2]), m2)
 			if x[j] != 0 {
 				d += wk[k]
 			} else {
@@ -180,7 +180,7 @@ func (c *chain) sumTorus(i, b0, b1, b2 int) {
 		wb := wk[k0 : k0+len(blk)]
 		for k := range blk {
 			e := &blk[k].D
-			j := kernel.Wrap(b0+int(e[0]), m0) + kernel.Wrap(b1+int(e[1]), m1) + kernel.Wrap(b2+int(e[2]), m2)
+			j := compiled.Wrap(b0+int(e[0]), m0) + compiled.Wrap(b1+int(e[1]), m1) + compiled.Wrap(b2+int(e[2]), m2)
 			if v := int(x[j]); uint(v) < uint(len(u)) {
 				u[v] += wb[k]
 			}
@@ -392,7 +392,7 @@ type torusPG struct {
 
 // newTorusPG returns the precomputed draw of Poisson-Gibbs with parameter
 // lambda on t.
-func newTorusPG(t *kernel.Torus, lambda float64) *torusPG {
+func newTorusPG(t *compiled.Torus, lambda float64) *torusPG {
 	a := lambda / t.L
 	full := math.Log1p(1 / a)
 	q := t.States
@@ -458,7 +458,7 @@ func (p *pgState) torusUpdate(c *chain, i int) {
 				e := &col.Ent[own^1]
 				sgn := e.K >> 31 // 0 for W > 0, −1 for W < 0
 				k := e.K ^ sgn
-				if e.K == kernel.LightBucket {
+				if e.K == compiled.LightBucket {
 					e = tab.PickLight(r, e)
 					sgn = e.K >> 31
 					k = e.K ^ sgn
@@ -469,7 +469,7 @@ func (p *pgState) torusUpdate(c *chain, i int) {
 					distinct += newPick(seen, int(k), epoch)
 				}
 				d := &e.D
-				j := kernel.Wrap(bs0+int(d[0]), m0) + kernel.Wrap(bs1+int(d[1]), m1) + kernel.Wrap(bs2+int(d[2]), m2)
+				j := compiled.Wrap(bs0+int(d[0]), m0) + compiled.Wrap(bs1+int(d[1]), m1) + compiled.Wrap(bs2+int(d[2]), m2)
 				v := int(x[j])
 				var differ int32
 				if float64(v) != xi {

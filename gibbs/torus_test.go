@@ -10,8 +10,8 @@ import (
 	"time"
 
 	mc "github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/internal/kernel"
-	"github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/internal/compiled"
+	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
 // The torus path (torus.go) is proven like the compiled one: samplers built
@@ -298,23 +298,23 @@ func TestTorusExactness(t *testing.T) {
 
 // flipOffset returns a copy of t whose offset k has the opposite sign
 // (a ferromagnetic pair made antiferromagnetic), with its own pick table.
-func flipOffset(tb testing.TB, t *kernel.Torus, k int) *kernel.Torus {
+func flipOffset(tb testing.TB, t *compiled.Torus, k int) *compiled.Torus {
 	off, w := slices.Clone(t.Off), slices.Clone(t.W)
 	off[k].K, w[k] = ^off[k].K, -w[k]
 	return rebuildTorus(tb, t, off, w)
 }
 
-func rebuildTorus(tb testing.TB, t *kernel.Torus, off []kernel.TorusEnt, w []float64) *kernel.Torus {
+func rebuildTorus(tb testing.TB, t *compiled.Torus, off []compiled.TorusEnt, w []float64) *compiled.Torus {
 	tb.Helper()
 	m := make([]float64, len(w))
 	for k := range w {
 		m[k] = math.Abs(w[k])
 	}
-	tab := kernel.NewTorusTable(off)
+	tab := compiled.NewTorusTable(off)
 	if err := tab.Build(m, make([]int32, len(m))); err != nil {
 		tb.Fatal(err)
 	}
-	b, err := kernel.NewTorus(t.Dim, t.Side, t.States, t.Ising, off, w, tab)
+	b, err := compiled.NewTorus(t.Dim, t.Side, t.States, t.Ising, off, w, tab)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func rebuildTorus(tb testing.TB, t *kernel.Torus, off []kernel.TorusEnt, w []flo
 
 // hotHeat returns a copy of t whose heat-bath table is that of a coupling
 // 1.5 times too strong.
-func hotHeat(tb testing.TB, t *kernel.Torus) *kernel.Torus {
+func hotHeat(tb testing.TB, t *compiled.Torus) *compiled.Torus {
 	w := slices.Clone(t.W)
 	for k := range w {
 		w[k] *= 1.5
@@ -339,11 +339,11 @@ func TestTorusCatchesBrokenTori(t *testing.T) {
 	for _, bc := range []struct {
 		name, sampler string
 		cases         []int // indices in torusCases
-		breakIt       func(tb testing.TB, t *kernel.Torus) *kernel.Torus
+		breakIt       func(tb testing.TB, t *compiled.Torus) *compiled.Torus
 	}{
-		{"flipped-offset", "gibbs", []int{0, 2, 4, 5, 6}, func(tb testing.TB, t *kernel.Torus) *kernel.Torus { return flipOffset(tb, t, 0) }},
-		{"flipped-offset", "pgibbs", []int{0, 2, 4, 5}, func(tb testing.TB, t *kernel.Torus) *kernel.Torus { return flipOffset(tb, t, 0) }},
-		{"flipped-offset", "chromatic", []int{0, 2, 3}, func(tb testing.TB, t *kernel.Torus) *kernel.Torus { return flipOffset(tb, t, 0) }},
+		{"flipped-offset", "gibbs", []int{0, 2, 4, 5, 6}, func(tb testing.TB, t *compiled.Torus) *compiled.Torus { return flipOffset(tb, t, 0) }},
+		{"flipped-offset", "pgibbs", []int{0, 2, 4, 5}, func(tb testing.TB, t *compiled.Torus) *compiled.Torus { return flipOffset(tb, t, 0) }},
+		{"flipped-offset", "chromatic", []int{0, 2, 3}, func(tb testing.TB, t *compiled.Torus) *compiled.Torus { return flipOffset(tb, t, 0) }},
 		{"heat-table-of-1.5β", "chromatic", []int{0, 1}, hotHeat},
 		{"heat-table-of-1.5β", "gibbs", []int{0, 1}, hotHeat},
 	} {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/mh/targets"
+	"github.com/pgibbs/pgibbs/models/targets"
 )
 
 // stepper is what both sampler families have in common.

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/mh/targets"
-	"github.com/pgibbs/pgibbs/tgm"
+	"github.com/pgibbs/pgibbs/models/targets"
+	"github.com/pgibbs/pgibbs/models/tgm"
 )
 
 // TestSnapshotResume: a chain snapshotted (with its PCG source) and resumed

@@ -9,7 +9,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 func init() {

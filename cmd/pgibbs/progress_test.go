@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // fakeClock is a settable clock.

@@ -17,7 +17,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/edgelist"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // encode writes the pairs and fails the test on an error.

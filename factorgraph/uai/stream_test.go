@@ -19,7 +19,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 )
 
 // streamModels are small models of every feature ReadGraph handles: a zero
@@ -58,13 +58,13 @@ func mustKernelEqual(t *testing.T, a, b *factorgraph.Graph) {
 			t.Fatalf("kernel %s differs:\nmodel  %v\nstream %v", f.Name, k1.Field(k), k2.Field(k))
 		}
 	}
-	for _, ops := range [][2][]kernel.Op{{ka.Ops, kb.Ops}, {ka.Hard, kb.Hard}} {
+	for _, ops := range [][2][]compiled.Op{{ka.Ops, kb.Ops}, {ka.Hard, kb.Hard}} {
 		if len(ops[0]) != len(ops[1]) {
 			t.Fatalf("%d and %d ops", len(ops[0]), len(ops[1]))
 		}
 		for k, o1 := range ops[0] {
 			o2 := ops[1][k]
-			if o1.Kind == kernel.Table && o2.Kind == kernel.Table {
+			if o1.Kind == compiled.Table && o2.Kind == compiled.Table {
 				v1, v2 := ka.Tabs.Vars[ka.Tabs.Off[o1.Ref]:ka.Tabs.Off[o1.Ref+1]], kb.Tabs.Vars[kb.Tabs.Off[o2.Ref]:kb.Tabs.Off[o2.Ref+1]]
 				p1, p2 := ka.Tabs.Pots[ka.Tabs.Pot[o1.Ref]], kb.Tabs.Pots[kb.Tabs.Pot[o2.Ref]]
 				if !slices.Equal(v1, v2) || !reflect.DeepEqual(p1, p2) {

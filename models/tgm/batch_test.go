@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pgibbs/pgibbs/tgm"
+	"github.com/pgibbs/pgibbs/models/tgm"
 )
 
 // TestBatchedLogLik compares the batched kernels with LogLik, bit for bit,

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 )
 
 // pass is a Measurer's measurement of a state: one pass over the sites, line
@@ -56,7 +56,7 @@ type part struct {
 	bad     int      // values that are not states (q > 2 Potts spins)
 	// axis[p][c·comps + comp]: the sum of component comp (a state count,
 	// or Σ x) over the sites whose coordinate along padded axis p
-	// (kernel.Geometry) is c.
+	// (compiled.Geometry) is c.
 	axis [3][]float64
 	line []float64 // a line's state counts (q > 2)
 	off  []float64 // per-offset pair sums (exact energy, not nearest-neighbour)
@@ -494,7 +494,7 @@ func (p *pass) offsetSums(pt *part, lo, hi int) {
 		row := x[b0+b1 : b0+b1+n]
 		for k := range l.ents {
 			d := &l.ents[k].D
-			nb := kernel.Wrap(b0+int(d[0]), m0) + kernel.Wrap(b1+int(d[1]), m1)
+			nb := compiled.Wrap(b0+int(d[0]), m0) + compiled.Wrap(b1+int(d[1]), m1)
 			nrow := x[nb : nb+n]
 			s := int(d[2])
 			if s < 0 {

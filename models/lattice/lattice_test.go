@@ -10,8 +10,8 @@ import (
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/internal/kernel"
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/internal/compiled"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 func mustNew(t testing.TB, p Params) *Lattice {
@@ -188,7 +188,7 @@ func pickProbs(l *Lattice) []float64 {
 
 // torusWeight returns the probability with which t.Pick returns k,
 // reconstructed from the table's columns (O(K)).
-func torusWeight(t *kernel.TorusTable, k int) float64 {
+func torusWeight(t *compiled.TorusTable, k int) float64 {
 	nc := float64(len(t.Cols))
 	own := func(thr uint64) float64 {
 		if thr == math.MaxUint64 {
@@ -234,7 +234,7 @@ func torusWeight(t *kernel.TorusTable, k int) float64 {
 
 // torusTiers returns the bounds [lo, hi) of the light tiers of a
 // TorusTable with h heavy and nl light offsets, relative to the first
-// light one: tiers of h, 2h, 4h, … offsets, as kernel.NewTorusTable lays
+// light one: tiers of h, 2h, 4h, … offsets, as compiled.NewTorusTable lays
 // them out.
 func torusTiers(h, nl int) [][2]int {
 	var tiers [][2]int
@@ -246,7 +246,7 @@ func torusTiers(h, nl int) [][2]int {
 
 // TestPickProbabilities: the shared alias table draws offset k with
 // probability M_k/L exactly (reconstructed from the table), for a flat
-// table, and for a flat table over the kernel.HeavyMax heaviest offsets
+// table, and for a flat table over the compiled.HeavyMax heaviest offsets
 // with a tiered one over the rest.
 func TestPickProbabilities(t *testing.T) {
 	for _, p := range []Params{

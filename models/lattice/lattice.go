@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/internal/kernel"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 )
 
 // SpinKind is the kind of variable at each site.
@@ -130,7 +130,7 @@ type Lattice struct {
 	dim, size  int
 	n          int
 	div        fastDiv // division by size
-	geo        kernel.Geometry
+	geo        compiled.Geometry
 	kind       SpinKind
 	q          int
 	fmin, fmax float64 // range of the pair function
@@ -139,14 +139,14 @@ type Lattice struct {
 	signBeta   float64 // ±1
 
 	// The offsets, by decreasing M, in the form package gibbs's loops read
-	// (kernel.Torus shares both slices): ents[k] the components
+	// (compiled.Torus shares both slices): ents[k] the components
 	// premultiplied by the strides, w[k] = ±M_k (negative when β·J_k < 0).
-	ents  []kernel.TorusEnt
+	ents  []compiled.TorusEnt
 	w     []float64
 	l     float64 // L = Σ_k M_k
 	jsum  float64 // Σ_k |J_k|
-	table *kernel.TorusTable
-	torus *kernel.Torus // the samplers' compiled form (discrete spins), or nil
+	table *compiled.TorusTable
+	torus *compiled.Torus // the samplers' compiled form (discrete spins), or nil
 	free  []int
 	dom   factorgraph.Domain
 }
@@ -350,7 +350,7 @@ func build(p Params, offs []offset) (*Lattice, error) {
 		w: make([]float64, len(offs)),
 	}
 	var err error
-	if l.geo, err = kernel.NewGeometry(p.Dim, p.Size); err != nil {
+	if l.geo, err = compiled.NewGeometry(p.Dim, p.Size); err != nil {
 		return nil, err
 	}
 	if l.kind == ContinuousSpins {
@@ -378,15 +378,15 @@ func build(p Params, offs []offset) (*Lattice, error) {
 	for k, o := range offs {
 		comps[k], m[k] = o.c, math.Abs(l.w[k])
 	}
-	if l.ents, err = kernel.NewEnts(l.dim, l.size, comps, l.w); err != nil {
+	if l.ents, err = compiled.NewEnts(l.dim, l.size, comps, l.w); err != nil {
 		return nil, err
 	}
-	l.table = kernel.NewTorusTable(l.ents)
+	l.table = compiled.NewTorusTable(l.ents)
 	if err := l.table.Build(m, make([]int32, kk)); err != nil {
 		return nil, err
 	}
 	if l.kind != ContinuousSpins {
-		if l.torus, err = kernel.NewTorus(l.dim, l.size, l.q, l.kind == IsingSpins, l.ents, l.w, l.table); err != nil {
+		if l.torus, err = compiled.NewTorus(l.dim, l.size, l.q, l.kind == IsingSpins, l.ents, l.w, l.table); err != nil {
 			return nil, err
 		}
 	}
@@ -505,7 +505,7 @@ func (l *Lattice) Neighbour(i, k int) int {
 
 // Torus returns the compiled form of the lattice that package gibbs's hot
 // loops run on, or nil for continuous spins. The caller must not modify it.
-func (l *Lattice) Torus() *kernel.Torus { return l.torus }
+func (l *Lattice) Torus() *compiled.Torus { return l.torus }
 
 // m returns M_k.
 func (l *Lattice) m(k int) float64 { return math.Abs(l.w[k]) }
@@ -542,7 +542,7 @@ func (l *Lattice) Bound(_, k int) float64 { return l.m(k) }
 
 // Pick returns an offset drawn with probability M_k/L from the one alias
 // table shared by all sites (a flat table over the heaviest offsets, a
-// tiered one over the rest: kernel.TorusTable).
+// tiered one over the rest: compiled.TorusTable).
 func (l *Lattice) Pick(_ int, r *rand.Rand) int { return l.table.Pick(r) }
 
 // Eval returns φ̃ = φ − lo of the pair {i, Neighbour(i, k)}: for discrete

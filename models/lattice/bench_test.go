@@ -12,7 +12,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // paperL is L of the Poisson-Gibbs paper's Potts model (20×20, D = 10,

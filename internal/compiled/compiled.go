@@ -1,4 +1,4 @@
-// Package kernel holds the compiled, flat form of a factor graph's
+// Package compiled holds the compiled, flat form of a factor graph's
 // neighbourhoods that the samplers' hot loops run on.
 //
 // A factorgraph.Graph is built from factors of several kinds; a sampler
@@ -19,7 +19,7 @@
 //
 // Nothing here is part of the module's public API; package factorgraph
 // builds a Graph and package gibbs reads it.
-package kernel
+package compiled
 
 import (
 	"math"

@@ -60,7 +60,7 @@
 // Nothing of size n·K is stored. The model holds, per offset, its
 // components premultiplied by the axes' strides and its signed bound ±M_k,
 // and one Walker alias table over the offsets sorted by decreasing |J|
-// (internal/kernel.TorusTable): a flat table of packed 40-byte columns over
+// (internal/compiled.TorusTable): a flat table of packed 40-byte columns over
 // the 1024 heaviest offsets, which one 64-bit random word picks from and
 // which stays in cache, with one bucket column for each tier of lighter
 // offsets (tiers of 1024, 2048, 4096, … offsets, each with a flat table of
@@ -73,7 +73,7 @@
 // coordinates of i with a multiplication-based division (no division
 // instruction) and wraps the offset's components without a branch.
 //
-// For discrete spins the same arrays form a kernel.Torus ([Lattice.Torus]),
+// For discrete spins the same arrays form a compiled.Torus ([Lattice.Torus]),
 // which package gibbs's Gibbs and Poisson-Gibbs updates detect and run on
 // directly: no interface call per factor, the neighbours computed inline,
 // Potts and Ising pairs (whose φ̃ is M_k or 0) accumulated into per-value
@@ -108,7 +108,7 @@
 // with the neighbour arithmetic inline, the Fourier sums of SK taken from
 // per-coordinate sums: on the 1000² nearest-neighbour Ising torus it costs
 // about a tenth of a one-worker chromatic sweep (`go test -bench Measure
-// ./lattice`), and [Measurer.SetWorkers] spreads it over goroutines. It
+// ./models/lattice`), and [Measurer.SetWorkers] spreads it over goroutines. It
 // computes the energy exactly when K ≤ [AutoExactOffsets] (the
 // nearest-neighbour pairs in the same pass; other kernels O(n·K), a run of
 // products a row and offset) and otherwise by EnergyMC with n pairs (O(n));
