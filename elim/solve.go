@@ -216,7 +216,7 @@ func (sv *solver) tabulate(p *pot) error {
 		fac := sv.c.g.Factor(f)
 		lo, _ := sv.c.g.FactorRange(f)
 		flo, fhi := factorgraph.Limits(sv.c.g.FactorBound(f))
-		cond, _ := fac.(factorgraph.Conditioner)
+		cond, _ := fac.(factorgraph.Tabulator)
 		for k, v := range p.vars {
 			sv.x[v], cnt[k] = 0, 0
 		}

@@ -160,7 +160,7 @@ func (g *Graph) checkFactors() (counts, error) {
 	s := &g.fs
 	g.objLo, g.objM = make([]float64, len(s.obj)), make([]float64, len(s.obj))
 	var seen []int       // seen[v] = 1 + index of the last factor that listed v
-	var x, dst []float64 // checkConditioner's scratch, allocated when first needed
+	var x, dst []float64 // checkTabulator's scratch, allocated when first needed
 	for k, r := range s.runs {
 		end := s.end(k)
 		switch r.kind {
@@ -183,11 +183,11 @@ func (g *Graph) checkFactors() (counts, error) {
 				if err != nil {
 					return c, err
 				}
-				if userConditioner(fac) {
+				if userTabulator(fac) {
 					if x == nil {
 						x, dst = make([]float64, n), make([]float64, maxSize(g.domains))
 					}
-					if err := checkConditioner(f, fac, vars, g.domains, x, dst); err != nil {
+					if err := checkTabulator(f, fac, vars, g.domains, x, dst); err != nil {
 						return c, err
 					}
 				}

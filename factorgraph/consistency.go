@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// A user factor that implements Conditioner gives the samplers two ways to
+// A user factor that implements Tabulator gives the samplers two ways to
 // evaluate it: Value at one state, Conditional at every value of one
 // variable. They use both — a block update tabulates a factor through
 // Conditional and thins its Poisson-minibatched boundary with Value, an
@@ -19,14 +19,14 @@ import (
 // index (the same at every build).
 const consistencyStates = 3
 
-// checkConditioner compares the Conditional of factor f (scope vars) with
+// checkTabulator compares the Conditional of factor f (scope vars) with
 // its Value at consistencyStates states, for every discrete variable of the
-// scope and each of its values; fac must be a userConditioner (library
+// scope and each of its values; fac must be a userTabulator (library
 // factors are trusted: their tests compare the two). x (one entry a
 // variable, zero outside the scope) and dst (the largest domain size) are
 // scratch. A panic in the user's code is reported as an error.
-func checkConditioner(f int, fac Factor, vars []int, domains []Domain, x, dst []float64) (err error) {
-	cond := fac.(Conditioner)
+func checkTabulator(f int, fac Factor, vars []int, domains []Domain, x, dst []float64) (err error) {
+	cond := fac.(Tabulator)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("factorgraph: %s: panicked while Build compared its Conditional with its Value at %s: %v", describe(f, vars), stateOf(vars, x), p)
@@ -82,14 +82,14 @@ func checkConditioner(f int, fac Factor, vars []int, domains []Domain, x, dst []
 	return nil
 }
 
-// userConditioner reports whether fac implements Conditioner and is not
+// userTabulator reports whether fac implements Tabulator and is not
 // one of the library's factors.
-func userConditioner(fac Factor) bool {
+func userTabulator(fac Factor) bool {
 	switch fac.(type) {
 	case *Table, *Potts:
 		return false
 	}
-	_, ok := fac.(Conditioner)
+	_, ok := fac.(Tabulator)
 	return ok
 }
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// pairFactor is a user factor over two variables with a Conditioner fast
+// pairFactor is a user factor over two variables with a Tabulator fast
 // path that can be broken in several ways.
 type pairFactor struct {
 	vars  []int
@@ -47,11 +47,11 @@ func (p *pairFactor) Conditional(dst, x []float64, i int) {
 	}
 }
 
-// TestConditionerConsistency: Build accepts a user factor whose
+// TestTabulatorConsistency: Build accepts a user factor whose
 // Conditional agrees with its Value, and refuses, naming the factor and
 // the state, one that disagrees (everywhere, or only at the top values),
 // writes the state, or panics.
-func TestConditionerConsistency(t *testing.T) {
+func TestTabulatorConsistency(t *testing.T) {
 	tests := []struct {
 		fault string
 		want  string

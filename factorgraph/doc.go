@@ -41,7 +41,7 @@
 //
 // Ready-made factors: [Table] (a dense table of log-potentials over discrete
 // variables, the UAI layout), [Potts] (W·δ(x_a, x_b)) and [Func] (any Go
-// function with a declared range). Factors may implement [Conditioner], a
+// function with a declared range). Factors may implement [Tabulator], a
 // fast path that evaluates a factor at every value of one discrete variable
 // at once, and [Sectioner], its continuous twin, which evaluates a factor at
 // many values of one variable (the Chebyshev nodes of the continuous

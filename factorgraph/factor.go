@@ -25,7 +25,7 @@ type Factor interface {
 	Value(x []float64) float64
 }
 
-// Conditioner is an optional fast path for factors that can evaluate
+// Tabulator is an optional fast path for factors that can evaluate
 // themselves at every value of one discrete variable at once.
 //
 // Conditional sets dst[v] = Value(x with x[i] = v) for v = 0, …, len(dst)−1,
@@ -37,7 +37,7 @@ type Factor interface {
 // (every variable at its lowest value, at its highest, and at values from
 // a fixed hash of the factor's index), and refuses a factor whose two
 // differ beyond rounding, naming it and the state.
-type Conditioner interface {
+type Tabulator interface {
 	Conditional(dst, x []float64, i int)
 }
 
@@ -139,7 +139,7 @@ func (t *Table) Value(x []float64) float64 {
 	return t.values[idx]
 }
 
-// Conditional implements Conditioner.
+// Conditional implements Tabulator.
 func (t *Table) Conditional(dst, x []float64, i int) {
 	base, stride := 0, 0
 	for k, v := range t.scope {
@@ -274,7 +274,7 @@ func (p *Potts) Value(x []float64) float64 {
 	return 0
 }
 
-// Conditional implements Conditioner.
+// Conditional implements Tabulator.
 func (p *Potts) Conditional(dst, x []float64, i int) {
 	other := p.scope[0]
 	if i == other {

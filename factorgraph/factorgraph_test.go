@@ -180,7 +180,7 @@ func TestGraphQuantities(t *testing.T) {
 	}
 }
 
-// TestEvalAllMatchesEval checks the Conditioner fast paths and the generic
+// TestEvalAllMatchesEval checks the Tabulator fast paths and the generic
 // path against Value, on every factor of every variable at random states.
 func TestEvalAllMatchesEval(t *testing.T) {
 	g := chain3(t)

@@ -179,7 +179,7 @@ func (g *Graph) EvalAll(i, k int, x, dst []float64) {
 	f := g.FactorIndex(i, k)
 	fac := g.factor(f)
 	lo, _ := g.FactorRange(f)
-	if cond, ok := fac.(Conditioner); ok {
+	if cond, ok := fac.(Tabulator); ok {
 		cond.Conditional(dst, x, i)
 		if lo != 0 {
 			for v := range dst {

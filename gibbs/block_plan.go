@@ -35,10 +35,10 @@ type blockPlan struct {
 // to potential pot.
 type blockFactor struct {
 	f      factorgraph.Factor
-	cond   factorgraph.Conditioner // f's fast path over one variable, or nil
-	shift  float64                 // the declared lower bound: φ̃ = φ − shift
-	lo, hi float64                 // the accepted values of φ̃ (factorgraph.Limits)
-	i, k   int                     // the factor is the k-th of A[i] (for messages)
+	cond   factorgraph.Tabulator // f's fast path over one variable, or nil
+	shift  float64               // the declared lower bound: φ̃ = φ − shift
+	lo, hi float64               // the accepted values of φ̃ (factorgraph.Limits)
+	i, k   int                   // the factor is the k-th of A[i] (for messages)
 	pot    int
 	m      float64 // M_φ (+Inf: hard)
 	cross  bool    // it reads a free variable outside the block
@@ -163,7 +163,7 @@ func (p *blockPlan) collect(m blockModel, local []int32) {
 			}
 			_, lo, _ := m.Describe(i, k)
 			flo, fhi := factorgraph.Limits(m.Bound(i, k))
-			cond, _ := fac.(factorgraph.Conditioner)
+			cond, _ := fac.(factorgraph.Tabulator)
 			p.facs = append(p.facs, blockFactor{f: fac, cond: cond, shift: lo, lo: flo, hi: fhi, i: i, k: k, pot: g,
 				m: m.Bound(i, k), cross: cross, bnd: -1})
 		}
