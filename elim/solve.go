@@ -73,7 +73,7 @@ const ticks = 1 << 21
 // Upward (the bucket elimination of R. Dechter, Artificial Intelligence
 // 113:41–85, 1999): each factor touching the component is tabulated once
 // over its free variables (observed ones at their values; the
-// factorgraph.Conditioner fast path where the factor has it), factors with
+// factorgraph.Tabulator fast path where the factor has it), factors with
 // the same free variables summed into one potential. In order, bucket v
 // multiplies the tables that hold v as their first eliminated variable
 // (potentials and earlier messages) into T_v(x_v, x_S), S the other
