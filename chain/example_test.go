@@ -168,7 +168,7 @@ func ExampleReadCheckpoint() {
 // verdict. One chain is judged too: R̂ compares its halves.
 func ExampleMonitor_Run() {
 	g := line3()
-	s, err := gibbs.NewAutoSampler(g, rand.New(chain.Source(7, 0)), nil)
+	s, err := gibbs.NewAuto(g, rand.New(chain.Source(7, 0)), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
@@ -73,7 +73,7 @@ import (
 // interrupted between factor tabulations and buckets, before it writes the
 // block, and an interrupted step or sweep leaves the sampler as it was.
 type Blocked struct {
-	chain
+	core
 	bm      blockModel
 	blocks  [][]int // the blocks as given (or built)
 	plans   []*blockPlan
@@ -106,7 +106,7 @@ type Blocked struct {
 var (
 	_ Sampler        = (*Blocked)(nil)
 	_ Snapshotter    = (*Blocked)(nil)
-	_ mc.Interrupter = (*Blocked)(nil)
+	_ chain.Interrupter = (*Blocked)(nil)
 )
 
 // NewBlocked returns a blocked Gibbs sampler on m drawing from r, with the
@@ -182,7 +182,7 @@ func newBlocked(m blockModel, r *rand.Rand, opt *Options, blocks [][]int, plans 
 	if err != nil {
 		return nil, err
 	}
-	s := &Blocked{chain: c, bm: m}
+	s := &Blocked{core: c, bm: m}
 	s.setup(blocks, plans)
 	s.update = s.Update
 	return s, nil
@@ -290,14 +290,14 @@ func (s *Blocked) Blocks() []BlockInfo {
 // as it was before it).
 func (s *Blocked) Step() int {
 	if s.err != nil {
-		return mc.Any
+		return chain.Any
 	}
 	if s.updateBlock(s.next) {
 		s.aborted = false
-		return mc.Aborted
+		return chain.Aborted
 	}
 	s.next = (s.next + 1) % len(s.plans)
-	return mc.Any
+	return chain.Any
 }
 
 // Sweep updates every block once, from the next one in cyclic order. An

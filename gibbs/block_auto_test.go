@@ -55,6 +55,6 @@ func TestAutoSamplerChoice(t *testing.T) {
 func TestAutoSamplerExactness(t *testing.T) {
 	skipShort(t)
 	checkExact(t, testGraphs(t), []samplerCase{{"auto", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
-		return NewAutoSampler(m, r, &Options{Init: init, LambdaScale: autoScale})
+		return NewAuto(m, r, &Options{Init: init, LambdaScale: autoScale})
 	}, 0}}, 31, 1)
 }

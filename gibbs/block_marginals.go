@@ -1,8 +1,8 @@
 package gibbs
 
-import mc "github.com/pgibbs/pgibbs/chain"
+import "github.com/pgibbs/pgibbs/chain"
 
-var _ mc.BlockConditioner = (*Blocked)(nil)
+var _ chain.BlockConditioner = (*Blocked)(nil)
 
 // Conditionals implements chain.BlockConditioner: after a Step or Update
 // that drew a block, the block's variables and the marginal of each under

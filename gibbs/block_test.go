@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 )
@@ -400,7 +400,7 @@ func TestBlockedSteps(t *testing.T) {
 	total := 0
 	for k, blk := range blocks {
 		before := s.Stats().Steps
-		if got := s.Step(); got != mc.Any {
+		if got := s.Step(); got != chain.Any {
 			t.Errorf("Step returned %d, want chain.Any", got)
 		}
 		if d := s.Stats().Steps - before; d != int64(len(blk)) {

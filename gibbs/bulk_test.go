@@ -91,7 +91,7 @@ func TestBulkChains(t *testing.T) {
 		{"pgibbs-0.1", true, func(m factorgraph.Model, r *rand.Rand) (Sampler, error) {
 			return NewPoissonGibbs(m, r, &Options{LambdaScale: 0.1})
 		}},
-		{"auto", true, func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewAuto(m, r, nil) }},
+		{"auto", true, func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewMixed(m, r, nil) }},
 		{"mgpmh", true, func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewMGPMH(m, r, nil) }},
 		{"doublemin", true, func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewDoubleMINGibbs(m, r, nil) }},
 		{"block", true, func(m factorgraph.Model, r *rand.Rand) (Sampler, error) { return NewBlocked(m, r, nil) }},

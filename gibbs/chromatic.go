@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"sync"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -63,7 +63,7 @@ type worker interface {
 	kind() string
 	// base returns the sampler's shared state: its interrupt channel, the
 	// flag of an aborted update, its counters and scratch space.
-	base() *chain
+	base() *core
 }
 
 // NewChromatic returns a chromatic sampler on m with one worker per RNG in
@@ -71,7 +71,7 @@ type worker interface {
 // the initial state as a single sampler would, and the others work on it.
 // f must build samplers of this package whose updates read only A[i]
 // (gibbs, pgibbs, auto, mgpmh or a continuous sampler); any other is
-// refused. The registry's auto builds its single-site Auto here, never
+// refused. The registry's auto builds its single-site Mixed here, never
 // blocks. classes must partition the free variables of m; if m implements
 // factorgraph.Adjacency the classes are checked to share no factor.
 func NewChromatic(f Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Rand, opt *Options) (*Chromatic, error) {
@@ -149,8 +149,8 @@ func (*Gibbs) localUpdates() bool { return true }
 // localUpdates implements worker: a Poisson-Gibbs update reads A[i] only.
 func (*PoissonGibbs) localUpdates() bool { return true }
 
-// localUpdates implements worker: both updates of Auto read A[i] only.
-func (*Auto) localUpdates() bool { return true }
+// localUpdates implements worker: both updates of Mixed read A[i] only.
+func (*Mixed) localUpdates() bool { return true }
 
 // localUpdates implements worker: an MGPMH update reads A[i] only.
 func (*MGPMH) localUpdates() bool { return true }
@@ -417,7 +417,7 @@ func (c *Chromatic) Step() int {
 	b.aborted = false
 	if c.Update(i); b.aborted {
 		b.stats, b.aborted = st, false
-		return mc.Aborted
+		return chain.Aborted
 	}
 	return i
 }
@@ -433,7 +433,7 @@ func (c *Chromatic) SetInterrupt(done <-chan struct{}) {
 	}
 }
 
-var _ mc.Interrupter = (*Chromatic)(nil)
+var _ chain.Interrupter = (*Chromatic)(nil)
 
 // Update updates variable i with worker 0 (a no-op for evidence, and once
 // any worker has stopped on an error).

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
@@ -38,7 +38,7 @@ func TestChromaticJournal(t *testing.T) {
 							init[i] = negZero
 						}
 					}
-					c, err := NewChromatic(factoryOf(t, name), l, classes, mc.Streams(3, workers), &Options{Init: init})
+					c, err := NewChromatic(factoryOf(t, name), l, classes, chain.Streams(3, workers), &Options{Init: init})
 					if err != nil {
 						t.Fatal(err)
 					}

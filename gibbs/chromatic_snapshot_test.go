@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -18,7 +18,7 @@ func chromaticRun(t *testing.T, name string, g *factorgraph.Graph, classes [][]i
 	var srcs []*rand.PCG
 	var rngs []*rand.Rand
 	for w := range workers {
-		src := mc.Source(11, w)
+		src := chain.Source(11, w)
 		srcs = append(srcs, src)
 		rngs = append(rngs, rand.New(src))
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -27,7 +27,7 @@ func TestChromaticExactness(t *testing.T) {
 		worst := 0.0
 		for _, tg := range testGraphs(t) {
 			classes := tg.g.Colouring()
-			rngs := mc.Streams(tg.seed, 2)
+			rngs := chain.Streams(tg.seed, 2)
 			c, err := NewChromatic(factoryOf(t, name), tg.g, classes, rngs, &Options{Init: tg.init})
 			if err != nil {
 				t.Fatal(err)
@@ -47,7 +47,7 @@ func TestChromaticExactness(t *testing.T) {
 func TestChromaticDeterministic(t *testing.T) {
 	g := smallPotts(t)
 	run := func() []float64 {
-		c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), mc.Streams(3, 4), nil)
+		c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), chain.Streams(3, 4), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestChromaticDeterministic(t *testing.T) {
 // sampler, by single-site steps or (in a Sweeper) by parallel sweeps.
 func TestChromaticSampler(t *testing.T) {
 	g := smallPotts(t)
-	c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), mc.Streams(5, 3), nil)
+	c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), chain.Streams(5, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +93,13 @@ func TestChromaticSampler(t *testing.T) {
 	if st := s.Stats(); st.Steps != 400+1+16 || c.Sweeps() != 1 {
 		t.Errorf("%d updates, %d sweeps; want %d and 1", st.Steps, c.Sweeps(), 400+1+16)
 	}
-	if err := (&mc.Chain{Kernel: Sweeper{c}}).Advance(context.Background(), 4); err != nil {
+	if err := (&chain.Chain{Kernel: Sweeper{c}}).Advance(context.Background(), 4); err != nil {
 		t.Fatal(err)
 	}
 	if st := c.Stats(); st.Steps != 400+1+16+64 || c.Sweeps() != 5 || s.Err() != nil {
 		t.Errorf("after 4 sweeps in a chain: %d updates, %d sweeps, error %v", st.Steps, c.Sweeps(), s.Err())
 	}
-	if err := (&mc.Chain{Kernel: c}).Advance(context.Background(), 100); err != nil {
+	if err := (&chain.Chain{Kernel: c}).Advance(context.Background(), 100); err != nil {
 		t.Fatal(err)
 	}
 	if st := c.Stats(); st.Steps != 400+1+16+64+100 || c.Sweeps() != 5 {
@@ -139,7 +139,7 @@ func TestChromaticErrors(t *testing.T) {
 		{"range", "gibbs", [][]int{{99}}, "out of range"},
 		{"global sampler", "mingibbs", g.Colouring(), "reads more than A[i]"},
 	} {
-		_, err := NewChromatic(factoryOf(t, tc.sampler), g, tc.classes, mc.Streams(1, 2), nil)
+		_, err := NewChromatic(factoryOf(t, tc.sampler), g, tc.classes, chain.Streams(1, 2), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
 		}
@@ -153,10 +153,10 @@ func TestChromaticErrors(t *testing.T) {
 		s, err := NewGibbs(m, r, opt)
 		return outsider{s}, err
 	}
-	if _, err := NewChromatic(wrapped, g, g.Colouring(), mc.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "gibbs.outsider is not one of this package's") {
+	if _, err := NewChromatic(wrapped, g, g.Colouring(), chain.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "gibbs.outsider is not one of this package's") {
 		t.Errorf("outside sampler: %v", err)
 	}
-	if _, err := NewChromatic(nil, g, g.Colouring(), mc.Streams(1, 2), nil); err == nil {
+	if _, err := NewChromatic(nil, g, g.Colouring(), chain.Streams(1, 2), nil); err == nil {
 		t.Error("nil factory accepted")
 	}
 	var _ factorgraph.Adjacency = g

@@ -7,7 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -183,8 +183,8 @@ var (
 	_ Sampler        = (*Wolff)(nil)
 	_ Snapshotter    = (*SwendsenWang)(nil)
 	_ Snapshotter    = (*Wolff)(nil)
-	_ mc.Interrupter = (*SwendsenWang)(nil)
-	_ mc.Interrupter = (*Wolff)(nil)
+	_ chain.Interrupter = (*SwendsenWang)(nil)
+	_ chain.Interrupter = (*Wolff)(nil)
 )
 
 // NewSwendsenWang returns a Swendsen–Wang sampler on m drawing from r. m
@@ -224,9 +224,9 @@ func (s *SwendsenWang) Update(i int) { s.single(i) }
 // sampler is then as it was before it).
 func (s *SwendsenWang) Step() int {
 	if !s.sweep() {
-		return mc.Aborted
+		return chain.Aborted
 	}
-	return mc.Any
+	return chain.Any
 }
 
 // Sweep performs one Swendsen–Wang update of every free variable (Step).
@@ -257,9 +257,9 @@ func (w *Wolff) Update(i int) {
 // put back).
 func (w *Wolff) Step() int {
 	if !w.sweep() {
-		return mc.Aborted
+		return chain.Aborted
 	}
-	return mc.Any
+	return chain.Any
 }
 
 // Sweep is Step.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
@@ -94,7 +94,7 @@ func TestClusterInterruptChannelNoEffect(t *testing.T) {
 		}
 		for _, name := range []string{"sw", "wolff"} {
 			for _, sweeps := range []bool{false, true} {
-				mk := func() mc.Kernel {
+				mk := func() chain.Kernel {
 					s, err := New(name, m, rand.New(rand.NewPCG(5, 5)), opt)
 					if err != nil {
 						t.Fatal(err)
@@ -108,11 +108,11 @@ func TestClusterInterruptChannelNoEffect(t *testing.T) {
 					return s
 				}
 				a, b := mk(), mk()
-				if err := (&mc.Chain{Kernel: a}).Advance(context.Background(), 300); err != nil {
+				if err := (&chain.Chain{Kernel: a}).Advance(context.Background(), 300); err != nil {
 					t.Fatal(err)
 				}
 				ctx, cancel := context.WithCancel(context.Background())
-				err := (&mc.Chain{Kernel: b}).Advance(ctx, 300)
+				err := (&chain.Chain{Kernel: b}).Advance(ctx, 300)
 				cancel()
 				if err != nil {
 					t.Fatal(err)

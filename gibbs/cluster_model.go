@@ -15,7 +15,7 @@ import (
 // space of the union–find (Swendsen–Wang) and of cluster growth (Wolff),
 // allocated on first use and reused.
 type clusters struct {
-	chain
+	core
 	b bonds
 	f fields
 
@@ -100,7 +100,7 @@ func newClusters(name string, m factorgraph.Model, r *rand.Rand, opt *Options) (
 	if err != nil {
 		return clusters{}, err
 	}
-	c := clusters{chain: ch}
+	c := clusters{core: ch}
 	switch {
 	case c.kg != nil:
 		err = c.compileGraph(name)

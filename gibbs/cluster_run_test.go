@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
@@ -128,7 +128,7 @@ func TestClusterStats(t *testing.T) {
 	}
 	const steps = 2000
 	for range steps {
-		if sw.Step() != mc.Any {
+		if sw.Step() != chain.Any {
 			t.Fatal("a Swendsen–Wang step did not return chain.Any")
 		}
 	}
@@ -169,7 +169,7 @@ func TestClusterStats(t *testing.T) {
 	}
 	for name, s := range map[string]Sampler{"sw lattice": sw, "sw graph": g, "wolff lattice": w} {
 		for _, done := range []chan struct{}{nil, make(chan struct{})} {
-			s.(mc.Interrupter).SetInterrupt(done)
+			s.(chain.Interrupter).SetInterrupt(done)
 			for range 200 {
 				s.Step() // warm up the journal
 			}
@@ -266,7 +266,7 @@ func TestClusterChromatic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"sw", "wolff"} {
-		if _, err := NewChromatic(factoryOf(t, name), l, classes, mc.Streams(1, 2), nil); err == nil {
+		if _, err := NewChromatic(factoryOf(t, name), l, classes, chain.Streams(1, 2), nil); err == nil {
 			t.Errorf("Chromatic ran %s workers", name)
 		}
 	}

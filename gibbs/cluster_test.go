@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 	"github.com/pgibbs/pgibbs/models/lattice"
@@ -170,7 +170,7 @@ func (s sizeStopped) Step() int {
 	for s.stats.Steps < target {
 		s.Update(s.pick())
 	}
-	return mc.Any
+	return chain.Any
 }
 
 func brokenClusterCases() []brokenCase {

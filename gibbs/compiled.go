@@ -21,7 +21,7 @@ type kerneler interface{ Kernel() *compiled.Graph }
 
 // exactCompiled resamples discrete variable i from its full conditional
 // over the compiled A[i] (Algorithm 1): U_v = Σ_{φ∈A[i]} φ(x_{i←v}).
-func (c *chain) exactCompiled(i int) {
+func (c *core) exactCompiled(i int) {
 	c.stats.Steps++
 	u := c.u[:c.size[i]]
 	clear(u)
@@ -37,7 +37,7 @@ func (c *chain) exactCompiled(i int) {
 // ones if hard is set) to u[v] for every v, lower bounds left out, using
 // c.buf2 as scratch (u must be another slice). It returns the number of
 // factors, or false after recording an error of a generic factor.
-func (c *chain) addCompiled(i int, u []float64, hard bool) (int, bool) {
+func (c *core) addCompiled(i int, u []float64, hard bool) (int, bool) {
 	k := c.kg
 	nb, w := k.Row(i)
 	n := len(nb)
@@ -87,7 +87,7 @@ func (c *chain) addCompiled(i int, u []float64, hard bool) (int, bool) {
 // generic factors (each counted as work, see spend), or long rows under an
 // interrupt channel: blocks of pollEvery entries, looking at the channel
 // between them. It reports false if the update must stop.
-func (c *chain) addRowChunked(i int, nb []int32, w, u []float64) bool {
+func (c *core) addRowChunked(i int, nb []int32, w, u []float64) bool {
 	k := c.kg
 	for len(nb) > 0 {
 		blk := min(len(nb), pollEvery)
@@ -110,7 +110,7 @@ func (c *chain) addRowChunked(i int, nb []int32, w, u []float64) bool {
 }
 
 // hardCompiled sets h to the sum of the hard factors of A[i] at x_{i←v}.
-func (c *chain) hardCompiled(i int, h []float64) bool {
+func (c *core) hardCompiled(i int, h []float64) bool {
 	clear(h)
 	hard := c.kg.Hard[c.kg.HardStart[i]:c.kg.HardStart[i+1]]
 	for o := range hard {
@@ -126,7 +126,7 @@ func (c *chain) hardCompiled(i int, h []float64) bool {
 // every value of variable i to u (a table's lower bound left out: a
 // conditional does not see constants). It reports false after recording
 // an error of a generic factor.
-func (c *chain) addOp(i int, o *compiled.Op, u []float64) bool {
+func (c *core) addOp(i int, o *compiled.Op, u []float64) bool {
 	if o.Kind != compiled.Table {
 		return c.addExact(i, int(o.Ref), u)
 	}
@@ -153,7 +153,7 @@ func (c *chain) addOp(i int, o *compiled.Op, u []float64) bool {
 // U_v is s_φ·log(1 + 1/a) at one value of v: the conditional of a variable
 // whose kept factors are all Potts pairs is ∝ (1 + 1/a)^{n_v}, n_v the kept
 // counts pointing at v, and needs no exp or log1p per value.
-func (p *pgState) compiledUpdate(c *chain, i int) {
+func (p *pgState) compiledUpdate(c *core, i int) {
 	if p.rec != nil { // one block of a cache line or two a variable, from i alone
 		r := p.rec[i*p.recLen : (i+1)*p.recLen : (i+1)*p.recLen]
 		if h := r[recH]; h >= 0 {
@@ -217,7 +217,7 @@ func (p *pgState) beginDraw(n []int32) {
 // pollEvery picks between which it looks at the interrupt channel. It
 // returns the distinct factors picked, or false after recording an error
 // or if the update must stop.
-func (p *pgState) drawHead(c *chain, i int, xi float64, n []int32, b1, b2 int) (int, bool) {
+func (p *pgState) drawHead(c *core, i int, xi float64, n []int32, b1, b2 int) (int, bool) {
 	tab := c.kg.HeadTable(i)
 	distinct := 0
 	if b1 <= pollEvery && b2 <= pollEvery { // one chunk each: no look at the channel
@@ -249,7 +249,7 @@ func (p *pgState) drawHead(c *chain, i int, xi float64, n []int32, b1, b2 int) (
 // keepHead draws phase 1 from a head table: b picks ∝ M_φ, every pick
 // kept (Poisson(aM_φ) copies of each φ). It returns the distinct factors
 // newly picked.
-func (p *pgState) keepHead(c *chain, tab *compiled.HeadTable, n []int32, b int) int {
+func (p *pgState) keepHead(c *core, tab *compiled.HeadTable, n []int32, b int) int {
 	r, x := c.r, c.x
 	counts, seen, epoch := p.counts, p.seen, p.epoch
 	distinct := 0
@@ -276,7 +276,7 @@ func (p *pgState) keepHead(c *chain, tab *compiled.HeadTable, n []int32, b int) 
 // where φ̃ = M_φ, a W > 0 pair that agrees or a W < 0 pair that differs,
 // with no uniform variate. It returns the distinct factors newly picked,
 // or false after recording an error.
-func (p *pgState) thinHead(c *chain, i int, xi float64, tab *compiled.HeadTable, n []int32, b int) (int, bool) {
+func (p *pgState) thinHead(c *core, i int, xi float64, tab *compiled.HeadTable, n []int32, b int) (int, bool) {
 	r, x := c.r, c.x
 	s0 := c.kg.SoftStart[i]
 	seen, epoch := p.seen, p.epoch
@@ -310,7 +310,7 @@ func (p *pgState) thinHead(c *chain, i int, xi float64, tab *compiled.HeadTable,
 // U_v = Σ s_φ log(1 + φ̃(x_{i←v})/(aM_φ)), Potts pairs in p.n (counts of
 // log(1 + 1/a), up to a constant), the other kinds added to u (which holds
 // the hard factors' sum; hard reports whether i has any), then the draw.
-func (p *pgState) setKept(c *chain, i int, u []float64, hard bool) {
+func (p *pgState) setKept(c *core, i int, u []float64, hard bool) {
 	n := p.n[:len(u)]
 	a, full, pow := p.a, p.full, p.pow
 	if p.perVariable {
@@ -347,7 +347,7 @@ func newPick(seen []uint32, k int, epoch uint32) int {
 
 // thin keeps a phase-2 pick of the table or generic soft factor j of A[i]
 // with probability φ̃(x)/M_φ. It reports false after recording an error.
-func (p *pgState) thin(c *chain, i, j int, o *compiled.Op, xi float64) bool {
+func (p *pgState) thin(c *core, i, j int, o *compiled.Op, xi float64) bool {
 	t, ok := p.softValue(c, i, o, xi)
 	if !ok {
 		return false
@@ -371,7 +371,7 @@ func (p *pgState) thin(c *chain, i, j int, o *compiled.Op, xi float64) bool {
 // and the update reads the variable's block and its heavy neighbours'
 // values, not its alias table: on a graph far larger than the cache, a
 // few cache misses fewer a step.
-func (p *pgState) directUpdate(c *chain, i int, v *pgVar, refs []int32) {
+func (p *pgState) directUpdate(c *core, i int, v *pgVar, refs []int32) {
 	c.stats.Steps++
 	u := c.u[:v.size]
 	if v.nhard > 0 {
@@ -472,7 +472,7 @@ func (p *pgState) directUpdate(c *chain, i int, v *pgVar, refs []int32) {
 // of at most pollEvery picks between which it looks at the interrupt
 // channel. It returns the distinct factors picked, or false after recording
 // an error or if the update must stop.
-func (p *pgState) drawLight(c *chain, i int, xi float64, n []int32, b1, b2 int) (int, bool) {
+func (p *pgState) drawLight(c *core, i int, xi float64, n []int32, b1, b2 int) (int, bool) {
 	if b1+b2 == 0 {
 		return 0, true // most updates: the light factors weigh little
 	}
@@ -503,7 +503,7 @@ func (p *pgState) drawLight(c *chain, i int, xi float64, n []int32, b1, b2 int) 
 // to the counts: kept for phase 1, kept where φ̃ = M_φ (a Potts pair) or
 // with probability φ̃/M_φ (thin) for phase 2. It reports false after
 // recording an error.
-func (p *pgState) addCopy(c *chain, i, j int, ref int32, xi float64, n []int32, phase2 bool) bool {
+func (p *pgState) addCopy(c *core, i, j int, ref int32, xi float64, n []int32, phase2 bool) bool {
 	if ref == compiled.NotPotts {
 		if !phase2 {
 			p.counts.Add(j)
@@ -526,7 +526,7 @@ func (p *pgState) addCopy(c *chain, i, j int, ref int32, xi float64, n []int32, 
 // factor k of A[i] with probability φ̃(x)/M_φ (one evaluation for all),
 // looking at the interrupt channel every pollEvery copies. It reports false
 // after recording an error or if the update must stop.
-func (p *pgState) thinCount(c *chain, i, k, s int, xi float64) bool {
+func (p *pgState) thinCount(c *core, i, k, s int, xi float64) bool {
 	if s == 0 {
 		return true
 	}
@@ -552,7 +552,7 @@ func (p *pgState) thinCount(c *chain, i, k, s int, xi float64) bool {
 // thinLight draws b phase-2 picks of directUpdate's light factors, each
 // kept with probability φ̃(x)/M_φ. It returns the distinct factors newly
 // picked, or false after recording an error.
-func (p *pgState) thinLight(c *chain, i int, xi float64, tab *compiled.HeadTable, n []int32, b int) (int, bool) {
+func (p *pgState) thinLight(c *core, i int, xi float64, tab *compiled.HeadTable, n []int32, b int) (int, bool) {
 	seen, epoch := p.seen, p.epoch
 	distinct := 0
 	for range b {
@@ -568,7 +568,7 @@ func (p *pgState) thinLight(c *chain, i int, xi float64, tab *compiled.HeadTable
 // addCount adds s copies of the k-th soft factor to the counts, looking at
 // the interrupt channel every pollEvery copies. It reports false if the
 // update must stop.
-func (p *pgState) addCount(c *chain, k, s int) bool {
+func (p *pgState) addCount(c *core, k, s int) bool {
 	for s > 0 {
 		m := min(s, pollEvery)
 		for range m {
@@ -583,7 +583,7 @@ func (p *pgState) addCount(c *chain, k, s int) bool {
 
 // keepLight draws b picks of directHead's light factors, every pick kept.
 // It returns the distinct factors newly picked.
-func (p *pgState) keepLight(c *chain, tab *compiled.HeadTable, n []int32, b int) int {
+func (p *pgState) keepLight(c *core, tab *compiled.HeadTable, n []int32, b int) int {
 	r, x := c.r, c.x
 	seen, epoch := p.seen, p.epoch
 	distinct := 0
@@ -647,7 +647,7 @@ const gatherBytes = 1 << 20
 // than the a·L_i phase-1 picks they replace (h ≤ a·L_i, a draw from a
 // table costing about what a pick does). Their generators are shared by
 // equal means; past maxGens distinct means, no variable draws directly.
-func (p *pgState) initDirect(c *chain, vars []int) {
+func (p *pgState) initDirect(c *core, vars []int) {
 	k := c.kg
 	ids := make(map[[2]float64]int32)
 	get := func(mean1, mean2 float64) int32 {
@@ -791,7 +791,7 @@ const maxGens = 1 << 14
 
 // initGens precomputes the generators of every free variable with soft
 // factors, shared between variables with equal L_i.
-func (p *pgState) initGens(c *chain, vars []int) {
+func (p *pgState) initGens(c *core, vars []int) {
 	p.genIdx = make([]int32, c.m.NumVars())
 	seen := make(map[float64]int32)
 	for _, i := range vars {
@@ -816,7 +816,7 @@ func (p *pgState) initGens(c *chain, vars []int) {
 // newGen returns the generators of variable i: guide tables for the kept
 // ones, and for a generator built for one update (past maxGens), which must
 // not allocate, the constants of PoissonGen.
-func (p *pgState) newGen(c *chain, i int, kept bool) pgGen {
+func (p *pgState) newGen(c *core, i int, kept bool) pgGen {
 	l, lambda := p.scale(c.m, i)
 	a := lambda / l
 	if !kept {
@@ -826,7 +826,7 @@ func (p *pgState) newGen(c *chain, i int, kept bool) pgGen {
 }
 
 // gen returns the generators of variable i.
-func (p *pgState) gen(c *chain, i int) *pgGen {
+func (p *pgState) gen(c *core, i int) *pgGen {
 	if p.gens != nil {
 		return &p.gens[p.genIdx[i]]
 	}
@@ -838,7 +838,7 @@ func (p *pgState) gen(c *chain, i int) *pgGen {
 // A[i] at the current state (x_i = xi), checking a generic factor's range;
 // false after recording an error, or if the update must stop (a generic
 // factor's evaluation counts as work, see spend).
-func (p *pgState) softValue(c *chain, i int, o *compiled.Op, xi float64) (float64, bool) {
+func (p *pgState) softValue(c *core, i int, o *compiled.Op, xi float64) (float64, bool) {
 	if o.Kind == compiled.Table {
 		t := &c.kg.Tabs
 		return t.Values(o.Ref)[t.Base(o.Ref, c.x, o.Stride, xi)+int(o.Stride)*int(xi)] - o.Lo, true
@@ -853,7 +853,7 @@ func (p *pgState) softValue(c *chain, i int, o *compiled.Op, xi float64) (float6
 
 // addSoft adds s·log(1 + φ̃(x_{i←v})/(aM_φ)) for every v to u, for a kept
 // table or generic soft factor of A[i].
-func (p *pgState) addSoft(c *chain, i int, o *compiled.Op, s, a, full float64, u []float64) bool {
+func (p *pgState) addSoft(c *core, i int, o *compiled.Op, s, a, full float64, u []float64) bool {
 	buf := c.buf[:len(u)]
 	if o.Kind == compiled.Table {
 		t := &c.kg.Tabs
@@ -872,7 +872,7 @@ func (p *pgState) addSoft(c *chain, i int, o *compiled.Op, s, a, full float64, u
 // the k-th factor of A[i] (bound M) at x_{i←v}, checking each against the
 // range: the term of a kept factor in Poisson-Gibbs's U_v (Algorithm 2),
 // full = log(1 + 1/a) at φ̃ = M. It reports false after recording an error.
-func (c *chain) addLog1p(i, k int, buf []float64, m, s, a, full float64, u []float64) bool {
+func (c *core) addLog1p(i, k int, buf []float64, m, s, a, full float64, u []float64) bool {
 	lo, hi := factorgraph.Limits(m)
 	inv := 1 / (a * m)
 	for v, t := range buf {
@@ -904,7 +904,7 @@ func newPow(full float64) []float64 {
 }
 
 // setPow finishes an update of i whose conditional is ∝ (1 + 1/a)^{n_v}.
-func (c *chain) setPow(i int, n []int32, pow []float64, full float64) {
+func (c *core) setPow(i int, n []int32, pow []float64, full float64) {
 	w := c.u[:len(n)]
 	total := powWeights(w, n, pow, full)
 	c.x[i] = float64(drawWeights(c.r.Float64()*total, w))
@@ -971,7 +971,7 @@ func newCompiledEstimator(k *compiled.Graph, m factorgraph.GlobalModel, lambda f
 }
 
 // estimateCompiled is estimator.estimate over the compiled graph.
-func (e *estimator) estimateCompiled(c *chain, x []float64) (eps float64, picks, factors int, err error) {
+func (e *estimator) estimateCompiled(c *core, x []float64) (eps float64, picks, factors int, err error) {
 	ce, r := e.ce, c.r
 	picks = ce.gen.Rand(r)
 	if ce.epoch++; ce.epoch == 0 {
@@ -1022,7 +1022,7 @@ func (e *estimator) estimateCompiled(c *chain, x []float64) (eps float64, picks,
 // picks ∝ M_φ, all kept, log ψ(u) = Σ_φ s_φ (L/(λM_φ)) φ̃(x_{i←u}); a Potts
 // pair adds L/λ at the value of its other variable (or, W < 0, at every
 // other value: −L/λ there up to a constant).
-func (p *proposal) drawCompiled(c *chain, i int) int {
+func (p *proposal) drawCompiled(c *core, i int) int {
 	k := c.kg
 	d := int(c.size[i])
 	logPsi, w := p.logPsi[:d], p.w[:d]
@@ -1076,7 +1076,7 @@ func (p *proposal) drawCompiled(c *chain, i int) int {
 // softDeltaCompiled is softDelta over the compiled A[i]: the exact soft
 // conditional at every value, one pass over A[i] (into c.u, which MGPMH
 // does not otherwise use; addCompiled takes c.buf2).
-func (c *chain) softDeltaCompiled(i, cur, v int) (float64, bool) {
+func (c *core) softDeltaCompiled(i, cur, v int) (float64, bool) {
 	u := c.u[:c.size[i]]
 	clear(u)
 	n, ok := c.addCompiled(i, u, false)

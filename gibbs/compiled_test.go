@@ -348,7 +348,7 @@ func TestExactnessTiered(t *testing.T) {
 			"PoissonGibbs/per-variable": func() (Sampler, error) {
 				return NewPoissonGibbs(g, rand.New(rand.NewPCG(5, 6)), &Options{Lambda: 4 * g.L(), PerVariable: true})
 			},
-			"Auto": func() (Sampler, error) { return NewAuto(g, rand.New(rand.NewPCG(5, 6)), opt) },
+			"Auto": func() (Sampler, error) { return NewMixed(g, rand.New(rand.NewPCG(5, 6)), opt) },
 		}
 		for name, mk := range samplers {
 			s, err := mk()

@@ -1,6 +1,6 @@
 package gibbs
 
-import mc "github.com/pgibbs/pgibbs/chain"
+import "github.com/pgibbs/pgibbs/chain"
 
 // Rao–Blackwellised estimates: the samplers whose update is an exact draw
 // from a conditional report it (chain.Conditioner), and
@@ -12,20 +12,20 @@ import mc "github.com/pgibbs/pgibbs/chain"
 // law of the value kept (TestConditionerSet checks the method sets).
 
 var (
-	_ mc.Conditioner = (*Gibbs)(nil)
-	_ mc.Conditioner = (*Auto)(nil)
-	_ mc.Conditioner = (*PoissonGibbs)(nil)
+	_ chain.Conditioner = (*Gibbs)(nil)
+	_ chain.Conditioner = (*Mixed)(nil)
+	_ chain.Conditioner = (*PoissonGibbs)(nil)
 )
 
 // drew records the conditional of the update of i that just drew from the
 // weights w (total their sum), copying w.
-func (c *chain) drew(i int, w []float64, total float64) {
+func (c *core) drew(i int, w []float64, total float64) {
 	c.condI, c.condTot, c.condAt = i, total, c.stats.Steps
 	c.condW = append(c.condW[:0], w...)
 }
 
 // conditional returns the recorded draw if it was the last update's.
-func (c *chain) conditional() (int, []float64, float64) {
+func (c *core) conditional() (int, []float64, float64) {
 	if !c.record || c.condAt != c.stats.Steps || c.condW == nil {
 		return -1, nil, 0
 	}
@@ -33,7 +33,7 @@ func (c *chain) conditional() (int, []float64, float64) {
 }
 
 // RecordConditionals implements chain.Conditioner.
-func (c *chain) RecordConditionals(on bool) { c.record, c.condW = on, c.condW[:0:0] }
+func (c *core) RecordConditionals(on bool) { c.record, c.condW = on, c.condW[:0:0] }
 
 // Conditional implements chain.Conditioner: the full conditional
 // π(x_i | x_−i) the last Step drew variable i from. The updates of a
@@ -45,7 +45,7 @@ func (s *Gibbs) Conditional() (int, []float64, float64) { return s.conditional()
 // Conditional implements chain.Conditioner: the conditional the last Step
 // drew from, exact (Algorithm 1) or Poisson-minibatched (see
 // PoissonGibbs.Conditional), both unbiased for π's marginals.
-func (a *Auto) Conditional() (int, []float64, float64) { return a.conditional() }
+func (a *Mixed) Conditional() (int, []float64, float64) { return a.conditional() }
 
 // Conditional implements chain.Conditioner: the minibatched conditional
 // the last Step drew x_i from,

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -32,8 +32,8 @@ func rbZ(g *factorgraph.Graph, s Sampler, steps int) (float64, string) {
 	per := steps / batches
 	est := make([][][]float64, batches)
 	for b := range batches {
-		mg := mc.NewMarginals(factorgraph.Sizes(g))
-		mg.RaoBlackwellise(s.(mc.Conditioner))
+		mg := chain.NewMarginals(factorgraph.Sizes(g))
+		mg.RaoBlackwellise(s.(chain.Conditioner))
 		for t := range per {
 			i := s.Step()
 			mg.Observe(int64(t+1), i, s.State())
@@ -105,10 +105,10 @@ type tempered struct {
 	w []float64
 }
 
-func (t *tempered) RecordConditionals(on bool) { t.Sampler.(mc.Conditioner).RecordConditionals(on) }
+func (t *tempered) RecordConditionals(on bool) { t.Sampler.(chain.Conditioner).RecordConditionals(on) }
 
 func (t *tempered) Conditional() (int, []float64, float64) {
-	i, w, _ := t.Sampler.(mc.Conditioner).Conditional()
+	i, w, _ := t.Sampler.(chain.Conditioner).Conditional()
 	t.w = t.w[:0]
 	total := 0.0
 	for _, x := range w {
@@ -126,10 +126,10 @@ type smoothed struct {
 	w []float64
 }
 
-func (s *smoothed) RecordConditionals(on bool) { s.Sampler.(mc.Conditioner).RecordConditionals(on) }
+func (s *smoothed) RecordConditionals(on bool) { s.Sampler.(chain.Conditioner).RecordConditionals(on) }
 
 func (s *smoothed) Conditional() (int, []float64, float64) {
-	i, w, total := s.Sampler.(mc.Conditioner).Conditional()
+	i, w, total := s.Sampler.(chain.Conditioner).Conditional()
 	s.w = s.w[:0]
 	for _, x := range w {
 		s.w = append(s.w, 0.9*x/total+0.1/float64(len(w)))
@@ -204,8 +204,8 @@ func TestRaoBlackwellVarianceReduction(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				counts, rb := mc.NewMarginals(factorgraph.Sizes(g)), mc.NewMarginals(factorgraph.Sizes(g))
-				rb.RaoBlackwellise(s.(mc.Conditioner))
+				counts, rb := chain.NewMarginals(factorgraph.Sizes(g)), chain.NewMarginals(factorgraph.Sizes(g))
+				rb.RaoBlackwellise(s.(chain.Conditioner))
 				for range 100 * side * side {
 					s.Step()
 				}
@@ -240,7 +240,7 @@ func sqErr(est, exact [][]float64) float64 {
 // isConditioner reports whether *T satisfies chain.Conditioner: a property
 // of its method set, fixed when the package compiles.
 func isConditioner[T any]() bool {
-	_, ok := any((*T)(nil)).(mc.Conditioner)
+	_, ok := any((*T)(nil)).(chain.Conditioner)
 	return ok
 }
 
@@ -260,7 +260,7 @@ func TestConditionerSet(t *testing.T) {
 	}{
 		{"Gibbs", isConditioner[Gibbs](), true},
 		{"PoissonGibbs", isConditioner[PoissonGibbs](), true},
-		{"Auto", isConditioner[Auto](), true},
+		{"Auto", isConditioner[Mixed](), true},
 		{"Blocked", isConditioner[Blocked](), true},
 		{"MGPMH", isConditioner[MGPMH](), false},
 		{"DoubleMINGibbs", isConditioner[DoubleMINGibbs](), false},
@@ -287,7 +287,7 @@ func TestConditionerSet(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if _, ok := s.(mc.Conditioner); ok != allowed[name] {
+		if _, ok := s.(chain.Conditioner); ok != allowed[name] {
 			t.Errorf("%s is a chain.Conditioner: %v, want %v", name, ok, allowed[name])
 		}
 	}

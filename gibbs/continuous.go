@@ -54,7 +54,7 @@ const DefaultMaxTries = 10_000_000
 // minibatch and (m + 3) values of each of its distinct factors with
 // minibatched ones (one value a try for rejection sampling).
 type Continuous struct {
-	chain
+	core
 	name     string // the sampler's name in messages and snapshots ("PGDA")
 	regName  string // its name in the registry of New ("pgda")
 	method   method
@@ -89,7 +89,7 @@ func newContinuous(name, regName string, meth method, minibatched bool, m factor
 	if err != nil {
 		return nil, err
 	}
-	s := &Continuous{chain: c, name: name, regName: regName, method: meth, degM: opt.M, degK: opt.K, maxTries: opt.MaxTries}
+	s := &Continuous{core: c, name: name, regName: regName, method: meth, degM: opt.M, degK: opt.K, maxTries: opt.MaxTries}
 	s.update = s.Update
 	if s.degM == 0 {
 		s.degM = 3
@@ -154,13 +154,13 @@ func (s *Continuous) checkWork(opt *Options, minibatched bool) error {
 	}
 	if minibatched {
 		var err error
-		if s.pg, err = newPGParams(&s.chain, opt); err != nil {
+		if s.pg, err = newPGParams(&s.core, opt); err != nil {
 			return fmt.Errorf("gibbs: %s: %w", s.name, err)
 		}
-		if err := s.pg.check(&s.chain, opt, s.regName, points); err != nil {
+		if err := s.pg.check(&s.core, opt, s.regName, points); err != nil {
 			return err
 		}
-		if err := s.pg.init(&s.chain, s.free); err != nil {
+		if err := s.pg.init(&s.core, s.free); err != nil {
 			return fmt.Errorf("gibbs: %s: %w", s.name, err)
 		}
 		return nil
@@ -226,7 +226,7 @@ func (s *Continuous) updateWith(i int, correct corrector) {
 	d := s.m.Domain(i)
 	if d.IsDiscrete() {
 		if s.pg != nil {
-			s.pg.discreteUpdate(&s.chain, i)
+			s.pg.discreteUpdate(&s.core, i)
 		} else {
 			s.exactUpdate(i)
 		}
@@ -235,13 +235,13 @@ func (s *Continuous) updateWith(i int, correct corrector) {
 	s.stats.Steps++
 	if s.pg != nil {
 		if soft, _ := s.m.Degree(i); soft > 0 {
-			if !s.pg.draw(&s.chain, i) {
+			if !s.pg.draw(&s.core, i) {
 				return
 			}
 		} else {
 			s.pg.counts.Reset()
 		}
-		if !s.pg.cache(&s.chain, i) {
+		if !s.pg.cache(&s.core, i) {
 			return
 		}
 	} else {
@@ -552,7 +552,7 @@ func NewPGRejection(m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuou
 // cache records the kept factors of the current draw with their
 // coefficients, for Continuous.energy. It reports false if the update must
 // stop.
-func (p *pgState) cache(c *chain, i int) bool {
+func (p *pgState) cache(c *core, i int) bool {
 	p.keys, p.s, p.inv, p.lo, p.hi = p.keys[:0], p.s[:0], p.inv[:0], p.lo[:0], p.hi[:0]
 	for _, k32 := range p.counts.Keys() {
 		if c.spend(1) {

@@ -22,7 +22,7 @@
 // default λ = L² keeps that factor constant. The counts are drawn by Poisson
 // thinning from a per-variable alias table, so no step scans A[i].
 //
-// [Auto] picks, per variable, a plain Gibbs update where the expected
+// [Mixed] picks, per variable, a plain Gibbs update where the expected
 // minibatch is not smaller than |A[i]| and a Poisson-Gibbs update elsewhere.
 //
 // For comparison, the MIN-Gibbs family of De Sa, Chen & Wong (ICML 2018),
@@ -66,8 +66,8 @@
 // crossing a block's boundary can enter through Algorithm 2's Poisson
 // auxiliaries ([Boundary]), and each update reports every block variable's
 // marginal given the outside for Rao–Blackwellised estimates. The
-// registry's "auto" ([NewAutoSampler]) runs blocks on models whose links
-// would freeze single-site chains and [Auto] elsewhere.
+// registry's "auto" ([NewAuto]) runs blocks on models whose links
+// would freeze single-site chains and [Mixed] elsewhere.
 //
 // Every constructor has the shape NewX(m factorgraph.Model, r *rand.Rand,
 // opt *Options), opt nil meaning the defaults; [New] builds a sampler by
@@ -112,7 +112,7 @@
 // constructor computes the largest expected work of a step, in minibatch
 // draws and factor evaluations, and refuses one beyond Options.MaxDraws
 // (default DefaultMaxDraws = 10⁷) with an error saying what, why and what
-// to use instead (Poisson-Gibbs with λ = L² when L is 10⁵; Auto takes the
+// to use instead (Poisson-Gibbs with λ = L² when L is 10⁵; Mixed takes the
 // cheaper of plain Gibbs and Poisson-Gibbs variable by variable and never
 // draws more than A[i]). Rejection sampling's tries are bounded by
 // Options.MaxTries.

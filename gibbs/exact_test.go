@@ -302,7 +302,7 @@ func exactSamplers() []samplerCase {
 			return NewPoissonGibbs(m, r, &Options{Init: init, PerVariable: true, LambdaScale: 0.5})
 		}, 0},
 		{"Auto", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
-			return NewAuto(m, r, &Options{Init: init, LambdaScale: autoScale})
+			return NewMixed(m, r, &Options{Init: init, LambdaScale: autoScale})
 		}, 0},
 		{"MINGibbs", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
 			return NewMINGibbs(m, r, &Options{Init: init})
@@ -494,7 +494,7 @@ func TestExactnessCatchesBrokenSamplers(t *testing.T) {
 			return NewPoissonGibbs(dropFactor{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init})
 		}, 0},
 		{"Auto/dropped-factor", func(tg testGraph) (Sampler, error) {
-			return NewAuto(dropFactor{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init, LambdaScale: autoScale})
+			return NewMixed(dropFactor{tg.g}, rand.New(rand.NewPCG(tg.seed, 99)), &Options{Init: tg.init, LambdaScale: autoScale})
 		}, 0},
 		{"MINGibbs/estimator-scaled-by-2", func(tg testGraph) (Sampler, error) {
 			psi := tg.g.Psi()
@@ -512,7 +512,7 @@ func TestExactnessCatchesBrokenSamplers(t *testing.T) {
 func TestAutoKinds(t *testing.T) {
 	gibbsVars, pgVars := 0, 0
 	for _, tg := range testGraphs(t) {
-		a, err := NewAuto(tg.g, rand.New(rand.NewPCG(1, 1)), &Options{Init: tg.init, LambdaScale: autoScale})
+		a, err := NewMixed(tg.g, rand.New(rand.NewPCG(1, 1)), &Options{Init: tg.init, LambdaScale: autoScale})
 		if err != nil {
 			t.Fatal(err)
 		}

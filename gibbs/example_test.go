@@ -191,14 +191,14 @@ func ExampleDoubleMINGibbs() {
 // cheaper for it: on a small chain every variable has fewer factors than a
 // minibatch would draw; on the paper's Potts model (399 factors a site,
 // L = 5.09) a minibatch draws about 31.
-func ExampleAuto() {
+func ExampleMixed() {
 	pottsModel, err := potts.New(potts.Paper())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	for _, g := range []*factorgraph.Graph{line3(), pottsModel} {
-		s, err := gibbs.NewAuto(g, rand.New(rand.NewPCG(1, 2)), nil)
+		s, err := gibbs.NewMixed(g, rand.New(rand.NewPCG(1, 2)), nil)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -345,7 +345,7 @@ func ExampleChromatic() {
 // blocked Gibbs; the chain is a tree, so one block holds it whole, and the
 // Rao–Blackwellised marginals of a block update are the exact marginals
 // (P(x0 = 1) = e/(e + 1), P(x11 = 1) = 0.7188 by the transfer matrix).
-func ExampleNewAutoSampler() {
+func ExampleNewAuto() {
 	b := factorgraph.NewBuilder()
 	b.AddVariables(12, factorgraph.Discrete(2))
 	b.AddFactor(factorgraph.NewTable([]int{0}, []int{2}, []float64{0, 1}))
@@ -357,7 +357,7 @@ func ExampleNewAutoSampler() {
 		fmt.Println(err)
 		return
 	}
-	s, err := gibbs.NewAutoSampler(g, rand.New(rand.NewPCG(1, 2)), nil)
+	s, err := gibbs.NewAuto(g, rand.New(rand.NewPCG(1, 2)), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -247,7 +247,7 @@ func TestFrozenLinkExactness(t *testing.T) {
 	graphs := frozenGraphs(t)
 	checkExact(t, graphs, []samplerCase{
 		{"auto", func(m factorgraph.Model, r *rand.Rand, init []float64) (Sampler, error) {
-			return NewAutoSampler(m, r, &Options{Init: init})
+			return NewAuto(m, r, &Options{Init: init})
 		}, blockSteps},
 		blockedCase("Blocked/auto", nil, BlockConfig{}, blockSteps),
 		blockedCase("Blocked/one-variable-blocks", nil, BlockConfig{MaxVars: 1}, blockSteps),

@@ -14,7 +14,7 @@ import (
 // for every value v, and draw x_i = v with probability ∝ exp(U_v). A step
 // costs O(D·|A[i]|) factor evaluations.
 type Gibbs struct {
-	chain
+	core
 }
 
 var _ Sampler = (*Gibbs)(nil)
@@ -25,7 +25,7 @@ var _ Sampler = (*Gibbs)(nil)
 // variables given the others (x0 = x1; a deterministic link of a
 // pedigree) is refused, naming the factor: no single-site update could
 // change that variable, so the chain would be reducible. The other
-// single-site samplers (Poisson-Gibbs, Auto, the MIN family, the
+// single-site samplers (Poisson-Gibbs, Mixed, the MIN family, the
 // continuous samplers) refuse it too; blocks move it (NewBlocked, or the
 // registry's auto).
 func NewGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Gibbs, error) {
@@ -39,7 +39,7 @@ func NewGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Gibbs, error) {
 	if err := c.checkExact(opt, "gibbs"); err != nil {
 		return nil, err
 	}
-	s := &Gibbs{chain: c}
+	s := &Gibbs{core: c}
 	s.update = s.Update
 	return s, nil
 }
@@ -54,7 +54,7 @@ func (s *Gibbs) Update(i int) {
 
 // exactUpdate resamples discrete variable i from its full conditional
 // (Algorithm 1).
-func (c *chain) exactUpdate(i int) {
+func (c *core) exactUpdate(i int) {
 	switch {
 	case c.kg != nil:
 		c.exactCompiled(i)
@@ -66,7 +66,7 @@ func (c *chain) exactUpdate(i int) {
 }
 
 // exactGeneric is exactUpdate through the model's interface.
-func (c *chain) exactGeneric(i int) {
+func (c *core) exactGeneric(i int) {
 	c.stats.Steps++
 	u := c.u[:c.m.Domain(i).Size]
 	clear(u)

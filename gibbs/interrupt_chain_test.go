@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -62,23 +62,23 @@ func flatSlow(t testing.TB) *factorgraph.Graph {
 // interruptKind is a chain whose steps each take more than 100 ms.
 type interruptKind struct {
 	name  string
-	build func(t testing.TB) *mc.Chain
+	build func(t testing.TB) *chain.Chain
 }
 
 // single returns the kind running sampler name on m with opt, one step a
 // variable update (a sweep if sweep is set).
-func single(name string, m func(t testing.TB) factorgraph.Model, opt Options, sweep bool) func(t testing.TB) *mc.Chain {
-	return func(t testing.TB) *mc.Chain {
-		src := mc.Source(21, 0)
+func single(name string, m func(t testing.TB) factorgraph.Model, opt Options, sweep bool) func(t testing.TB) *chain.Chain {
+	return func(t testing.TB) *chain.Chain {
+		src := chain.Source(21, 0)
 		s, err := New(name, m(t), rand.New(src), &opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var k mc.Kernel = s
+		var k chain.Kernel = s
 		if sweep {
 			k = Sweeper{s}
 		}
-		return &mc.Chain{Kernel: k, Sources: []*rand.PCG{src}}
+		return &chain.Chain{Kernel: k, Sources: []*rand.PCG{src}}
 	}
 }
 
@@ -104,14 +104,14 @@ func interruptKinds() []interruptKind {
 		{"gibbs-rejection", single("gibbs-rejection", flat, Options{}, false)},
 		{"pg-rejection", single("pg-rejection", flat, Options{Lambda: 100}, false)},
 		{"sweeper", single("pgibbs", lop, Options{Lambda: 1.2e7, MaxDraws: unlimited}, true)},
-		{"chromatic", func(t testing.TB) *mc.Chain {
-			srcs := []*rand.PCG{mc.Source(21, 0), mc.Source(21, 1)}
+		{"chromatic", func(t testing.TB) *chain.Chain {
+			srcs := []*rand.PCG{chain.Source(21, 0), chain.Source(21, 1)}
 			c, err := NewChromatic(factoryOf(t, "pgibbs"), lop(t), [][]int{{0, 2}, {1}}, []*rand.Rand{rand.New(srcs[0]), rand.New(srcs[1])},
 				&Options{Lambda: 1.2e7, MaxDraws: unlimited})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return &mc.Chain{Kernel: Sweeper{c}, Sources: srcs}
+			return &chain.Chain{Kernel: Sweeper{c}, Sources: srcs}
 		}},
 	}
 }
@@ -131,7 +131,7 @@ func interruptThroughChain(t *testing.T, kind interruptKind) {
 	const steps, cancelAfter = 2, 20 * time.Millisecond
 	ref := kind.build(t)
 	start := time.Now()
-	if err := (&mc.Runner{Steps: steps}).Run(context.Background(), []*mc.Chain{ref}); err != nil {
+	if err := (&chain.Runner{Steps: steps}).Run(context.Background(), []*chain.Chain{ref}); err != nil {
 		t.Fatal(err)
 	}
 	perStep := time.Since(start) / steps
@@ -140,9 +140,9 @@ func interruptThroughChain(t *testing.T, kind interruptKind) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var cancelled time.Time
 	time.AfterFunc(cancelAfter, func() { cancelled = time.Now(); cancel() })
-	err := (&mc.Runner{Steps: steps, Checkpoint: ck}).Run(ctx, []*mc.Chain{c})
+	err := (&chain.Runner{Steps: steps, Checkpoint: ck}).Run(ctx, []*chain.Chain{c})
 	latency := time.Since(cancelled)
-	if !mc.Stopped(err) {
+	if !chain.Stopped(err) {
 		t.Fatalf("error %v, want a cancellation", err)
 	}
 	if n := c.Done(); n >= steps {
@@ -152,18 +152,18 @@ func interruptThroughChain(t *testing.T, kind interruptKind) {
 	if latency > 50*time.Millisecond && !raceEnabled {
 		t.Errorf("the run stopped %v after its cancellation (%v a step)", latency, perStep)
 	}
-	read, err := mc.ReadCheckpoint(ck)
+	read, err := chain.ReadCheckpoint(ck)
 	if err != nil {
 		t.Fatal(err)
 	}
 	again := kind.build(t)
-	if err := read.Restore([]*mc.Chain{again}); err != nil {
+	if err := read.Restore([]*chain.Chain{again}); err != nil {
 		t.Fatal(err)
 	}
-	if err := (&mc.Runner{Steps: steps}).Run(context.Background(), []*mc.Chain{again}); err != nil {
+	if err := (&chain.Runner{Steps: steps}).Run(context.Background(), []*chain.Chain{again}); err != nil {
 		t.Fatal(err)
 	}
-	if a, b := mc.StateHash(again.Kernel.State()), mc.StateHash(ref.Kernel.State()); a != b {
+	if a, b := chain.StateHash(again.Kernel.State()), chain.StateHash(ref.Kernel.State()); a != b {
 		t.Errorf("resumed after an aborted step: state hash %s, uninterrupted %s", a, b)
 	}
 	sa, err := again.Kernel.(Snapshotter).Snapshot()

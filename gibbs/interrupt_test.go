@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
@@ -123,8 +123,8 @@ func abortOnceWith(t *testing.T, label string, mk func(seed uint64) (Sampler, []
 	for k, src := range srcs {
 		saved[k] = *src
 	}
-	s.(mc.Interrupter).SetInterrupt(closedChannel())
-	if got := step(s); got != mc.Aborted {
+	s.(chain.Interrupter).SetInterrupt(closedChannel())
+	if got := step(s); got != chain.Aborted {
 		t.Errorf("%s: step returned %d with the channel closed, want chain.Aborted", label, got)
 	}
 	if after := snapshotOf(t, s); !bytes.Equal(before, after) || s.Err() != nil {
@@ -133,7 +133,7 @@ func abortOnceWith(t *testing.T, label string, mk func(seed uint64) (Sampler, []
 	for k, src := range srcs {
 		*src = saved[k]
 	}
-	s.(mc.Interrupter).SetInterrupt(nil)
+	s.(chain.Interrupter).SetInterrupt(nil)
 	got := step(s)
 	ref, _, err := mk(5)
 	if err != nil {
@@ -219,7 +219,7 @@ func TestAbortedChromatic(t *testing.T) {
 	} {
 		for _, name := range []string{"gibbs", "pgibbs"} {
 			mk := func(seed uint64) (Sampler, []*rand.PCG, error) {
-				srcs := []*rand.PCG{mc.Source(seed, 0), mc.Source(seed, 1)}
+				srcs := []*rand.PCG{chain.Source(seed, 0), chain.Source(seed, 1)}
 				s, err := NewChromatic(factoryOf(t, name), tc.m, tc.classes, []*rand.Rand{rand.New(srcs[0]), rand.New(srcs[1])},
 					&Options{Lambda: 1e6, MaxDraws: math.Inf(1)})
 				return s, srcs, err
@@ -236,19 +236,19 @@ func TestInterruptChannelNoEffect(t *testing.T) {
 	tg := testGraphs(t)[7]
 	lop := lopsided(t, 300)
 	opt := &Options{Init: tg.init, Lambda: 2e4, Lambda2: 2e4, MaxDraws: math.Inf(1)} // beyond a chunk
-	kernels := map[string]func() mc.Kernel{}
+	kernels := map[string]func() chain.Kernel{}
 	for _, name := range discreteNames() {
-		kernels[name] = func() mc.Kernel {
+		kernels[name] = func() chain.Kernel {
 			s, err := New(name, tg.g, rand.New(rand.NewPCG(5, 5)), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return s
 		}
-		kernels["sweeper "+name] = func() mc.Kernel { return Sweeper{kernels[name]().(Sampler)} }
+		kernels["sweeper "+name] = func() chain.Kernel { return Sweeper{kernels[name]().(Sampler)} }
 	}
-	kernels["chromatic"] = func() mc.Kernel {
-		c, err := NewChromatic(factoryOf(t, "pgibbs"), lop, [][]int{{0, 2}, {1}}, mc.Streams(5, 2), &Options{Lambda: 1e5, MaxDraws: math.Inf(1)})
+	kernels["chromatic"] = func() chain.Kernel {
+		c, err := NewChromatic(factoryOf(t, "pgibbs"), lop, [][]int{{0, 2}, {1}}, chain.Streams(5, 2), &Options{Lambda: 1e5, MaxDraws: math.Inf(1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,11 +256,11 @@ func TestInterruptChannelNoEffect(t *testing.T) {
 	}
 	for name, mk := range kernels {
 		a, b := mk(), mk()
-		if err := (&mc.Chain{Kernel: a}).Advance(context.Background(), 100); err != nil {
+		if err := (&chain.Chain{Kernel: a}).Advance(context.Background(), 100); err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		err := (&mc.Chain{Kernel: b}).Advance(ctx, 100)
+		err := (&chain.Chain{Kernel: b}).Advance(ctx, 100)
 		cancel()
 		if err != nil {
 			t.Fatal(err)

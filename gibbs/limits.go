@@ -50,7 +50,7 @@ type worst struct {
 }
 
 // worstUpdate returns the largest of work(i) over the free variables.
-func (c *chain) worstUpdate(work func(i int) float64) worst {
+func (c *core) worstUpdate(work func(i int) float64) worst {
 	w := worst{work: math.Inf(-1), i: -1}
 	free := c.free
 	if c.torus != nil {
@@ -69,17 +69,17 @@ func (c *chain) worstUpdate(work func(i int) float64) worst {
 
 // values returns the number of values D_i a factor of A[i] is evaluated at
 // in a discrete update (1 for a continuous variable).
-func (c *chain) values(i int) float64 { return float64(max(c.size[i], 1)) }
+func (c *core) values(i int) float64 { return float64(max(c.size[i], 1)) }
 
 // exactWork is the work of a plain Gibbs update of discrete variable i.
-func (c *chain) exactWork(i int) float64 {
+func (c *core) exactWork(i int) float64 {
 	soft, hard := c.m.Degree(i)
 	return float64(soft+hard) * c.values(i)
 }
 
 // maxExact returns the largest exactWork over the free variables (0 if
 // none is discrete).
-func (c *chain) maxExact() float64 {
+func (c *core) maxExact() float64 {
 	w := c.worstUpdate(func(i int) float64 {
 		if c.size[i] == 0 {
 			return 0
@@ -89,10 +89,10 @@ func (c *chain) maxExact() float64 {
 	return max(w.work, 0)
 }
 
-// autoWork returns the largest work of an update of Auto with the default
+// autoWork returns the largest work of an update of Mixed with the default
 // λ = L²: exact where the minibatch, L_i(L + 1) draws, is not smaller than
 // the soft factors of A[i].
-func (c *chain) autoWork() float64 {
+func (c *core) autoWork() float64 {
 	l := c.m.L()
 	return max(c.worstUpdate(func(i int) float64 {
 		soft, _ := c.m.Degree(i)
@@ -103,15 +103,15 @@ func (c *chain) autoWork() float64 {
 	}).work, 0)
 }
 
-// useAuto is the advice of a refusal to use Auto, with its cost here.
-func (c *chain) useAuto() string {
+// useAuto is the advice of a refusal to use Mixed, with its cost here.
+func (c *core) useAuto() string {
 	return fmt.Sprintf("use auto (about %.2g draws and factor values a step here)", c.autoWork())
 }
 
 // minibatchWork is the work of an update of variable i on a minibatch of
 // draws expected draws: the draws, then the distinct kept factors and the
 // hard ones, each evaluated at points values.
-func (c *chain) minibatchWork(i int, draws, points float64) float64 {
+func (c *core) minibatchWork(i int, draws, points float64) float64 {
 	soft, hard := c.m.Degree(i)
 	return draws + (min(draws, float64(soft))+float64(hard))*points
 }
@@ -152,7 +152,7 @@ func drawText(draws, w float64) string {
 // kept factors are evaluated at points values each (m + 3, or 1 for a
 // rejection try; 0: Poisson-Gibbs, the domain size), on c when a step would
 // exceed the limit of opt. name is the sampler's registry name.
-func (p *pgState) check(c *chain, opt *Options, name string, points float64) error {
+func (p *pgState) check(c *core, opt *Options, name string, points float64) error {
 	limit, err := opt.maxDraws()
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", name, err)
@@ -197,7 +197,7 @@ func (p *pgState) draws(m factorgraph.Model, i int) float64 {
 
 // checkExact refuses plain Gibbs on c when a step would exceed the limit
 // of opt.
-func (c *chain) checkExact(opt *Options, name string) error {
+func (c *core) checkExact(opt *Options, name string) error {
 	limit, err := opt.maxDraws()
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", name, err)
@@ -213,7 +213,7 @@ func (c *chain) checkExact(opt *Options, name string) error {
 
 // continuousExact returns the largest work of an exact-energy continuous
 // update over the free variables, at points values a factor.
-func (c *chain) continuousExact(points float64) float64 {
+func (c *core) continuousExact(points float64) float64 {
 	return max(c.worstUpdate(func(i int) float64 {
 		soft, hard := c.m.Degree(i)
 		if c.size[i] > 0 {
@@ -226,7 +226,7 @@ func (c *chain) continuousExact(points float64) float64 {
 // checkWork refuses sampler name on c when the largest work(i) over the
 // free variables exceeds the limit of opt; describe says what a step of
 // the worst variable would do and what to use instead.
-func (c *chain) checkWork(opt *Options, name string, work func(i int) float64, describe func(w worst) (what, instead string)) error {
+func (c *core) checkWork(opt *Options, name string, work func(i int) float64, describe func(w worst) (what, instead string)) error {
 	limit, err := opt.maxDraws()
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", name, err)
@@ -240,7 +240,7 @@ func (c *chain) checkWork(opt *Options, name string, work func(i int) float64, d
 }
 
 // checkMIN refuses MIN-Gibbs with batch parameter lambda (psi: Ψ).
-func (c *chain) checkMIN(opt *Options, lambda, psi float64) error {
+func (c *core) checkMIN(opt *Options, lambda, psi float64) error {
 	work := func(i int) float64 {
 		_, hard := c.m.Degree(i)
 		return (c.values(i)-1)*lambda + float64(hard)*c.values(i)
@@ -255,7 +255,7 @@ func (c *chain) checkMIN(opt *Options, lambda, psi float64) error {
 // proposalWork is the work of MGPMH's and DoubleMIN-Gibbs's local proposal
 // for variable i with batch parameter lambda: λL_i/L draws and the kept
 // factors evaluated at D_i values, the hard ones too.
-func (c *chain) proposalWork(i int, lambda float64) float64 {
+func (c *core) proposalWork(i int, lambda float64) float64 {
 	l := c.m.L()
 	if l == 0 {
 		_, hard := c.m.Degree(i)
@@ -265,7 +265,7 @@ func (c *chain) proposalWork(i int, lambda float64) float64 {
 }
 
 // checkMGPMH refuses MGPMH with batch parameter lambda.
-func (c *chain) checkMGPMH(opt *Options, lambda float64) error {
+func (c *core) checkMGPMH(opt *Options, lambda float64) error {
 	work := func(i int) float64 {
 		soft, _ := c.m.Degree(i)
 		return c.proposalWork(i, lambda) + float64(soft)*c.values(i)
@@ -280,7 +280,7 @@ func (c *chain) checkMGPMH(opt *Options, lambda float64) error {
 
 // checkDoubleMIN refuses DoubleMIN-Gibbs with batch parameters lambda
 // (local) and lambda2 (global).
-func (c *chain) checkDoubleMIN(opt *Options, lambda, lambda2 float64) error {
+func (c *core) checkDoubleMIN(opt *Options, lambda, lambda2 float64) error {
 	work := func(i int) float64 { return c.proposalWork(i, lambda) + lambda2 }
 	return c.checkWork(opt, "doublemin", work, func(w worst) (string, string) {
 		what := fmt.Sprintf("draw about %.2g factors (variable %d: a proposal with %s and a global estimate with %s, L = %.2g)",

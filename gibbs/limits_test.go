@@ -148,7 +148,7 @@ func TestAutoNeverLarger(t *testing.T) {
 	}
 	for gi, g := range graphs {
 		for _, opt := range []Options{{}, {LambdaScale: 1e-4}, {LambdaScale: autoScale}, {LambdaScale: 1e300}, {PerVariable: true, LambdaScale: 0.01}} {
-			a, err := NewAuto(g, rand.New(rand.NewPCG(1, 1)), &opt)
+			a, err := NewMixed(g, rand.New(rand.NewPCG(1, 1)), &opt)
 			if err != nil {
 				t.Fatalf("graph %d %+v: %v", gi, opt, err)
 			}
@@ -180,7 +180,7 @@ func TestAutoNeverLarger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewAuto(g, rand.New(rand.NewPCG(2, 2)), nil)
+	a, err := NewMixed(g, rand.New(rand.NewPCG(2, 2)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ var errAborted = errors.New("gibbs: update interrupted")
 // estimate returns a fresh ε(x) drawn with c's generator, the number of
 // picks and the number of distinct factors evaluated, or an error for a
 // factor value outside its range, or errAborted if the update must stop.
-func (e *estimator) estimate(c *chain, x []float64) (eps float64, picks, factors int, err error) {
+func (e *estimator) estimate(c *core, x []float64) (eps float64, picks, factors int, err error) {
 	if e.ce != nil {
 		return e.estimateCompiled(c, x)
 	}
@@ -90,7 +90,7 @@ func globalModel(name string, m factorgraph.Model) (factorgraph.GlobalModel, err
 
 // hardEnergies sets h[v] to the sum of the hard factors of A[i] at x_{i←v}
 // (0 everywhere without hard factors). It reports false after an error.
-func (c *chain) hardEnergies(i int, h []float64) bool {
+func (c *core) hardEnergies(i int, h []float64) bool {
 	if c.kg != nil {
 		return c.hardCompiled(i, h)
 	}
@@ -116,7 +116,7 @@ func (c *chain) hardEnergies(i int, h []float64) bool {
 // λ = Θ(Ψ²), so the default λ is Ψ² (Options.LambdaScale multiplies Ψ² here,
 // Options.Lambda sets λ itself).
 type MINGibbs struct {
-	chain
+	core
 	est  *estimator
 	eps  float64   // ε of the current state
 	epsv []float64 // ε_u of the candidates
@@ -149,9 +149,9 @@ func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*MINGibbs, er
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: %w", err)
 	}
-	s := &MINGibbs{chain: c, est: est, epsv: make([]float64, len(c.u))}
+	s := &MINGibbs{core: c, est: est, epsv: make([]float64, len(c.u))}
 	s.update = s.Update
-	if s.eps, _, _, err = s.est.estimate(&s.chain, s.x); err != nil {
+	if s.eps, _, _, err = s.est.estimate(&s.core, s.x); err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: initial estimate: %w", err)
 	}
 	return s, nil
@@ -180,7 +180,7 @@ func (s *MINGibbs) Update(i int) {
 			continue // ruled out by a hard factor: no estimate needed
 		default:
 			s.x[i] = float64(v)
-			e, picks, factors, err := s.est.estimate(&s.chain, s.x)
+			e, picks, factors, err := s.est.estimate(&s.core, s.x)
 			s.stats.Picks += int64(picks)
 			s.stats.Factors += int64(factors)
 			if err != nil {
@@ -215,7 +215,7 @@ type proposal struct {
 	w      []float64 // sampling weights (log ψ + hard energies)
 }
 
-func newProposal(c *chain, lambda float64) *proposal {
+func newProposal(c *core, lambda float64) *proposal {
 	li := make([]float64, c.m.NumVars())
 	for i := range li {
 		li[i] = c.m.Li(i)
@@ -231,7 +231,7 @@ func newProposal(c *chain, lambda float64) *proposal {
 
 // draw draws the minibatch and a value v ~ ψ·exp(hard factors) for variable
 // i; it fills p.logPsi. It returns −1 after recording an error.
-func (p *proposal) draw(c *chain, i int) int {
+func (p *proposal) draw(c *core, i int) int {
 	if c.kg != nil {
 		return p.drawCompiled(c, i)
 	}
@@ -267,7 +267,7 @@ func (p *proposal) draw(c *chain, i int) int {
 // addScaled adds coef·φ̃(x_{i←v}) of the k-th factor of A[i] (bound mk) to
 // dst[v] for every v, checking each value against the factor's range. It
 // reports false after recording an error.
-func (c *chain) addScaled(i, k int, mk, coef float64, dst []float64) bool {
+func (c *core) addScaled(i, k int, mk, coef float64, dst []float64) bool {
 	buf := c.buf[:len(dst)]
 	c.m.EvalAll(i, k, c.x, buf)
 	lo, hi := factorgraph.Limits(mk)
@@ -283,7 +283,7 @@ func (c *chain) addScaled(i, k int, mk, coef float64, dst []float64) bool {
 
 // sample draws v ∝ ψ(v)·exp(hard energies): w holds the hard energies and
 // logPsi log ψ. It returns −1 after recording an error.
-func (p *proposal) sample(c *chain, i int, w, logPsi []float64) int {
+func (p *proposal) sample(c *core, i int, w, logPsi []float64) int {
 	for v := range w {
 		w[v] += logPsi[v]
 	}
@@ -304,7 +304,7 @@ func (p *proposal) sample(c *chain, i int, w, logPsi []float64) int {
 // where U_i sums all of A[i] exactly. The correction makes it exact for any
 // λ, at the price of evaluating A[i] (cost Δ) every step. Default λ = L².
 type MGPMH struct {
-	chain
+	core
 	prop *proposal
 }
 
@@ -329,9 +329,9 @@ func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *Options) (*MGPMH, error) {
 	if err := minibatch.CheckMean(lambda); err != nil {
 		return nil, fmt.Errorf("gibbs: MGPMH: λ = %g: %w", lambda, err)
 	}
-	s := &MGPMH{chain: c}
+	s := &MGPMH{core: c}
 	s.update = s.Update
-	s.prop = newProposal(&s.chain, lambda)
+	s.prop = newProposal(&s.core, lambda)
 	return s, nil
 }
 
@@ -344,7 +344,7 @@ func (s *MGPMH) Update(i int) {
 		return
 	}
 	s.stats.Steps++
-	v := s.prop.draw(&s.chain, i)
+	v := s.prop.draw(&s.core, i)
 	if v < 0 {
 		return
 	}
@@ -369,7 +369,7 @@ func (s *MGPMH) Update(i int) {
 
 // softDelta returns Σ_{soft φ∈A[i]} φ̃(x_{i←v}) − φ̃(x_{i←cur}), evaluating
 // every soft factor of A[i] at both values.
-func (c *chain) softDelta(i, cur, v int) (float64, bool) {
+func (c *core) softDelta(i, cur, v int) (float64, bool) {
 	if c.kg != nil {
 		return c.softDeltaCompiled(i, cur, v)
 	}
@@ -411,7 +411,7 @@ func (c *chain) softDelta(i, cur, v int) (float64, bool) {
 // is large: the Poisson-Gibbs paper runs λ1 = L² with λ2 = L² and 10⁴·L².
 // Defaults: λ = L², λ2 = L² (Options.Lambda2, Options.Lambda2Scale).
 type DoubleMINGibbs struct {
-	chain
+	core
 	prop *proposal
 	est  *estimator
 	eps  float64
@@ -451,10 +451,10 @@ func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Double
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
 	}
-	s := &DoubleMINGibbs{chain: c, est: est}
+	s := &DoubleMINGibbs{core: c, est: est}
 	s.update = s.Update
-	s.prop = newProposal(&s.chain, lambda)
-	if s.eps, _, _, err = s.est.estimate(&s.chain, s.x); err != nil {
+	s.prop = newProposal(&s.core, lambda)
+	if s.eps, _, _, err = s.est.estimate(&s.core, s.x); err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: initial estimate: %w", err)
 	}
 	return s, nil
@@ -473,14 +473,14 @@ func (s *DoubleMINGibbs) Update(i int) {
 		return
 	}
 	s.stats.Steps++
-	v := s.prop.draw(&s.chain, i)
+	v := s.prop.draw(&s.core, i)
 	if v < 0 {
 		return
 	}
 	s.stats.Proposals++
 	cur := s.x[i]
 	s.x[i] = float64(v)
-	eps, picks, factors, err := s.est.estimate(&s.chain, s.x)
+	eps, picks, factors, err := s.est.estimate(&s.core, s.x)
 	s.stats.Picks += int64(picks)
 	s.stats.Factors += int64(factors)
 	s.x[i] = cur

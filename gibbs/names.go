@@ -19,7 +19,7 @@ var registry = []struct {
 	name string
 	new  Factory
 }{
-	{"auto", NewAutoSampler},
+	{"auto", NewAuto},
 	{"block", factory(NewBlocked)},
 	{"doublemin", factory(NewDoubleMINGibbs)},
 	{"gibbs", factory(NewGibbs)},

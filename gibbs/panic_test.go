@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -40,18 +40,18 @@ func TestPanicBecomesError(t *testing.T) {
 	g := panicky(t)
 	classes := [][]int{{0, 2, 4}, {1, 3, 5}}
 	for _, kind := range []string{"single", "sweep", "chromatic"} {
-		var chains []*mc.Chain
+		var chains []*chain.Chain
 		for k := range 3 {
-			var kern mc.Kernel
+			var kern chain.Kernel
 			var err error
 			switch kind {
 			case "chromatic":
 				var s *Chromatic
-				s, err = NewChromatic(mustFactory(t, "gibbs"), g, classes, mc.Streams(uint64(k), 2), nil)
+				s, err = NewChromatic(mustFactory(t, "gibbs"), g, classes, chain.Streams(uint64(k), 2), nil)
 				kern = Sweeper{s}
 			default:
 				var s Sampler
-				s, err = New("gibbs", g, rand.New(mc.Source(1, k)), nil)
+				s, err = New("gibbs", g, rand.New(chain.Source(1, k)), nil)
 				kern = s
 				if kind == "sweep" {
 					kern = Sweeper{s}
@@ -60,9 +60,9 @@ func TestPanicBecomesError(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			chains = append(chains, &mc.Chain{Kernel: kern})
+			chains = append(chains, &chain.Chain{Kernel: kern})
 		}
-		err := (&mc.Runner{Steps: 100000}).Run(context.Background(), chains)
+		err := (&chain.Runner{Steps: 100000}).Run(context.Background(), chains)
 		if err == nil {
 			t.Fatalf("%s: no error from a panicking factor", kind)
 		}

@@ -29,7 +29,7 @@ import (
 // Hard factors of A[i] are added to U_v exactly. The default λ is L²; see
 // Options for λ, a multiple of L², and the per-variable variant.
 type PoissonGibbs struct {
-	chain
+	core
 	pg *pgState
 }
 
@@ -44,15 +44,15 @@ func NewPoissonGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*PoissonG
 	if err != nil {
 		return nil, err
 	}
-	s := &PoissonGibbs{chain: c}
+	s := &PoissonGibbs{core: c}
 	s.update = s.Update
-	if s.pg, err = newPGParams(&s.chain, opt); err != nil {
+	if s.pg, err = newPGParams(&s.core, opt); err != nil {
 		return nil, fmt.Errorf("gibbs: PoissonGibbs: %w", err)
 	}
-	if err := s.pg.check(&s.chain, opt, "pgibbs", 0); err != nil {
+	if err := s.pg.check(&s.core, opt, "pgibbs", 0); err != nil {
 		return nil, err
 	}
-	if err := s.pg.init(&s.chain, s.free); err != nil {
+	if err := s.pg.init(&s.core, s.free); err != nil {
 		return nil, fmt.Errorf("gibbs: PoissonGibbs: %w", err)
 	}
 	return s, nil
@@ -66,7 +66,7 @@ func (s *PoissonGibbs) Update(i int) {
 	if s.err != nil || s.clamped[i] {
 		return
 	}
-	s.pg.discreteUpdate(&s.chain, i)
+	s.pg.discreteUpdate(&s.core, i)
 }
 
 // pgState is the Poisson minibatch of one step (Statement 1), shared by the
@@ -113,7 +113,7 @@ type pgState struct {
 // newPGParams returns the Poisson minibatch of the options, λ resolved
 // (+Inf if L² overflows: the caller's check refuses it), ready for check
 // and then init.
-func newPGParams(c *chain, opt *Options) (*pgState, error) {
+func newPGParams(c *core, opt *Options) (*pgState, error) {
 	lambda, err := opt.lambda(c.m.L())
 	if err != nil {
 		return nil, err
@@ -122,8 +122,8 @@ func newPGParams(c *chain, opt *Options) (*pgState, error) {
 }
 
 // init sets up the draws of the updates of vars, the free variables the
-// sampler updates by Poisson-Gibbs (all of them but Auto's exact ones).
-func (p *pgState) init(c *chain, vars []int) error {
+// sampler updates by Poisson-Gibbs (all of them but Mixed's exact ones).
+func (p *pgState) init(c *core, vars []int) error {
 	// Per-factor counts, over the largest A[i]; the torus kernel keeps its
 	// own (per-value counts) and needs none.
 	nc := max(c.m.MaxDegree(), 1)
@@ -178,7 +178,7 @@ func (p *pgState) scale(m factorgraph.Model, i int) (l, lambda float64) {
 // B2 ~ Poisson(L_i) picks ∝ M_φ, each kept with probability φ̃(x)/M_φ. The
 // B2 picks are all drawn before any is evaluated, so that the memory reads
 // of the picks and then of the picked factors overlap.
-func (p *pgState) draw(c *chain, i int) bool {
+func (p *pgState) draw(c *core, i int) bool {
 	l, lambda := p.scale(c.m, i)
 	a := lambda / l
 	p.a = a
@@ -211,7 +211,7 @@ func (p *pgState) draw(c *chain, i int) bool {
 // pickAll adds b picks ∝ M_φ from the soft factors of A[i] to counts (the
 // kept picks of a minibatch), in chunks between which it looks at the
 // interrupt channel. It reports false if the update must stop.
-func (c *chain) pickAll(counts *minibatch.Counts, i, b int) bool {
+func (c *core) pickAll(counts *minibatch.Counts, i, b int) bool {
 	for b > 0 {
 		n := min(b, pollEvery)
 		if c.kg != nil {
@@ -233,7 +233,7 @@ func (c *chain) pickAll(counts *minibatch.Counts, i, b int) bool {
 // pickThin sets p.picks to b picks ∝ M_φ from A[i] (phase 2 of draw, to be
 // thinned), in chunks between which it looks at the interrupt channel. It
 // reports false if the update must stop.
-func (p *pgState) pickThin(c *chain, i, b int) bool {
+func (p *pgState) pickThin(c *core, i, b int) bool {
 	picks := p.picks[:0]
 	for b > 0 {
 		n := min(b, pollEvery)
@@ -256,7 +256,7 @@ func (p *pgState) pickThin(c *chain, i, b int) bool {
 }
 
 // discreteUpdate resamples discrete variable i (Algorithm 2).
-func (p *pgState) discreteUpdate(c *chain, i int) {
+func (p *pgState) discreteUpdate(c *core, i int) {
 	switch {
 	case c.kg != nil:
 		p.compiledUpdate(c, i)
@@ -268,7 +268,7 @@ func (p *pgState) discreteUpdate(c *chain, i int) {
 }
 
 // genericUpdate is discreteUpdate through the model's interface.
-func (p *pgState) genericUpdate(c *chain, i int) {
+func (p *pgState) genericUpdate(c *core, i int) {
 	c.stats.Steps++
 	u := c.u[:c.m.Domain(i).Size]
 	if !c.hardEnergies(i, u) {

@@ -11,7 +11,7 @@ import (
 
 	// Package chain runs the samplers; this package's unexported type chain
 	// takes its name.
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/models/potts"
 )
@@ -50,11 +50,11 @@ func TestSameSeedSameChain(t *testing.T) {
 	// Chains on streams of package chain: chain k of a run is the same
 	// whatever the number of chains beside it.
 	onStream := func(seed uint64, k, of int) []float64 {
-		s, err := NewPoissonGibbs(g, mc.Streams(seed, of)[k], nil)
+		s, err := NewPoissonGibbs(g, chain.Streams(seed, of)[k], nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &mc.Chain{Kernel: s}
+		c := &chain.Chain{Kernel: s}
 		if err := c.Advance(context.Background(), 3000); err != nil {
 			t.Fatal(err)
 		}
@@ -85,11 +85,11 @@ func TestSweeperSystematic(t *testing.T) {
 			var seen []int
 			var times []int64
 			obs := observerFunc(func(n int64, i int, _ []float64) { seen, times = append(seen, i), append(times, n) })
-			c := &mc.Chain{Kernel: Sweeper{s}, Observers: []mc.Observer{obs}, Burn: 1}
+			c := &chain.Chain{Kernel: Sweeper{s}, Observers: []chain.Observer{obs}, Burn: 1}
 			if err := c.Advance(context.Background(), 3); err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(seen, []int{mc.Any, mc.Any}) || !slices.Equal(times, []int64{1, 2}) || c.Done() != 3 {
+			if !slices.Equal(seen, []int{chain.Any, chain.Any}) || !slices.Equal(times, []int64{1, 2}) || c.Done() != 3 {
 				t.Errorf("%s: observers saw variables %v at %v after %d steps", name, seen, times, c.Done())
 			}
 			by := build()
@@ -140,7 +140,7 @@ func TestCheckedMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = (&mc.Runner{Steps: 10000}).Run(context.Background(), []*mc.Chain{{Kernel: s}})
+			err = (&chain.Runner{Steps: 10000}).Run(context.Background(), []*chain.Chain{{Kernel: s}})
 			var re *factorgraph.RangeError
 			if !errors.As(err, &re) {
 				t.Fatalf("%s with factor value %v: Run returned %v, want a RangeError", sc.name, value, err)
@@ -378,9 +378,9 @@ func TestHardFactorsFeasibleStart(t *testing.T) {
 func TestChainProgress(t *testing.T) {
 	g := smallPotts(t)
 	s, _ := NewPoissonGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
-	c := &mc.Chain{Kernel: s}
+	c := &chain.Chain{Kernel: s}
 	var seen []int64
-	c.Observers = []mc.Observer{observerFunc(func(n int64, _ int, _ []float64) {
+	c.Observers = []chain.Observer{observerFunc(func(n int64, _ int, _ []float64) {
 		if n%1000 == 0 {
 			seen = append(seen, c.Done())
 		}
@@ -408,7 +408,7 @@ func TestChainProgress(t *testing.T) {
 	if err := c.Advance(cancelled, 9000); !errors.Is(err, context.Canceled) || c.Done() != 7000 || s.Stats().Steps != 7000 {
 		t.Errorf("cancelled run: %v, %d steps, %d updates", err, c.Done(), s.Stats().Steps)
 	}
-	sw := &mc.Chain{Kernel: Sweeper{s}}
+	sw := &chain.Chain{Kernel: Sweeper{s}}
 	if err := sw.Advance(ctx, 10); err != nil || sw.Done() != 10 || s.Stats().Steps != 7000+10*16 {
 		t.Errorf("sweeps: %d steps, %d updates, %v", sw.Done(), s.Stats().Steps, err)
 	}
@@ -430,7 +430,7 @@ func TestStepsPerSweep(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var k mc.Counter = s // a compile-time check as much as a runtime one
+		var k chain.Counter = s // a compile-time check as much as a runtime one
 		before, per := k.Updates()
 		if per != n {
 			t.Errorf("%s: %d updates a sweep, want %d", name, per, n)

@@ -157,7 +157,7 @@ type Options struct {
 	MaxDraws float64
 
 	// singleSite makes the registry's auto build single-site updates (an
-	// Auto), never blocks: NewChromatic's workers update one variable at a
+	// Mixed), never blocks: NewChromatic's workers update one variable at a
 	// time.
 	singleSite bool
 }
@@ -199,13 +199,13 @@ func resolveLambda(name string, abs, scale float64, qname string, q float64) (fl
 		return 0, nil
 	}
 	// An overflow gives +Inf: the constructors' limit on the work of a
-	// step (Options.MaxDraws) refuses it, saying so, and Auto updates
+	// step (Options.MaxDraws) refuses it, saying so, and Mixed updates
 	// every variable exactly.
 	return scale * q * q, nil
 }
 
-// chain is the state every sampler shares.
-type chain struct {
+// core is the state every sampler shares.
+type core struct {
 	m       factorgraph.Model
 	r       *rand.Rand
 	x       []float64
@@ -247,18 +247,18 @@ type chain struct {
 
 // newChain checks the model and options common to all samplers and sets up
 // the state. discrete says the sampler handles only discrete variables.
-func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, discrete bool) (chain, error) {
+func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, discrete bool) (core, error) {
 	if m == nil {
-		return chain{}, fmt.Errorf("gibbs: %s: nil model", name)
+		return core{}, fmt.Errorf("gibbs: %s: nil model", name)
 	}
 	if r == nil {
-		return chain{}, fmt.Errorf("gibbs: %s: nil *rand.Rand", name)
+		return core{}, fmt.Errorf("gibbs: %s: nil *rand.Rand", name)
 	}
 	n := m.NumVars()
-	c := chain{m: m, r: r, free: m.Free(), clamped: make([]bool, n), budget: spendEvery}
+	c := core{m: m, r: r, free: m.Free(), clamped: make([]bool, n), budget: spendEvery}
 	c.allFree = identityFree(c.free, n)
 	if len(c.free) == 0 {
-		return chain{}, fmt.Errorf("gibbs: %s: every variable is observed; nothing to sample", name)
+		return core{}, fmt.Errorf("gibbs: %s: every variable is observed; nothing to sample", name)
 	}
 	maxD := 1
 	c.size = make([]int32, n)
@@ -274,7 +274,7 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 		if _, ok := m.Observed(i); ok {
 			c.clamped[i] = true
 		} else if discrete && !d.IsDiscrete() {
-			return chain{}, fmt.Errorf("gibbs: %s: variable %d is continuous on %v; %s samples discrete variables only", name, i, d, name)
+			return core{}, fmt.Errorf("gibbs: %s: variable %d is continuous on %v; %s samples discrete variables only", name, i, d, name)
 		}
 		maxD = max(maxD, d.Size)
 	}
@@ -286,7 +286,7 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 	}
 	if opt.Init != nil {
 		if len(opt.Init) != n {
-			return chain{}, fmt.Errorf("gibbs: %s: initial state has %d values for %d variables", name, len(opt.Init), n)
+			return core{}, fmt.Errorf("gibbs: %s: initial state has %d values for %d variables", name, len(opt.Init), n)
 		}
 		c.x = append([]float64(nil), opt.Init...)
 		for i, v := range c.x {
@@ -295,7 +295,7 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 				continue
 			}
 			if d := m.Domain(i); !d.Contains(v) {
-				return chain{}, fmt.Errorf("gibbs: %s: initial value %v of variable %d outside its domain %v", name, v, i, d)
+				return core{}, fmt.Errorf("gibbs: %s: initial value %v of variable %d outside its domain %v", name, v, i, d)
 			}
 		}
 	} else {
@@ -306,14 +306,14 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 			if f, ok := m.(feasibler); ok {
 				x, err := f.FeasibleState(r, 0)
 				if err != nil {
-					return chain{}, fmt.Errorf("gibbs: %s: initial state: %w", name, err)
+					return core{}, fmt.Errorf("gibbs: %s: initial state: %w", name, err)
 				}
 				c.x = x
 			}
 		}
 	}
 	if err := c.checkHard(); err != nil {
-		return chain{}, fmt.Errorf("gibbs: %s: %w", name, err)
+		return core{}, fmt.Errorf("gibbs: %s: %w", name, err)
 	}
 	return c, nil
 }
@@ -322,9 +322,9 @@ func newChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, disc
 // time: it first refuses a model with a hard factor whose variables such
 // updates can never change (checkSiteMoves), on which the chain would be
 // reducible.
-func newSiteChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, discrete bool) (chain, error) {
+func newSiteChain(name string, m factorgraph.Model, r *rand.Rand, opt *Options, discrete bool) (core, error) {
 	if err := checkSiteMoves(name, m); err != nil {
-		return chain{}, err
+		return core{}, err
 	}
 	return newChain(name, m, r, opt, discrete)
 }
@@ -336,7 +336,7 @@ type feasibler interface {
 }
 
 // checkHard verifies that no hard factor rules out the current state.
-func (c *chain) checkHard() error {
+func (c *core) checkHard() error {
 	for i := range c.m.NumVars() {
 		soft, hard := c.m.Degree(i)
 		for k := soft; k < soft+hard; k++ {
@@ -354,30 +354,30 @@ func (c *chain) checkHard() error {
 }
 
 // State returns the current state; the caller must not modify it.
-func (c *chain) State() []float64 { return c.x }
+func (c *core) State() []float64 { return c.x }
 
 // Updates implements chain.Counter.
-func (c *chain) Updates() (int64, int) { return c.stats.Steps, len(c.free) }
+func (c *core) Updates() (int64, int) { return c.stats.Steps, len(c.free) }
 
 // Stats returns the counters.
-func (c *chain) Stats() Stats { return c.stats }
+func (c *core) Stats() Stats { return c.stats }
 
 // Err returns the first error a step detected, or nil.
-func (c *chain) Err() error { return c.err }
+func (c *core) Err() error { return c.err }
 
 // share makes the chain work on x, a state of the same model shared with
 // other chains (the workers of a Chromatic), instead of its own copy.
-func (c *chain) share(x []float64) { c.x = x }
+func (c *core) share(x []float64) { c.x = x }
 
 // resume sets the counters and clears the error: the chain goes on from a
 // restored state.
-func (c *chain) resume(st Stats) {
+func (c *core) resume(st Stats) {
 	c.stats = st
 	c.err = nil
 }
 
 // pick returns a free variable chosen uniformly.
-func (c *chain) pick() int {
+func (c *core) pick() int {
 	if c.allFree {
 		return c.r.IntN(len(c.free))
 	}
@@ -385,7 +385,7 @@ func (c *chain) pick() int {
 }
 
 // fail records the first error.
-func (c *chain) fail(err error) {
+func (c *core) fail(err error) {
 	if c.err == nil {
 		c.err = err
 	}
@@ -394,7 +394,7 @@ func (c *chain) fail(err error) {
 // addExact adds the exact shifted values of the k-th factor of A[i] at
 // every value of discrete variable i to u, checking each against the
 // factor's range. It reports false after recording an error.
-func (c *chain) addExact(i, k int, u []float64) bool {
+func (c *core) addExact(i, k int, u []float64) bool {
 	buf := c.buf[:len(u)]
 	c.m.EvalAll(i, k, c.x, buf)
 	lo, hi := factorgraph.Limits(c.m.Bound(i, k))
@@ -451,7 +451,7 @@ func drawWeights(t float64, w []float64) int {
 }
 
 // set finishes a discrete update of i from the energies u.
-func (c *chain) set(i int, u []float64) {
+func (c *core) set(i int, u []float64) {
 	v, total := sampleLogTotal(c.r, u)
 	if v < 0 {
 		c.fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
@@ -467,7 +467,7 @@ func (c *chain) set(i int, u []float64) {
 // that panics), it names the first factor that panics when evaluated at the
 // chain's state, at every value of the variable it is read for. It costs
 // nothing until then: it looks only when asked.
-func (c *chain) Where() string {
+func (c *core) Where() string {
 	buf := make([]float64, len(c.u))
 	for i := range c.m.NumVars() {
 		soft, hard := c.m.Degree(i)

@@ -30,14 +30,14 @@ type chainState struct {
 	Eps     *float64  `json:"eps,omitempty"` // the cached global estimate of the MIN samplers
 }
 
-func (c *chain) snapshot(kind string, eps *float64) ([]byte, error) {
+func (c *core) snapshot(kind string, eps *float64) ([]byte, error) {
 	if c.err != nil {
 		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", c.err)
 	}
 	return json.Marshal(chainState{Version: snapshotVersion, Kind: kind, X: c.x, Stats: c.stats, Eps: eps})
 }
 
-func (c *chain) restore(kind string, data []byte) (*chainState, error) {
+func (c *core) restore(kind string, data []byte) (*chainState, error) {
 	c.condAt = -1 // no update of the restored chain has drawn yet
 	var st chainState
 	if err := json.Unmarshal(data, &st); err != nil {
@@ -87,10 +87,10 @@ func (s *PoissonGibbs) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), 
 func (s *PoissonGibbs) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
 
 // Snapshot implements Snapshotter.
-func (a *Auto) Snapshot() ([]byte, error) { return a.snapshot(a.kind(), nil) }
+func (a *Mixed) Snapshot() ([]byte, error) { return a.snapshot(a.kind(), nil) }
 
 // Restore implements Snapshotter.
-func (a *Auto) Restore(data []byte) error { _, err := a.restore(a.kind(), data); return err }
+func (a *Mixed) Restore(data []byte) error { _, err := a.restore(a.kind(), data); return err }
 
 // Snapshot implements Snapshotter.
 func (s *MGPMH) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
@@ -137,7 +137,7 @@ func (s *Continuous) Restore(data []byte) error { _, err := s.restore(s.kind(), 
 // The kinds of the samplers' snapshots (and of a Chromatic's workers).
 func (*Gibbs) kind() string          { return "gibbs" }
 func (*PoissonGibbs) kind() string   { return "pgibbs" }
-func (*Auto) kind() string           { return "auto" }
+func (*Mixed) kind() string           { return "auto" }
 func (*MGPMH) kind() string          { return "mgpmh" }
 func (*MINGibbs) kind() string       { return "mingibbs" }
 func (*DoubleMINGibbs) kind() string { return "doublemin" }
@@ -151,7 +151,7 @@ func (s *Continuous) kind() string { return s.name }
 var (
 	_ Snapshotter = (*Gibbs)(nil)
 	_ Snapshotter = (*PoissonGibbs)(nil)
-	_ Snapshotter = (*Auto)(nil)
+	_ Snapshotter = (*Mixed)(nil)
 	_ Snapshotter = (*MINGibbs)(nil)
 	_ Snapshotter = (*MGPMH)(nil)
 	_ Snapshotter = (*DoubleMINGibbs)(nil)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -35,11 +35,11 @@ func TestSnapshotResume(t *testing.T) {
 		}
 		for _, sweeps := range []bool{false, true} {
 			type run struct {
-				c  *mc.Chain
+				c  *chain.Chain
 				s  Sampler
-				mg *mc.Marginals
-				h  *mc.Histograms
-				tr *mc.Trace
+				mg *chain.Marginals
+				h  *chain.Histograms
+				tr *chain.Trace
 			}
 			build := func() run {
 				src := rand.NewPCG(7, 7)
@@ -48,20 +48,20 @@ func TestSnapshotResume(t *testing.T) {
 					t.Fatalf("%s: %v", name, err)
 				}
 				lo, hi := factorgraph.Intervals(g)
-				h, err := mc.NewHistograms(lo, hi, 5)
+				h, err := chain.NewHistograms(lo, hi, 5)
 				if err != nil {
 					t.Fatal(err)
 				}
-				tr, err := mc.NewTrace(g.Free(), 3, 16)
+				tr, err := chain.NewTrace(g.Free(), 3, 16)
 				if err != nil {
 					t.Fatal(err)
 				}
-				mg := mc.NewMarginals(factorgraph.Sizes(g))
-				var k mc.Kernel = s
+				mg := chain.NewMarginals(factorgraph.Sizes(g))
+				var k chain.Kernel = s
 				if sweeps {
 					k = Sweeper{s}
 				}
-				c := &mc.Chain{Kernel: k, Sources: []*rand.PCG{src}, Observers: []mc.Observer{mg, h, tr}, Burn: 50}
+				c := &chain.Chain{Kernel: k, Sources: []*rand.PCG{src}, Observers: []chain.Observer{mg, h, tr}, Burn: 50}
 				return run{c, s, mg, h, tr}
 			}
 			first, total := int64(700), int64(2000)
@@ -85,7 +85,7 @@ func TestSnapshotResume(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			path := filepath.Join(dir, name+".ckpt")
-			if err := mc.WriteCheckpoint(path, &mc.Checkpoint{Chains: []mc.ChainState{st}}); err != nil {
+			if err := chain.WriteCheckpoint(path, &chain.Checkpoint{Chains: []chain.ChainState{st}}); err != nil {
 				t.Fatal(err)
 			}
 			// Resume into fresh objects built from a different state.
@@ -93,11 +93,11 @@ func TestSnapshotResume(t *testing.T) {
 			if err := r3.c.Advance(ctx, 13); err != nil { // scramble: the restore must overwrite everything
 				t.Fatal(err)
 			}
-			ck, err := mc.ReadCheckpoint(path)
+			ck, err := chain.ReadCheckpoint(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ck.Restore([]*mc.Chain{r3.c}); err != nil {
+			if err := ck.Restore([]*chain.Chain{r3.c}); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if r3.c.Done() != first {

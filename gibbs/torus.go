@@ -43,7 +43,7 @@ const maxStack = 16
 
 // exactTorus resamples discrete variable i of a torus model from its full
 // conditional (Algorithm 1): U_v = Σ_k W_k·δ(v, x_{i+k}) up to a constant.
-func (c *chain) exactTorus(i int) {
+func (c *core) exactTorus(i int) {
 	t := c.torus
 	c.stats.Steps++
 	c.stats.Factors += int64(len(t.Off))
@@ -63,7 +63,7 @@ func (c *chain) exactTorus(i int) {
 // heatTorus is exactTorus for two states and one coupling: the heat-bath
 // probability of x_i = 1 depends only on the number of neighbours at 1.
 // (b0, b1, b2 are the components of site i, compiled.Geometry.Bases.)
-func (c *chain) heatTorus(i, b0, b1, b2 int) {
+func (c *core) heatTorus(i, b0, b1, b2 int) {
 	t := c.torus
 	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
 	x, off := c.x, t.Off
@@ -85,7 +85,7 @@ func (c *chain) heatTorus(i, b0, b1, b2 int) {
 
 // expGapTorus is exactTorus for one coupling W and at most maxStack
 // states: U_v = W·n_v, the weights exp(−|W|·|n_v − n_ref|) from a table.
-func (c *chain) expGapTorus(i, b0, b1, b2 int) {
+func (c *core) expGapTorus(i, b0, b1, b2 int) {
 	t := c.torus
 	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
 	x, off := c.x, t.Off
@@ -128,7 +128,7 @@ func (c *chain) expGapTorus(i, b0, b1, b2 int) {
 
 // binaryTorus is exactTorus for two states: U_1 − U_0 = Σ_k W_k·(2x_j − 1),
 // one exponential.
-func (c *chain) binaryTorus(i, b0, b1, b2 int) {
+func (c *core) binaryTorus(i, b0, b1, b2 int) {
 	t := c.torus
 	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
 	x, off := c.x, t.Off
@@ -159,7 +159,7 @@ func (c *chain) binaryTorus(i, b0, b1, b2 int) {
 
 // sumTorus is exactTorus in general: U_v = Σ_k W_k·δ(v, x_{i+k}) summed
 // value by value (on the stack for at most maxStack values).
-func (c *chain) sumTorus(i, b0, b1, b2 int) {
+func (c *core) sumTorus(i, b0, b1, b2 int) {
 	t := c.torus
 	m0, m1, m2 := t.Mod[0], t.Mod[1], t.Mod[2]
 	x, off, q := c.x, t.Off, t.States
@@ -210,7 +210,7 @@ func updateVars(s Sampler, vars []int) {
 }
 
 // journal appends the values of vars to c.saved.
-func (c *chain) journal(vars []int) {
+func (c *core) journal(vars []int) {
 	for _, i := range vars {
 		c.saved = append(c.saved, c.x[i])
 	}
@@ -237,7 +237,7 @@ func (s *Gibbs) updateVars(vars []int, journal bool) {
 // is updated by plain Gibbs (a lattice whose minibatch would not be
 // smaller than its K neighbours: a nearest-neighbour one), Gibbs's loop
 // over the sites of a torus model, so that auto costs what gibbs does.
-func (a *Auto) updateVars(vars []int, journal bool) {
+func (a *Mixed) updateVars(vars []int, journal bool) {
 	if a.err != nil || (a.nPG == 0 && a.torusVars(vars, journal)) {
 		return
 	}
@@ -255,7 +255,7 @@ func (a *Auto) updateVars(vars []int, journal bool) {
 // one loop over the sites of a torus model, journalling their old values
 // if asked, and reports whether it could (a torus model whose variables
 // are all free, not compiled otherwise).
-func (c *chain) torusVars(vars []int, journal bool) bool {
+func (c *core) torusVars(vars []int, journal bool) bool {
 	t := c.torus
 	if t == nil || c.kg != nil || !c.allFree {
 		return false
@@ -280,7 +280,7 @@ func (c *chain) torusVars(vars []int, journal bool) bool {
 // model): the neighbours by index arithmetic, their values summed as
 // float64 (0 or 1, exactly), and x_i = 1 with probability Heat[n_1]. With
 // journal set, nnHeat2Journal does it.
-func (c *chain) nnHeat2(vars []int, journal bool) {
+func (c *core) nnHeat2(vars []int, journal bool) {
 	if journal {
 		c.nnHeat2Journal(vars)
 		return
@@ -302,7 +302,7 @@ func (c *chain) nnHeat2(vars []int, journal bool) {
 // in the same loop (its cache line is the one the update writes), one byte
 // a value: an eighth of the memory traffic of a float64 journal. (A loop of
 // its own: a test of journal a site costs the plain loop 5%.)
-func (c *chain) nnHeat2Journal(vars []int) {
+func (c *core) nnHeat2Journal(vars []int) {
 	t := c.torus
 	x, r, heat := c.x, c.r, t.Heat
 	n, sites, div := t.Side, t.Sites, t.Div
@@ -415,7 +415,7 @@ func newTorusPG(t *compiled.Torus, lambda float64) *torusPG {
 // positive weight; differs, for a negative one). A kept copy of offset k
 // adds ±log(1 + 1/a) to U at the value of the neighbour x_{i+k}, so the
 // conditional is ∝ (1 + 1/a)^{n_v}.
-func (p *pgState) torusUpdate(c *chain, i int) {
+func (p *pgState) torusUpdate(c *core, i int) {
 	g, t := p.tor, c.torus
 	c.stats.Steps++
 	r, x := c.r, c.x

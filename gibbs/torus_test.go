@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
@@ -48,17 +48,17 @@ func newLattice(t testing.TB, p lattice.Params) *lattice.Lattice {
 }
 
 // chainOf returns the chain of a sampler of this package.
-func chainOf(t testing.TB, s Sampler) *chain {
+func chainOf(t testing.TB, s Sampler) *core {
 	t.Helper()
 	switch s := s.(type) {
 	case *Gibbs:
-		return &s.chain
+		return &s.core
 	case *PoissonGibbs:
-		return &s.chain
-	case *Auto:
-		return &s.chain
+		return &s.core
+	case *Mixed:
+		return &s.core
 	case *Continuous:
-		return &s.chain
+		return &s.core
 	}
 	t.Fatalf("no chain in %T", s)
 	return nil
@@ -86,7 +86,7 @@ func TestTorusHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, mc.Streams(1, 2), nil)
+	ch, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, chain.Streams(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,18 +236,18 @@ func latticeZ(l *lattice.Lattice, s Sampler, steps int) (float64, string) {
 
 // torusSampler builds sampler name on l ("chromatic" is Chromatic Gibbs
 // with 2 workers, a step a sweep) and returns it with its chains.
-func torusSampler(t *testing.T, name string, l *lattice.Lattice, seed uint64) (Sampler, []*chain) {
+func torusSampler(t *testing.T, name string, l *lattice.Lattice, seed uint64) (Sampler, []*core) {
 	t.Helper()
 	if name == "chromatic" {
 		classes, err := l.Colouring()
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, mc.Streams(seed, 2), nil)
+		c, err := NewChromatic(factoryOf(t, "gibbs"), l, classes, chain.Streams(seed, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var chains []*chain
+		var chains []*core
 		for _, w := range c.workers {
 			chains = append(chains, chainOf(t, w))
 		}
@@ -261,7 +261,7 @@ func torusSampler(t *testing.T, name string, l *lattice.Lattice, seed uint64) (S
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, []*chain{chainOf(t, s)}
+	return s, []*core{chainOf(t, s)}
 }
 
 var torusSamplers = []string{"gibbs", "chromatic", "pgibbs", "pgibbs-0.1", "auto"}
@@ -402,7 +402,7 @@ func TestChromaticPoolStops(t *testing.T) {
 	}
 	before := settle()
 	func() {
-		c, err := NewChromatic(factoryOf(t, "pgibbs"), l, classes, mc.Streams(1, 3), nil)
+		c, err := NewChromatic(factoryOf(t, "pgibbs"), l, classes, chain.Streams(1, 3), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

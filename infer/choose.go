@@ -42,7 +42,7 @@ func (s Spec) String() string {
 func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
 	switch s.Name {
 	case "site":
-		return gibbs.NewAuto(g, r, opt)
+		return gibbs.NewMixed(g, r, opt)
 	case "block":
 		return gibbs.NewBlockedWith(g, r, opt, nil, s.Block)
 	}

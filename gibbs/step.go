@@ -1,7 +1,7 @@
 package gibbs
 
 import (
-	mc "github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/chain"
 )
 
 // Interruption (chain.Interrupter). The rule, for every sampler of this
@@ -44,23 +44,23 @@ const spendEvery = 1 << 10
 // between two looks at the interrupt channel (a power of two).
 const sweepPoll = 1<<10 - 1
 
-var _ mc.Interrupter = (*chain)(nil)
+var _ chain.Interrupter = (*core)(nil)
 
 // SetInterrupt implements chain.Interrupter: once done is closed, the step
 // or sweep under way stops and returns chain.Aborted (see Sweeper), leaving
 // the state, the counters and any cached estimate as they were before it.
 // nil removes the channel.
-func (c *chain) SetInterrupt(done <-chan struct{}) {
+func (c *core) SetInterrupt(done <-chan struct{}) {
 	c.done = done
 	c.aborted = false
 }
 
 // base returns c (a Chromatic's workers are samplers embedding a chain).
-func (c *chain) base() *chain { return c }
+func (c *core) base() *core { return c }
 
 // stop reports whether the interrupt channel is closed, and if so records
 // that the update under way is aborted.
-func (c *chain) stop() bool {
+func (c *core) stop() bool {
 	if c.done == nil {
 		return false
 	}
@@ -75,7 +75,7 @@ func (c *chain) stop() bool {
 
 // spend counts n units of work and looks at the interrupt channel each
 // spendEvery units; it reports whether the update must stop (see stop).
-func (c *chain) spend(n int) bool {
+func (c *core) spend(n int) bool {
 	c.budget -= n
 	if c.budget >= 0 {
 		return false
@@ -86,7 +86,7 @@ func (c *chain) spend(n int) bool {
 
 // Step resamples a uniformly chosen free variable and returns it, or
 // chain.Aborted if the step was interrupted (see SetInterrupt).
-func (c *chain) Step() int {
+func (c *core) Step() int {
 	i := c.pick()
 	if c.done == nil {
 		c.update(i)
@@ -98,7 +98,7 @@ func (c *chain) Step() int {
 	if c.aborted {
 		c.aborted = false
 		c.stats = st
-		return mc.Aborted
+		return chain.Aborted
 	}
 	return i
 }
@@ -106,10 +106,10 @@ func (c *chain) Step() int {
 // Sweep resamples every free variable once, in increasing order. An
 // interrupted sweep (see SetInterrupt) leaves the sampler as it was before
 // it.
-func (c *chain) Sweep() { c.sweep() }
+func (c *core) Sweep() { c.sweep() }
 
 // sweep is Sweep; it reports false if the sweep was interrupted.
-func (c *chain) sweep() bool {
+func (c *core) sweep() bool {
 	if c.done == nil {
 		for _, i := range c.free {
 			c.update(i)
@@ -145,18 +145,18 @@ type sweeper interface{ sweep() bool }
 func (s Sweeper) Step() int {
 	if sw, ok := s.Sampler.(sweeper); ok {
 		if !sw.sweep() {
-			return mc.Aborted
+			return chain.Aborted
 		}
-		return mc.Any
+		return chain.Any
 	}
 	s.Sweep()
-	return mc.Any
+	return chain.Any
 }
 
 // SetInterrupt implements chain.Interrupter by passing done on to the
 // sampler, if it is an Interrupter (every sampler of this package is).
 func (s Sweeper) SetInterrupt(done <-chan struct{}) {
-	if in, ok := s.Sampler.(mc.Interrupter); ok {
+	if in, ok := s.Sampler.(chain.Interrupter); ok {
 		in.SetInterrupt(done)
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Model returns the model the chain samples.
-func (c *chain) Model() factorgraph.Model { return c.m }
+func (c *core) Model() factorgraph.Model { return c.m }
 
 // StepsPerSweep returns the expected number of s's Steps that make one
 // sweep-equivalent (as many variable updates as there are free variables),
