@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/blocks"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -38,7 +39,7 @@ const (
 // the narrowest if none does, and returns them with that cost. A width
 // whose blocks exceed Options.MaxDraws is passed over (the error is
 // returned if every width's does).
-func chooseBlocks(m blockModel, cfg BlockConfig, opt *Options, hard float64) (blocks [][]int, plans []*blockPlan, cost float64, err error) {
+func chooseBlocks(m blockModel, cfg BlockConfig, opt *Options, hard float64) (sets [][]int, plans []*blockPlan, cost float64, err error) {
 	single := singleSiteWork(m)
 	widths := []int{softWidth}
 	if hard >= stickyShare {
@@ -61,12 +62,12 @@ func chooseBlocks(m blockModel, cfg BlockConfig, opt *Options, hard float64) (bl
 			}
 			continue
 		}
-		blocks, plans, cost = b, p, planWork(p)/single
+		sets, plans, cost = b, p, planWork(p)/single
 		if cost <= autoBlockCost {
 			break
 		}
 	}
-	return blocks, plans, cost, nil
+	return sets, plans, cost, nil
 }
 
 // singleSiteWork returns the mean over the free variables of |A[i]|·D_i,
@@ -124,7 +125,7 @@ func NewAuto(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
 		// Single-site updates that cannot move a hard link are no choice.
 		// (blocks of the widths for deterministic links, whatever they cost).
 		frozen := checkSiteMoves("auto", m) != nil
-		hard, soft := stickiness(bm)
+		hard, soft := blocks.Stickiness(bm, stickyRange)
 		if frozen {
 			hard = max(hard, stickyShare)
 		}
@@ -132,12 +133,12 @@ func NewAuto(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
 			if opt == nil {
 				opt = &Options{}
 			}
-			blocks, plans, cost, err := chooseBlocks(bm, BlockConfig{}, opt, hard)
+			sets, plans, cost, err := chooseBlocks(bm, BlockConfig{}, opt, hard)
 			if frozen && err != nil {
 				return nil, err
 			}
 			if err == nil && (frozen || cost <= autoBlockCost) {
-				s, err := newBlocked(bm, r, opt, blocks, plans)
+				s, err := newBlocked(bm, r, opt, sets, plans)
 				if err != nil {
 					return nil, err // not a nil *Blocked in a Sampler
 				}
@@ -146,31 +147,4 @@ func NewAuto(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error) {
 		}
 	}
 	return NewMixed(m, r, opt)
-}
-
-// stickiness returns the shares of the links between free variables of m
-// that are deterministic (a hard factor holds both) and, of the others,
-// strong (the ranges of the soft factors holding both sum to stickyRange
-// or more).
-func stickiness(m blockModel) (hard, soft float64) {
-	ig := newInteraction(m)
-	links, nh, ns := 0, 0, 0
-	for i, nb := range ig.nbr {
-		for k, j := range nb {
-			if int(j) <= i {
-				continue
-			}
-			links++
-			switch {
-			case ig.hard[i][k] > 0:
-				nh++
-			case ig.soft[i][k] >= stickyRange:
-				ns++
-			}
-		}
-	}
-	if links == 0 {
-		return 0, 0
-	}
-	return float64(nh) / float64(links), float64(ns) / float64(links)
 }

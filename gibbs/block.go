@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/pgibbs/pgibbs/blocks"
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
@@ -104,8 +105,8 @@ type Blocked struct {
 }
 
 var (
-	_ Sampler        = (*Blocked)(nil)
-	_ Snapshotter    = (*Blocked)(nil)
+	_ Sampler           = (*Blocked)(nil)
+	_ chain.Snapshotter = (*Blocked)(nil)
 	_ chain.Interrupter = (*Blocked)(nil)
 )
 
@@ -131,7 +132,7 @@ func NewBlocked(m factorgraph.Model, r *rand.Rand, opt *Options) (*Blocked, erro
 // the factor's variables outside that block, are refused: no update would
 // ever change it (the equality x0 = x1 with blocks {0} and {1}). Every
 // error names the block, variable or factor at fault.
-func NewBlockedWith(m factorgraph.Model, r *rand.Rand, opt *Options, blocks [][]int, cfg BlockConfig) (*Blocked, error) {
+func NewBlockedWith(m factorgraph.Model, r *rand.Rand, opt *Options, sets [][]int, cfg BlockConfig) (*Blocked, error) {
 	const name = "block"
 	bm, ok := m.(blockModel)
 	if !ok {
@@ -146,51 +147,51 @@ func NewBlockedWith(m factorgraph.Model, r *rand.Rand, opt *Options, blocks [][]
 	var plans []*blockPlan
 	var err error
 	switch {
-	case len(blocks) > 0:
-		if err := checkBlocks(m, blocks); err != nil {
+	case len(sets) > 0:
+		if err := blocks.Check(m, sets); err != nil {
 			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
 		}
-		if err := checkCover(bm, blocks); err != nil {
+		if err := blocks.CheckCover(bm, sets); err != nil {
 			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
 		}
 		if cfg, err = cfg.withDefaults(); err != nil {
 			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
 		}
-		plans, err = compilePlans(bm, blocks, cfg, opt)
+		plans, err = compilePlans(bm, sets, cfg, opt)
 	case cfg.MaxWidth == 0 && !cfg.Forests:
-		hard, _ := stickiness(bm)
-		blocks, plans, _, err = chooseBlocks(bm, cfg, opt, hard)
+		hard, _ := blocks.Stickiness(bm, stickyRange)
+		sets, plans, _, err = chooseBlocks(bm, cfg, opt, hard)
 	default:
 		if cfg, err = cfg.withDefaults(); err != nil {
 			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
 		}
-		if blocks, err = buildBlocks(bm, cfg); err != nil {
+		if sets, err = buildBlocks(bm, cfg); err != nil {
 			return nil, err
 		}
-		plans, err = compilePlans(bm, blocks, cfg, opt)
+		plans, err = compilePlans(bm, sets, cfg, opt)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return newBlocked(bm, r, opt, blocks, plans)
+	return newBlocked(bm, r, opt, sets, plans)
 }
 
 // newBlocked returns a Blocked sampler on m with the blocks and their
 // compiled plans.
-func newBlocked(m blockModel, r *rand.Rand, opt *Options, blocks [][]int, plans []*blockPlan) (*Blocked, error) {
+func newBlocked(m blockModel, r *rand.Rand, opt *Options, sets [][]int, plans []*blockPlan) (*Blocked, error) {
 	c, err := newChain("block", m, r, opt, true)
 	if err != nil {
 		return nil, err
 	}
 	s := &Blocked{core: c, bm: m}
-	s.setup(blocks, plans)
+	s.setup(sets, plans)
 	s.update = s.Update
 	return s, nil
 }
 
 // compilePlans compiles the updates of blocks and checks their work
 // against opt.MaxDraws.
-func compilePlans(bm blockModel, blocks [][]int, cfg BlockConfig, opt *Options) ([]*blockPlan, error) {
+func compilePlans(bm blockModel, sets [][]int, cfg BlockConfig, opt *Options) ([]*blockPlan, error) {
 	limit, err := opt.maxDraws()
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: block: %w", err)
@@ -199,8 +200,8 @@ func compilePlans(bm blockModel, blocks [][]int, cfg BlockConfig, opt *Options) 
 	for i := range local {
 		local[i] = -1
 	}
-	plans := make([]*blockPlan, len(blocks))
-	for b, blk := range blocks {
+	plans := make([]*blockPlan, len(sets))
+	for b, blk := range sets {
 		p, err := compileBlock(bm, b, toInt32(blk), local, cfg.MaxTable)
 		if err != nil {
 			return nil, fmt.Errorf("gibbs: block: %w", err)
@@ -209,9 +210,9 @@ func compilePlans(bm blockModel, blocks [][]int, cfg BlockConfig, opt *Options) 
 			return nil, fmt.Errorf("gibbs: block: block %d: %w", b, err)
 		}
 		if p.work > limit {
-			instead := "use smaller blocks (BlockConfig.MaxWidth, MaxTable, MaxVars), or gibbs"
+			instead := "use smaller sets (BlockConfig.MaxWidth, MaxTable, MaxVars), or gibbs"
 			if p.bnd != nil {
-				instead = fmt.Sprintf("its minibatched boundary draws about %.2g factors (λ_B = %.3g, L_B = %.3g): use a smaller λ_B (Options.Lambda, LambdaScale) or BoundaryExact, or smaller blocks",
+				instead = fmt.Sprintf("its minibatched boundary draws about %.2g factors (λ_B = %.3g, L_B = %.3g): use a smaller λ_B (Options.Lambda, LambdaScale) or BoundaryExact, or smaller sets",
 					p.bnd.lambda+p.bnd.l, p.bnd.lambda, p.bnd.l)
 			}
 			return nil, tooMuch("block", fmt.Sprintf("evaluate about %.2g factor values and table entries (block %d: %d variables, elimination width %d, largest table %.4g entries)",
@@ -224,7 +225,7 @@ func compilePlans(bm blockModel, blocks [][]int, cfg BlockConfig, opt *Options) 
 
 // setup installs the blocks and their plans and allocates the scratch
 // space.
-func (s *Blocked) setup(blocks [][]int, plans []*blockPlan) {
+func (s *Blocked) setup(sets [][]int, plans []*blockPlan) {
 	s.blockOf = make([]int32, s.m.NumVars())
 	for i := range s.blockOf {
 		s.blockOf[i] = -1
@@ -240,7 +241,7 @@ func (s *Blocked) setup(blocks [][]int, plans []*blockPlan) {
 			}
 			maxD = max(maxD, p.size[l])
 		}
-		s.blocks = append(s.blocks, slices.Clone(blocks[b]))
+		s.blocks = append(s.blocks, slices.Clone(sets[b]))
 		arena, width, dims = max(arena, p.arena), max(width, len(p.vars)), max(dims, p.maxDims())
 		maxN = max(maxN, p.maxN)
 	}
@@ -491,20 +492,12 @@ func (s *Blocked) backward(b int, p *blockPlan) bool {
 		v := drawWeights(s.r.Float64(), row)
 		if !(row[v] > 0) {
 			s.fail(fmt.Errorf("gibbs: block: block %d (%s): every assignment has zero probability given the variables outside it",
-				b, varList(s.blocks[b])))
+				b, blocks.VarList(s.blocks[b])))
 			return false
 		}
 		s.newB[bk.v] = int32(v)
 	}
 	return true
-}
-
-// varList names the variables vars in a message, the first few only.
-func varList(vars []int) string {
-	if len(vars) <= 8 {
-		return fmt.Sprintf("variables %v", vars)
-	}
-	return fmt.Sprintf("%d variables %v …", len(vars), vars[:8])
 }
 
 // localUpdates implements worker: a block update reads and writes far

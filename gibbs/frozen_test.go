@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/blocks"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -156,15 +157,15 @@ func TestFrozenLinkBuiltBlocks(t *testing.T) {
 		b.AddFactor(relation([]int{0, 2}, 2, equal))
 	})
 	for _, cfg := range []BlockConfig{{MaxVars: 1}, {Forests: true, MaxWidth: 1}, {Forests: true, MaxVars: 1}} {
-		blocks, err := BuildBlocks(triangle, cfg)
+		sets, err := BuildBlocks(triangle, cfg)
 		if err != nil {
 			t.Fatalf("%+v: %v", cfg, err)
 		}
-		if err := checkCover(triangle, blocks); err != nil {
-			t.Errorf("%+v: blocks %v freeze: %v", cfg, blocks, err)
+		if err := blocks.CheckCover(triangle, sets); err != nil {
+			t.Errorf("%+v: blocks %v freeze: %v", cfg, sets, err)
 		}
-		if !slices.ContainsFunc(blocks, func(b []int) bool { return len(b) >= 2 }) {
-			t.Errorf("%+v: blocks %v: no block holds a link", cfg, blocks)
+		if !slices.ContainsFunc(sets, func(b []int) bool { return len(b) >= 2 }) {
+			t.Errorf("%+v: blocks %v: no block holds a link", cfg, sets)
 		}
 	}
 	wide := linkModel(t, 2, 100, func(b *factorgraph.Builder) { b.AddFactor(relation([]int{0, 1}, 100, equal)) })

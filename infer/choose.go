@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgibbs/pgibbs/blocks"
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -203,7 +204,7 @@ const pilotStream = 1 << 20
 // second and costs the pilots little (a block of 64 variables already
 // holds a sticky region of a lattice together).
 func candidates(g *factorgraph.Graph) []Spec {
-	vars := gibbs.DefaultBlockVars
+	vars := blocks.DefaultVars
 	if n := len(g.Free()); n > 2048 {
 		vars = max(64, 1<<int(math.Log2(2e6/float64(n))))
 	}

@@ -1,13 +1,10 @@
-package gibbs
+package blocks
 
 import (
-	"fmt"
 	"slices"
-
-	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
-// BuildForests covers the free variables of g with the blocks of two
+// Forests covers the free variables of g with the blocks of two
 // interleaved spanning forests for a Blocked sampler: it splits the free
 // variables into two sets A and B, each of which induces a forest in the
 // interaction graph (i ~ j when a factor holds both; evidence is not part
@@ -20,14 +17,14 @@ import (
 // Forests pay on grid-like models with strong pairwise couplings, where
 // the trees are large, cheap and carry the strong links: each update draws
 // half the model at once. On models of small treewidth, or whose strong
-// couplings close short cycles, the width-bounded blocks of BuildBlocks do
+// couplings close short cycles, the width-bounded blocks of Build do
 // better.
 //
 // The construction is greedy and deterministic.
 //
 //  1. Order. The variables are visited in the order their strongest links
 //     come (most hard factors, then the largest sum of the ranges M_φ, as
-//     in BuildBlocks), subject to each variable having at most three
+//     in Build), subject to each variable having at most three
 //     visited neighbours when it is visited wherever the graph allows it
 //     (the reverse of a peeling of vertices of degree ≤ 3). One of the two
 //     sets then always takes it without closing a cycle: on grids, 3-D
@@ -39,7 +36,7 @@ import (
 //     cfg.MaxTable entries. If neither set takes it, it joins a component
 //     of one anyway, closing a cycle, when the component stays within
 //     cfg.MaxWidth, cfg.MaxTable and cfg.MaxVars (its elimination
-//     simulated as in BuildBlocks); it also prefers this to breaking a
+//     simulated as in Build); it also prefers this to breaking a
 //     hard link (a deterministic link between the two sets can freeze
 //     both its variables). Failing that it is a block of its own.
 //  3. Improvement. A variable that is a leaf of its tree, or alone, moves
@@ -56,19 +53,15 @@ import (
 // come first, then those of B, then the variables left alone; each lists
 // its variables in an elimination order within the bounds (a tree's leaves
 // first). A hard link the forests split so that a variable would never
-// change gets a block of its own after them, as in BuildBlocks. NewBlocked
-// uses these blocks when BlockConfig.Forests is set.
-func BuildForests(g *factorgraph.Graph, cfg BlockConfig) ([][]int, error) {
-	if g == nil {
-		return nil, fmt.Errorf("gibbs: BuildForests: nil graph")
-	}
+// change gets a block of its own after them, as in Build. NewBlocked
+// uses these blocks when Config.Forests is set.
+func Forests(m Model, cfg Config) ([][]int, error) {
 	cfg.Forests = true
-	return buildBlocks(g, cfg)
+	return Build(m, cfg)
 }
 
-// buildForests is BuildForests on a model that lists its factors, with
-// cfg checked (checkBlockModel).
-func buildForests(m blockModel, cfg BlockConfig) [][]int {
+// forests is Forests with cfg checked (checkModel).
+func forests(m Model, cfg Config) [][]int {
 	f := newForester(m, cfg)
 	order := f.visitOrder()
 	for k, v := range order {
@@ -90,7 +83,7 @@ const (
 
 // forester builds the blocks of buildForests.
 type forester struct {
-	m      blockModel
+	m      Model
 	gr     *grower // its interaction graph, bounds and check
 	size   []int32 // domain sizes
 	set    []int8
@@ -106,7 +99,7 @@ type forester struct {
 	stamp uint32
 }
 
-func newForester(m blockModel, cfg BlockConfig) *forester {
+func newForester(m Model, cfg Config) *forester {
 	n := m.NumVars()
 	f := &forester{
 		m: m, gr: newGrower(m, cfg), size: make([]int32, n), set: make([]int8, n), visit: make([]int32, n),
@@ -258,7 +251,7 @@ func (f *forester) look(v int32, s int8) side {
 // tree reports whether v joins the set of sd as a vertex of a tree.
 func (sd side) tree() bool { return sd.distinct && sd.tables && !sd.cyclic }
 
-// place puts variable v into a set (see BuildForests, step 2).
+// place puts variable v into a set (see Forests, step 2).
 func (f *forester) place(v int32) {
 	sides := [2]side{f.look(v, setA), f.look(v, setB)}
 	first := setA
@@ -342,7 +335,7 @@ func (f *forester) joinCyclic(v int32, s int8) bool {
 }
 
 // improve moves leaves and lone variables of one set to the other where
-// that links trees there or ties them more strongly (BuildForests, step
+// that links trees there or ties them more strongly (Forests, step
 // 3), each variable once at most. It tries the variables in order, and
 // again the neighbours of each one it moves.
 func (f *forester) improve(order []int32) {
@@ -391,7 +384,7 @@ func (f *forester) improve(order []int32) {
 	}
 }
 
-// blocks returns the blocks of the sets as placed (BuildForests, step 4).
+// blocks returns the blocks of the sets as placed (Forests, step 4).
 func (f *forester) blocks(order []int32) [][]int {
 	var out [][]int
 	for s := setA; s <= setB; s++ {
@@ -585,4 +578,13 @@ func (h *vertexHeap) pop() int32 {
 		i = c
 	}
 	return top
+}
+
+// int32sToInts returns v as a new []int.
+func int32sToInts(v []int32) []int {
+	out := make([]int, len(v))
+	for k, u := range v {
+		out[k] = int(u)
+	}
+	return out
 }

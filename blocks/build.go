@@ -1,6 +1,7 @@
-package gibbs
+package blocks
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -9,79 +10,69 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
-// BlockConfig bounds the blocks of a Blocked sampler. The zero value gives
+// Config bounds the blocks Build and Forests make. The zero value gives
 // the defaults.
-type BlockConfig struct {
+type Config struct {
 	// MaxWidth is the largest elimination width (the number of other
 	// variables in a table of the elimination, the clique size less one)
-	// of a block BuildBlocks makes. Zero means 12 for BuildBlocks; for
-	// NewBlocked and NewBlockedWith (no blocks given) it means a width
-	// chosen from the model: on a model with deterministic links the
-	// widest of 12, 8 and 4 whose updates cost at most 80 single-site
-	// updates a variable, otherwise 4 (see NewAuto). User blocks
-	// are bounded by MaxTable only, and Blocked eliminates every block in
-	// the order of smallest tables, whose width may exceed MaxWidth where
-	// domain sizes differ.
+	// of a block Build makes. Zero means DefaultWidth. (gibbs.NewBlocked
+	// and NewBlockedWith read a zero as "chosen from the model": see
+	// gibbs.Config.) User blocks are bounded by MaxTable only.
 	MaxWidth int
 	// MaxTable is the largest table of a block's elimination, in entries
 	// (the product of the domain sizes of the variables of a clique). Zero
-	// means 1<<16.
+	// means DefaultTable.
 	MaxTable int
-	// MaxVars is the largest number of variables of a block BuildBlocks
-	// makes (it keeps the building fast on long chains, where a block of
-	// small width could grow without end). Zero means 1024.
+	// MaxVars is the largest number of variables of a block Build makes
+	// (it keeps the building fast on long chains, where a block of small
+	// width could grow without end). Zero means DefaultVars.
 	MaxVars int
-	// Forests builds two interleaved spanning forests (BuildForests)
-	// instead of width-bounded blocks (BuildBlocks), within the same
-	// bounds, where NewBlocked and NewBlockedWith build the blocks (no
-	// blocks given). They pay on grid-like models with strong pairwise
-	// couplings (F. Hamze and N. de Freitas, UAI 2004).
+	// Forests builds two interleaved spanning forests (Forests) instead of
+	// width-bounded blocks, within the same bounds. They pay on grid-like
+	// models with strong pairwise couplings (F. Hamze and N. de Freitas,
+	// UAI 2004).
 	Forests bool
-	// Boundary is how an update treats the soft factors crossing the
-	// block's boundary: exactly, or through Poisson auxiliaries where that
-	// is cheaper (the default, BoundaryAuto), or always (see Boundary).
-	Boundary Boundary
 }
 
-// Defaults of BlockConfig.
+// Defaults of Config.
 const (
-	DefaultBlockWidth = 12
-	DefaultBlockTable = 1 << 16
-	DefaultBlockVars  = 1024
+	DefaultWidth = 12
+	DefaultTable = 1 << 16
+	DefaultVars  = 1024
 )
 
-// blockTotalFactor bounds the tables of one block built by BuildBlocks in
-// all: at most blockTotalFactor·MaxTable entries, so that an update of a
-// block of many wide cliques stays within the default Options.MaxDraws.
+// blockTotalFactor bounds the tables of one block built by Build in all:
+// at most blockTotalFactor·MaxTable entries, so that an update of a block
+// of many wide cliques stays within a sampler's default work limit.
 const blockTotalFactor = 32
 
-// withDefaults returns cfg with its zero fields set to the defaults, or an
+// WithDefaults returns cfg with its zero fields set to the defaults, or an
 // error for a negative one.
-func (cfg BlockConfig) withDefaults() (BlockConfig, error) {
+func (cfg Config) WithDefaults() (Config, error) {
 	if cfg.MaxWidth < 0 || cfg.MaxTable < 0 || cfg.MaxVars < 0 {
 		return cfg, fmt.Errorf("block config %+v: the bounds must be ≥ 0 (0: the default)", cfg)
 	}
-	if cfg.Boundary < BoundaryAuto || cfg.Boundary > BoundaryPoisson {
-		return cfg, fmt.Errorf("block config: %v: want BoundaryAuto, BoundaryExact or BoundaryPoisson", cfg.Boundary)
-	}
 	if cfg.MaxWidth == 0 {
-		cfg.MaxWidth = DefaultBlockWidth
+		cfg.MaxWidth = DefaultWidth
 	}
 	if cfg.MaxTable == 0 {
-		cfg.MaxTable = DefaultBlockTable
+		cfg.MaxTable = DefaultTable
 	}
 	if cfg.MaxVars == 0 {
-		cfg.MaxVars = DefaultBlockVars
+		cfg.MaxVars = DefaultVars
 	}
 	return cfg, nil
 }
 
-// blockModel is the model a Blocked sampler reads: one that hands out its
-// factors, so that a factor touching a block can be evaluated at every
-// assignment of the block's variables in its scope (a *factorgraph.Graph).
-type blockModel interface {
+// Model is the model blocks are built on: one that hands out its factors
+// (a *factorgraph.Graph), so that the interactions between variables and
+// the tables of an elimination can be read.
+type Model interface {
 	factorgraph.Model
-	factorLister
+	// FactorIndex returns the index of the k-th factor of A[i].
+	FactorIndex(i, k int) int
+	// Factor returns factor f.
+	Factor(f int) factorgraph.Factor
 }
 
 // interaction is the interaction graph of the free variables: i and j are
@@ -96,7 +87,7 @@ type interaction struct {
 }
 
 // newInteraction builds the interaction graph of m's free variables.
-func newInteraction(m blockModel) *interaction {
+func newInteraction(m Model) *interaction {
 	n := m.NumVars()
 	ig := &interaction{nbr: make([][]int32, n), hard: make([][]int32, n), soft: make([][]float64, n)}
 	clamped := make([]bool, n)
@@ -215,22 +206,17 @@ func (ig *interaction) links(free []int) []link {
 // whose variables' joint table exceeds MaxTable is an error naming it.
 //
 // With cfg.Forests set, BuildBlocks returns BuildForests(g, cfg).
-func BuildBlocks(g *factorgraph.Graph, cfg BlockConfig) ([][]int, error) {
-	if g == nil {
-		return nil, fmt.Errorf("gibbs: BuildBlocks: nil graph")
+func Build(m Model, cfg Config) ([][]int, error) {
+	if isNil(m) {
+		return nil, errors.New("blocks: Build: nil graph")
 	}
-	return buildBlocks(g, cfg)
-}
-
-// buildBlocks is BuildBlocks on any model that lists its factors.
-func buildBlocks(m blockModel, cfg BlockConfig) ([][]int, error) {
-	cfg, err := checkBlockModel(m, cfg)
+	cfg, err := checkModel(m, cfg)
 	if err != nil {
 		return nil, err
 	}
 	var blocks [][]int
 	if cfg.Forests {
-		blocks = buildForests(m, cfg)
+		blocks = forests(m, cfg)
 	} else {
 		gr := newGrower(m, cfg)
 		for _, core := range gr.cores() {
@@ -243,28 +229,34 @@ func buildBlocks(m blockModel, cfg BlockConfig) ([][]int, error) {
 	return coverLinks(m, blocks, cfg.MaxTable)
 }
 
-// checkBlockModel returns cfg with its defaults set, or an error for a
+// isNil reports whether m is nil or a nil *factorgraph.Graph.
+func isNil(m Model) bool {
+	g, ok := m.(*factorgraph.Graph)
+	return m == nil || ok && g == nil
+}
+
+// checkModel returns cfg with its defaults set, or an error for a
 // negative bound, a continuous free variable or one with more values than
 // cfg.MaxTable.
-func checkBlockModel(m blockModel, cfg BlockConfig) (BlockConfig, error) {
-	cfg, err := cfg.withDefaults()
+func checkModel(m Model, cfg Config) (Config, error) {
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
-		return cfg, fmt.Errorf("gibbs: %w", err)
+		return cfg, fmt.Errorf("blocks: %w", err)
 	}
 	for _, i := range m.Free() {
 		if d := m.Domain(i); !d.IsDiscrete() {
-			return cfg, fmt.Errorf("gibbs: blocks: variable %d is continuous on %v; blocks hold discrete variables only", i, d)
+			return cfg, fmt.Errorf("blocks: variable %d is continuous on %v; blocks hold discrete variables only", i, d)
 		} else if d.Size > cfg.MaxTable {
-			return cfg, fmt.Errorf("gibbs: blocks: variable %d has %d values, more than MaxTable = %d", i, d.Size, cfg.MaxTable)
+			return cfg, fmt.Errorf("blocks: variable %d has %d values, more than MaxTable = %d", i, d.Size, cfg.MaxTable)
 		}
 	}
 	return cfg, nil
 }
 
-// grower builds the blocks of buildBlocks.
+// grower builds the blocks of Build.
 type grower struct {
-	m        blockModel
-	cfg      BlockConfig
+	m        Model
+	cfg      Config
 	maxTotal float64
 	ig       *interaction
 	budget   float64 // work left for fresh min-fill checks (vertices², summed)
@@ -309,7 +301,7 @@ func (a tie) stronger(b tie) bool {
 // squared vertices (a check of n vertices costs about n²).
 const mfBudget = 1e8
 
-func newGrower(m blockModel, cfg BlockConfig) *grower {
+func newGrower(m Model, cfg Config) *grower {
 	n := m.NumVars()
 	gr := &grower{
 		m: m, cfg: cfg, maxTotal: blockTotalFactor * float64(cfg.MaxTable), budget: mfBudget,
@@ -542,9 +534,9 @@ func (gr *grower) reset() {
 	gr.block++
 }
 
-// checkBlocks validates user blocks on m: non-empty, free variables in
+// Check validates user blocks on m: non-empty, free variables in
 // range, none twice in a block, every free variable in some block.
-func checkBlocks(m factorgraph.Model, blocks [][]int) error {
+func Check(m factorgraph.Model, blocks [][]int) error {
 	n := m.NumVars()
 	in := make([]bool, n)
 	seen := make([]int, n)
@@ -580,4 +572,31 @@ func toInt32(vars []int) []int32 {
 		out[k] = int32(v)
 	}
 	return out
+}
+
+// Stickiness returns the shares of the links between free variables of m
+// that are deterministic (a hard factor holds both) and, of the others,
+// strong (the ranges of the soft factors holding both sum to strong or
+// more): where single-site chains freeze, and blocks pay.
+func Stickiness(m Model, strong float64) (hard, soft float64) {
+	ig := newInteraction(m)
+	links, nh, ns := 0, 0, 0
+	for i, nb := range ig.nbr {
+		for k, j := range nb {
+			if int(j) <= i {
+				continue
+			}
+			links++
+			switch {
+			case ig.hard[i][k] > 0:
+				nh++
+			case ig.soft[i][k] >= strong:
+				ns++
+			}
+		}
+	}
+	if links == 0 {
+		return 0, 0
+	}
+	return float64(nh) / float64(links), float64(ns) / float64(links)
 }
