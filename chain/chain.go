@@ -33,13 +33,27 @@ type Interrupter interface {
 	SetInterrupt(done <-chan struct{})
 }
 
-// Kernel is a Markov chain's transition together with its current state.
+// Kernel is a Markov chain's transition together with its current state:
+// the one contract of both sampler families (gibbs.Sampler and mh.Sampler
+// embed it). A kernel may also implement the optional interfaces this
+// package defines: Interrupter (a long step stops when a run is
+// cancelled), Snapshotter (checkpoints), Conditioner and BlockConditioner
+// (Rao–Blackwellisation), Counter (length in sweeps) and Locator (panic
+// messages); each family asserts at compile time which of its samplers
+// implement which.
 //
 // Step moves the chain one step and returns the index of the one
 // coordinate the step may have changed, or Any. State returns the current
 // state, a view the caller must not modify, valid until the next Step. Once
 // a step detects an error (a factor outside its declared range, NaN), the
 // chain stops moving and Err returns the first error.
+//
+// The families' constructors share two rules: a nil *Options is the zero
+// Options (every field at its default), and a nil Options.Init is the
+// sampler's default start, which each family's Options.Init states (gibbs:
+// each free variable drawn uniformly from its domain with the sampler's
+// generator; mh: the zero vector, which must lie in the target's
+// support). A non-nil Init is copied and checked.
 type Kernel interface {
 	Step() int
 	State() []float64

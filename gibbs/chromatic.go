@@ -43,8 +43,6 @@ type Chromatic struct {
 	stats []Stats         // the workers' counters at the start of an interruptible sweep
 }
 
-var _ Sampler = (*Chromatic)(nil)
-
 // worker is a sampler of this package as a Chromatic runs it.
 type worker interface {
 	Sampler
@@ -433,8 +431,6 @@ func (c *Chromatic) SetInterrupt(done <-chan struct{}) {
 	}
 }
 
-var _ chain.Interrupter = (*Chromatic)(nil)
-
 // Update updates variable i with worker 0 (a no-op for evidence, and once
 // any worker has stopped on an error).
 func (c *Chromatic) Update(i int) {
@@ -512,7 +508,7 @@ func (c *Chromatic) layout() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Snapshot implements Snapshotter: it returns the shared state, the number
+// Snapshot implements chain.Snapshotter: it returns the shared state, the number
 // of sweeps and the workers' counters as versioned JSON, with the workers'
 // sampler kind, their number and the colour classes' layout to check a
 // restore against. The workers' random number generators are the caller's:
@@ -530,7 +526,7 @@ func (c *Chromatic) Snapshot() ([]byte, error) {
 	return json.Marshal(st)
 }
 
-// Restore implements Snapshotter: it sets the shared state, the sweep count
+// Restore implements chain.Snapshotter: it sets the shared state, the sweep count
 // and the workers' counters from a snapshot of a Chromatic with the same
 // kind of workers, number of workers and colour classes on the same model;
 // any difference, or a state outside the model's domains or contradicting
@@ -569,5 +565,3 @@ func (c *Chromatic) Restore(data []byte) error {
 	c.sweeps = st.Sweeps
 	return nil
 }
-
-var _ Snapshotter = (*Chromatic)(nil)

@@ -178,15 +178,6 @@ type Wolff struct {
 	tunedSize float64 // the mean cluster size of the last tuning round (0: not tuned)
 }
 
-var (
-	_ Sampler        = (*SwendsenWang)(nil)
-	_ Sampler        = (*Wolff)(nil)
-	_ Snapshotter    = (*SwendsenWang)(nil)
-	_ Snapshotter    = (*Wolff)(nil)
-	_ chain.Interrupter = (*SwendsenWang)(nil)
-	_ chain.Interrupter = (*Wolff)(nil)
-)
-
 // NewSwendsenWang returns a Swendsen–Wang sampler on m drawing from r. m
 // must be a *factorgraph.Graph whose factors between free variables are
 // ferromagnetic Potts pairs, or a ferromagnetic lattice of discrete spins
@@ -385,10 +376,10 @@ func (*Wolff) localUpdates() bool { return false }
 func (*SwendsenWang) kind() string { return "sw" }
 func (*Wolff) kind() string        { return "wolff" }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *SwendsenWang) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *SwendsenWang) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
 
 // wolffState is a Wolff snapshot: the chain's state and the clusters a
@@ -398,7 +389,7 @@ type wolffState struct {
 	Clusters int `json:"clusters"`
 }
 
-// Snapshot implements Snapshotter; the state includes Clusters.
+// Snapshot implements chain.Snapshotter; the state includes Clusters.
 func (w *Wolff) Snapshot() ([]byte, error) {
 	if w.err != nil {
 		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", w.err)
@@ -409,7 +400,7 @@ func (w *Wolff) Snapshot() ([]byte, error) {
 	})
 }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (w *Wolff) Restore(data []byte) error {
 	var st wolffState
 	if err := json.Unmarshal(data, &st); err != nil {

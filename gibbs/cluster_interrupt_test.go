@@ -117,7 +117,7 @@ func TestClusterInterruptChannelNoEffect(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(a.State(), b.State()) || !bytes.Equal(snapshotOf(t, a.(Snapshotter).(Sampler)), snapshotOf(t, b.(Snapshotter).(Sampler))) {
+				if !slices.Equal(a.State(), b.State()) || !bytes.Equal(snapshotOf(t, a.(chain.Snapshotter).(Sampler)), snapshotOf(t, b.(chain.Snapshotter).(Sampler))) {
 					t.Errorf("%s on %T (sweeps %v): a run with an interrupt channel differs from one without", name, m, sweeps)
 				}
 			}

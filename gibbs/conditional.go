@@ -1,7 +1,5 @@
 package gibbs
 
-import "github.com/pgibbs/pgibbs/chain"
-
 // Rao–Blackwellised estimates: the samplers whose update is an exact draw
 // from a conditional report it (chain.Conditioner), and
 // chain.Marginals.RaoBlackwellise averages those conditionals instead of
@@ -9,13 +7,8 @@ import "github.com/pgibbs/pgibbs/chain"
 // cycle of blocks) never look at the values drawn, as that contract asks.
 // MGPMH and DoubleMIN-Gibbs are deliberately not Conditioners: an MH step
 // keeps or rejects a proposal, and the proposal's distribution is not the
-// law of the value kept (TestConditionerSet checks the method sets).
-
-var (
-	_ chain.Conditioner = (*Gibbs)(nil)
-	_ chain.Conditioner = (*Mixed)(nil)
-	_ chain.Conditioner = (*PoissonGibbs)(nil)
-)
+// law of the value kept (TestConditionerSet checks the method sets; the
+// assertions are in assert.go).
 
 // drew records the conditional of the update of i that just drew from the
 // weights w (total their sum), copying w.

@@ -79,8 +79,6 @@ type Continuous struct {
 	chunk [64]float64
 }
 
-var _ Sampler = (*Continuous)(nil)
-
 func newContinuous(name, regName string, meth method, minibatched bool, m factorgraph.Model, r *rand.Rand, opt *Options) (*Continuous, error) {
 	if opt == nil {
 		opt = &Options{}

@@ -60,7 +60,7 @@
 // Blocked Gibbs ([Blocked]; Jensen, Kong & Kjærulff 1995) draws a block of
 // variables jointly from its full conditional by variable elimination and
 // backward sampling, exactly: blocks of bounded elimination width
-// ([BuildBlocks]) or two interleaved spanning forests ([BuildForests];
+// ([blocks.Build]) or two interleaved spanning forests ([blocks.Forests];
 // Hamze & de Freitas 2004) hold together what deterministic tables or
 // strong couplings tie, which no single-site update can move. The factors
 // crossing a block's boundary can enter through Algorithm 2's Poisson
@@ -83,8 +83,8 @@
 // equality x0 = x1, a pedigree's deterministic link) can freeze it, and
 // the samplers that update one variable at a time refuse such a model,
 // naming the factor, as NewBlockedWith refuses blocks that leave a
-// variable so fixed in every block holding it; BuildBlocks and
-// BuildForests add a block of the factor's variables instead, and the
+// variable so fixed in every block holding it; blocks.Build and
+// blocks.Forests add a block of the factor's variables instead, and the
 // registry's auto chooses blocks there.
 //
 // # Running chains
@@ -98,7 +98,7 @@
 // both families: burn-in, observers (chain.Marginals keeps run-average
 // marginals at O(1) a single-site step), step or time budgets, cancellation,
 // parallel chains on independent RNG streams (chain.Streams), checkpoints
-// (every sampler of this package implements [Snapshotter]). A [Chromatic]
+// (every sampler of this package implements chain.Snapshotter). A [Chromatic]
 // runs the workers a Factory builds on one shared state, updating the
 // colour classes of a graph colouring in parallel, and is a Sampler itself;
 // wrapped in a Sweeper, each of its steps is a parallel sweep.

@@ -17,8 +17,6 @@ type Gibbs struct {
 	core
 }
 
-var _ Sampler = (*Gibbs)(nil)
-
 // NewGibbs returns a Gibbs sampler on m drawing from r. Only opt.Init and
 // opt.MaxDraws are used (a step evaluates up to |A[i]|·D_i factor values);
 // opt may be nil. A model with a hard factor that fixes one of its

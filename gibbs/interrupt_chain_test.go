@@ -166,11 +166,11 @@ func interruptThroughChain(t *testing.T, kind interruptKind) {
 	if a, b := chain.StateHash(again.Kernel.State()), chain.StateHash(ref.Kernel.State()); a != b {
 		t.Errorf("resumed after an aborted step: state hash %s, uninterrupted %s", a, b)
 	}
-	sa, err := again.Kernel.(Snapshotter).Snapshot()
+	sa, err := again.Kernel.(chain.Snapshotter).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := ref.Kernel.(Snapshotter).Snapshot()
+	sb, err := ref.Kernel.(chain.Snapshotter).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

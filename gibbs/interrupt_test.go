@@ -90,7 +90,7 @@ func closedChannel() <-chan struct{} {
 
 func snapshotOf(t testing.TB, s Sampler) []byte {
 	t.Helper()
-	b, err := s.(Snapshotter).Snapshot()
+	b, err := s.(chain.Snapshotter).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

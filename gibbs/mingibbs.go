@@ -122,8 +122,6 @@ type MINGibbs struct {
 	epsv []float64 // ε_u of the candidates
 }
 
-var _ Sampler = (*MINGibbs)(nil)
-
 // NewMINGibbs returns a MIN-Gibbs sampler on m, which must be a
 // factorgraph.GlobalModel (such as a *factorgraph.Graph).
 func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*MINGibbs, error) {
@@ -308,8 +306,6 @@ type MGPMH struct {
 	prop *proposal
 }
 
-var _ Sampler = (*MGPMH)(nil)
-
 // NewMGPMH returns an MGPMH sampler on m.
 func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *Options) (*MGPMH, error) {
 	if opt == nil {
@@ -416,8 +412,6 @@ type DoubleMINGibbs struct {
 	est  *estimator
 	eps  float64
 }
-
-var _ Sampler = (*DoubleMINGibbs)(nil)
 
 // NewDoubleMINGibbs returns a DoubleMIN-Gibbs sampler on m, which must be a
 // factorgraph.GlobalModel.

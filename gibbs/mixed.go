@@ -24,8 +24,6 @@ type Mixed struct {
 	nGibbs, nPG int
 }
 
-var _ Sampler = (*Mixed)(nil)
-
 // NewMixed returns a Mixed sampler on m.
 func NewMixed(m factorgraph.Model, r *rand.Rand, opt *Options) (*Mixed, error) {
 	if opt == nil {

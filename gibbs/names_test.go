@@ -1,11 +1,14 @@
 package gibbs
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pgibbs/pgibbs/chain"
 )
 
 // TestRegistry: Names is sorted and fresh, FactoryOf and New know exactly
@@ -51,16 +54,59 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestStatsAdd(t *testing.T) {
-	a := Stats{Steps: 1, Factors: 2, Picks: 3, Proposals: 4, Accepted: 5, Tries: 6}
-	b := Stats{Steps: 10, Factors: 20, Picks: 30, Proposals: 40, Accepted: 50, Tries: 60}
+	a := Stats{Stats: chain.Stats{Steps: 1, Proposals: 4, Accepted: 5}, Factors: 2, Picks: 3, Tries: 6}
+	b := Stats{Stats: chain.Stats{Steps: 10, Proposals: 40, Accepted: 50}, Factors: 20, Picks: 30, Tries: 60}
 	a.Add(b)
-	if want := (Stats{Steps: 11, Factors: 22, Picks: 33, Proposals: 44, Accepted: 55, Tries: 66}); a != want {
+	if want := (Stats{Stats: chain.Stats{Steps: 11, Proposals: 44, Accepted: 55}, Factors: 22, Picks: 33, Tries: 66}); a != want {
 		t.Errorf("sum %+v, want %+v", a, want)
 	}
 	if r := a.AcceptanceRate(); r != 55.0/44 {
 		t.Errorf("acceptance rate %v", r)
 	}
-	if r := (Stats{Steps: 3}).AcceptanceRate(); !math.IsNaN(r) {
+	if r := (Stats{Stats: chain.Stats{Steps: 3}}).AcceptanceRate(); !math.IsNaN(r) {
 		t.Errorf("acceptance rate without proposals %v, want NaN", r)
+	}
+}
+
+// TestStatsJSON: Stats embeds chain.Stats, which encoding/json flattens:
+// a snapshot's "stats" object has the keys and values of the Stats of
+// before the embedding (only the core's three keys come first), and
+// snapshots of either shape read into the other unchanged.
+func TestStatsJSON(t *testing.T) {
+	type oldStats struct { // Stats before it embedded chain.Stats
+		Steps, Factors, Picks, Proposals, Accepted, Tries int64
+	}
+	old := oldStats{Steps: 1, Factors: 2, Picks: 3, Proposals: 4, Accepted: 5, Tries: 6}
+	cur := Stats{Stats: chain.Stats{Steps: 1, Proposals: 4, Accepted: 5}, Factors: 2, Picks: 3, Tries: 6}
+	ob, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb, err := json.Marshal(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var om, nm map[string]any
+	if err := json.Unmarshal(ob, &om); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(nb, &nm); err != nil {
+		t.Fatal(err)
+	}
+	if len(om) != len(nm) {
+		t.Fatalf("keys %s, were %s", nb, ob)
+	}
+	for k, v := range om {
+		if nm[k] != v {
+			t.Errorf("key %q: %v, was %v (%s vs %s)", k, nm[k], v, nb, ob)
+		}
+	}
+	var back Stats
+	if err := json.Unmarshal(ob, &back); err != nil || back != cur {
+		t.Errorf("old snapshot stats read as %+v (%v), want %+v", back, err, cur)
+	}
+	var oback oldStats
+	if err := json.Unmarshal(nb, &oback); err != nil || oback != old {
+		t.Errorf("new snapshot stats read by the old shape as %+v (%v), want %+v", oback, err, old)
 	}
 }

@@ -33,8 +33,6 @@ type PoissonGibbs struct {
 	pg *pgState
 }
 
-var _ Sampler = (*PoissonGibbs)(nil)
-
 // NewPoissonGibbs returns a Poisson-Gibbs sampler on m drawing from r.
 func NewPoissonGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*PoissonGibbs, error) {
 	if opt == nil {

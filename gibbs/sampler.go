@@ -5,37 +5,39 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/compiled"
 )
 
-// Sampler is a single-site Markov chain on a factor graph.
+// Sampler is a Markov chain on a factor graph: a chain.Kernel, the
+// contract package chain states once for both sampler families
+// (mh.Sampler is the other), with the Gibbs family's scans and counters.
 //
 // Step resamples one free variable chosen uniformly at random and returns
-// it (random scan); Sweep resamples every free variable once in increasing
-// order (systematic scan); Update resamples variable i (a no-op for
-// evidence). State returns the current state, a view the caller must not
-// modify. Once a step detects an error (a factor value outside its declared
-// range, NaN, a conditional with no positive mass), the chain stops moving
-// and Err returns the first error; check it after a run.
+// it (random scan; a blocked or cluster step returns chain.Any); Sweep
+// resamples every free variable once in increasing order (systematic
+// scan); Update resamples variable i (a no-op for evidence). State returns
+// the current state, a view the caller must not modify. Once a step
+// detects an error (a factor value outside its declared range, NaN, a
+// conditional with no positive mass), the chain stops moving and Err
+// returns the first error; check it after a run. A Chromatic is a Sampler
+// too.
 //
-// Step, State and Err have the signatures of mh.Sampler's (there Step
-// returns −1: a Metropolis–Hastings step may change every coordinate), so
-// both families satisfy interface{ Step() int; State() []float64; Err() error }
-// and one driver can run either. A Chromatic is a Sampler too.
-//
-// Every sampler of this package also implements chain.Interrupter: after
-// SetInterrupt(done), a Step or Sweep under way when done closes stops
-// within milliseconds and leaves the sampler exactly as it was before it
-// (Step then returns chain.Aborted; see Sweeper for sweeps); the caller
-// puts its random generator back (chain.Chain does).
+// The optional interfaces of package chain: every sampler of this package
+// implements chain.Interrupter (after SetInterrupt(done), a Step or Sweep
+// under way when done closes stops within milliseconds and leaves the
+// sampler exactly as it was before it; Step then returns chain.Aborted,
+// see Sweeper for sweeps; the caller puts its random generator back, as
+// chain.Chain does); the exact-update samplers implement
+// chain.Conditioner (Blocked a chain.BlockConditioner); and the samplers
+// that can be checkpointed implement chain.Snapshotter. The compile-time
+// assertions in assert.go list which sampler implements which.
 type Sampler interface {
-	Step() int
+	chain.Kernel
 	Sweep()
 	Update(i int)
-	State() []float64
 	Stats() Stats
-	Err() error
 	// Updates returns the variable updates made so far (Stats().Steps)
 	// and the free variables, the updates of a sweep (chain.Counter):
 	// their ratio is the chain's length in sweep-equivalents, whatever a
@@ -43,10 +45,13 @@ type Sampler interface {
 	Updates() (done int64, per int)
 }
 
-// Stats counts what a sampler did.
+// Stats counts what a sampler did: the chain.Stats core (Steps is the
+// number of variable updates; Proposals and Accepted count the
+// Metropolis–Hastings corrections of MGPMH, DoubleMIN-Gibbs and the
+// cluster moves, AcceptanceRate their ratio) and the counts of the Gibbs
+// family's algorithms.
 type Stats struct {
-	// Steps is the number of variable updates.
-	Steps int64
+	chain.Stats
 	// Factors is the number of factors evaluated to form conditionals: |A[i]|
 	// a step for plain Gibbs, the distinct factors of the minibatch S (plus
 	// the hard factors) for Poisson-Gibbs — the paper's "factors evaluated".
@@ -54,8 +59,6 @@ type Stats struct {
 	// Picks is the number of minibatch draws (alias picks with their thinning
 	// evaluation) of the Poisson-minibatch samplers.
 	Picks int64
-	// Proposals and Accepted count Metropolis–Hastings corrections.
-	Proposals, Accepted int64
 	// Tries counts the proposals of rejection sampling.
 	Tries int64
 }
@@ -63,11 +66,9 @@ type Stats struct {
 // Add adds the counts of o to s, field by field (the counts of several
 // chains or workers).
 func (s *Stats) Add(o Stats) {
-	s.Steps += o.Steps
+	s.Stats.Add(o.Stats)
 	s.Factors += o.Factors
 	s.Picks += o.Picks
-	s.Proposals += o.Proposals
-	s.Accepted += o.Accepted
 	s.Tries += o.Tries
 }
 
@@ -79,16 +80,6 @@ func (s Stats) PicksPerStep() float64 { return ratio(s.Picks, s.Steps) }
 
 // TriesPerStep returns Tries/Steps.
 func (s Stats) TriesPerStep() float64 { return ratio(s.Tries, s.Steps) }
-
-// AcceptanceRate returns Accepted/Proposals, the acceptance rate of the
-// Metropolis–Hastings corrections (NaN when Proposals is 0), as
-// mh.Stats.AcceptanceRate does.
-func (s Stats) AcceptanceRate() float64 {
-	if s.Proposals == 0 {
-		return math.NaN()
-	}
-	return float64(s.Accepted) / float64(s.Proposals)
-}
 
 func ratio(a, b int64) float64 {
 	if b == 0 {

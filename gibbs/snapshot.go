@@ -8,16 +8,12 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
-// Snapshotter is implemented by the samplers and observers of this package
-// so that long runs can be checkpointed and resumed bit for bit: Snapshot
+// Every sampler and observer of this package is a chain.Snapshotter, so
+// that long runs can be checkpointed and resumed bit for bit: Snapshot
 // returns the object's state, Restore sets it from a snapshot of the same
 // kind of object on the same model. The random number generator is not
 // part of a sampler's state: its *rand.PCG source (math/rand/v2) marshals
 // itself. Snapshots are versioned JSON; float64 values round-trip exactly.
-type Snapshotter interface {
-	Snapshot() ([]byte, error)
-	Restore(data []byte) error
-}
 
 const snapshotVersion = 1
 
@@ -74,34 +70,34 @@ func checkSnapshotState(m factorgraph.Model, x []float64) error {
 	return nil
 }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *Gibbs) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *Gibbs) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *PoissonGibbs) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *PoissonGibbs) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (a *Mixed) Snapshot() ([]byte, error) { return a.snapshot(a.kind(), nil) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (a *Mixed) Restore(data []byte) error { _, err := a.restore(a.kind(), data); return err }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *MGPMH) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *MGPMH) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
 
-// Snapshot implements Snapshotter; the state includes the cached estimate ε.
+// Snapshot implements chain.Snapshotter; the state includes the cached estimate ε.
 func (s *MINGibbs) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), &s.eps) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *MINGibbs) Restore(data []byte) error {
 	st, err := s.restore(s.kind(), data)
 	if err == nil {
@@ -113,10 +109,10 @@ func (s *MINGibbs) Restore(data []byte) error {
 	return err
 }
 
-// Snapshot implements Snapshotter; the state includes the cached estimate ε.
+// Snapshot implements chain.Snapshotter; the state includes the cached estimate ε.
 func (s *DoubleMINGibbs) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), &s.eps) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *DoubleMINGibbs) Restore(data []byte) error {
 	st, err := s.restore(s.kind(), data)
 	if err == nil {
@@ -128,16 +124,16 @@ func (s *DoubleMINGibbs) Restore(data []byte) error {
 	return err
 }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *Continuous) Snapshot() ([]byte, error) { return s.snapshot(s.kind(), nil) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *Continuous) Restore(data []byte) error { _, err := s.restore(s.kind(), data); return err }
 
 // The kinds of the samplers' snapshots (and of a Chromatic's workers).
 func (*Gibbs) kind() string          { return "gibbs" }
 func (*PoissonGibbs) kind() string   { return "pgibbs" }
-func (*Mixed) kind() string           { return "auto" }
+func (*Mixed) kind() string          { return "auto" }
 func (*MGPMH) kind() string          { return "mgpmh" }
 func (*MINGibbs) kind() string       { return "mingibbs" }
 func (*DoubleMINGibbs) kind() string { return "doublemin" }
@@ -147,13 +143,3 @@ func (*DoubleMINGibbs) kind() string { return "doublemin" }
 // "PGRejection" (the kinds of the six types it replaces, so that their
 // snapshots still restore).
 func (s *Continuous) kind() string { return s.name }
-
-var (
-	_ Snapshotter = (*Gibbs)(nil)
-	_ Snapshotter = (*PoissonGibbs)(nil)
-	_ Snapshotter = (*Mixed)(nil)
-	_ Snapshotter = (*MINGibbs)(nil)
-	_ Snapshotter = (*MGPMH)(nil)
-	_ Snapshotter = (*DoubleMINGibbs)(nil)
-	_ Snapshotter = (*Continuous)(nil)
-)

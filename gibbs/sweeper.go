@@ -3,6 +3,7 @@ package gibbs
 import (
 	"fmt"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -49,18 +50,18 @@ func StepsPerSweep(s Sampler) float64 {
 // before the sweep.
 type Sweeper struct{ Sampler }
 
-// Snapshot implements Snapshotter if the sampler does.
+// Snapshot implements chain.Snapshotter if the sampler does.
 func (s Sweeper) Snapshot() ([]byte, error) {
-	sn, ok := s.Sampler.(Snapshotter)
+	sn, ok := s.Sampler.(chain.Snapshotter)
 	if !ok {
 		return nil, fmt.Errorf("gibbs: sampler %T cannot be snapshot", s.Sampler)
 	}
 	return sn.Snapshot()
 }
 
-// Restore implements Snapshotter if the sampler does.
+// Restore implements chain.Snapshotter if the sampler does.
 func (s Sweeper) Restore(data []byte) error {
-	sn, ok := s.Sampler.(Snapshotter)
+	sn, ok := s.Sampler.(chain.Snapshotter)
 	if !ok {
 		return fmt.Errorf("gibbs: sampler %T cannot be restored", s.Sampler)
 	}

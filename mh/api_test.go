@@ -1,12 +1,14 @@
 package mh_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/mh"
 	"github.com/pgibbs/pgibbs/models/targets"
@@ -150,12 +152,40 @@ func TestStats(t *testing.T) {
 			t.Errorf("%s: acceptance rate %v", name, r)
 		}
 	}
-	a := mh.Stats{Steps: 1, Proposals: 2, Accepted: 3, Batch: 4, Evals: 5, FullSteps: 6}
-	a.Add(mh.Stats{Steps: 10, Proposals: 20, Accepted: 30, Batch: 40, Evals: 50, FullSteps: 60})
-	if want := (mh.Stats{Steps: 11, Proposals: 22, Accepted: 33, Batch: 44, Evals: 55, FullSteps: 66}); a != want {
+	a := mh.Stats{Stats: chain.Stats{Steps: 1, Proposals: 2, Accepted: 3}, Batch: 4, Evals: 5, FullSteps: 6}
+	a.Add(mh.Stats{Stats: chain.Stats{Steps: 10, Proposals: 20, Accepted: 30}, Batch: 40, Evals: 50, FullSteps: 60})
+	if want := (mh.Stats{Stats: chain.Stats{Steps: 11, Proposals: 22, Accepted: 33}, Batch: 44, Evals: 55, FullSteps: 66}); a != want {
 		t.Errorf("sum %+v, want %+v", a, want)
 	}
 	if r := (mh.Stats{}).AcceptanceRate(); !math.IsNaN(r) {
 		t.Errorf("acceptance rate without proposals: %v", r)
+	}
+}
+
+// TestStatsJSON: Stats embeds chain.Stats, which encoding/json flattens
+// with its fields first, where the Stats of before the embedding had
+// them: snapshots are byte for byte what they were.
+func TestStatsJSON(t *testing.T) {
+	type oldStats struct { // Stats before it embedded chain.Stats
+		Steps, Proposals, Accepted int64
+		Batch                      float64
+		Evals, FullSteps           int64
+	}
+	old := oldStats{Steps: 1, Proposals: 2, Accepted: 3, Batch: 4.5, Evals: 5, FullSteps: 6}
+	cur := mh.Stats{Stats: chain.Stats{Steps: 1, Proposals: 2, Accepted: 3}, Batch: 4.5, Evals: 5, FullSteps: 6}
+	ob, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb, err := json.Marshal(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ob) != string(nb) {
+		t.Errorf("stats marshal as %s, were %s", nb, ob)
+	}
+	var back mh.Stats
+	if err := json.Unmarshal(ob, &back); err != nil || back != cur {
+		t.Errorf("old snapshot stats read as %+v (%v), want %+v", back, err, cur)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/pgibbs/pgibbs/chain"
 )
 
 // Austere is AustereMH (Korattikara, Chen & Welling 2014), an approximate
@@ -18,7 +20,7 @@ import (
 // l_i = ℓ_i(θ') − ℓ_i(θ), s = (s_l/√n)·√(1 − (n−1)/(N−1)) and t = (l̄ − μ0)/s;
 // once 1 − F_{t,n−1}(|t|) < ε (Options.Epsilon) or n = N it accepts iff
 // l̄ > μ0. The batch size is the final n. A minibatch that would grow past
-// Options.MaxBatch (only possible when N exceeds it) is an error.
+// Options.MaxDraws (only possible when N exceeds it) is an error.
 //
 // Interruption: the growing minibatch looks at the interrupt channel every
 // 4096 draws. The permutation the draws without replacement shuffle in
@@ -70,16 +72,16 @@ func NewAustere(t Target, r *rand.Rand, o *Options) (*Austere, error) {
 // SetState implements Sampler.
 func (s *Austere) SetState(theta []float64) error { return s.setState(theta) }
 
-// Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate), or −2 when interrupted.
+// Step implements Sampler; it returns chain.Any (an MH step may change every
+// coordinate), or chain.Aborted when interrupted.
 func (s *Austere) Step() int {
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	s.begin()
 	c0, ok := s.propose()
 	if !ok {
-		return -1
+		return chain.Any
 	}
 	nf := float64(s.n)
 	mu0 := (math.Log(s.rng.Float64()) - c0) / nf
@@ -88,7 +90,7 @@ func (s *Austere) Step() int {
 	for {
 		end := min(n+s.m, s.n)
 		if s.overGrowth(end) {
-			return -1
+			return chain.Any
 		}
 		if s.interrupted(end - n) {
 			s.unshuffle(n)
@@ -105,7 +107,7 @@ func (s *Austere) Step() int {
 			m2 += dl * (l - mean)
 		}
 		if s.err != nil {
-			return -1
+			return chain.Any
 		}
 		decide := n == s.n
 		if !decide {
@@ -127,7 +129,7 @@ func (s *Austere) Step() int {
 			if mean > mu0 {
 				s.move()
 			}
-			return -1
+			return chain.Any
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -219,7 +220,7 @@ func (t *BarkerTable) Sample(r *rand.Rand) float64 { return t.Y[t.alias.Pick(r)]
 //
 // If b reaches N the exact Barker test (accept with probability
 // 1/(1 + e^{−Δ})) is used. The batch size is the final b. A minibatch that
-// would grow past Options.MaxBatch (only possible when N exceeds it) is an
+// would grow past Options.MaxDraws (only possible when N exceeds it) is an
 // error.
 //
 // Interruption: the growing minibatch looks at the interrupt channel every
@@ -285,16 +286,16 @@ func cltError(tokens []float64, mean, sd float64) float64 {
 	return (6.4*m3/b + 2*m1/b) / math.Sqrt(b)
 }
 
-// Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate), or −2 when interrupted.
+// Step implements Sampler; it returns chain.Any (an MH step may change every
+// coordinate), or chain.Aborted when interrupted.
 func (s *Barker) Step() int {
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	s.begin()
 	c0, ok := s.propose()
 	if !ok {
-		return -1
+		return chain.Any
 	}
 	nf := float64(s.n)
 	sigma2 := s.table.Sigma * s.table.Sigma
@@ -302,7 +303,7 @@ func (s *Barker) Step() int {
 	mean, m2 := 0.0, 0.0 // Welford
 	for {
 		if s.overGrowth(min(len(s.tokens)+s.m, s.n)) {
-			return -1
+			return chain.Any
 		}
 		if s.interrupted(s.m) {
 			return s.abort()
@@ -317,7 +318,7 @@ func (s *Barker) Step() int {
 			m2 += dl * (tok - mean)
 		}
 		if s.err != nil {
-			return -1
+			return chain.Any
 		}
 		b := float64(len(s.tokens))
 		if len(s.tokens) >= s.n {
@@ -331,7 +332,7 @@ func (s *Barker) Step() int {
 			if math.Log(u)-math.Log1p(-u) < delta {
 				s.move()
 			}
-			return -1
+			return chain.Any
 		}
 		s2 := m2 / b / b
 		if s2 < sigma2 && (s.delta == 0 || cltError(s.tokens, mean, math.Sqrt(m2/b)) <= s.delta) {
@@ -340,7 +341,7 @@ func (s *Barker) Step() int {
 			if x > 0 {
 				s.move()
 			}
-			return -1
+			return chain.Any
 		}
 	}
 }

@@ -58,10 +58,13 @@
 //
 // Every constructor has the shape NewX(t Target, r *rand.Rand, o *Options),
 // the shape of package gibbs's constructors, with a nil o meaning the zero
-// Options; New builds any sampler by name (Names lists them: smh1, smh2,
-// mhss1 and mhss2 set Options.Order). A Sampler's Step returns −1 (the
-// whole state may have changed), so the samplers of both packages satisfy
-// interface{ Step() int; State() []float64; Err() error }.
+// Options and a nil Options.Init the zero vector; the registry has
+// gibbs's shape too: New builds any sampler by name, Names lists the names
+// (smh1, smh2, mhss1 and mhss2 set Options.Order), FactoryOf returns a
+// name's Factory. The contract is package chain's, stated once for both
+// families: a Sampler is a chain.Kernel (its Step returns chain.Any: the
+// whole state may have changed) and a chain.Interrupter, and every sampler
+// is also a chain.Snapshotter and a chain.Counter.
 //
 // # Poisson minibatches
 //
@@ -109,7 +112,7 @@
 // and the sums over their kept items, TFMH's picks, FlyMC's brightness and
 // θ updates, the growing minibatches of the Barker test and AustereMH)
 // look at the channel every 4096 data or draws, so a step stops within
-// milliseconds. An interrupted step returns −2 (chain.Aborted) and leaves
+// milliseconds. An interrupted step returns chain.Aborted and leaves
 // θ, Stats and everything carried from step to step as before the step:
 // most samplers change nothing of that before the step ends; FlyMC logs the
 // changes of its bright set and AustereMH the swaps of its permutation, and
@@ -118,7 +121,8 @@
 // With a nil channel (the default) a look costs one comparison, and the
 // chain is the same with or without a channel.
 //
-// Options.MaxBatch (DefaultMaxBatch = 10⁷ data) bounds the expected work of
+// Options.MaxDraws (DefaultMaxDraws = 10⁷ data; the name of gibbs's limit,
+// counted here in data) bounds the expected work of
 // a step: constructors refuse a sampler whose expected batch is known up
 // front to exceed it, and a step whose batch depends on the state and
 // would exceed it records an error before touching the data (see the

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/pgibbs/pgibbs/chain"
 )
 
 // FlyMC is Firefly Monte Carlo (Maclaurin & Adams 2014) as run in the
@@ -37,7 +39,7 @@ import (
 // by Err.
 //
 // A step evaluates the bright points twice and proposes about q_{d→b}
-// times the dark ones; NewFlyMC refuses q_{d→b}·N above Options.MaxBatch,
+// times the dark ones; NewFlyMC refuses q_{d→b}·N above Options.MaxDraws,
 // and a step whose bright points plus q_{d→b} times the dark ones exceed it
 // records an error before touching the data.
 //
@@ -290,27 +292,27 @@ func logExpm1(x float64) float64 {
 	return math.Log(math.Expm1(x))
 }
 
-// Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate), or −2 when interrupted.
+// Step implements Sampler; it returns chain.Any (an MH step may change every
+// coordinate), or chain.Aborted when interrupted.
 func (s *FlyMC) Step() int {
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	s.begin()
 	if nb := len(s.bright); s.overBatch(float64(nb) + s.q*float64(s.n-nb)) {
-		return -1
+		return chain.Any
 	}
 	if !s.zStep() {
 		s.undoZ()
 		return s.abort()
 	}
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	s.st.Batch += float64(len(s.bright))
 	logr, ok := s.propose()
 	if !ok {
-		return -1
+		return chain.Any
 	}
 	phiP := s.phi(s.xp)
 	sumBP := s.sumLogB(s.xp, phiP)
@@ -320,17 +322,17 @@ func (s *FlyMC) Step() int {
 		return s.abort()
 	}
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	if math.IsNaN(sumBP) {
 		s.fail("summed lower bound at %v is NaN", s.xp)
-		return -1
+		return chain.Any
 	}
 	if s.accept(logr + sumBP - s.sumB + sumGapP - s.sumGap) {
 		s.move()
 		s.sumB, s.sumGap, s.phiX = sumBP, sumGapP, phiP
 	}
-	return -1
+	return chain.Any
 }
 
 // gapSum returns Σ_{bright} log(L_i/B_i − 1) at θ, evaluating 4096 bright

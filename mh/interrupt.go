@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -14,22 +15,17 @@ import (
 // (full-data passes, minibatch draws, growing minibatches, FlyMC's
 // brightness updates) look at the channel every pollEvery data or draws; a
 // step that finds it closed restores its counts and whatever it changed of
-// the state it carries from step to step, and returns abortedStep. The
+// the state it carries from step to step, and returns chain.Aborted. The
 // caller (chain.Chain.Advance) restores the random source, so the step is
 // undone entirely. With a nil channel a look is one comparison.
-
-// abortedStep is what Step returns when it stopped because the channel
-// given to SetInterrupt closed: chain.Aborted (−2). Package mh does not
-// import chain; the tests check that the two agree.
-const abortedStep = -2
 
 // pollEvery is the number of data (likelihood evaluations or draws) a step
 // handles between two looks at its interrupt channel: a look costs a few
 // nanoseconds, 4096 evaluations some tens of microseconds.
 const pollEvery = 4096
 
-// DefaultMaxBatch is the default of Options.MaxBatch: 10⁷ data a step.
-const DefaultMaxBatch = 1e7
+// DefaultMaxDraws is the default of Options.MaxDraws: 10⁷ data a step.
+const DefaultMaxDraws = 1e7
 
 // interrupt is the part of base that serves SetInterrupt.
 type interrupt struct {
@@ -81,10 +77,10 @@ func (b *base) interrupted(work int) bool {
 
 // abort ends an interrupted step: it restores the counts (and clears an
 // error the step may have recorded, which the step, run again, will find
-// again) and returns abortedStep. The caller restores the rest.
+// again) and returns chain.Aborted. The caller restores the rest.
 func (b *base) abort() int {
 	b.st, b.err, b.stopped = b.st0, nil, false
-	return abortedStep
+	return chain.Aborted
 }
 
 // draw is minibatch.Draw(b.rng, total, src, c) that looks at the interrupt
@@ -125,47 +121,47 @@ func (t *thinner) Stop(r *rand.Rand, k int) bool {
 	return false
 }
 
-// maxBatch returns Options.MaxBatch or its default, checked.
-func maxBatch(name string, o *Options) (float64, error) {
-	if o.MaxBatch == 0 {
-		return DefaultMaxBatch, nil
+// maxDraws returns Options.MaxDraws or its default, checked.
+func maxDraws(name string, o *Options) (float64, error) {
+	if o.MaxDraws == 0 {
+		return DefaultMaxDraws, nil
 	}
-	if !(o.MaxBatch > 0) || math.IsInf(o.MaxBatch, 0) {
-		return 0, fmt.Errorf("mh: %s: Options.MaxBatch = %v must be positive and finite (0 means %g)", name, o.MaxBatch, float64(DefaultMaxBatch))
+	if !(o.MaxDraws > 0) || math.IsInf(o.MaxDraws, 0) {
+		return 0, fmt.Errorf("mh: %s: Options.MaxDraws = %v must be positive and finite (0 means %g)", name, o.MaxDraws, float64(DefaultMaxDraws))
 	}
-	return o.MaxBatch, nil
+	return o.MaxDraws, nil
 }
 
 // tooBig returns the construction error of a sampler whose expected batch
-// per step, what, exceeds MaxBatch, or nil; fix says what to change.
+// per step, what, exceeds MaxDraws, or nil; fix says what to change.
 func (b *base) tooBig(what string, batch float64, fix string) error {
-	if !(batch > b.maxBatch) {
+	if !(batch > b.maxDraws) {
 		return nil
 	}
-	return fmt.Errorf("mh: %s: %s is %.8g data a step, more than Options.MaxBatch = %.8g "+
-		"(each datum costs one or two likelihood evaluations); %s, or raise Options.MaxBatch if steps that long are intended",
-		b.name, what, batch, b.maxBatch, fix)
+	return fmt.Errorf("mh: %s: %s is %.8g data a step, more than Options.MaxDraws = %.8g "+
+		"(each datum costs one or two likelihood evaluations); %s, or raise Options.MaxDraws if steps that long are intended",
+		b.name, what, batch, b.maxDraws, fix)
 }
 
 // overBatch records an error and returns true when the expected batch of
-// the current step exceeds MaxBatch.
+// the current step exceeds MaxDraws.
 func (b *base) overBatch(batch float64) bool {
-	if !(batch > b.maxBatch) {
+	if !(batch > b.maxDraws) {
 		return false
 	}
-	b.fail("the expected batch of this step, %.4g data, exceeds Options.MaxBatch = %.4g "+
-		"(the proposal is too far for the declared bounds); lower the step or raise Options.MaxBatch", batch, b.maxBatch)
+	b.fail("the expected batch of this step, %.4g data, exceeds Options.MaxDraws = %.4g "+
+		"(the proposal is too far for the declared bounds); lower the step or raise Options.MaxDraws", batch, b.maxDraws)
 	return true
 }
 
 // overGrowth records an error and returns true when a sequential test's
-// minibatch would grow to size data, past MaxBatch.
+// minibatch would grow to size data, past MaxDraws.
 func (b *base) overGrowth(size int) bool {
-	if !(float64(size) > b.maxBatch) {
+	if !(float64(size) > b.maxDraws) {
 		return false
 	}
-	b.fail("the minibatch would grow to %d data, past Options.MaxBatch = %.4g, before the test decides; "+
-		"lower the step or raise Options.MaxBatch", size, b.maxBatch)
+	b.fail("the minibatch would grow to %d data, past Options.MaxDraws = %.4g, before the test decides; "+
+		"lower the step or raise Options.MaxDraws", size, b.maxDraws)
 	return true
 }
 

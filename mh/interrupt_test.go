@@ -116,8 +116,8 @@ func (w *watched) Step() int {
 	return i
 }
 
-func (w *watched) Snapshot() ([]byte, error) { return w.Sampler.(mh.Snapshotter).Snapshot() }
-func (w *watched) Restore(b []byte) error    { return w.Sampler.(mh.Snapshotter).Restore(b) }
+func (w *watched) Snapshot() ([]byte, error) { return w.Sampler.(chain.Snapshotter).Snapshot() }
+func (w *watched) Restore(b []byte) error    { return w.Sampler.(chain.Snapshotter).Restore(b) }
 
 var _ chain.Interrupter = mh.Sampler(nil)
 
@@ -249,7 +249,7 @@ func interruptOnce(t *testing.T, c interruptCase, build func() (mh.Sampler, *ran
 	for range done {
 		again.Step()
 	}
-	a, err := again.(mh.Snapshotter).Snapshot()
+	a, err := again.(chain.Snapshotter).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestInterruptClosedChannel(t *testing.T) {
 		for range 3 {
 			s.Step()
 		}
-		before, err := s.(mh.Snapshotter).Snapshot()
+		before, err := s.(chain.Snapshotter).Snapshot()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,14 +330,14 @@ func TestInterruptClosedChannel(t *testing.T) {
 		for range 20 {
 			if s.Step() == chain.Aborted {
 				aborted++
-				after, err := s.(mh.Snapshotter).Snapshot()
+				after, err := s.(chain.Snapshotter).Snapshot()
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(before, after) {
 					t.Fatalf("%s: an aborted step changed the sampler:\n%.300s\n%.300s", name, before, after)
 				}
-			} else if before, err = s.(mh.Snapshotter).Snapshot(); err != nil {
+			} else if before, err = s.(chain.Snapshotter).Snapshot(); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -8,16 +8,16 @@ import (
 	"github.com/pgibbs/pgibbs/mh"
 )
 
-// TestMaxBatchConstruction: a sampler whose expected batch per step is
-// known at construction and exceeds Options.MaxBatch is refused with an
+// TestMaxDrawsConstruction: a sampler whose expected batch per step is
+// known at construction and exceeds Options.MaxDraws is refused with an
 // error naming the limit, and accepted once the limit is raised.
-func TestMaxBatchConstruction(t *testing.T) {
+func TestMaxDrawsConstruction(t *testing.T) {
 	small := huge{n: 1000, w: 1e-3, v: 1e-3, loose: 1}
 	cases := []struct {
 		name   string
 		t      mh.Target
 		o      mh.Options
-		raised float64 // a MaxBatch that accepts it
+		raised float64 // a MaxDraws that accepts it
 	}{
 		// Every datum every step: N = 10⁷ + 1.
 		{"mh", huge{n: 10_000_001, w: 1e-6, v: 1e-6, loose: 1}, mh.Options{Step: 0.1}, 2e7},
@@ -35,14 +35,14 @@ func TestMaxBatchConstruction(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := mh.New(c.name, c.t, rng(1, 1), &c.o)
-		if err == nil || !strings.Contains(err.Error(), "Options.MaxBatch") {
-			t.Errorf("%s %+v: error %v, want one naming Options.MaxBatch", c.name, c.o, err)
+		if err == nil || !strings.Contains(err.Error(), "Options.MaxDraws") {
+			t.Errorf("%s %+v: error %v, want one naming Options.MaxDraws", c.name, c.o, err)
 		} else {
 			t.Logf("%s: %v", c.name, err)
 		}
-		c.o.MaxBatch = c.raised
+		c.o.MaxDraws = c.raised
 		if _, err := mh.New(c.name, c.t, rng(1, 1), &c.o); err != nil {
-			t.Errorf("%s with MaxBatch %g: %v", c.name, c.raised, err)
+			t.Errorf("%s with MaxDraws %g: %v", c.name, c.raised, err)
 		}
 	}
 	// The fallback caps TunaMH's, TFMH's and MH-SS's expected batch at N.
@@ -55,28 +55,28 @@ func TestMaxBatchConstruction(t *testing.T) {
 	// FlyMC: q_{d→b}·N dark points proposed; the Barker test and
 	// AustereMH: the initial minibatch.
 	for _, name := range []string{"flymc", "barker", "austere"} {
-		o := mh.Options{Step: 0.1, QDarkToBright: 0.5, BatchSize: 600, MaxBatch: 100}
-		if _, err := mh.New(name, small, rng(1, 1), &o); err == nil || !strings.Contains(err.Error(), "Options.MaxBatch") {
-			t.Errorf("%s: error %v, want one naming Options.MaxBatch", name, err)
+		o := mh.Options{Step: 0.1, QDarkToBright: 0.5, BatchSize: 600, MaxDraws: 100}
+		if _, err := mh.New(name, small, rng(1, 1), &o); err == nil || !strings.Contains(err.Error(), "Options.MaxDraws") {
+			t.Errorf("%s: error %v, want one naming Options.MaxDraws", name, err)
 		}
-		o.MaxBatch = 1000
+		o.MaxDraws = 1000
 		if _, err := mh.New(name, small, rng(1, 1), &o); err != nil {
-			t.Errorf("%s with MaxBatch 1000: %v", name, err)
+			t.Errorf("%s with MaxDraws 1000: %v", name, err)
 		}
 	}
 }
 
-// TestMaxBatchStep: where the batch depends on the state, a step whose
-// expected batch exceeds MaxBatch records an error before touching the
+// TestMaxDrawsStep: where the batch depends on the state, a step whose
+// expected batch exceeds MaxDraws records an error before touching the
 // data; the sequential tests' minibatch may not grow past it.
-func TestMaxBatchStep(t *testing.T) {
+func TestMaxDrawsStep(t *testing.T) {
 	prop, err := mh.NewGaussianRW(1, nil, 1) // no up-front estimate for a custom proposal
 	if err != nil {
 		t.Fatal(err)
 	}
 	target := huge{n: 1000, w: 1e-3, v: 1e-3, loose: 1e6}
 	for _, name := range []string{"tunamh", "tfmh", "smh1", "mhss1"} {
-		o := mh.Options{Proposal: prop, Chi: 1, Init: []float64{0.5}, Ref: []float64{-0.5}, MaxBatch: 1e4}
+		o := mh.Options{Proposal: prop, Chi: 1, Init: []float64{0.5}, Ref: []float64{-0.5}, MaxDraws: 1e4}
 		s, err := mh.New(name, target, rng(2, 2), &o)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -84,8 +84,8 @@ func TestMaxBatchStep(t *testing.T) {
 		for range 100 {
 			s.Step()
 		}
-		if err := s.Err(); err == nil || !strings.Contains(err.Error(), "Options.MaxBatch") {
-			t.Errorf("%s: error %v, want one naming Options.MaxBatch", name, err)
+		if err := s.Err(); err == nil || !strings.Contains(err.Error(), "Options.MaxDraws") {
+			t.Errorf("%s: error %v, want one naming Options.MaxDraws", name, err)
 		} else if st := s.Stats(); st.Evals > 0 {
 			t.Errorf("%s: %d evaluations before the error", name, st.Evals)
 		}
@@ -93,15 +93,15 @@ func TestMaxBatchStep(t *testing.T) {
 	// Tokens so spread that the minibatch grows to N.
 	spread := huge{n: 10_000, w: 1e-6, v: 0.1, loose: 1}
 	for _, name := range []string{"barker", "austere"} {
-		s, err := mh.New(name, spread, rng(2, 2), &mh.Options{Step: 0.1, MaxBatch: 1000})
+		s, err := mh.New(name, spread, rng(2, 2), &mh.Options{Step: 0.1, MaxDraws: 1000})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for range 20 {
 			s.Step()
 		}
-		if err := s.Err(); err == nil || !strings.Contains(err.Error(), "Options.MaxBatch") {
-			t.Errorf("%s: error %v, want one naming Options.MaxBatch", name, err)
+		if err := s.Err(); err == nil || !strings.Contains(err.Error(), "Options.MaxDraws") {
+			t.Errorf("%s: error %v, want one naming Options.MaxDraws", name, err)
 		}
 		if b := s.Stats().Batch; b > 1000*20 {
 			t.Errorf("%s: batch %v", name, b)
@@ -134,9 +134,9 @@ func TestOptionValues(t *testing.T) {
 		{"austere", mh.Options{Step: 0.1, Epsilon: inf}, "Options.Epsilon"},
 		{"barker", mh.Options{Step: 0.1, Delta: inf}, "Options.Delta"},
 		{"barker", mh.Options{Step: 0.1, BatchSize: -3}, "Options.BatchSize"},
-		{"mh", mh.Options{Step: 0.1, MaxBatch: nan}, "Options.MaxBatch"},
-		{"mh", mh.Options{Step: 0.1, MaxBatch: inf}, "Options.MaxBatch"},
-		{"mh", mh.Options{Step: 0.1, MaxBatch: -1}, "Options.MaxBatch"},
+		{"mh", mh.Options{Step: 0.1, MaxDraws: nan}, "Options.MaxDraws"},
+		{"mh", mh.Options{Step: 0.1, MaxDraws: inf}, "Options.MaxDraws"},
+		{"mh", mh.Options{Step: 0.1, MaxDraws: -1}, "Options.MaxDraws"},
 		{"smh1", mh.Options{Step: 0.1, Ref: []float64{nan}}, "Options.Ref"},
 	}
 	for _, c := range cases {

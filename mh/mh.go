@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/chain"
 )
 
 // MH is the standard Metropolis–Hastings sampler, eq. (1) of the TunaMH
@@ -13,7 +15,7 @@ import (
 //
 // It caches Σ_i ℓ_i(θ), so a step costs N evaluations at θ' (one
 // SumLogLik or batched calls when the target has those fast paths). Its
-// batch size is N, so NewMH refuses N > Options.MaxBatch.
+// batch size is N, so NewMH refuses N > Options.MaxDraws.
 //
 // Interruption: the pass over the data at θ' looks at the interrupt
 // channel every 4096 data (with a channel set it sums block by block, the
@@ -58,16 +60,16 @@ func (s *MH) SetState(theta []float64) error {
 	return nil
 }
 
-// Step implements Sampler; it returns −1 (an MH step may change every
+// Step implements Sampler; it returns chain.Any (an MH step may change every
 // coordinate).
 func (s *MH) Step() int {
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	s.begin()
 	logr, ok := s.propose()
 	if !ok {
-		return -1
+		return chain.Any
 	}
 	llp, ok := s.sumLogLik(s.xp, true)
 	if !ok {
@@ -77,11 +79,11 @@ func (s *MH) Step() int {
 	s.st.Batch += float64(s.n)
 	if math.IsNaN(llp) {
 		s.fail("log-likelihood at the proposal is NaN")
-		return -1
+		return chain.Any
 	}
 	if s.accept(logr + llp - s.ll) {
 		s.move()
 		s.ll = llp
 	}
-	return -1
+	return chain.Any
 }

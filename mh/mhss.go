@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -30,7 +31,7 @@ import (
 // at N), recorded for every proposal inside the support, whether or not
 // stage 1 accepts (the authors' code draws B before stage 1). NewMHSS
 // refuses, with the default random walk, an expected batch above
-// Options.MaxBatch for a move of Step in every coordinate from Init; a step
+// Options.MaxDraws for a move of Step in every coordinate from Init; a step
 // whose own expected batch exceeds it records an error before touching the
 // data.
 //
@@ -127,22 +128,22 @@ func (p mhssSource) Keep(k int) float64 {
 	return e.v0
 }
 
-// Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate), or −2 when interrupted.
+// Step implements Sampler; it returns chain.Any (an MH step may change every
+// coordinate), or chain.Aborted when interrupted.
 func (s *MHSS) Step() int {
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	s.begin()
 	logr, ok := s.propose()
 	if !ok {
-		return -1
+		return chain.Any
 	}
 	s.cv.setPair(s.x, s.xp)
 	phi := s.cv.scale(s.x, s.xp)
 	if math.IsNaN(phi) || phi < 0 || math.IsInf(phi, 0) {
 		s.fail("remainder scale φ(θ,θ') = %v", phi)
-		return -1
+		return chain.Any
 	}
 	s.phi = phi
 	total := s.cv.w.sum * phi
@@ -150,23 +151,23 @@ func (s *MHSS) Step() int {
 	s.st.Batch += min(total, float64(s.n))
 	// Stage 1: the surrogate posterior.
 	if !s.accept(logr + s.cv.sumDiff()) {
-		return -1
+		return chain.Any
 	}
 	// Stage 2: the remainders.
 	if s.overBatch(s.capped(total, s.fallback)) {
-		return -1
+		return chain.Any
 	}
 	logr2, ok := s.stage2(total, full)
 	if !ok {
 		return s.abort()
 	}
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	if s.accept(logr2) {
 		s.move()
 	}
-	return -1
+	return chain.Any
 }
 
 // stage2 returns the log acceptance ratio of stage 2, from the full data

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -21,7 +22,7 @@ import (
 // evaluates φ_i(θ); kept items also φ_i(θ')). The target must implement
 // Ranger. A value of ℓ_i outside its declared range is an error. Its
 // expected batch λ + L is fixed, so NewPoissonMH refuses λ + L >
-// Options.MaxBatch.
+// Options.MaxDraws.
 //
 // Interruption: the draw looks at the interrupt channel every 4096 picks,
 // the evaluation at θ' of the kept items every 4096 items. Poisson-MH
@@ -136,20 +137,20 @@ func (p poissonSource) Keep(k int) float64 {
 	return (a + it.phi/it.m) / (a + 1)
 }
 
-// Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate), or −2 when interrupted.
+// Step implements Sampler; it returns chain.Any (an MH step may change every
+// coordinate), or chain.Aborted when interrupted.
 func (s *PoissonMH) Step() int {
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	s.begin()
 	logr, ok := s.propose()
 	if !ok {
-		return -1
+		return chain.Any
 	}
 	if err := minibatch.CheckMean(s.lambda + s.l); err != nil {
 		s.fail("%v", err)
-		return -1
+		return chain.Any
 	}
 	if s.cur++; s.cur == 0 { // forget the cached φ_i(θ) of the last step
 		for i := range s.items {
@@ -167,12 +168,12 @@ func (s *PoissonMH) Step() int {
 		return s.abort()
 	}
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	if s.accept(logr) {
 		s.move()
 	}
-	return -1
+	return chain.Any
 }
 
 // addKept adds to logr the terms s_i log((1 + Lφ_i(θ')/(λM_i)) / (1 +

@@ -5,51 +5,45 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/pgibbs/pgibbs/chain"
 )
 
-// Sampler is a Metropolis–Hastings-type Markov chain on a Target.
+// Sampler is a Metropolis–Hastings-type Markov chain on a Target: a
+// chain.Kernel and a chain.Interrupter, the contract package chain states
+// once for both sampler families (gibbs.Sampler is the other). Every
+// sampler of this package is also a chain.Snapshotter; none is a
+// chain.Conditioner (an MH step is not an exact draw from a conditional).
 //
-// Step, State and Err have the signatures of gibbs.Sampler's, so both
-// families satisfy interface{ Step() int; State() []float64; Err() error }
-// and one driver can run either; Step's result says which coordinate a step
-// changed, which for an MH step is always "possibly all" (−1).
+// Step performs one proposal and accept/reject decision (FlyMC: one
+// brightness update and one θ move) and returns chain.Any: every MH step
+// that runs to its end may have changed the whole state. A step stopped by
+// its interrupt channel (SetInterrupt) returns chain.Aborted and changes
+// nothing but the random source. State returns the current θ, a view owned
+// by the sampler, valid until the next Step or SetState. Err returns the
+// first detected violation of a declared bound or another numerical
+// failure (NaN), or nil; a violated bound breaks exactness, so the sampler
+// stops moving once Err is non-nil, and Step then does nothing.
 type Sampler interface {
-	// Step performs one proposal and accept/reject decision (FlyMC: one
-	// brightness update and one θ move) and returns the index of the
-	// single coordinate the step changed, or −1 when the whole state may
-	// have changed (every MH step that runs to its end returns −1). A step
-	// stopped by its interrupt channel (SetInterrupt) returns −2
-	// (chain.Aborted) and changes nothing but the random source. After Err
-	// returns non-nil, Step does nothing.
-	Step() int
+	chain.Kernel
 	// SetInterrupt sets the channel whose closing stops a step within a
 	// few thousand likelihood evaluations (chain.Interrupter; nil: never).
-	SetInterrupt(done <-chan struct{})
-	// State returns the current θ. The slice is a view owned by the
-	// sampler, valid until the next Step or SetState.
-	State() []float64
+	chain.Interrupter
 	// SetState moves the chain to θ (copied), which must lie in the
 	// support. Auxiliary state (FlyMC's bright set) is redrawn from its
 	// conditional law given θ.
 	SetState(theta []float64) error
 	// Stats returns the running counts.
 	Stats() Stats
-	// Err returns the first detected violation of a declared bound or
-	// another numerical failure (NaN), or nil. A violated bound breaks
-	// exactness, so the sampler stops moving once Err is non-nil.
-	Err() error
 }
 
-// Stats are the running counts of a sampler. A step stopped by its
-// interrupt channel (SetInterrupt) counts nothing.
+// Stats are the running counts of a sampler: the chain.Stats core (Steps
+// is the number of calls of Step made before an error stopped the chain,
+// Proposals the proposals θ' drawn, one per step, Accepted those accepted,
+// AcceptanceRate their ratio) and the data counts of the MH family. A step
+// stopped by its interrupt channel (SetInterrupt) counts nothing.
 type Stats struct {
-	// Steps is the number of calls of Step (made before an error stopped
-	// the chain).
-	Steps int64
-	// Proposals is the number of proposals θ' drawn: one per step.
-	Proposals int64
-	// Accepted is the number of accepted proposals.
-	Accepted int64
+	chain.Stats
 	// Batch is the sum over steps of the batch size as the algorithm's own
 	// paper defines it (see each sampler's doc comment): B for TunaMH and
 	// Poisson-MH, draws evaluated until the first rejection event for
@@ -70,21 +64,10 @@ type Stats struct {
 // Add adds the counts of o to s, field by field (the counts of several
 // chains).
 func (s *Stats) Add(o Stats) {
-	s.Steps += o.Steps
-	s.Proposals += o.Proposals
-	s.Accepted += o.Accepted
+	s.Stats.Add(o.Stats)
 	s.Batch += o.Batch
 	s.Evals += o.Evals
 	s.FullSteps += o.FullSteps
-}
-
-// AcceptanceRate returns Accepted/Proposals (NaN when Proposals is 0), as
-// gibbs.Stats.AcceptanceRate does.
-func (s Stats) AcceptanceRate() float64 {
-	if s.Proposals == 0 {
-		return math.NaN()
-	}
-	return float64(s.Accepted) / float64(s.Proposals)
 }
 
 // MeanBatch returns Batch/Steps, the average batch size per step.
@@ -103,8 +86,10 @@ type Options struct {
 	// be positive (0 is an error, not a default). With a Proposal it is
 	// ignored.
 	Step float64
-	// Init is the initial state (len Dim); nil means the zero vector. It
-	// must lie in the support.
+	// Init is the initial state (len Dim, copied). Nil is the sampler's
+	// default start (chain.Kernel): for this family the zero vector, which
+	// must then lie in the support (gibbs draws a random state instead: a
+	// Target has no way to draw from its support).
 	Init []float64
 
 	// Chi is TunaMH's χ (Algorithm 2). 0 means "no χ": TunaMH then runs
@@ -148,9 +133,10 @@ type Options struct {
 	// 1 or 2; 0 means 1. New's names smh1, smh2, mhss1 and mhss2 set it.
 	Order int
 
-	// MaxBatch bounds the work of a step: the expected number of data a
-	// step evaluates, its batch as Stats.Batch counts it (each datum costs
-	// one or two likelihood evaluations); 0 means DefaultMaxBatch (10⁷).
+	// MaxDraws bounds the work of a step, as gibbs.Options.MaxDraws does
+	// for the Gibbs family (the CLI's -max-draws sets both), counted here
+	// in data: the expected number of data a step evaluates, its batch as Stats.Batch counts it (each datum costs
+	// one or two likelihood evaluations); 0 means DefaultMaxDraws (10⁷).
 	// Where the expected batch is known at construction, a sampler that
 	// exceeds it is refused: MH (N), Poisson-MH (λ + L), TunaMH's
 	// Algorithm 4 (at least λ) and FlyMC (q_{d→b}·N dark points proposed),
@@ -163,7 +149,7 @@ type Options struct {
 	// the Fallback, which caps it at N), FlyMC (bright points plus q_{d→b}
 	// times the dark ones), and the Barker test and AustereMH, whose
 	// minibatch may not grow past it.
-	MaxBatch float64
+	MaxDraws float64
 }
 
 // checkOptions reports the float fields of o that are NaN, negative or
@@ -180,7 +166,7 @@ func checkOptions(name string, o *Options) error {
 		{"QDarkToBright", "FlyMC's q_{d→b}", o.QDarkToBright},
 		{"Epsilon", "AustereMH's ε", o.Epsilon},
 		{"Delta", "the Barker test's δ", o.Delta},
-		{"MaxBatch", "the batch limit", o.MaxBatch},
+		{"MaxDraws", "the batch limit", o.MaxDraws},
 	} {
 		if math.IsNaN(f.v) || f.v < 0 || math.IsInf(f.v, 0) {
 			return fmt.Errorf("mh: %s: Options.%s = %v: %s must be finite and non-negative", name, f.field, f.v, f.what)
@@ -197,10 +183,15 @@ func checkOptions(name string, o *Options) error {
 	return nil
 }
 
+// Factory builds a sampler on target t drawing from r, as the constructors
+// of this package do (o may be nil: the zero Options). FactoryOf returns
+// the factory of a sampler by name; gibbs.Factory is the Gibbs family's.
+type Factory func(t Target, r *rand.Rand, o *Options) (Sampler, error)
+
 // registry lists the samplers New knows, in the order of Names.
 var registry = []struct {
 	name string
-	new  func(t Target, r *rand.Rand, o *Options) (Sampler, error)
+	new  Factory
 }{
 	{"mh", factory(NewMH)},
 	{"poissonmh", factory(NewPoissonMH)},
@@ -215,9 +206,9 @@ var registry = []struct {
 	{"austere", factory(NewAustere)},
 }
 
-// factory turns a constructor into a registry entry (a failed construction
+// factory turns a constructor into a Factory (a failed construction
 // returns a nil Sampler, not a nil pointer in an interface).
-func factory[S Sampler](f func(Target, *rand.Rand, *Options) (S, error)) func(Target, *rand.Rand, *Options) (Sampler, error) {
+func factory[S Sampler](f func(Target, *rand.Rand, *Options) (S, error)) Factory {
 	return func(t Target, r *rand.Rand, o *Options) (Sampler, error) {
 		s, err := f(t, r, o)
 		if err != nil {
@@ -229,7 +220,7 @@ func factory[S Sampler](f func(Target, *rand.Rand, *Options) (S, error)) func(Ta
 
 // withOrder is factory(f) with Options.Order set to order; an Order set to
 // another value is an error.
-func withOrder[S Sampler](f func(Target, *rand.Rand, *Options) (S, error), order int) func(Target, *rand.Rand, *Options) (Sampler, error) {
+func withOrder[S Sampler](f func(Target, *rand.Rand, *Options) (S, error), order int) Factory {
 	g := factory(f)
 	return func(t Target, r *rand.Rand, o *Options) (Sampler, error) {
 		oo := options(o)
@@ -249,9 +240,10 @@ func options(o *Options) Options {
 	return *o
 }
 
-// Names returns the names New accepts, in a new slice, in this order: mh,
-// poissonmh, tunamh, tfmh, smh1, smh2, flymc, mhss1, mhss2, barker,
-// austere (exact samplers first, then the approximate ones).
+// Names returns the names New and FactoryOf accept, in a new slice, in
+// this order: mh, poissonmh, tunamh, tfmh, smh1, smh2, flymc, mhss1,
+// mhss2, barker, austere (exact samplers first, then the approximate
+// ones).
 func Names() []string {
 	names := make([]string, len(registry))
 	for k, e := range registry {
@@ -260,16 +252,27 @@ func Names() []string {
 	return names
 }
 
-// New returns the sampler called name (one of Names) on target t, drawing
-// from r; o may be nil (the zero Options). The names smh1, smh2, mhss1 and
-// mhss2 are NewSMH and NewMHSS with Options.Order 1 and 2.
-func New(name string, t Target, r *rand.Rand, o *Options) (Sampler, error) {
+// FactoryOf returns the factory of the sampler called name (see Names).
+// The names smh1, smh2, mhss1 and mhss2 are NewSMH and NewMHSS with
+// Options.Order 1 and 2.
+func FactoryOf(name string) (Factory, error) {
 	for _, e := range registry {
 		if e.name == name {
-			return e.new(t, r, o)
+			return e.new, nil
 		}
 	}
 	return nil, fmt.Errorf("mh: unknown sampler %q (want one of %s)", name, strings.Join(Names(), ", "))
+}
+
+// New returns the sampler called name (see Names) on target t, drawing
+// from r: FactoryOf(name) called with t, r and o (o may be nil: the zero
+// Options).
+func New(name string, t Target, r *rand.Rand, o *Options) (Sampler, error) {
+	f, err := FactoryOf(name)
+	if err != nil {
+		return nil, err
+	}
+	return f(t, r, o)
 }
 
 // base holds what every sampler shares: the target, the proposal, the
@@ -287,7 +290,7 @@ type base struct {
 	err    error
 
 	interrupt         // SetInterrupt's channel and the counts an aborted step restores
-	maxBatch  float64 // Options.MaxBatch or its default
+	maxDraws  float64 // Options.MaxDraws or its default
 
 	// The target's batched fast paths, or nil, and the buffers of the
 	// full-data passes (fullBlock data at a time).
@@ -320,11 +323,11 @@ func newBase(name string, t Target, o *Options, r *rand.Rand) (base, error) {
 	if err := checkOptions(name, o); err != nil {
 		return base{}, err
 	}
-	mb, err := maxBatch(name, o)
+	mb, err := maxDraws(name, o)
 	if err != nil {
 		return base{}, err
 	}
-	b := base{name: name, target: t, rng: r, d: d, n: n, x: make([]float64, d), xp: make([]float64, d), maxBatch: mb}
+	b := base{name: name, target: t, rng: r, d: d, n: n, x: make([]float64, d), xp: make([]float64, d), maxDraws: mb}
 	b.sum, _ = t.(SumLogLiker)
 	if b.batch, _ = t.(BatchLogLiker); b.batch != nil {
 		k := min(n, fullBlock)

@@ -6,18 +6,14 @@ import (
 	"math"
 )
 
-// Snapshotter is implemented by every sampler of this package so that long
-// runs can be checkpointed and resumed bit for bit: Snapshot returns the
+// Every sampler of this package is a chain.Snapshotter, so that long runs
+// can be checkpointed and resumed bit for bit: Snapshot returns the
 // sampler's state (θ, its counters, and the state a sampler carries from
 // step to step: MH's Σℓ_i(θ), FlyMC's bright set and sums, AustereMH's
 // permutation), Restore sets it from a snapshot of the same sampler on the
 // same target. The random number generator is not included: its *rand.PCG
 // source marshals itself. Snapshots are versioned JSON; float64 values
 // round-trip exactly.
-type Snapshotter interface {
-	Snapshot() ([]byte, error)
-	Restore(data []byte) error
-}
 
 const snapshotVersion = 1
 
@@ -85,14 +81,14 @@ func (b *base) restoreBase(data []byte) (*samplerState, error) {
 	return &st, nil
 }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *MH) Snapshot() ([]byte, error) {
 	st := s.state()
 	st.LL = &s.ll
 	return s.snapshot(st)
 }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *MH) Restore(data []byte) error {
 	st, err := s.restoreBase(data)
 	if err != nil {
@@ -105,14 +101,14 @@ func (s *MH) Restore(data []byte) error {
 	return nil
 }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *Austere) Snapshot() ([]byte, error) {
 	st := s.state()
 	st.Perm = s.perm
 	return s.snapshot(st)
 }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *Austere) Restore(data []byte) error {
 	st, err := s.restoreBase(data)
 	if err != nil {
@@ -132,7 +128,7 @@ func (s *Austere) Restore(data []byte) error {
 	return nil
 }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *FlyMC) Snapshot() ([]byte, error) {
 	st := s.state()
 	st.FlyMC = &flymcState{Bright: s.bright, Pos: s.pos, Darkened: s.darkened, Sweep: s.sweep,
@@ -140,7 +136,7 @@ func (s *FlyMC) Snapshot() ([]byte, error) {
 	return s.snapshot(st)
 }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *FlyMC) Restore(data []byte) error {
 	st, err := s.restoreBase(data)
 	if err != nil {
@@ -162,43 +158,32 @@ func (s *FlyMC) Restore(data []byte) error {
 	return nil
 }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *PoissonMH) Snapshot() ([]byte, error) { return s.snapshot(s.state()) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *PoissonMH) Restore(data []byte) error { _, err := s.restoreBase(data); return err }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *TunaMH) Snapshot() ([]byte, error) { return s.snapshot(s.state()) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *TunaMH) Restore(data []byte) error { _, err := s.restoreBase(data); return err }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *TFMH) Snapshot() ([]byte, error) { return s.snapshot(s.state()) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *TFMH) Restore(data []byte) error { _, err := s.restoreBase(data); return err }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *MHSS) Snapshot() ([]byte, error) { return s.snapshot(s.state()) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *MHSS) Restore(data []byte) error { _, err := s.restoreBase(data); return err }
 
-// Snapshot implements Snapshotter.
+// Snapshot implements chain.Snapshotter.
 func (s *Barker) Snapshot() ([]byte, error) { return s.snapshot(s.state()) }
 
-// Restore implements Snapshotter.
+// Restore implements chain.Snapshotter.
 func (s *Barker) Restore(data []byte) error { _, err := s.restoreBase(data); return err }
-
-var (
-	_ Snapshotter = (*MH)(nil)
-	_ Snapshotter = (*PoissonMH)(nil)
-	_ Snapshotter = (*TunaMH)(nil)
-	_ Snapshotter = (*TFMH)(nil)
-	_ Snapshotter = (*FlyMC)(nil)
-	_ Snapshotter = (*MHSS)(nil)
-	_ Snapshotter = (*Barker)(nil)
-	_ Snapshotter = (*Austere)(nil)
-)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/mh"
 	"github.com/pgibbs/pgibbs/models/targets"
 	"github.com/pgibbs/pgibbs/models/tgm"
@@ -49,7 +50,7 @@ func TestSnapshotResume(t *testing.T) {
 		for range 250 {
 			s2.Step()
 		}
-		snap, err := s2.(mh.Snapshotter).Snapshot()
+		snap, err := s2.(chain.Snapshotter).Snapshot()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func TestSnapshotResume(t *testing.T) {
 		if err := src3.UnmarshalBinary(rng); err != nil {
 			t.Fatal(err)
 		}
-		if err := s3.(mh.Snapshotter).Restore(snap); err != nil {
+		if err := s3.(chain.Snapshotter).Restore(snap); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for range 350 {
@@ -77,7 +78,7 @@ func TestSnapshotResume(t *testing.T) {
 		}
 		s4, err := mh.New(other, logit, rand.New(rand.NewPCG(1, 1)), &mh.Options{Step: 0.05, Init: mode, Ref: mode})
 		if err == nil && name != "poissonmh" {
-			if err := s4.(mh.Snapshotter).Restore(snap); err == nil {
+			if err := s4.(chain.Snapshotter).Restore(snap); err == nil {
 				t.Errorf("%s's snapshot restored into %s", name, other)
 			}
 		}

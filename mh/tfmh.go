@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -30,7 +31,7 @@ import (
 //
 // The expected number of picks, CM (N for a fallback step), depends on
 // (θ, θ'). NewTFMH and NewSMH refuse, with the default random walk, one
-// above Options.MaxBatch for a move of Step in every coordinate from Init;
+// above Options.MaxDraws for a move of Step in every coordinate from Init;
 // a step whose own CM exceeds it records an error before touching the
 // data.
 //
@@ -119,7 +120,7 @@ func (s *TFMH) scale(theta, thetaP []float64) float64 {
 }
 
 // checkBatch refuses, with the default random walk, an expected number of
-// picks above MaxBatch for a typical proposal from the initial state.
+// picks above MaxDraws for a typical proposal from the initial state.
 func (s *TFMH) checkBatch(o *Options) error {
 	theta, thetaP, ok := s.typicalPair(o)
 	if !ok {
@@ -136,16 +137,16 @@ func (s *TFMH) checkBatch(o *Options) error {
 // SetState implements Sampler.
 func (s *TFMH) SetState(theta []float64) error { return s.setState(theta) }
 
-// Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate), or −2 when interrupted.
+// Step implements Sampler; it returns chain.Any (an MH step may change every
+// coordinate), or chain.Aborted when interrupted.
 func (s *TFMH) Step() int {
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	s.begin()
 	logr, ok := s.propose()
 	if !ok {
-		return -1
+		return chain.Any
 	}
 	var m, sur float64
 	if s.cv != nil {
@@ -155,12 +156,12 @@ func (s *TFMH) Step() int {
 	m = s.scale(s.x, s.xp)
 	if math.IsNaN(m) || m < 0 || math.IsInf(m, 0) {
 		s.fail("bound scale M(θ,θ') = %v", m)
-		return -1
+		return chain.Any
 	}
 	total := s.rate * m
 	if s.fallback && total > float64(s.n) {
 		if s.overBatch(float64(s.n)) {
-			return -1
+			return chain.Any
 		}
 		d, ok := s.fullDiff()
 		if !ok {
@@ -169,19 +170,19 @@ func (s *TFMH) Step() int {
 		if s.err == nil && s.accept(logr+d) {
 			s.move()
 		}
-		return -1
+		return chain.Any
 	}
 	// Factor 1: the data-free (or surrogate) factor.
 	if !s.accept(logr + sur) {
-		return -1
+		return chain.Any
 	}
 	// Factors 2..N+1 by thinning with early exit.
 	if err := minibatch.CheckMean(total); err != nil {
 		s.fail("%v", err)
-		return -1
+		return chain.Any
 	}
 	if s.overBatch(total) {
-		return -1
+		return chain.Any
 	}
 	s.m = m
 	picks, stopped := minibatch.DrawUntil(s.rng, total, s.events)
@@ -190,10 +191,10 @@ func (s *TFMH) Step() int {
 	}
 	s.st.Batch += float64(picks)
 	if stopped || s.err != nil {
-		return -1 // a rejection event, or a bound violation
+		return chain.Any // a rejection event, or a bound violation
 	}
 	s.move()
-	return -1
+	return chain.Any
 }
 
 // tfmhEvents is the thinning of the per-datum factors of TFMH: a pick of

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -65,7 +66,7 @@ func newWeights(name string, n int, c func(int) float64) (weights, error) {
 // is reported by Err.
 //
 // The expected batch, χC²M² + CM or λ + CM (N for a fallback step),
-// depends on M(θ,θ'). NewTunaMH refuses one above Options.MaxBatch for λ
+// depends on M(θ,θ'). NewTunaMH refuses one above Options.MaxDraws for λ
 // alone and, with the default random walk, for M of a move of Step in every
 // coordinate from Init; a step whose own expected batch exceeds it records
 // an error before touching the data.
@@ -135,7 +136,7 @@ func (s *TunaMH) expected(m float64) float64 {
 	return cm * (1 + s.chi*cm)
 }
 
-// checkBatch refuses an expected batch above MaxBatch: λ alone for
+// checkBatch refuses an expected batch above MaxDraws: λ alone for
 // Algorithm 4, and that of a typical proposal of the default random walk.
 func (s *TunaMH) checkBatch(o *Options) error {
 	if err := s.tooBig("the expected batch (at least λ)", s.capped(s.lambda, s.fallback), "lower Options.Lambda"); err != nil {
@@ -174,34 +175,34 @@ func (p tunaSource) Keep(k int) float64 {
 	return (s.a + 0.5*(1-e.v0)) / (1 + s.a)
 }
 
-// Step implements Sampler; it returns −1 (an MH step may change every
-// coordinate), or −2 when interrupted.
+// Step implements Sampler; it returns chain.Any (an MH step may change every
+// coordinate), or chain.Aborted when interrupted.
 func (s *TunaMH) Step() int {
 	if s.err != nil {
-		return -1
+		return chain.Any
 	}
 	s.begin()
 	logr, ok := s.propose()
 	if !ok {
-		return -1
+		return chain.Any
 	}
 	m := s.lb.Distance(s.x, s.xp)
 	if math.IsNaN(m) || m < 0 || math.IsInf(m, 0) {
 		s.fail("distance M(θ,θ') = %v", m)
-		return -1
+		return chain.Any
 	}
 	if cm := s.w.sum * m; cm > 0 {
 		if logr, ok = s.addData(logr, m, cm); !ok {
 			return s.abort()
 		}
 		if s.err != nil {
-			return -1
+			return chain.Any
 		}
 	}
 	if s.accept(logr) {
 		s.move()
 	}
-	return -1
+	return chain.Any
 }
 
 // addData adds the data's part of the log acceptance ratio to logr, from

@@ -85,7 +85,7 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	case *k < 2 || *k > 1_000_000:
 		return usagef("-K %d: need 2 to 10⁶", *k)
 	}
-	opts := mh.Options{Step: *step, Chi: *chi, Lambda: f.lambda, MaxBatch: f.maxDraws}
+	opts := mh.Options{Step: *step, Chi: *chi, Lambda: f.lambda, MaxDraws: f.maxDraws}
 	target, err := mhTarget(*model, f.sampler, *n, *dim, *k, *mapStart, f.seed, &opts)
 	if err != nil {
 		return err
