@@ -111,7 +111,7 @@ var (
 )
 
 // NewBlocked returns a blocked Gibbs sampler on m drawing from r, with the
-// blocks BuildBlocks makes, of a width chosen from the model (see
+// blocks blocks.Build makes, of a width chosen from the model (see
 // BlockConfig.MaxWidth). m must be a *factorgraph.Graph (a model listing
 // its factors) of discrete variables. Only opt.Init, opt.MaxDraws (a block
 // update's factor values and table entries are bounded by it) and, for
@@ -126,8 +126,8 @@ func NewBlocked(m factorgraph.Model, r *rand.Rand, opt *Options) (*Blocked, erro
 // least (blocks may overlap), and no block whose elimination needs a table
 // larger than cfg.MaxTable. A block is eliminated in the best (by largest
 // table, then entries in all) of its min-fill order, its min-weight order
-// and the order it lists its variables in (BuildBlocks lists them in an
-// order that fits). An empty blocks means BuildBlocks(m, cfg). Blocks that
+// and the order it lists its variables in (blocks.Build lists them in an
+// order that fits). An empty blocks means blocks.Build(m, cfg). Blocks that
 // leave a variable of a hard factor fixed in every block holding it, by
 // the factor's variables outside that block, are refused: no update would
 // ever change it (the equality x0 = x1 with blocks {0} and {1}). Every
