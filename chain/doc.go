@@ -24,7 +24,13 @@
 //   - Observers for both families: [Marginals] (run-average marginals of
 //     discrete coordinates), [Histograms] and [Joint2D] (of continuous
 //     ones), [Means], [Trace] (thinned draws for R̂ and ESS in bounded
-//     memory) and [CSV] (a trace file that survives checkpoints).
+//     memory), [ScalarTrace] (the same for a function of the state: an
+//     energy, a magnetisation) and [CSV] (a trace file that survives
+//     checkpoints). [ScalarChains] and [TraceChains] turn several chains'
+//     traces into package diag's chains × draws layout
+//     (diag.SummarizeUnequal takes chains of unequal lengths), and
+//     [NewRBMarginals] makes Rao–Blackwellised Marginals in one call, or
+//     says which kernel is not a [Conditioner].
 //   - [Source] and [Streams] derive independent PCG streams from one seed,
 //     so chain k of a run has the same stream whether it runs in this
 //     process or on another machine; [StateHash] fingerprints final states.

@@ -47,18 +47,31 @@
 //   - [RHat] is the larger of the rank-normalised split-R̂ and the
 //     rank-normalised split-R̂ of the draws folded about their median;
 //     [SplitRHat] is the classic split-R̂ of Gelman et al. (BDA3);
-//   - [Summarize] returns all of them at once.
+//   - [Summarize] returns all of them at once, and [SummarizeUnequal] does
+//     for chains of unequal lengths (stopped by a time limit), truncating
+//     every chain to the shortest one's length, the standard rule for R̂.
 //
 // As in Stan, these are NaN when every draw is the same value (the
 // quantity may be constant by construction or the sampler may be stuck; the
 // diagnostics cannot tell), and R̂ is +Inf when each chain is constant but
-// the chains differ. Too few draws, chains of unequal lengths and NaN or
-// infinite draws are errors.
+// the chains differ. Too few draws, chains of unequal lengths (except for
+// SummarizeUnequal) and NaN or infinite draws are errors. Package chain's
+// Trace and ScalarTrace record draws, and chain.TraceChains and
+// chain.ScalarChains put several chains' draws in this layout.
 //
 // [BinningError] estimates the standard error of the mean of one correlated
 // series by averaging it in blocks of doubling size (Flyvbjerg & Petersen
 // 1989) and picks the plateau of the resulting curve by the criterion of
 // Lee et al. (2011); it returns the whole curve as well.
+//
+// # Estimates
+//
+// [Estimate] is the module's one value-with-error-bar type (mean, standard
+// error, τ, whether the binning found its plateau); package lattice's
+// observables are Estimates. [BinningEstimate] is a series' mean with its
+// binning error; a function of means (a ratio, a variance) takes a blocked
+// jackknife, blocks of [PlateauBlock]'s length and [JackknifeVar]'s grouped
+// variance; [PoolEstimates] combines independent chains' estimates.
 //
 // Only the histograms' Add methods are meant for the sampling loop; the
 // other functions run once per analysis and allocate what they need.

@@ -42,3 +42,30 @@ func Summarize(chains [][]float64) (Summary, error) {
 	s.RHat = sc.rhatRank(chains, sorted)
 	return s, nil
 }
+
+// SummarizeUnequal is [Summarize] for chains of unequal lengths — chains
+// stopped by a time limit, say — by the standard rule for R̂: every chain is
+// truncated to the length of the shortest, keeping its first draws, and
+// the Summary is that of the truncated chains (all of it: Mean, SD and MCSE
+// too, so that the error bar and the diagnostics describe the same draws).
+// Keeping each chain's first draws compares the chains over the same
+// stretch since their burn-in, which is what split-R̂'s between-chain
+// comparison assumes; the draws a longer chain made beyond that are not
+// used. It returns the common length kept. The draws must be equally spaced
+// alike in every chain (traces thinned to different intervals are not).
+// Its errors are Summarize's, for the shortest chain's length.
+func SummarizeUnequal(chains [][]float64) (s Summary, kept int, err error) {
+	if len(chains) == 0 {
+		return Summary{}, 0, checkChains(chains, minESSDraws)
+	}
+	kept = len(chains[0])
+	for _, c := range chains {
+		kept = min(kept, len(c))
+	}
+	cut := make([][]float64, len(chains))
+	for c, x := range chains {
+		cut[c] = x[:kept]
+	}
+	s, err = Summarize(cut)
+	return s, kept, err
+}

@@ -40,8 +40,9 @@
 // evaluated through the interface, range checks included.
 //
 // Ready-made factors: [Table] (a dense table of log-potentials over discrete
-// variables, the UAI layout), [Potts] (W·δ(x_a, x_b)) and [Func] (any Go
-// function with a declared range). Factors may implement [Tabulator], a
+// variables, the UAI layout), [NewUnary] (a one-variable Table: a field, a
+// prior or soft evidence; hard evidence is [Builder.Observe]), [Potts]
+// (W·δ(x_a, x_b)) and [Func] (any Go function with a declared range). Factors may implement [Tabulator], a
 // fast path that evaluates a factor at every value of one discrete variable
 // at once, and [Sectioner], its continuous twin, which evaluates a factor at
 // many values of one variable (the Chebyshev nodes of the continuous
@@ -56,6 +57,31 @@
 // Package uai streams .uai files into a graph (uai.ReadGraph) and package
 // edgelist reads a binary edge list of Potts pairs; both build through the
 // bulk adds.
+//
+// # Coupling conventions
+//
+// Every pairwise model of the module is, in the end, a sum of log-potentials
+// φ_ij in π(x) ∝ exp(Σ φ_ij); the packages differ only in how they write the
+// weight of a pair. With β the inverse temperature, J (or J(r)) a coupling,
+// δ = δ(x_i, x_j) and, for Ising spins, s = 2x − 1 ∈ {−1, +1} stored as
+// x ∈ {0, 1}:
+//
+//	where                         log-potential of a pair     as a Potts W·δ
+//	factorgraph.NewPotts(a,b,W)   W·δ                         W
+//	potts.New (Params β, γ)       β·exp(−γd²)·δ               β·exp(−γd²)
+//	potts.NearestNeighbour        β·δ                         β
+//	potts.Ising(width, β)         β·s_i·s_j                   2β  (+ constant −β)
+//	lattice Potts(q), J(r)        β·J(r)·δ                    β·J(r)
+//	lattice Ising(),  J(r)        β·J(r)·s_i·s_j              2β·J(r)  (+ constant −β·J(r))
+//	lattice Continuous, J(r)      β·J(r)·x_i·x_j              — (not a Potts pair)
+//
+// Because s_i·s_j = 2δ(x_i, x_j) − 1, an Ising pair with coupling β·J is the
+// Potts pair W = 2βJ up to a constant, which no conditional and no sampler
+// sees: the Ising model at β is the 2-state Potts model at 2β. Energies are
+// reported in each model's own units (lattice's Ising energies and
+// magnetisations in spin units). The models/lattice test
+// TestCouplingConvention checks the table numerically: a lattice Ising pair
+// and a NewPotts pair with W = 2βJ give the same conditionals.
 //
 // The bipartite variable–factor graph is assembled with
 // github.com/dominikbraun/graph on demand, for [Graph.Components] and
