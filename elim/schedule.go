@@ -91,137 +91,17 @@ func lay(g *factorgraph.Graph, vars []int, size []int32, pots []potGroup, order 
 		s.size[l] = int(d)
 		s.maxSize = max(s.maxSize, int(d))
 	}
-	pos := make([]int, n)
+	l := &layer{s: s, pos: make([]int, n), pending: make([][]int, n), at: make([]int, n)}
 	for k, v := range order {
-		pos[v] = k
+		l.pos[v] = k
 	}
-	byPos := func(a, b int32) int { return pos[a] - pos[b] }
-	entries := func(scope []int32) int {
-		e := 1
-		for _, u := range scope {
-			e *= s.size[u]
-		}
-		return e
-	}
-	alloc := func(e int) span {
-		sp := span{s.arena, e}
-		s.arena += e
-		return sp
-	}
-	scopes := [][]int32{} // of each table
-	pending := make([][]int, n)
 	tabWork := 0.0
 	for _, pg := range pots {
-		scope := slices.Clone(pg.scope)
-		slices.SortFunc(scope, byPos)
-		p := pot{facs: pg.facs, tab: len(s.tabs)}
-		for _, u := range scope {
-			p.vars = append(p.vars, vars[u])
-			p.sizes = append(p.sizes, s.size[u])
-		}
-		e := entries(scope)
-		s.maxDims = max(s.maxDims, len(scope))
-		s.tabs = append(s.tabs, alloc(e))
-		scopes = append(scopes, scope)
-		s.pots = append(s.pots, p)
-		if len(scope) > 0 {
-			pending[scope[0]] = append(pending[scope[0]], p.tab)
-		}
-		tabWork += float64(e) * (workEntry + workFactor*float64(len(pg.facs)))
-		for _, f := range pg.facs {
-			for _, v := range g.Factor(f).Vars() {
-				if _, obs := g.Observed(v); obs && !slices.Contains(s.clamped, v) {
-					s.clamped = append(s.clamped, v)
-				}
-			}
-		}
+		tabWork += l.pot(g, pg)
 	}
-	at := make([]int, n) // position of a variable in the bucket's dims
 	work := tabWork
 	for _, v := range order {
-		bk := bucket{v: v, shared: -1}
-		var others []int32
-		for _, t := range pending[v] {
-			for _, u := range scopes[t] {
-				if u != v && !slices.Contains(others, u) {
-					others = append(others, u)
-				}
-			}
-		}
-		slices.SortFunc(others, byPos)
-		bvars := append([]int32{v}, others...)
-		bk.dims = make([]int, len(bvars))
-		for d, u := range bvars {
-			bk.dims[d] = s.size[u]
-			at[u] = d
-		}
-		tn := entries(bvars)
-		for _, t := range pending[v] {
-			in := input{tab: t, str: make([]int, len(bvars)), msg: t >= len(s.pots)}
-			st := 1
-			for _, u := range scopes[t] {
-				in.str[at[u]] = st
-				st *= s.size[u]
-			}
-			if bk.shared < 0 && in.msg && len(scopes[t]) == len(bvars) {
-				bk.shared = len(bk.ins)
-			}
-			bk.ins = append(bk.ins, in)
-		}
-		if bk.shared >= 0 {
-			bk.t = s.tabs[bk.ins[bk.shared].tab]
-		} else {
-			bk.t = alloc(tn)
-		}
-		bk.msg = len(s.tabs)
-		s.tabs = append(s.tabs, alloc(max(1, tn/bk.dims[0])))
-		scopes = append(scopes, others)
-		if len(others) > 0 {
-			pending[others[0]] = append(pending[others[0]], bk.msg)
-		}
-		bk.cn = bk.dims[0]
-		bk.cdims = 1
-		for bk.cdims < len(bk.dims) && bk.cn*bk.dims[bk.cdims] <= chunkMax {
-			bk.cn *= bk.dims[bk.cdims]
-			bk.cdims++
-		}
-		s.chunk = max(s.chunk, bk.cn)
-		s.maxIns = max(s.maxIns, len(bk.ins))
-		s.maxDims = max(s.maxDims, len(bk.dims))
-		bk.levels = make([][]int, bk.cdims)
-		bk.blk = make([]int, bk.cdims)
-		for j := range bk.cdims {
-			bk.blk[j] = bk.dims[j]
-			if j > 0 {
-				bk.blk[j] *= bk.blk[j-1]
-			}
-		}
-		// Upward: per chunk, the gathers of each level and the broadcasts
-		// between levels, then the row pass; downward: the row pass and a
-		// scatter to each child not shared.
-		gathers, scatters := 0.0, 0
-		for k, in := range bk.ins {
-			if k == bk.shared {
-				continue
-			}
-			j := 0
-			for d := range bk.cdims {
-				if in.str[d] != 0 {
-					j = d
-				}
-			}
-			bk.levels[j] = append(bk.levels[j], k)
-			gathers += float64(bk.blk[j]) / float64(bk.cn)
-			if in.msg {
-				scatters++
-			}
-		}
-		for j := 1; j < bk.cdims; j++ {
-			gathers += float64(bk.blk[j]) / float64(bk.cn) * workCopy
-		}
-		work += float64(tn)*(gathers+float64(scatters+2*workRow)) +
-			float64(2*bk.cn*len(bk.ins))*workIndex + workBucket
-		s.buckets = append(s.buckets, bk)
+		work += l.bucket(v)
 	}
 	s.work = work + workTouch*float64(s.arena)
 	for _, d := range s.size {
@@ -229,6 +109,169 @@ func lay(g *factorgraph.Graph, vars []int, size []int32, pots []potGroup, order 
 	}
 	s.bytes = s.solveBytes()
 	return s
+}
+
+// layer is lay's state: the schedule it fills, the elimination position
+// of each local variable, the scope of each table (sorted by position), the
+// tables pending at each variable (those whose earliest variable it is)
+// and the position of a variable in the current bucket's dims.
+type layer struct {
+	s       *schedule
+	pos     []int
+	scopes  [][]int32
+	pending [][]int
+	at      []int
+}
+
+func (l *layer) byPos(a, b int32) int { return l.pos[a] - l.pos[b] }
+
+// entries returns the entries of a table over scope.
+func (l *layer) entries(scope []int32) int {
+	e := 1
+	for _, u := range scope {
+		e *= l.s.size[u]
+	}
+	return e
+}
+
+// alloc returns a span of e entries at the end of the arena.
+func (l *layer) alloc(e int) span {
+	sp := span{l.s.arena, e}
+	l.s.arena += e
+	return sp
+}
+
+// pot lays out the table of the potential pg, pending at the earliest
+// variable of its scope, records the observed variables its factors read,
+// and returns the work of tabulating it.
+func (l *layer) pot(g *factorgraph.Graph, pg potGroup) float64 {
+	s := l.s
+	scope := slices.Clone(pg.scope)
+	slices.SortFunc(scope, l.byPos)
+	p := pot{facs: pg.facs, tab: len(s.tabs)}
+	for _, u := range scope {
+		p.vars = append(p.vars, s.global[u])
+		p.sizes = append(p.sizes, s.size[u])
+	}
+	e := l.entries(scope)
+	s.maxDims = max(s.maxDims, len(scope))
+	s.tabs = append(s.tabs, l.alloc(e))
+	l.scopes = append(l.scopes, scope)
+	s.pots = append(s.pots, p)
+	if len(scope) > 0 {
+		l.pending[scope[0]] = append(l.pending[scope[0]], p.tab)
+	}
+	for _, f := range pg.facs {
+		for _, v := range g.Factor(f).Vars() {
+			if _, obs := g.Observed(v); obs && !slices.Contains(s.clamped, v) {
+				s.clamped = append(s.clamped, v)
+			}
+		}
+	}
+	return float64(e) * (workEntry + workFactor*float64(len(pg.facs)))
+}
+
+// bucket lays out the bucket of variable v (its inputs, its table, its
+// message, pending at the earliest of the bucket's other variables, and
+// its chunks), appends it to the schedule and returns its work.
+func (l *layer) bucket(v int32) float64 {
+	s := l.s
+	bk := bucket{v: v, shared: -1}
+	var others []int32
+	for _, t := range l.pending[v] {
+		for _, u := range l.scopes[t] {
+			if u != v && !slices.Contains(others, u) {
+				others = append(others, u)
+			}
+		}
+	}
+	slices.SortFunc(others, l.byPos)
+	bvars := append([]int32{v}, others...)
+	bk.dims = make([]int, len(bvars))
+	for d, u := range bvars {
+		bk.dims[d] = s.size[u]
+		l.at[u] = d
+	}
+	tn := l.entries(bvars)
+	for _, t := range l.pending[v] {
+		in := input{tab: t, str: make([]int, len(bvars)), msg: t >= len(s.pots)}
+		st := 1
+		for _, u := range l.scopes[t] {
+			in.str[l.at[u]] = st
+			st *= s.size[u]
+		}
+		if bk.shared < 0 && in.msg && len(l.scopes[t]) == len(bvars) {
+			bk.shared = len(bk.ins)
+		}
+		bk.ins = append(bk.ins, in)
+	}
+	if bk.shared >= 0 {
+		bk.t = s.tabs[bk.ins[bk.shared].tab]
+	} else {
+		bk.t = l.alloc(tn)
+	}
+	bk.msg = len(s.tabs)
+	s.tabs = append(s.tabs, l.alloc(max(1, tn/bk.dims[0])))
+	l.scopes = append(l.scopes, others)
+	if len(others) > 0 {
+		l.pending[others[0]] = append(l.pending[others[0]], bk.msg)
+	}
+	bk.chunk()
+	s.chunk = max(s.chunk, bk.cn)
+	s.maxIns = max(s.maxIns, len(bk.ins))
+	s.maxDims = max(s.maxDims, len(bk.dims))
+	work := bk.levelWork(tn)
+	s.buckets = append(s.buckets, bk)
+	return work
+}
+
+// chunk sets the bucket's chunks: the leading dimensions whose entries fit
+// in chunkMax (at least the first), and the block sizes of their levels.
+func (bk *bucket) chunk() {
+	bk.cn = bk.dims[0]
+	bk.cdims = 1
+	for bk.cdims < len(bk.dims) && bk.cn*bk.dims[bk.cdims] <= chunkMax {
+		bk.cn *= bk.dims[bk.cdims]
+		bk.cdims++
+	}
+	bk.levels = make([][]int, bk.cdims)
+	bk.blk = make([]int, bk.cdims)
+	for j := range bk.cdims {
+		bk.blk[j] = bk.dims[j]
+		if j > 0 {
+			bk.blk[j] *= bk.blk[j-1]
+		}
+	}
+}
+
+// levelWork sorts the bucket's inputs (but the shared one) into the levels
+// of its chunks and returns the bucket's work, tn its table's entries.
+// Upward: per chunk, the gathers of each level and the broadcasts between
+// levels, then the row pass; downward: the row pass and a scatter to each
+// child not shared.
+func (bk *bucket) levelWork(tn int) float64 {
+	gathers, scatters := 0.0, 0
+	for k, in := range bk.ins {
+		if k == bk.shared {
+			continue
+		}
+		j := 0
+		for d := range bk.cdims {
+			if in.str[d] != 0 {
+				j = d
+			}
+		}
+		bk.levels[j] = append(bk.levels[j], k)
+		gathers += float64(bk.blk[j]) / float64(bk.cn)
+		if in.msg {
+			scatters++
+		}
+	}
+	for j := 1; j < bk.cdims; j++ {
+		gathers += float64(bk.blk[j]) / float64(bk.cn) * workCopy
+	}
+	return float64(tn)*(gathers+float64(scatters+2*workRow)) +
+		float64(2*bk.cn*len(bk.ins))*workIndex + workBucket
 }
 
 // solveBytes returns the bytes Solve allocates: the arena, the forms of the

@@ -390,34 +390,16 @@ func (p *pgState) directUpdate(c *core, i int, v *pgVar, refs []int32) {
 	seen, epoch := p.seen, p.epoch
 	picks, distinct := 0, 0
 	gens := p.shapes[v.shape : int(v.shape)+len(refs)]
-	// The heavy neighbours' values first, in a loop of loads alone: on a
-	// graph larger than the cache they miss, and issued together they wait
-	// once, not once each. (A run's members are read if they are drawn.)
-	xs := p.xs[:len(refs)]
-	if p.gather {
-		for kk, ref := range refs {
-			if ref != compiled.NotPotts && gens[kk] >= 0 {
-				xs[kk] = x[ref^(ref>>31)]
-			}
-		}
-	}
+	xs := p.gatherHeavy(x, refs, gens) // the heavy neighbours' values first
 	for kk := 0; kk < len(refs); kk++ {
 		gen := gens[kk]
 		if gen < 0 { // a run of m factors of equal M_φ: its counts, on uniform members
-			m := 1
-			for kk+m < len(gens) && gens[kk+m] == groupMember {
-				m++
+			m, t, d, ok := p.drawRun(c, i, kk, gens, refs, xi, n)
+			if !ok {
+				return
 			}
-			t1, t2 := pool[^gen].Rand(r), pool2[^gen].Rand(r)
-			picks += t1 + t2
-			for t := range t1 + t2 {
-				hi, _ := bits.Mul64(r.Uint64(), uint64(m))
-				j := kk + int(hi)
-				distinct += newPick(seen, j, epoch)
-				if !p.addCopy(c, i, j, refs[j], xi, n, t >= t1) {
-					return
-				}
-			}
+			picks += t
+			distinct += d
 			kk += m - 1
 			continue
 		}
@@ -454,17 +436,65 @@ func (p *pgState) directUpdate(c *core, i int, v *pgVar, refs []int32) {
 		}
 	}
 	if v.lgen >= 0 {
-		b1, b2 := pool[v.lgen].Rand(r), pool2[v.lgen].Rand(r)
-		picks += b1 + b2
-		d, ok := p.drawLight(c, i, xi, n, b1, b2)
+		t, d, ok := p.drawLightGen(c, i, v.lgen, xi, n)
 		if !ok {
 			return
 		}
+		picks += t
 		distinct += d
 	}
 	c.stats.Picks += int64(picks)
 	c.stats.Factors += int64(distinct)
 	p.setKept(c, i, u, v.nhard > 0)
+}
+
+// gatherHeavy reads the values of the other variables of directUpdate's
+// heavy Potts pairs into p.xs (when p.gather) in a loop of loads alone: on
+// a graph larger than the cache they miss, and issued together they wait
+// once, not once each. (A run's members are read if they are drawn.)
+func (p *pgState) gatherHeavy(x []float64, refs, gens []int32) []float64 {
+	xs := p.xs[:len(refs)]
+	if p.gather {
+		for kk, ref := range refs {
+			if ref != compiled.NotPotts && gens[kk] >= 0 {
+				xs[kk] = x[ref^(ref>>31)]
+			}
+		}
+	}
+	return xs
+}
+
+// drawRun draws directUpdate's counts of the run of heavy factors of equal
+// M_φ that starts at kk (gens[kk] = ^its generators, the others
+// groupMember): one count for the run in each phase, each copy on a
+// uniform member. It returns the run's length m, its picks and the
+// distinct factors newly picked, or false after recording an error.
+func (p *pgState) drawRun(c *core, i, kk int, gens, refs []int32, xi float64, n []int32) (m, picks, distinct int, ok bool) {
+	r, gen := c.r, gens[kk]
+	m = 1
+	for kk+m < len(gens) && gens[kk+m] == groupMember {
+		m++
+	}
+	t1, t2 := p.pool[^gen].Rand(r), p.pool2[^gen].Rand(r)
+	for t := range t1 + t2 {
+		hi, _ := bits.Mul64(r.Uint64(), uint64(m))
+		j := kk + int(hi)
+		distinct += newPick(p.seen, j, p.epoch)
+		if !p.addCopy(c, i, j, refs[j], xi, n, t >= t1) {
+			return m, 0, 0, false
+		}
+	}
+	return m, t1 + t2, distinct, true
+}
+
+// drawLightGen draws the counts b1 and b2 of directUpdate's light factors
+// from their generators lgen and then their picks (drawLight). It returns
+// the picks and the distinct factors picked, or false after recording an
+// error or if the update must stop.
+func (p *pgState) drawLightGen(c *core, i int, lgen int32, xi float64, n []int32) (picks, distinct int, ok bool) {
+	b1, b2 := p.pool[lgen].Rand(c.r), p.pool2[lgen].Rand(c.r)
+	d, ok := p.drawLight(c, i, xi, n, b1, b2)
+	return b1 + b2, d, ok
 }
 
 // drawLight draws directUpdate's picks of the light factors of A[i]: b1
@@ -649,17 +679,7 @@ const gatherBytes = 1 << 20
 // equal means; past maxGens distinct means, no variable draws directly.
 func (p *pgState) initDirect(c *core, vars []int) {
 	k := c.kg
-	ids := make(map[[2]float64]int32)
-	get := func(mean1, mean2 float64) int32 {
-		g, ok := ids[[2]float64{mean1, mean2}]
-		if !ok {
-			g = int32(len(p.pool))
-			p.pool = append(p.pool, minibatch.NewPoissonTable(mean1))
-			p.pool2 = append(p.pool2, minibatch.NewPoissonTable(mean2))
-			ids[[2]float64{mean1, mean2}] = g
-		}
-		return g
-	}
+	ids := make(genIDs)
 	shapes := make(map[string]int32)
 	var shape []int32
 	p.hot = make([]pgVar, c.m.NumVars())
@@ -682,41 +702,14 @@ func (p *pgState) initDirect(c *core, vars []int) {
 		*v = pgVar{a: a, refs: int32(len(p.refs)), h: int32(h), lgen: -1, size: c.size[i],
 			nhard: int32(k.HardStart[i+1] - k.HardStart[i])}
 		nb, w := k.Row(i)
-		shape = shape[:0]
-		for kk := 0; kk < h; {
-			mk := math.Abs(w[kk])
-			m := 1 // the run of factors of bound mk
-			for kk+m < h && math.Abs(w[kk+m]) == mk {
-				m++
-			}
-			group := m > 1 && float64(m)*a*mk <= maxGroupMean
-			for j := kk; j < kk+m; j++ {
-				p.refs = append(p.refs, compiled.Ref(nb[j], w[j]))
-				switch {
-				case !group:
-					shape = append(shape, get(a*mk, mk))
-				case j == kk:
-					shape = append(shape, ^get(float64(m)*a*mk, float64(m)*mk))
-				default:
-					shape = append(shape, groupMember)
-				}
-			}
-			kk += m
-		}
-		key := fmt.Sprint(shape)
-		off, ok := shapes[key]
-		if !ok {
-			off = int32(len(p.shapes))
-			p.shapes = append(p.shapes, shape...)
-			shapes[key] = off
-		}
-		v.shape = off
+		shape = p.appendShape(shape[:0], ids, nb, w, h, a)
+		v.shape = p.internShape(shapes, shape)
 		if h < len(w) {
 			light := 0.0
 			for _, x := range w[h:] {
 				light += math.Abs(x)
 			}
-			v.lgen = get(a*light, light)
+			v.lgen = p.genOf(ids, a*light, light)
 		}
 		direct = true
 		if len(p.pool) > maxGens || len(p.shapes) > maxGens*compiled.MaxHead {
@@ -731,6 +724,66 @@ func (p *pgState) initDirect(c *core, vars []int) {
 	p.xs = make([]float64, compiled.MaxHead)
 	p.gather = 8*c.m.NumVars() > gatherBytes
 	p.recordLayout()
+}
+
+// genIDs maps the means (phase 1, phase 2) of initDirect's generators to
+// their index in p.pool and p.pool2.
+type genIDs map[[2]float64]int32
+
+// genOf returns the index of the generators of Poisson(mean1) (p.pool)
+// and Poisson(mean2) (p.pool2), adding them if no earlier variable needed
+// those means.
+func (p *pgState) genOf(ids genIDs, mean1, mean2 float64) int32 {
+	g, ok := ids[[2]float64{mean1, mean2}]
+	if !ok {
+		g = int32(len(p.pool))
+		p.pool = append(p.pool, minibatch.NewPoissonTable(mean1))
+		p.pool2 = append(p.pool2, minibatch.NewPoissonTable(mean2))
+		ids[[2]float64{mean1, mean2}] = g
+	}
+	return g
+}
+
+// appendShape appends to p.refs the Col references of the h heavy factors
+// of a variable's row (nb, w), and to shape their generators: each
+// factor's own, or for a run of equal bounds whose phase-1 mean is at most
+// maxGroupMean the run's (^g on its first factor, groupMember on the
+// others). It returns the extended shape.
+func (p *pgState) appendShape(shape []int32, ids genIDs, nb []int32, w []float64, h int, a float64) []int32 {
+	for kk := 0; kk < h; {
+		mk := math.Abs(w[kk])
+		m := 1 // the run of factors of bound mk
+		for kk+m < h && math.Abs(w[kk+m]) == mk {
+			m++
+		}
+		group := m > 1 && float64(m)*a*mk <= maxGroupMean
+		for j := kk; j < kk+m; j++ {
+			p.refs = append(p.refs, compiled.Ref(nb[j], w[j]))
+			switch {
+			case !group:
+				shape = append(shape, p.genOf(ids, a*mk, mk))
+			case j == kk:
+				shape = append(shape, ^p.genOf(ids, float64(m)*a*mk, float64(m)*mk))
+			default:
+				shape = append(shape, groupMember)
+			}
+		}
+		kk += m
+	}
+	return shape
+}
+
+// internShape returns the offset of shape in p.shapes, appending it if no
+// earlier variable had the same sequence of generators.
+func (p *pgState) internShape(shapes map[string]int32, shape []int32) int32 {
+	key := fmt.Sprint(shape)
+	off, ok := shapes[key]
+	if !ok {
+		off = int32(len(p.shapes))
+		p.shapes = append(p.shapes, shape...)
+		shapes[key] = off
+	}
+	return off
 }
 
 // The fields of a variable's record in p.rec (recordLayout): a's two
