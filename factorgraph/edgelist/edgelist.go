@@ -226,38 +226,14 @@ func (p *Pairs) Graph() (*factorgraph.Graph, error) {
 // anything for them. Errors are *FormatError values naming the byte offset
 // and the pair, or errors of r.
 func (o Options) ReadPairs(r io.Reader) (*Pairs, error) {
-	maxPairs, maxVars := o.MaxPairs, o.MaxVars
-	if maxPairs <= 0 {
-		maxPairs = DefaultMaxPairs
-	}
-	if maxVars <= 0 {
-		maxVars = DefaultMaxVars
-	}
 	left, known, err := remaining(r)
 	if err != nil {
 		return nil, fmt.Errorf("edgelist: %w", err)
 	}
 	br := bufio.NewReaderSize(r, chunkRecords*RecordSize)
-
-	var hdr [HeaderSize]byte
-	if n, err := io.ReadFull(br, hdr[:]); err != nil {
-		return nil, truncated(err, int64(n), -1, "in the header (24 bytes)")
-	}
-	if string(hdr[:4]) != Magic {
-		return nil, formatErr(0, -1, "magic %q: want %q (not a PGEL edge list)", hdr[:4], Magic)
-	}
-	if v := binary.LittleEndian.Uint32(hdr[4:]); v != Version {
-		return nil, formatErr(4, -1, "version %d: want %d", v, Version)
-	}
-	n, q := binary.LittleEndian.Uint32(hdr[8:]), binary.LittleEndian.Uint32(hdr[12:])
-	m := binary.LittleEndian.Uint64(hdr[16:])
-	switch {
-	case n < 1 || n > maxIndex || int64(n) > int64(maxVars):
-		return nil, formatErr(8, -1, "%d variables: want 1 to %d", n, min(maxIndex, maxVars))
-	case q < 1 || q > maxIndex:
-		return nil, formatErr(12, -1, "%d states: want 1 to %d", q, maxIndex)
-	case m > uint64(maxPairs) || m > (math.MaxInt-HeaderSize-TrailerSize)/RecordSize:
-		return nil, formatErr(16, -1, "%d pairs (%d bytes): more than the limit of %d pairs (Options.MaxPairs)", m, m*RecordSize, maxPairs)
+	n, q, m, err := o.readHeader(br)
+	if err != nil {
+		return nil, err
 	}
 	total := HeaderSize + RecordSize*int64(m) + TrailerSize
 	if known && left != total {
@@ -273,6 +249,52 @@ func (o Options) ReadPairs(r io.Reader) (*Pairs, error) {
 		capacity = int(min(m, chunkRecords*16)) // grows with the input, up to m
 	}
 	p.I, p.J, p.W = make([]int32, 0, capacity), make([]int32, 0, capacity), make([]float64, 0, capacity)
+	if err := p.readRecords(br, m); err != nil {
+		return nil, err
+	}
+	if err := readTrailer(br, m); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// readHeader reads and checks the header: n variables of q states, m
+// pairs, within o's limits.
+func (o Options) readHeader(br *bufio.Reader) (n, q uint32, m uint64, err error) {
+	maxPairs, maxVars := o.MaxPairs, o.MaxVars
+	if maxPairs <= 0 {
+		maxPairs = DefaultMaxPairs
+	}
+	if maxVars <= 0 {
+		maxVars = DefaultMaxVars
+	}
+	var hdr [HeaderSize]byte
+	if n, err := io.ReadFull(br, hdr[:]); err != nil {
+		return 0, 0, 0, truncated(err, int64(n), -1, "in the header (24 bytes)")
+	}
+	if string(hdr[:4]) != Magic {
+		return 0, 0, 0, formatErr(0, -1, "magic %q: want %q (not a PGEL edge list)", hdr[:4], Magic)
+	}
+	if v := binary.LittleEndian.Uint32(hdr[4:]); v != Version {
+		return 0, 0, 0, formatErr(4, -1, "version %d: want %d", v, Version)
+	}
+	n, q = binary.LittleEndian.Uint32(hdr[8:]), binary.LittleEndian.Uint32(hdr[12:])
+	m = binary.LittleEndian.Uint64(hdr[16:])
+	switch {
+	case n < 1 || n > maxIndex || int64(n) > int64(maxVars):
+		return 0, 0, 0, formatErr(8, -1, "%d variables: want 1 to %d", n, min(maxIndex, maxVars))
+	case q < 1 || q > maxIndex:
+		return 0, 0, 0, formatErr(12, -1, "%d states: want 1 to %d", q, maxIndex)
+	case m > uint64(maxPairs) || m > (math.MaxInt-HeaderSize-TrailerSize)/RecordSize:
+		return 0, 0, 0, formatErr(16, -1, "%d pairs (%d bytes): more than the limit of %d pairs (Options.MaxPairs)", m, m*RecordSize, maxPairs)
+	}
+	return n, q, m, nil
+}
+
+// readRecords appends the m pair records to p, each checked, reading a
+// chunk of records at a time.
+func (p *Pairs) readRecords(br *bufio.Reader, m uint64) error {
+	n := p.N
 	buf := make([]byte, chunkRecords*RecordSize)
 	for done := int64(0); done < int64(m); {
 		c := min(int64(m)-done, chunkRecords)
@@ -286,31 +308,36 @@ func (o Options) ReadPairs(r io.Reader) (*Pairs, error) {
 			a := int32(binary.LittleEndian.Uint32(rec))
 			b := int32(binary.LittleEndian.Uint32(rec[4:]))
 			x := math.Float64frombits(binary.LittleEndian.Uint64(rec[8:]))
-			if err := checkPair(int(n), done+k, a, b, x); err != nil {
-				return nil, err
+			if err := checkPair(n, done+k, a, b, x); err != nil {
+				return err
 			}
 			p.I, p.J, p.W = append(p.I, a), append(p.J, b), append(p.W, x)
 		}
 		if err != nil {
-			return nil, truncated(err, HeaderSize+RecordSize*done+int64(got), done+full, fmt.Sprintf("at pair %d of %d", done+full, m))
+			return truncated(err, HeaderSize+RecordSize*done+int64(got), done+full, fmt.Sprintf("at pair %d of %d", done+full, m))
 		}
 		done += c
 	}
+	return nil
+}
 
+// readTrailer reads the trailer after m pairs, checks it, and checks that
+// the input ends there.
+func readTrailer(br *bufio.Reader, m uint64) error {
 	var tr [TrailerSize]byte
 	off := HeaderSize + RecordSize*int64(m)
 	if got, err := io.ReadFull(br, tr[:]); err != nil {
-		return nil, truncated(err, off+int64(got), -1, "in the trailer")
+		return truncated(err, off+int64(got), -1, "in the trailer")
 	}
 	if t := binary.LittleEndian.Uint64(tr[:]); t != m {
-		return nil, formatErr(off, -1, "trailer %d: want %d, the header's number of pairs", t, m)
+		return formatErr(off, -1, "trailer %d: want %d, the header's number of pairs", t, m)
 	}
 	if _, err := br.ReadByte(); err == nil {
-		return nil, formatErr(off+TrailerSize, -1, "data after the trailer")
+		return formatErr(off+TrailerSize, -1, "data after the trailer")
 	} else if !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("edgelist: byte %d: %w", off+TrailerSize, err)
+		return fmt.Errorf("edgelist: byte %d: %w", off+TrailerSize, err)
 	}
-	return p, nil
+	return nil
 }
 
 // grow sets the capacity of p's slices to c.

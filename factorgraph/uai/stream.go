@@ -178,35 +178,59 @@ func (st *streamed) graph(ev Evidence) (*factorgraph.Graph, error) {
 // them, and the factors in bulk.
 func readStream(r io.Reader) (*streamed, error) {
 	s := newScanner(r, "")
-	info := &Info{}
-	var err error
-	if info.Type, err = s.modelType(); err != nil {
+	info, vars, arity, err := readStreamScopes(s)
+	if err != nil {
 		return nil, err
+	}
+	st := &streamed{b: variablesBuilder(info.Cards), info: info}
+	// The first BAYES table that is not a CPT, reported after the end as
+	// Read does.
+	cptErr, err := st.readTables(s, vars, arity)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.end("the last table"); err != nil {
+		return nil, err
+	}
+	if cptErr != nil {
+		return nil, cptErr
+	}
+	return st, nil
+}
+
+// readStreamScopes reads the preamble: the model type, the cardinalities
+// and the scopes, flat (factor f's variables follow factor f−1's, arity[f]
+// of them). Both slices grow with the input, never with the header's
+// claims.
+func readStreamScopes(s *scanner) (info *Info, vars, arity []int32, err error) {
+	info = &Info{}
+	if info.Type, err = s.modelType(); err != nil {
+		return nil, nil, nil, err
 	}
 	if info.Cards, err = s.cards(); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	cards := info.Cards
 	if info.NumFactors, err = s.int(0, MaxFactors, "the number of factors"); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	nf := info.NumFactors
-
-	// The scopes, flat: factor f's variables follow factor f−1's. Both
-	// slices grow with the input, never with the header's claims.
-	vars := make([]int32, 0, min(nf, chunk))
-	arity := make([]int32, 0, min(nf, chunk))
-	seen := make([]int, len(cards))
+	vars = make([]int32, 0, min(nf, chunk))
+	arity = make([]int32, 0, min(nf, chunk))
+	seen := make([]int, len(info.Cards))
 	total := 0
 	for f := range nf {
 		k := len(vars)
-		if vars, _, err = readScope(s, vars, f, cards, seen, &total); err != nil {
-			return nil, err
+		if vars, _, err = readScope(s, vars, f, info.Cards, seen, &total); err != nil {
+			return nil, nil, nil, err
 		}
 		arity = append(arity, int32(len(vars)-k))
 	}
-	seen = nil
+	return info, vars, arity, nil
+}
 
+// variablesBuilder returns a builder holding the variables of cardinalities
+// cards, added a run of equal cardinalities at a time.
+func variablesBuilder(cards []int) *factorgraph.Builder {
 	b := factorgraph.NewBuilder()
 	for i := 0; i < len(cards); {
 		j := i + 1
@@ -216,84 +240,102 @@ func readStream(r io.Reader) (*streamed, error) {
 		b.AddVariables(j-i, factorgraph.Discrete(cards[i]))
 		i = j
 	}
-	st := &streamed{b: b, info: info}
+	return b
+}
 
-	// The tables, a run of factors of one shape at a time.
-	var cptErr error // the first BAYES table that is not a CPT, reported after the end as Read does
+// readTables reads the tables into st's builder, a run of factors of one
+// shape at a time, and returns the first BAYES table that is not a CPT as
+// cptErr.
+func (st *streamed) readTables(s *scanner, vars, arity []int32) (cptErr, err error) {
 	var sizes []int
-	for f, pos := 0, 0; f < nf; {
-		a := int(arity[f])
-		if a == 0 {
-			if err := s.tableCount(f, 1); err != nil {
+	for f, pos := 0, 0; f < len(arity); {
+		if arity[f] == 0 {
+			if err := st.readConstant(s, f, &cptErr); err != nil {
 				return nil, err
-			}
-			p, err := s.prob("entry %d of factor %d", 0, f)
-			if err != nil {
-				return nil, err
-			}
-			if p == 0 {
-				info.HardFactors++
-			}
-			if info.Type == Bayes && cptErr == nil {
-				cptErr = checkRows(f, -1, 0, nil)
-			}
-			if c, err := constant(f, p); err != nil {
-				if st.gerr == nil {
-					st.gerr = err
-				}
-			} else {
-				b.AddFactor(c)
 			}
 			f++
 			continue
 		}
-		sizes = sizes[:0]
-		size := 1
-		for _, v := range vars[pos : pos+a] {
-			sizes = append(sizes, cards[v])
-			size *= cards[v]
+		end, endPos, err := st.readRun(s, vars, arity, f, pos, &sizes, &cptErr)
+		if err != nil {
+			return nil, err
 		}
-		end, endPos := f+1, pos+a
-		for end < nf && int(arity[end]) == a && (end-f+1)*size <= runEntries && sameShape(vars[endPos:endPos+a], sizes, cards) {
-			end, endPos = end+1, endPos+a
-		}
-		values := make([]float64, 0, min((end-f)*size, runEntries)) // one larger table grows with the input
-		for g, gpos := f, pos; g < end; g, gpos = g+1, gpos+a {
-			if err := s.tableCount(g, size); err != nil {
-				return nil, err
-			}
-			start := len(values)
-			for k := range size {
-				p, err := s.prob("entry %d of factor %d", k, g)
-				if err != nil {
-					return nil, err
-				}
-				values = append(values, p)
-			}
-			t := values[start:]
-			if slices.Contains(t, 0) {
-				info.HardFactors++
-			}
-			if info.Type == Bayes && cptErr == nil {
-				cptErr = checkRows(g, int(vars[gpos+a-1]), sizes[a-1], t)
-			}
-			for k, p := range t {
-				t[k] = math.Log(p) // factorgraph.NewProbTable's log-potential: log 0 = −Inf
-			}
-		}
-		if cap(values) > len(values) {
-			values = slices.Clone(values) // the builder keeps it
-		}
-		b.AddTables(vars[pos:endPos], sizes, values)
 		f, pos = end, endPos
 	}
-	if err := s.end("the last table"); err != nil {
-		return nil, err
+	return cptErr, nil
+}
+
+// readConstant reads the table of factor f, of no variables.
+func (st *streamed) readConstant(s *scanner, f int, cptErr *error) error {
+	if err := s.tableCount(f, 1); err != nil {
+		return err
 	}
-	if cptErr != nil {
-		return nil, cptErr
+	p, err := s.prob("entry %d of factor %d", 0, f)
+	if err != nil {
+		return err
 	}
-	return st, nil
+	if p == 0 {
+		st.info.HardFactors++
+	}
+	if st.info.Type == Bayes && *cptErr == nil {
+		*cptErr = checkRows(f, -1, 0, nil)
+	}
+	if c, err := constant(f, p); err != nil {
+		if st.gerr == nil {
+			st.gerr = err
+		}
+	} else {
+		st.b.AddFactor(c)
+	}
+	return nil
+}
+
+// readRun reads the tables of the run of factors from f (whose scope
+// starts at vars[pos]) that have f's shape, at most runEntries entries in
+// all, adds them in bulk, and returns the factor and scope position after
+// the run. *sizes is scratch.
+func (st *streamed) readRun(s *scanner, vars, arity []int32, f, pos int, sizes *[]int, cptErr *error) (end, endPos int, err error) {
+	cards, nf := st.info.Cards, len(arity)
+	a := int(arity[f])
+	*sizes = (*sizes)[:0]
+	size := 1
+	for _, v := range vars[pos : pos+a] {
+		*sizes = append(*sizes, cards[v])
+		size *= cards[v]
+	}
+	end, endPos = f+1, pos+a
+	for end < nf && int(arity[end]) == a && (end-f+1)*size <= runEntries && sameShape(vars[endPos:endPos+a], *sizes, cards) {
+		end, endPos = end+1, endPos+a
+	}
+	values := make([]float64, 0, min((end-f)*size, runEntries)) // one larger table grows with the input
+	for g, gpos := f, pos; g < end; g, gpos = g+1, gpos+a {
+		if err := s.tableCount(g, size); err != nil {
+			return 0, 0, err
+		}
+		start := len(values)
+		for k := range size {
+			p, err := s.prob("entry %d of factor %d", k, g)
+			if err != nil {
+				return 0, 0, err
+			}
+			values = append(values, p)
+		}
+		t := values[start:]
+		if slices.Contains(t, 0) {
+			st.info.HardFactors++
+		}
+		if st.info.Type == Bayes && *cptErr == nil {
+			*cptErr = checkRows(g, int(vars[gpos+a-1]), (*sizes)[a-1], t)
+		}
+		for k, p := range t {
+			t[k] = math.Log(p) // factorgraph.NewProbTable's log-potential: log 0 = −Inf
+		}
+	}
+	if cap(values) > len(values) {
+		values = slices.Clone(values) // the builder keeps it
+	}
+	st.b.AddTables(vars[pos:endPos], *sizes, values)
+	return end, endPos, nil
 }
 
 // sameShape reports whether the variables of scope have the cardinalities
