@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -96,15 +97,7 @@ func (sc *scratch) rankNormalize(chains [][]float64) [][]float64 {
 		}
 	}
 	// The draws are finite (checked by checkChains), so < is a total order.
-	slices.SortFunc(d, func(a, b draw) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(d, func(a, b draw) int { return cmp.Compare(a.v, b.v) })
 	sc.draws = d
 	s := len(d)
 	z := slices.Grow(sc.z[:0], s)[:s]

@@ -1,6 +1,7 @@
 package convplot
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -125,15 +126,7 @@ func rankCounts(chains [][]float64, bins int) [][]float64 {
 	}
 	// The draws are finite (validated), so < is a total order; the order
 	// within a tie group does not matter.
-	slices.SortFunc(d, func(a, b draw) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(d, func(a, b draw) int { return cmp.Compare(a.v, b.v) })
 	counts := make([][]float64, len(chains))
 	for k := range counts {
 		counts[k] = make([]float64, bins)
