@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/experiments"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/internal/baseline"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 	"github.com/pgibbs/pgibbs/models/potts"
 	"github.com/pgibbs/pgibbs/models/spin"
@@ -82,7 +84,7 @@ func runStepsWarm(b *testing.B, s gibbs.Sampler, warm int) {
 
 // BenchmarkStep measures one update on the Poisson-Gibbs paper's Potts
 // model (20×20, D = 10, β = 4.6, L = 5.0878, Δ = 399), with the
-// hand-written heat-bath (the honest baseline, baseline.go) beside the
+// hand-written heat-bath (the honest baseline, internal/baseline) beside the
 // library's samplers.
 func BenchmarkStep(b *testing.B) {
 	g := lattice(b, 20)
@@ -109,24 +111,24 @@ func BenchmarkStep(b *testing.B) {
 // equivalent of plain Gibbs's factors/op) and Δ.
 func runHandwrittenPotts(b *testing.B, p potts.Params) {
 	b.Helper()
-	h, err := newPottsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
+	h, err := baseline.NewPottsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	runBaseline(b, h.step, 10000)
-	b.ReportMetric(h.meanDegree(), "factors/op")
-	b.ReportMetric(float64(h.maxDegree()), "Δ")
+	runBaseline(b, h.Step, 10000)
+	b.ReportMetric(h.MeanDegree(), "factors/op")
+	b.ReportMetric(float64(h.MaxDegree()), "Δ")
 }
 
 // runPottsStencil benchmarks one random-scan update of the hand-written
 // stencil heat-bath on p (the same model without neighbour lists).
 func runPottsStencil(b *testing.B, p potts.Params) {
 	b.Helper()
-	h, err := newPottsStencil(p, rand.New(rand.NewPCG(1, 2)))
+	h, err := baseline.NewPottsStencil(p, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	runBaseline(b, h.step, 10000)
+	runBaseline(b, h.Step, 10000)
 }
 
 // runBaseline benchmarks step (op = one call) after warm calls.
@@ -206,7 +208,7 @@ func BenchmarkScale(b *testing.B) {
 // BenchmarkIsingSweep measures a sweep of the 1000×1000 nearest-neighbour
 // Ising torus at β = 0.4 (op = one sweep of 10⁶ site updates; ns/site is
 // ns/op divided by 10⁶): the hand-written checkerboard heat-bath (int8
-// spins, tabulated thresholds; baseline.go) against the library's
+// spins, tabulated thresholds; internal/baseline) against the library's
 // chromatic Gibbs sweep on lattice.New with its checkerboard colouring,
 // with 1 and 2 workers, and Swendsen–Wang's hand-written loop and sampler;
 // the -e2e variants are those kernels as `pgibbs lattice` runs them
@@ -216,15 +218,15 @@ func BenchmarkScale(b *testing.B) {
 func BenchmarkIsingSweep(b *testing.B) {
 	const side, beta = 1000, 0.4
 	b.Run("model=ising-nn1000/sampler=handwritten", func(b *testing.B) {
-		c, err := newIsingCheckerboard(side, beta, rand.New(rand.NewPCG(1, 2)))
+		c, err := baseline.NewIsingCheckerboard(side, beta, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			b.Fatal(err)
 		}
-		c.sweep()
+		c.Sweep()
 		b.ReportAllocs()
 		b.ResetTimer()
 		for b.Loop() {
-			c.sweep()
+			c.Sweep()
 		}
 		b.StopTimer()
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(side*side), "ns/site")
@@ -318,21 +320,21 @@ func e2eSweeps(b *testing.B, l *lat.Lattice, k chain.Kernel, workers, warm int) 
 }
 
 // benchSW measures a Swendsen–Wang sweep of the side×side Ising torus at
-// β: the hand-written loop (baseline.go) beside the library's sampler on
+// β: the hand-written loop (internal/baseline) beside the library's sampler on
 // l (Poisson bond events).
 func benchSW(b *testing.B, l *lat.Lattice, side int, beta float64) {
 	b.Run("model=ising-nn1000/sampler=sw-handwritten", func(b *testing.B) {
-		c, err := newIsingSW(side, beta, rand.New(rand.NewPCG(1, 2)))
+		c, err := baseline.NewIsingSW(side, beta, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			b.Fatal(err)
 		}
 		for range 5 {
-			c.sweep()
+			c.Sweep()
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for b.Loop() {
-			c.sweep()
+			c.Sweep()
 		}
 		b.StopTimer()
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(side*side), "ns/site")
@@ -365,22 +367,22 @@ func benchSW(b *testing.B, l *lat.Lattice, side int, beta float64) {
 // BenchmarkPowerLaw measures one random-scan update on the implicit
 // full-torus power-law Potts lattices (σ = 1, q = 10, β such that L equals
 // the paper's 5.0878; Δ = K = N² − 1 offsets): the hand-written heat-bath
-// over all K offsets (baseline.go) beside the library's Gibbs and
+// over all K offsets (internal/baseline) beside the library's Gibbs and
 // Poisson-Gibbs (λ = L²) on lattice.New. These are the crossover study's
 // points (Crossover) as benchmarks.
 func BenchmarkPowerLaw(b *testing.B) {
 	for _, side := range []int{20, 100, 1000} {
-		p, l, err := powerLawLattice(side, 10, 1, paperL)
+		p, l, err := experiments.PowerLawLattice(side, 10, 1, experiments.PaperL)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("side=%d/sampler=handwritten", side), func(b *testing.B) {
-			h, err := newLatticeHeatBath(p, rand.New(rand.NewPCG(1, 2)))
+			h, err := baseline.NewLatticeHeatBath(p, rand.New(rand.NewPCG(1, 2)))
 			if err != nil {
 				b.Fatal(err)
 			}
-			runBaseline(b, h.step, min(10000, 1e8/h.k))
-			b.ReportMetric(float64(h.k), "Δ")
+			runBaseline(b, h.Step, min(10000, 1e8/h.Offsets()))
+			b.ReportMetric(float64(h.Offsets()), "Δ")
 		})
 		for _, sc := range discreteSamplers()[:2] {
 			b.Run(fmt.Sprintf("side=%d/sampler=%s", side, sc.name), func(b *testing.B) {
@@ -480,7 +482,7 @@ func BenchmarkTGMStep(b *testing.B) {
 // BenchmarkBlockedChain measures a joint draw of an open chain of 1000
 // binary variables (Potts pair weights in [0.5, 2], Gaussian fields; op =
 // one draw of the whole chain, ns/var = ns/op ÷ 1000): the hand-written
-// forward-filtering backward-sampling loop (baseline.go) beside
+// forward-filtering backward-sampling loop (internal/baseline) beside
 // gibbs.Blocked with the chain as one block, without and with its
 // Rao–Blackwellised marginals, and a sweep of plain Gibbs (1000
 // single-site updates, which do not draw the chain jointly) for scale.
@@ -506,13 +508,13 @@ func BenchmarkBlockedChain(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/var")
 	}
 	b.Run("model=chain1000/sampler=ffbs-handwritten", func(b *testing.B) {
-		c, err := newIsingChainFFBS(w, u, rand.New(rand.NewPCG(1, 2)))
+		c, err := baseline.NewIsingChainFFBS(w, u, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			c.sample()
+			c.Sample()
 		}
 		perVar(b)
 	})

@@ -3,8 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
+	"flag"
 	"fmt"
 	"image/png"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -163,58 +165,33 @@ type latticeFlags struct {
 	gamma, sigma, cutoff, lo, hi, beta                   float64
 }
 
+// latticeUsage is the description of `pgibbs lattice -h`.
+const latticeUsage = "Samples π(x) ∝ exp(β Σ_{i<j} J(r_ij) f(x_i, x_j)) on a periodic lattice of size^dim sites whose\n" +
+	"pair factors are generated from the kernel J, never stored: f = δ for Potts, s_i·s_j for Ising (β in Ising units),\n" +
+	"x_i·x_j for continuous spins; r is the minimal-image distance. Kernels: nn (J = 1 at r = 1), gaussian\n" +
+	"(J = exp(−γr²)) and power (J = r^−(dim+σ), every pair of sites). Prints the energy per site H/n\n" +
+	"(H = −Σ J f) and the order parameter (Potts: (q·max_v n_v/n − 1)/(q − 1); Ising and continuous: |Σ x|/n) with\n" +
+	"binning error bars over one measurement a sweep (one every k sweeps with -measure-every k); the energy is\n" +
+	"exact for ≤ 64 offsets and otherwise a Monte Carlo estimate from n sampled pairs (see -energy-samples). A\n" +
+	"measurement is one pass over the state, a fraction of a sweep's cost (nearest-neighbour kernels: about a\n" +
+	"tenth; exact energies of other kernels cost O(n·K), Monte Carlo ones O(n)). With -chains K the K chains run in\n" +
+	"parallel and the estimates are pooled over them, with split-R̂ and bulk ESS of the two per-sweep series.\n" +
+	"Chains advance by whole sweeps (progress and checkpoints count sweeps); -trace writes the per-sweep\n" +
+	"measurements, not the states.\n" +
+	"Also reported, pooled over the chains with blocked-jackknife errors and τ (lattice.Observables), m⃗ the\n" +
+	"magnetisation vector (Ising: Σs/n; Potts: the (q−1)-component simplex form): ⟨m²⟩, the susceptibility\n" +
+	"χ = βn(⟨m²⟩ − ⟨|m⃗|⟩²) (connected) and χ' = βn⟨m²⟩ (disconnected), the specific heat C = β²n(⟨e²⟩ − ⟨e⟩²) (exact\n" +
+	"energies only), the Binder cumulant U = 1 − ⟨m⁴⟩/(3⟨m²⟩²) and the second-moment correlation length\n" +
+	"ξ₂ = √(n⟨m²⟩/S(k_min) − 1)/(2 sin(π/N)), S(k_min) the structure factor at the smallest nonzero wave vector;\n" +
+	"-reweight β1:β2:n gives them at other β from the same run, and χ's peak."
+
 func runLattice(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "lattice", "Samples π(x) ∝ exp(β Σ_{i<j} J(r_ij) f(x_i, x_j)) on a periodic lattice of size^dim sites whose\n"+
-		"pair factors are generated from the kernel J, never stored: f = δ for Potts, s_i·s_j for Ising (β in Ising units),\n"+
-		"x_i·x_j for continuous spins; r is the minimal-image distance. Kernels: nn (J = 1 at r = 1), gaussian\n"+
-		"(J = exp(−γr²)) and power (J = r^−(dim+σ), every pair of sites). Prints the energy per site H/n\n"+
-		"(H = −Σ J f) and the order parameter (Potts: (q·max_v n_v/n − 1)/(q − 1); Ising and continuous: |Σ x|/n) with\n"+
-		"binning error bars over one measurement a sweep (one every k sweeps with -measure-every k); the energy is\n"+
-		"exact for ≤ 64 offsets and otherwise a Monte Carlo estimate from n sampled pairs (see -energy-samples). A\n"+
-		"measurement is one pass over the state, a fraction of a sweep's cost (nearest-neighbour kernels: about a\n"+
-		"tenth; exact energies of other kernels cost O(n·K), Monte Carlo ones O(n)). With -chains K the K chains run in\n"+
-		"parallel and the estimates are pooled over them, with split-R̂ and bulk ESS of the two per-sweep series.\n"+
-		"Chains advance by whole sweeps (progress and checkpoints count sweeps); -trace writes the per-sweep\n"+
-		"measurements, not the states.\n"+
-		"Also reported, pooled over the chains with blocked-jackknife errors and τ (lattice.Observables), m⃗ the\n"+
-		"magnetisation vector (Ising: Σs/n; Potts: the (q−1)-component simplex form): ⟨m²⟩, the susceptibility\n"+
-		"χ = βn(⟨m²⟩ − ⟨|m⃗|⟩²) (connected) and χ' = βn⟨m²⟩ (disconnected), the specific heat C = β²n(⟨e²⟩ − ⟨e⟩²) (exact\n"+
-		"energies only), the Binder cumulant U = 1 − ⟨m⁴⟩/(3⟨m²⟩²) and the second-moment correlation length\n"+
-		"ξ₂ = √(n⟨m²⟩/S(k_min) − 1)/(2 sin(π/N)), S(k_min) the structure factor at the smallest nonzero wave vector;\n"+
-		"-reweight β1:β2:n gives them at other β from the same run, and χ's peak.")
+	fs := newFlags(e, "lattice", latticeUsage)
 	f := latticeFlags{runFlags: addRunFlags(fs, "lattice", runDefaults{sampler: "pgibbs",
 		samplers: "pgibbs, gibbs, auto, mgpmh, sw (Swendsen–Wang), wolff (-clusters single clusters a sweep) (discrete spins), gibbs-its, gibbs-da,\n" +
 			"pgits, pgda, gibbs-rejection, pg-rejection (continuous spins), or chromatic (parallel colour-class sweeps)",
 		iters: 1000, itersName: "sweeps", itersUsage: "measured sweeps (one measurement each; at least 4), after the burn-in", clusters: true})}
-	fs.Lookup("burn").Usage = "sweeps before measuring (default a tenth of -sweeps)"
-	fs.Lookup("burn").DefValue = "-1"
-	f.burn = -1
-	fs.IntVar(&f.dim, "dim", 2, "lattice dimension: 1, 2 or 3")
-	fs.IntVar(&f.size, "size", 64, "sites along each axis (size^dim sites)")
-	fs.StringVar(&f.kernel, "kernel", "nn", "coupling kernel: nn, gaussian or power")
-	fs.Float64Var(&f.gamma, "gamma", 1.5, "Gaussian kernel width γ of exp(−γ·r²) (-kernel gaussian)")
-	fs.Float64Var(&f.sigma, "sigma", 1, "power-law exponent σ of r^−(dim+σ), σ > 0 (-kernel power)")
-	fs.Float64Var(&f.cutoff, "cutoff", 0, "couple only pairs at distance r ≤ cutoff (0: no cutoff)")
-	fs.StringVar(&f.spin, "spin", "potts", "spins: potts (-states q), ising, or continuous (on [-lo, -hi])")
-	fs.IntVar(&f.states, "states", 2, "Potts states q")
-	fs.Float64Var(&f.lo, "lo", -1, "lower end of the continuous spins' interval")
-	fs.Float64Var(&f.hi, "hi", 1, "upper end of the continuous spins' interval")
-	fs.Float64Var(&f.beta, "beta", 1, "inverse temperature β (non-zero; negative for antiferromagnetic couplings)")
-	fs.StringVar(&f.update, "update", "", "site update of -sampler chromatic (default auto for discrete spins, pgda for continuous)")
-	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "parallel workers of each chain of -sampler chromatic")
-	fs.StringVar(&f.start, "start", "hot", "initial state: hot (uniformly random) or cold (every site 0, or hi for continuous spins)")
-	fs.IntVar(&f.energySamples, "energy-samples", 0, "pairs sampled per energy measurement: 0 auto (exact for ≤ 64 offsets, else one per site), -1 exact")
-	fs.IntVar(&f.measureEvery, "measure-every", 1, "measure one sweep in k: the series, error bars, R̂, ESS and -trace then hold one\n"+
-		"measurement every k sweeps (sweeps k, 2k, … after the burn-in; at least 4 in all)")
-	fs.StringVar(&f.reweight, "reweight", "", "β1:β2:n — the observables reweighted from the run's β to n values of β from β1 to β2\n"+
-		"(single-histogram reweighting, Ferrenberg & Swendsen 1988: ⟨O⟩_β = Σ O_t e^{−(β−β0)nE_t}/Σ e^{−(β−β0)nE_t}), each\n"+
-		"inside the window where the weights' effective fraction (Σw)²/(NΣw²) is at least 0.1 (outside: refused, saying\n"+
-		"so), and the susceptibility's peak over the window (position and height with jackknife errors); needs exact\n"+
-		"energies (-energy-samples -1 on long-range lattices: by FFT)")
-	fs.StringVar(&f.snapshot, "snapshot", "", "write chain 0's final configuration to this PNG file (3-D: the slice of first coordinate 0)")
-	fs.IntVar(&f.snapScale, "snapshot-scale", 0, "pixels per site of -snapshot (0: enough for a picture about 512 pixels wide)")
-	fs.Lookup("trace").Usage = "write each chain's measurements to this CSV file (sweep,energy_per_site,magnetisation, one row a\n" +
-		"measured sweep; one file a chain: FILE, or FILE with .cK before the extension for K chains), flushed at each checkpoint"
+	f.define(fs)
 	f.outputs = []string{"snapshot"}
 	if err := f.parse(e, args); err != nil {
 		return err
@@ -246,6 +223,40 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return run.report(e, o, max(0, time.Since(setup).Seconds()-o.seconds))
+}
+
+// define defines the flags of `pgibbs lattice` besides the shared ones,
+// and the shared ones' usage that differs.
+func (f *latticeFlags) define(fs *flag.FlagSet) {
+	fs.Lookup("burn").Usage = "sweeps before measuring (default a tenth of -sweeps)"
+	fs.Lookup("burn").DefValue = "-1"
+	f.burn = -1
+	fs.IntVar(&f.dim, "dim", 2, "lattice dimension: 1, 2 or 3")
+	fs.IntVar(&f.size, "size", 64, "sites along each axis (size^dim sites)")
+	fs.StringVar(&f.kernel, "kernel", "nn", "coupling kernel: nn, gaussian or power")
+	fs.Float64Var(&f.gamma, "gamma", 1.5, "Gaussian kernel width γ of exp(−γ·r²) (-kernel gaussian)")
+	fs.Float64Var(&f.sigma, "sigma", 1, "power-law exponent σ of r^−(dim+σ), σ > 0 (-kernel power)")
+	fs.Float64Var(&f.cutoff, "cutoff", 0, "couple only pairs at distance r ≤ cutoff (0: no cutoff)")
+	fs.StringVar(&f.spin, "spin", "potts", "spins: potts (-states q), ising, or continuous (on [-lo, -hi])")
+	fs.IntVar(&f.states, "states", 2, "Potts states q")
+	fs.Float64Var(&f.lo, "lo", -1, "lower end of the continuous spins' interval")
+	fs.Float64Var(&f.hi, "hi", 1, "upper end of the continuous spins' interval")
+	fs.Float64Var(&f.beta, "beta", 1, "inverse temperature β (non-zero; negative for antiferromagnetic couplings)")
+	fs.StringVar(&f.update, "update", "", "site update of -sampler chromatic (default auto for discrete spins, pgda for continuous)")
+	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "parallel workers of each chain of -sampler chromatic")
+	fs.StringVar(&f.start, "start", "hot", "initial state: hot (uniformly random) or cold (every site 0, or hi for continuous spins)")
+	fs.IntVar(&f.energySamples, "energy-samples", 0, "pairs sampled per energy measurement: 0 auto (exact for ≤ 64 offsets, else one per site), -1 exact")
+	fs.IntVar(&f.measureEvery, "measure-every", 1, "measure one sweep in k: the series, error bars, R̂, ESS and -trace then hold one\n"+
+		"measurement every k sweeps (sweeps k, 2k, … after the burn-in; at least 4 in all)")
+	fs.StringVar(&f.reweight, "reweight", "", "β1:β2:n — the observables reweighted from the run's β to n values of β from β1 to β2\n"+
+		"(single-histogram reweighting, Ferrenberg & Swendsen 1988: ⟨O⟩_β = Σ O_t e^{−(β−β0)nE_t}/Σ e^{−(β−β0)nE_t}), each\n"+
+		"inside the window where the weights' effective fraction (Σw)²/(NΣw²) is at least 0.1 (outside: refused, saying\n"+
+		"so), and the susceptibility's peak over the window (position and height with jackknife errors); needs exact\n"+
+		"energies (-energy-samples -1 on long-range lattices: by FFT)")
+	fs.StringVar(&f.snapshot, "snapshot", "", "write chain 0's final configuration to this PNG file (3-D: the slice of first coordinate 0)")
+	fs.IntVar(&f.snapScale, "snapshot-scale", 0, "pixels per site of -snapshot (0: enough for a picture about 512 pixels wide)")
+	fs.Lookup("trace").Usage = "write each chain's measurements to this CSV file (sweep,energy_per_site,magnetisation, one row a\n" +
+		"measured sweep; one file a chain: FILE, or FILE with .cK before the extension for K chains), flushed at each checkpoint"
 }
 
 // latticeRun runs the chains of `pgibbs lattice`: a chain's step is a
@@ -377,21 +388,8 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 		record: f.record(o, conv),
 	}
 	out.ClustersPerStep = clustersPerStep(r.samplers)
-	if u, ok := r.binder(mq); ok {
-		out.Binder, out.BinderError = &u.Mean, &u.Err
-	}
-	series := make([]lattice.Series, len(r.meas))
-	for k, m := range r.meas {
-		series[k] = m.Series()
-	}
-	exact := res.EnergySamples == 0
-	if obs, err := l.Observables(series...); err == nil {
-		out.Observables = observablesOf(obs, exact)
-	}
-	if f.reweight != "" {
-		if out.Reweight, err = r.reweighted(series); err != nil {
-			return err
-		}
+	if err := r.observables(&out, mq, res.EnergySamples == 0); err != nil {
+		return err
 	}
 	if res.EnergySamples > 0 {
 		out.EnergyMethod = "monte-carlo"
@@ -399,6 +397,47 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 	if f.measureEvery > 1 {
 		out.MeasureEvery = f.measureEvery
 	}
+	r.describe(&out)
+	if f.snapshot != "" {
+		if err := writeSnapshot(f.snapshot, l, r.samplers[0].State(), f.snapScale); err != nil {
+			return err
+		}
+		out.Snapshot = f.snapshot
+	}
+	if f.asJSON {
+		return writeJSON(e, out)
+	}
+	return printLattice(e, out, l)
+}
+
+// observables fills out's Binder cumulant of the magnetisation series mq,
+// the pooled chains' observables (the specific heat only with exact
+// energies) and, with -reweight, their reweighting.
+func (r *latticeRun) observables(out *latticeOutput, mq [][]float64, exact bool) error {
+	if u, ok := r.binder(mq); ok {
+		out.Binder, out.BinderError = &u.Mean, &u.Err
+	}
+	series := make([]lattice.Series, len(r.meas))
+	for k, m := range r.meas {
+		series[k] = m.Series()
+	}
+	if obs, err := r.l.Observables(series...); err == nil {
+		out.Observables = observablesOf(obs, exact)
+	}
+	if r.f.reweight != "" {
+		var err error
+		if out.Reweight, err = r.reweighted(series); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// describe fills out's settings that depend on the kernel, the spins and
+// the sampler: γ or σ, the states or the interval, the chromatic update
+// and λ of a minibatch update.
+func (r *latticeRun) describe(out *latticeOutput) {
+	f, l := r.f, r.l
 	switch f.kernel {
 	case "gaussian":
 		out.Gamma = f.gamma
@@ -424,16 +463,6 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 			out.Lambda = cmp.Or(f.lambdaScale, 1) * l.L() * l.L()
 		}
 	}
-	if f.snapshot != "" {
-		if err := writeSnapshot(f.snapshot, l, r.samplers[0].State(), f.snapScale); err != nil {
-			return err
-		}
-		out.Snapshot = f.snapshot
-	}
-	if f.asJSON {
-		return writeJSON(e, out)
-	}
-	return printLattice(e, out, l)
 }
 
 // reweighted returns the observables of -reweight: on its grid, each
@@ -699,45 +728,8 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	if out.Binder != nil && out.Observables == nil {
 		fmt.Fprintf(tw, "Binder cumulant\t%.5g ± %.2g (1 − ⟨m⁴⟩/3⟨m²⟩²)\n", *out.Binder, *out.BinderError)
 	}
-	if o := out.Observables; o != nil {
-		est := func(name, def string, e *estimateOutput) {
-			if e == nil || e.Mean == nil {
-				return
-			}
-			errs := "—"
-			if e.Err != nil {
-				errs = fmt.Sprintf("%.2g", *e.Err)
-			}
-			fmt.Fprintf(tw, "%s\t%.6g ± %s (%s)\n", name, *e.Mean, errs, def)
-		}
-		est("⟨m²⟩", "squared vector magnetisation", &o.M2)
-		est("susceptibility χ", "βn(⟨m²⟩ − ⟨|m|⟩²), connected", &o.Chi)
-		est("susceptibility χ'", "βn⟨m²⟩, disconnected", &o.ChiDisconnected)
-		est("specific heat C", "β²n(⟨e²⟩ − ⟨e⟩²)", o.SpecificHeat)
-		est("Binder U", "1 − ⟨m⁴⟩/3⟨m²⟩², vector m", &o.Binder)
-		est("correlation length ξ₂", "√(n⟨m²⟩/S(k_min) − 1)/2sin(π/N)", &o.Xi)
-		if o.SpecificHeat == nil {
-			fmt.Fprintf(tw, "specific heat C\tnot given: Monte Carlo energies (-energy-samples -1 for exact ones, by FFT)\n")
-		}
-		fmt.Fprintf(tw, "errors\tblocked jackknife, %d blocks of %d measurements\n", o.Blocks, o.Block)
-	}
-	if rw := out.Reweight; rw != nil {
-		fmt.Fprintf(tw, "reweighting\tfrom β0 = %g, window [%.6g, %.6g] (effective fraction ≥ 0.1)\n", rw.Beta0, rw.Window[0], rw.Window[1])
-		for _, pt := range rw.Points {
-			if pt.Observables == nil {
-				fmt.Fprintf(tw, "  β = %.6g\t%s\n", pt.Beta, pt.Refused)
-				continue
-			}
-			o := pt.Observables
-			fmt.Fprintf(tw, "  β = %.6g\tχ %s, U %s, C %s, e %s\n", pt.Beta, pm(o.Chi), pm(o.Binder), pm(*o.SpecificHeat), pm(o.Energy))
-		}
-		if p := rw.Peak; p != nil {
-			fmt.Fprintf(tw, "χ peak\tβ = %s, χ = %s\n", pm(p.Beta), pm(p.Height))
-		}
-		for _, n := range rw.Notes {
-			fmt.Fprintf(tw, "note\t%s\n", n)
-		}
-	}
+	printObservables(tw, out.Observables)
+	printReweight(tw, out.Reweight)
 	if out.ESSBulkMin != nil {
 		fmt.Fprintf(tw, "bulk ESS\t%.1f (the smaller of the energy's and the magnetisation's)\n", *out.ESSBulkMin)
 	}
@@ -753,4 +745,53 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 		fmt.Fprintf(tw, "snapshot\t%s\n", out.Snapshot)
 	}
 	return tw.Flush()
+}
+
+// printObservables prints the pooled chains' observables, if any.
+func printObservables(tw io.Writer, o *observablesOutput) {
+	if o == nil {
+		return
+	}
+	est := func(name, def string, e *estimateOutput) {
+		if e == nil || e.Mean == nil {
+			return
+		}
+		errs := "—"
+		if e.Err != nil {
+			errs = fmt.Sprintf("%.2g", *e.Err)
+		}
+		fmt.Fprintf(tw, "%s\t%.6g ± %s (%s)\n", name, *e.Mean, errs, def)
+	}
+	est("⟨m²⟩", "squared vector magnetisation", &o.M2)
+	est("susceptibility χ", "βn(⟨m²⟩ − ⟨|m|⟩²), connected", &o.Chi)
+	est("susceptibility χ'", "βn⟨m²⟩, disconnected", &o.ChiDisconnected)
+	est("specific heat C", "β²n(⟨e²⟩ − ⟨e⟩²)", o.SpecificHeat)
+	est("Binder U", "1 − ⟨m⁴⟩/3⟨m²⟩², vector m", &o.Binder)
+	est("correlation length ξ₂", "√(n⟨m²⟩/S(k_min) − 1)/2sin(π/N)", &o.Xi)
+	if o.SpecificHeat == nil {
+		fmt.Fprintf(tw, "specific heat C\tnot given: Monte Carlo energies (-energy-samples -1 for exact ones, by FFT)\n")
+	}
+	fmt.Fprintf(tw, "errors\tblocked jackknife, %d blocks of %d measurements\n", o.Blocks, o.Block)
+}
+
+// printReweight prints the reweighted observables and χ's peak, if any.
+func printReweight(tw io.Writer, rw *reweightOutput) {
+	if rw == nil {
+		return
+	}
+	fmt.Fprintf(tw, "reweighting\tfrom β0 = %g, window [%.6g, %.6g] (effective fraction ≥ 0.1)\n", rw.Beta0, rw.Window[0], rw.Window[1])
+	for _, pt := range rw.Points {
+		if pt.Observables == nil {
+			fmt.Fprintf(tw, "  β = %.6g\t%s\n", pt.Beta, pt.Refused)
+			continue
+		}
+		o := pt.Observables
+		fmt.Fprintf(tw, "  β = %.6g\tχ %s, U %s, C %s, e %s\n", pt.Beta, pm(o.Chi), pm(o.Binder), pm(*o.SpecificHeat), pm(o.Energy))
+	}
+	if p := rw.Peak; p != nil {
+		fmt.Fprintf(tw, "χ peak\tβ = %s, χ = %s\n", pm(p.Beta), pm(p.Height))
+	}
+	for _, n := range rw.Notes {
+		fmt.Fprintf(tw, "note\t%s\n", n)
+	}
 }

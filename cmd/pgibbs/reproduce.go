@@ -9,13 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgibbs/pgibbs/bench"
+	"github.com/pgibbs/pgibbs/experiments"
 )
 
 func init() {
 	register(&command{
 		name:    "reproduce",
-		summary: "regenerate the papers' figures and tables (CSV, PNG, SVG): " + strings.Join(bench.Figures(), "|"),
+		summary: "regenerate the papers' figures and tables (CSV, PNG, SVG): " + strings.Join(experiments.Figures(), "|"),
 		example: "pgibbs reproduce fig1a -quick -out results",
 		run:     runReproduce,
 	})
@@ -50,9 +50,9 @@ const reproduceUsage = `Regenerates a figure or table of the papers and writes C
 Full runs take minutes each (see docs/RESULTS.md); -quick finishes each figure in under a minute with
 shorter runs (which it states). Figures average -runs independent runs, in parallel.`
 
-// reproduce runs the experiments (bench.Reproduce; the tests replace it to
+// reproduce runs the experiments (experiments.Reproduce; the tests replace it to
 // check what the flags pass).
-var reproduce = bench.Reproduce
+var reproduce = experiments.Reproduce
 
 func runReproduce(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "reproduce <name>", reproduceUsage)
@@ -77,7 +77,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 	if name == "" && len(rest) > 0 {
 		name, rest = rest[0], rest[1:]
 	}
-	names := bench.Figures()
+	names := experiments.Figures()
 	switch {
 	case name == "":
 		return usagef("which figure? want one of %s", strings.Join(names, ", "))
@@ -96,7 +96,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	bar := newProgress(e.stderr, *quiet)
-	cfg := bench.Config{Seed: *seed, Runs: *runs, Workers: *workers, Progress: bar, Dir: *out}
+	cfg := experiments.Config{Seed: *seed, Runs: *runs, Workers: *workers, Progress: bar, Dir: *out}
 	start := time.Now()
 	written, err := reproduce(ctx, name, *quick, *out, cfg, e.stdout)
 	bar.Done()

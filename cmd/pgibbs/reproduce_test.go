@@ -11,26 +11,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgibbs/pgibbs/bench"
+	"github.com/pgibbs/pgibbs/experiments"
 )
 
-// reproduceCall is what the CLI passed to bench.Reproduce.
+// reproduceCall is what the CLI passed to experiments.Reproduce.
 type reproduceCall struct {
 	name  string
 	quick bool
 	dir   string
-	cfg   bench.Config
+	cfg   experiments.Config
 }
 
-// fakeReproduce replaces bench.Reproduce for the duration of a test (bench's
-// own tests run the experiments): it records its arguments, uses the
+// fakeReproduce replaces experiments.Reproduce for the duration of a test
+// (package experiments' own tests run the experiments): it records its arguments, uses the
 // progress bar as a driver would, prints a note and returns files, or err.
 func fakeReproduce(t *testing.T, err error) *[]reproduceCall {
 	t.Helper()
 	saved := reproduce
 	t.Cleanup(func() { reproduce = saved })
 	var calls []reproduceCall
-	reproduce = func(ctx context.Context, name string, quick bool, dir string, cfg bench.Config, w io.Writer) ([]string, error) {
+	reproduce = func(ctx context.Context, name string, quick bool, dir string, cfg experiments.Config, w io.Writer) ([]string, error) {
 		calls = append(calls, reproduceCall{name, quick, dir, cfg})
 		if _, statErr := os.Stat(dir); statErr != nil {
 			t.Errorf("output directory not created: %v", statErr)
@@ -55,9 +55,9 @@ func TestReproduceFlags(t *testing.T) {
 		want reproduceCall
 	}{
 		{[]string{"reproduce", "fig1b", "-out", dir, "-runs", "1", "-seed", "5"},
-			reproduceCall{"fig1b", false, dir, bench.Config{Seed: 5, Runs: 1, Dir: dir}}},
+			reproduceCall{"fig1b", false, dir, experiments.Config{Seed: 5, Runs: 1, Dir: dir}}},
 		{[]string{"reproduce", "-quick", "-out", dir, "-runs", "2", "-workers", "7", "-quiet", "all"},
-			reproduceCall{"all", true, dir, bench.Config{Seed: 1, Runs: 2, Workers: 7, Dir: dir}}},
+			reproduceCall{"all", true, dir, experiments.Config{Seed: 1, Runs: 2, Workers: 7, Dir: dir}}},
 	} {
 		*calls = nil
 		code, out, stderr := runCLI(t, tc.args...)
@@ -68,7 +68,7 @@ func TestReproduceFlags(t *testing.T) {
 			t.Errorf("%v: stderr is not a terminal, yet: %q", tc.args, stderr)
 		}
 		if len(*calls) != 1 {
-			t.Fatalf("%v: %d calls of bench.Reproduce", tc.args, len(*calls))
+			t.Fatalf("%v: %d calls of experiments.Reproduce", tc.args, len(*calls))
 		}
 		got := (*calls)[0]
 		bar, ok := got.cfg.Progress.(*progress)
@@ -77,7 +77,7 @@ func TestReproduceFlags(t *testing.T) {
 		}
 		got.cfg.Progress = nil
 		if got != tc.want {
-			t.Errorf("%v: bench.Reproduce%+v, want %+v", tc.args, got, tc.want)
+			t.Errorf("%v: experiments.Reproduce%+v, want %+v", tc.args, got, tc.want)
 		}
 		re := regexp.MustCompile(`^note on ` + tc.want.name + `\n\n2 files written in [0-9]+\.[0-9] s\n$`)
 		if !re.MatchString(out) {
@@ -105,7 +105,7 @@ func TestReproduceError(t *testing.T) {
 	}
 }
 
-// TestReproduceCanceled runs the real bench.Reproduce with a canceled
+// TestReproduceCanceled runs the real experiments.Reproduce with a canceled
 // context: it prints its header and stops at the first experiment.
 func TestReproduceCanceled(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
@@ -146,10 +146,10 @@ func TestReproduceUsage(t *testing.T) {
 		t.Errorf("-h: exit %d", code)
 	}
 	if len(*calls) != 0 {
-		t.Errorf("bench.Reproduce called %d times on bad usage", len(*calls))
+		t.Errorf("experiments.Reproduce called %d times on bad usage", len(*calls))
 	}
-	// Every name the usage text describes is one bench.Reproduce knows.
-	for _, name := range bench.Figures() {
+	// Every name the usage text describes is one experiments.Reproduce knows.
+	for _, name := range experiments.Figures() {
 		if !strings.Contains(reproduceUsage, "\n  "+name+" ") {
 			t.Errorf("usage does not describe %q", name)
 		}

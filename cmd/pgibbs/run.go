@@ -416,17 +416,57 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 		return f.merge(out)
 	}
 	if j.perUpdate != nil {
-		scale := j.perUpdate()
-		j.steps, j.burn = max(1, int64(math.Round(float64(j.steps)*scale))), int64(math.Round(float64(j.burn)*scale))
-		for _, c := range out.chains {
-			c.Burn = j.burn
-		}
+		j.steps, j.burn = scaleWork(j.perUpdate(), j.steps, j.burn, out.chains)
 	}
 	if f.resumed != nil {
 		if err := f.resumed.Restore(out.chains); err != nil {
 			return nil, fmt.Errorf("%s: %w", f.resume, err)
 		}
 	}
+	r, err := f.runner(j, m, out)
+	if err != nil {
+		return nil, err
+	}
+	stop := f.watch(out.chains, j.steps)
+	start := time.Now()
+	err = r.Run(ctx, out.chains)
+	stop()
+	out.seconds = time.Since(start).Seconds()
+	complete := true
+	for _, c := range out.chains {
+		complete = complete && (r.Duration > 0 || r.Converged() || c.Done() >= j.steps)
+	}
+	if r.Converged() {
+		out.stop.StoppedBy = "converged"
+	}
+	if err = f.runError(err, complete); err != nil {
+		return nil, err
+	}
+	for _, c := range out.chains {
+		if c.Done() <= j.burn {
+			return nil, fmt.Errorf("the run ended after %d steps, within the burn-in", c.Done())
+		}
+	}
+	if err := f.finish(j, m, out, files); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scaleWork converts steps and burn-in counted in updates into steps of
+// scale updates each (job.perUpdate), and sets the chains' burn-in.
+func scaleWork(scale float64, steps, burn int64, chains []*chain.Chain) (int64, int64) {
+	steps, burn = max(1, int64(math.Round(float64(steps)*scale))), int64(math.Round(float64(burn)*scale))
+	for _, c := range chains {
+		c.Burn = burn
+	}
+	return steps, burn
+}
+
+// runner returns the runner of j's chains: its steps or duration, its
+// checkpoints, the -until-rhat stopping rule (out.stop records what
+// stopped the run) and the job's check-point hook.
+func (f *runFlags) runner(j job, m meta, out *outcome) (*chain.Runner, error) {
 	r := &chain.Runner{Steps: j.steps, Duration: time.Duration(f.seconds * float64(time.Second)),
 		Checkpoint: f.checkpoint, Every: f.every, Meta: m, Inputs: f.inputPaths()}
 	if r.Duration > 0 {
@@ -449,46 +489,33 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 		}
 		r.CheckEvery = j.checkEvery()
 	}
-	stop := f.watch(out.chains, j.steps)
-	start := time.Now()
-	err = r.Run(ctx, out.chains)
-	stop()
-	out.seconds = time.Since(start).Seconds()
-	complete := true
-	for _, c := range out.chains {
-		complete = complete && (r.Duration > 0 || r.Converged() || c.Done() >= j.steps)
-	}
-	if r.Converged() {
-		out.stop.StoppedBy = "converged"
-	}
-	if err = f.runError(err, complete); err != nil {
-		return nil, err
-	}
-	for _, c := range out.chains {
-		if c.Done() <= j.burn {
-			return nil, fmt.Errorf("the run ended after %d steps, within the burn-in", c.Done())
-		}
-	}
+	return r, nil
+}
+
+// finish flushes the trace files after a complete run, records the final
+// states' hash, writes the -plot pictures and, for -chain k -of K, the
+// part record.
+func (f *runFlags) finish(j job, m meta, out *outcome, files []*chain.CSV) error {
 	for _, file := range files {
 		if err := file.Flush(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	out.hash = chain.StateHash(chain.States(out.chains)...)
 	if err := f.writePlots(j); err != nil {
-		return nil, err
+		return err
 	}
 	if f.of > 0 {
 		st, err := out.chains[0].Save()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if m.Inputs, err = chain.HashFiles(f.inputPaths()...); err != nil {
-			return nil, err
+			return err
 		}
 		out.parts = []*part{{meta: m, Chain: f.chain, Of: f.of, Seconds: out.seconds, State: st}}
 	}
-	return out, nil
+	return nil
 }
 
 // prepare checks what can be checked before any work: the input files

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/gibbs"
 )
@@ -55,73 +56,118 @@ type uaiOutput struct {
 	gibbsOutput
 }
 
+// uaiFlags are the flags of `pgibbs uai` besides the shared ones.
+type uaiFlags struct {
+	model, evid, marFile, out, anytime, exactMemory *string
+	lambda2, lambda2Scale                           *float64
+	perVar                                          *bool
+	f                                               *runFlags
+}
+
 func runUAI(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "uai", "Samples a discrete graphical model in the UAI format (MARKOV or BAYES) with any sampler of\n"+
-		"package gibbs, evidence variables clamped. With -mar it reports the mean and maximum absolute\n"+
-		"error of the run-average marginals of the free (non-evidence) variables over all variable-value\n"+
-		"pairs (the UAI convention); -out writes the estimated marginals of all variables as a .MAR file.\n"+
-		"Chains run in parallel from independent random states; their marginals are pooled.")
-	model := fs.String("model", "", "model file F.uai (required)")
-	evid := fs.String("evidence", "", "evidence file F.evid (default: no evidence)")
-	marFile := fs.String("mar", "", "exact marginals F.MAR to compare with")
-	out := fs.String("out", "", "write the estimated marginals to this file in the UAI .MAR format")
-	anytime := fs.String("anytime", "", "write a solution (the marginals so far, pooled) to this .MAR file at check points of growing\n"+
-		"interval and at the end, as the UAI competitions' anytime format (-BEGIN- between solutions; the last complete one counts)")
-	lambda2 := fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)")
-	lambda2Scale := fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)")
-	perVar := fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	exactMemory := fs.String("exact-memory", "", "-sampler auto: the memory one component's exact elimination may take (e.g. 8G; default half of\n"+
-		"-max-memory, or of this machine's memory)")
-	bf := addBlockFlags(fs)
-	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", ") + autoHelp, iters: 1000000, estimator: true})
-	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out", "anytime"}
-	err := f.parse(e, args)
+	u, err := parseUAI(e, args)
 	if err != nil {
 		return err
 	}
-	if *model == "" {
-		return usagef("-model is required")
-	}
-	if !slices.Contains(gibbs.Names(), f.sampler) {
-		return usagef("-sampler %q: want one of %s", f.sampler, strings.Join(gibbs.Names(), ", "))
-	}
-	if f.block, err = bf.config(f); err != nil {
-		return err
-	}
-	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
-		return usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", f.sampler)
-	}
+	f := u.f
 	// The model is streamed into its graph: no Model (scopes and tables
 	// as one slice a factor) is held, only what the output reports of it.
-	pr, err := uai.ReadGraphProblem(*model, *evid, *marFile)
+	pr, err := uai.ReadGraphProblem(*u.model, *u.evid, *u.marFile)
 	if err != nil {
 		return err
 	}
 	g, m, ev, mar := pr.Graph, pr.Info, pr.Evidence, pr.Exact
 	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}
 	var any *uai.AnytimeMAR
-	if *anytime != "" {
-		if any, err = uai.CreateAnytimeMAR(*anytime); err != nil {
+	if *u.anytime != "" {
+		if any, err = uai.CreateAnytimeMAR(*u.anytime); err != nil {
 			return fmt.Errorf("-anytime: %w", err)
 		}
 		defer any.Close()
 		run.atCheck = func() error { return any.Write(chain.PoolMarginals(run.margs...)) }
 	}
-	run.opts.PerVariable, run.opts.Lambda2, run.opts.Lambda2Scale = *perVar, *lambda2, *lambda2Scale
+	run.opts.PerVariable, run.opts.Lambda2, run.opts.Lambda2Scale = *u.perVar, *u.lambda2, *u.lambda2Scale
 	if f.set["exact-memory"] && f.sampler != "auto" {
 		return usagef("-exact-memory applies to -sampler auto only")
 	}
 	o := uaiOutput{
-		Model: *model, Type: m.Type, Variables: m.NumVars(), Factors: m.NumFactors, HardFactors: m.HardFactors,
-		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Out: *out,
+		Model: *u.model, Type: m.Type, Variables: m.NumVars(), Factors: m.NumFactors, HardFactors: m.HardFactors,
+		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Out: *u.out,
 	}
-	var marginals [][]float64
+	marginals, err := u.marginals(ctx, &o, run, g, any)
+	if err != nil {
+		return err
+	}
+	if mar != nil {
+		if err := o.compare(marginals, mar, g.Free(), *u.marFile); err != nil {
+			return err
+		}
+	}
+	if err := u.write(&o, marginals, any); err != nil {
+		return err
+	}
+	if f.asJSON {
+		return writeJSON(e, o)
+	}
+	return o.print(e, *u.marFile)
+}
+
+// parseUAI defines and parses the flags of `pgibbs uai` and checks what
+// can be checked before the model is read.
+func parseUAI(e *env, args []string) (*uaiFlags, error) {
+	fs := newFlags(e, "uai", "Samples a discrete graphical model in the UAI format (MARKOV or BAYES) with any sampler of\n"+
+		"package gibbs, evidence variables clamped. With -mar it reports the mean and maximum absolute\n"+
+		"error of the run-average marginals of the free (non-evidence) variables over all variable-value\n"+
+		"pairs (the UAI convention); -out writes the estimated marginals of all variables as a .MAR file.\n"+
+		"Chains run in parallel from independent random states; their marginals are pooled.")
+	u := &uaiFlags{
+		model:   fs.String("model", "", "model file F.uai (required)"),
+		evid:    fs.String("evidence", "", "evidence file F.evid (default: no evidence)"),
+		marFile: fs.String("mar", "", "exact marginals F.MAR to compare with"),
+		out:     fs.String("out", "", "write the estimated marginals to this file in the UAI .MAR format"),
+		anytime: fs.String("anytime", "", "write a solution (the marginals so far, pooled) to this .MAR file at check points of growing\n"+
+			"interval and at the end, as the UAI competitions' anytime format (-BEGIN- between solutions; the last complete one counts)"),
+		lambda2:      fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)"),
+		lambda2Scale: fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)"),
+		perVar:       fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²"),
+		exactMemory: fs.String("exact-memory", "", "-sampler auto: the memory one component's exact elimination may take (e.g. 8G; default half of\n"+
+			"-max-memory, or of this machine's memory)"),
+	}
+	bf := addBlockFlags(fs)
+	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", ") + autoHelp, iters: 1000000, estimator: true})
+	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out", "anytime"}
+	u.f = f
+	err := f.parse(e, args)
+	if err != nil {
+		return nil, err
+	}
+	if *u.model == "" {
+		return nil, usagef("-model is required")
+	}
+	if !slices.Contains(gibbs.Names(), f.sampler) {
+		return nil, usagef("-sampler %q: want one of %s", f.sampler, strings.Join(gibbs.Names(), ", "))
+	}
+	if f.block, err = bf.config(f); err != nil {
+		return nil, err
+	}
+	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
+		return nil, usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", f.sampler)
+	}
+	return u, nil
+}
+
+// marginals plans -sampler auto (its exact components overlaid on the
+// anytime solutions), then answers exactly when every component was
+// eliminated, or runs the chains; it fills o's run record.
+func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, run *gibbsRun, g *factorgraph.Graph, any *uai.AnytimeMAR) ([][]float64, error) {
+	f := u.f
 	var auto *autoRun
 	if f.sampler == "auto" {
 		// A resumed run or merged parts plan and choose again: the same
 		// answer for the same seed.
-		if auto, err = f.autoPlan(ctx, g, *exactMemory); err != nil {
-			return err
+		var err error
+		if auto, err = f.autoPlan(ctx, g, *u.exactMemory); err != nil {
+			return nil, err
 		}
 		o.Auto = auto.output()
 		if any != nil {
@@ -136,67 +182,73 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	// run says so in its part record, and their merge answers exactly
 	// again.
 	if auto != nil && auto.exact.All() {
-		marginals = exactMarginals(g, auto.exact)
+		marginals := exactMarginals(g, auto.exact)
 		o.gibbsOutput = gibbsOutput{record: record{Sampler: f.sampler, Seed: f.seed,
 			convergence: convergence{Converged: true, Note: "exact: every component eliminated"}}}
 		if f.of > 0 {
 			p, err := f.exactPart(auto.exact.Seconds)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			o.Parts = []*part{p}
 		}
-	} else {
-		res, err := f.execute(ctx, run.job())
-		if err != nil {
-			return err
-		}
-		marginals = chain.PoolMarginals(run.margs...)
-		if auto != nil {
-			auto.exact.Overlay(marginals, nil)
-		}
-		if o.gibbsOutput, err = run.output(res); err != nil {
-			return err
-		}
-		if l2, ok := run.samplers[0].(interface{ Lambda2() float64 }); ok {
-			o.Lambda2 = l2.Lambda2()
-		}
+		return marginals, nil
 	}
-	if mar != nil {
-		mean, mx, err := diag.MarginalAbsVars(marginals, mar, g.Free())
-		if err != nil {
-			return fmt.Errorf("comparing with %s: %w", *marFile, err)
-		}
-		o.MeanAbsError, o.MaxAbsError = &mean, &mx
-		hmean, hmax, err := diag.MarginalHellingerVars(marginals, mar, g.Free())
-		if err != nil {
-			return fmt.Errorf("comparing with %s: %w", *marFile, err)
-		}
-		o.MeanHellinger, o.MaxHellinger = &hmean, &hmax
-		score, _, err := diag.MARScore(marginals, mar, g.Free())
-		if err != nil {
-			return fmt.Errorf("comparing with %s: %w", *marFile, err)
-		}
-		o.Score = &score
+	res, err := f.execute(ctx, run.job())
+	if err != nil {
+		return nil, err
 	}
+	marginals := chain.PoolMarginals(run.margs...)
+	if auto != nil {
+		auto.exact.Overlay(marginals, nil)
+	}
+	if o.gibbsOutput, err = run.output(res); err != nil {
+		return nil, err
+	}
+	if l2, ok := run.samplers[0].(interface{ Lambda2() float64 }); ok {
+		o.Lambda2 = l2.Lambda2()
+	}
+	return marginals, nil
+}
+
+// compare fills o's errors of marginals against the exact marginals mar
+// (read from marFile) over the free variables.
+func (o *uaiOutput) compare(marginals, mar [][]float64, free []int, marFile string) error {
+	mean, mx, err := diag.MarginalAbsVars(marginals, mar, free)
+	if err != nil {
+		return fmt.Errorf("comparing with %s: %w", marFile, err)
+	}
+	o.MeanAbsError, o.MaxAbsError = &mean, &mx
+	hmean, hmax, err := diag.MarginalHellingerVars(marginals, mar, free)
+	if err != nil {
+		return fmt.Errorf("comparing with %s: %w", marFile, err)
+	}
+	o.MeanHellinger, o.MaxHellinger = &hmean, &hmax
+	score, _, err := diag.MARScore(marginals, mar, free)
+	if err != nil {
+		return fmt.Errorf("comparing with %s: %w", marFile, err)
+	}
+	o.Score = &score
+	return nil
+}
+
+// write writes the last anytime solution and the -out file.
+func (u *uaiFlags) write(o *uaiOutput, marginals [][]float64, any *uai.AnytimeMAR) error {
 	if any != nil {
 		if err := any.Write(marginals); err != nil {
 			return err
 		}
-		o.Anytime, o.Solutions = *anytime, any.Solutions()
+		o.Anytime, o.Solutions = *u.anytime, any.Solutions()
 		if err := any.Close(); err != nil {
 			return err
 		}
 	}
-	if *out != "" {
-		if err := uai.WriteMarginalsFile(*out, marginals); err != nil {
+	if *u.out != "" {
+		if err := uai.WriteMarginalsFile(*u.out, marginals); err != nil {
 			return err
 		}
 	}
-	if f.asJSON {
-		return writeJSON(e, o)
-	}
-	return o.print(e, *marFile)
+	return nil
 }
 
 func (o *uaiOutput) print(e *env, marFile string) error {

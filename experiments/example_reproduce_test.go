@@ -1,4 +1,4 @@
-package bench_test
+package experiments_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"log"
 	"os"
 
-	"github.com/pgibbs/pgibbs/bench"
+	"github.com/pgibbs/pgibbs/experiments"
 )
 
 // Reproduce reruns Fig. 1a of the Poisson-Gibbs paper with quick settings,
@@ -15,7 +15,7 @@ func ExampleReproduce() {
 	if err := os.MkdirAll("results", 0o755); err != nil {
 		log.Fatal(err)
 	}
-	paths, err := bench.Reproduce(context.Background(), "fig1a", true, "results", bench.Config{Seed: 1}, os.Stdout)
+	paths, err := experiments.Reproduce(context.Background(), "fig1a", true, "results", experiments.Config{Seed: 1}, os.Stdout)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,4 +1,16 @@
-package bench
+// Package baseline holds the honest baselines of DESIGN §9: hand-written,
+// model-specific heat-bath loops of the kind a user would write for one
+// model in forty lines, tuned (one byte of state a site, flat arrays, no
+// interface call or range check, accumulators indexed without bounds
+// checks, no function call in an inner loop). Package bench benchmarks
+// them beside the library's samplers (sampler=handwritten), and the
+// crossover experiment of package experiments times them as the degree
+// grows: a speed-up the project states is quoted against them, not only
+// against the library's own plain Gibbs. They sample the same
+// conditionals as the library's samplers on the same models
+// (baseline_test.go checks it) and draw from a *rand.Rand (PCG) as the
+// library does.
+package baseline
 
 import (
 	"errors"
@@ -11,21 +23,10 @@ import (
 	"github.com/pgibbs/pgibbs/models/potts"
 )
 
-// This file holds the honest baselines of DESIGN §9: hand-written,
-// model-specific heat-bath loops of the kind a user would write for one
-// model in forty lines, tuned (one byte of state a site, flat arrays, no
-// interface call or range check, accumulators indexed without bounds
-// checks, no function call in an inner loop),
-// and benchmarked beside the library's samplers. A speed-up the project
-// states is quoted against them, not only against the library's own plain
-// Gibbs. They sample the same conditionals as the library's samplers on
-// the same models (baseline_test.go checks it) and draw from a *rand.Rand
-// (PCG) as the library does.
-
-// maxBaselineStates bounds q for the hand-written loops: their state is
+// MaxStates bounds q for the hand-written loops: their state is
 // one byte a site, and their per-value accumulators are [256]float64
 // arrays indexed by that byte, which needs no bounds check.
-const maxBaselineStates = 256
+const MaxStates = 256
 
 // heatBathDraw draws v ∈ {0, …, q−1} with probability ∝ exp(u[v]) by
 // max-subtracted exponentials (u is overwritten), as every heat-bath loop
@@ -51,7 +52,7 @@ func heatBathDraw(r *rand.Rand, u []float64) uint8 {
 	return uint8(len(u) - 1) // rounding left t ≥ 0 after the last weight
 }
 
-// pottsHeatBath is the honest baseline for the Gaussian-kernel Potts model
+// PottsHeatBath is the honest baseline for the Gaussian-kernel Potts model
 // of package potts (the Poisson-Gibbs paper's model at potts.Paper()): a
 // random-scan heat-bath over compressed-sparse-row neighbour arrays,
 // written for this one model.
@@ -63,24 +64,24 @@ func heatBathDraw(r *rand.Rand, u []float64) uint8 {
 // accumulates u[v] = Σ_j w_ij·δ(v, x_j) by u[x_j] += w_ij (into two
 // accumulators, even and odd neighbours, to halve the chain of dependent
 // additions when neighbours share a value) and draws x_i ∝ exp(u[v]).
-type pottsHeatBath struct {
+type PottsHeatBath struct {
 	q      int
 	start  []int32
 	nbr    []int32
 	w      []float64
 	x      []uint8
-	ua, ub [maxBaselineStates]float64
+	ua, ub [MaxStates]float64
 	r      *rand.Rand
 }
 
-// newPottsHeatBath builds the loop for p, with a state drawn uniformly
+// NewPottsHeatBath builds the loop for p, with a state drawn uniformly
 // from r.
-func newPottsHeatBath(p potts.Params, r *rand.Rand) (*pottsHeatBath, error) {
+func NewPottsHeatBath(p potts.Params, r *rand.Rand) (*PottsHeatBath, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if p.States > maxBaselineStates {
-		return nil, fmt.Errorf("bench: hand-written Potts loop: %d states, at most %d", p.States, maxBaselineStates)
+	if p.States > MaxStates {
+		return nil, fmt.Errorf("bench: hand-written Potts loop: %d states, at most %d", p.States, MaxStates)
 	}
 	wd := p.Width
 	n := wd * wd
@@ -93,7 +94,7 @@ func newPottsHeatBath(p potts.Params, r *rand.Rand) (*pottsHeatBath, error) {
 			kernel[dr*wd+dc] = p.Beta * math.Exp(-p.Gamma*float64(dr*dr+dc*dc))
 		}
 	}
-	h := &pottsHeatBath{q: p.States, start: make([]int32, n+1), x: make([]uint8, n), r: r}
+	h := &PottsHeatBath{q: p.States, start: make([]int32, n+1), x: make([]uint8, n), r: r}
 	for i := range n {
 		ri, ci := i/wd, i%wd
 		for j := range n {
@@ -114,7 +115,7 @@ func newPottsHeatBath(p potts.Params, r *rand.Rand) (*pottsHeatBath, error) {
 }
 
 // conditional sets u[v] = Σ_j w_ij·δ(v, x_j) for v < q and returns u[:q].
-func (h *pottsHeatBath) conditional(i int) []float64 {
+func (h *PottsHeatBath) conditional(i int) []float64 {
 	nb := h.nbr[h.start[i]:h.start[i+1]]
 	w := h.w[h.start[i]:h.start[i+1]]
 	w = w[:len(nb)]
@@ -138,16 +139,16 @@ func (h *pottsHeatBath) conditional(i int) []float64 {
 }
 
 // update resamples site i from its conditional.
-func (h *pottsHeatBath) update(i int) { h.x[i] = heatBathDraw(h.r, h.conditional(i)) }
+func (h *PottsHeatBath) update(i int) { h.x[i] = heatBathDraw(h.r, h.conditional(i)) }
 
-// step resamples a uniformly chosen site (random scan).
-func (h *pottsHeatBath) step() { h.update(h.r.IntN(len(h.x))) }
+// Step resamples a uniformly chosen site (random scan).
+func (h *PottsHeatBath) Step() { h.update(h.r.IntN(len(h.x))) }
 
-// meanDegree returns the mean number of neighbours a step visits.
-func (h *pottsHeatBath) meanDegree() float64 { return float64(len(h.nbr)) / float64(len(h.x)) }
+// MeanDegree returns the mean number of neighbours a step visits.
+func (h *PottsHeatBath) MeanDegree() float64 { return float64(len(h.nbr)) / float64(len(h.x)) }
 
-// maxDegree returns the largest number of neighbours of a site (Δ).
-func (h *pottsHeatBath) maxDegree() int {
+// MaxDegree returns the largest number of neighbours of a site (Δ).
+func (h *PottsHeatBath) MaxDegree() int {
 	d := 0
 	for i := range len(h.x) {
 		d = max(d, int(h.start[i+1]-h.start[i]))
@@ -155,7 +156,7 @@ func (h *pottsHeatBath) maxDegree() int {
 	return d
 }
 
-// isingCheckerboard is the honest baseline for the nearest-neighbour Ising
+// IsingCheckerboard is the honest baseline for the nearest-neighbour Ising
 // model π(s) ∝ exp(β Σ_<ij> s_i s_j) on an n×n torus (n even): spins
 // s = ±1 in int8, a heat-bath in checkerboard order (all even sites, then
 // all odd), and the conditional P(s_i = +1) = 1/(1 + exp(−2β·h)) of the
@@ -164,23 +165,23 @@ func (h *pottsHeatBath) maxDegree() int {
 // branch (the borrow of r.Uint64() − t_h is the new spin's bit), which
 // halves the time of a sweep near β_c, where the comparison is a coin flip
 // to the branch predictor.
-type isingCheckerboard struct {
+type IsingCheckerboard struct {
 	n   int
 	s   []int8
 	thr [16]uint64 // thr[h+4]; 16 entries so that a uint8 index needs no bounds check
 	r   *rand.Rand
 }
 
-// newIsingCheckerboard returns the loop on an n×n torus at β, with spins
+// NewIsingCheckerboard returns the loop on an n×n torus at β, with spins
 // drawn uniformly from r.
-func newIsingCheckerboard(n int, beta float64, r *rand.Rand) (*isingCheckerboard, error) {
+func NewIsingCheckerboard(n int, beta float64, r *rand.Rand) (*IsingCheckerboard, error) {
 	if n < 4 || n%2 != 0 {
 		return nil, fmt.Errorf("bench: checkerboard Ising: side %d: need an even side ≥ 4", n)
 	}
 	if math.IsNaN(beta) || math.IsInf(beta, 0) {
 		return nil, fmt.Errorf("bench: checkerboard Ising: β = %v", beta)
 	}
-	c := &isingCheckerboard{n: n, s: make([]int8, n*n), r: r}
+	c := &IsingCheckerboard{n: n, s: make([]int8, n*n), r: r}
 	for h := -4; h <= 4; h += 2 {
 		c.thr[h+4] = probThreshold(1 / (1 + math.Exp(-2*beta*float64(h))))
 	}
@@ -203,9 +204,9 @@ func probThreshold(p float64) uint64 {
 	}
 }
 
-// sweep updates every site once: the even sites (row + column even), then
+// Sweep updates every site once: the even sites (row + column even), then
 // the odd ones.
-func (c *isingCheckerboard) sweep() {
+func (c *IsingCheckerboard) Sweep() {
 	n, s := c.n, c.s
 	for parity := range 2 {
 		for row := range n {
@@ -228,8 +229,8 @@ func (c *isingCheckerboard) sweep() {
 	}
 }
 
-// energy returns −(1/n²) Σ_<ij> s_i s_j, the energy per site.
-func (c *isingCheckerboard) energy() float64 { return isingEnergy(c.n, c.s) }
+// Energy returns −(1/n²) Σ_<ij> s_i s_j, the energy per site.
+func (c *IsingCheckerboard) Energy() float64 { return isingEnergy(c.n, c.s) }
 
 // isingEnergy returns −(1/n²) Σ_<ij> s_i s_j of spins s on the n×n torus.
 func isingEnergy(n int, s []int8) float64 {
@@ -243,14 +244,14 @@ func isingEnergy(n int, s []int8) float64 {
 	return -float64(e) / float64(n*n)
 }
 
-// isingSW is the honest baseline of the Swendsen–Wang sweep on the
+// IsingSW is the honest baseline of the Swendsen–Wang sweep on the
 // nearest-neighbour Ising torus: spins ±1 in int8; every site tests its
 // right and lower neighbour, and an agreeing pair is bonded when one
 // r.Uint64() falls below ⌊(1 − e^{−2β})·2⁶⁴⌋; bonds join sites in an
 // int32 union–find (union by size, path halving); each root draws a fresh
 // spin (one bit) and every site copies its root's. It is what a physicist
 // writes for this one model: no alias tables, no Poisson process.
-type isingSW struct {
+type IsingSW struct {
 	n            int
 	s, flip      []int8
 	parent, size []int32
@@ -258,12 +259,12 @@ type isingSW struct {
 	r            *rand.Rand
 }
 
-// newIsingSW returns the loop on an n×n torus at β ≥ 0, spins drawn from r.
-func newIsingSW(n int, beta float64, r *rand.Rand) (*isingSW, error) {
+// NewIsingSW returns the loop on an n×n torus at β ≥ 0, spins drawn from r.
+func NewIsingSW(n int, beta float64, r *rand.Rand) (*IsingSW, error) {
 	if n < 3 || !(beta >= 0) || math.IsInf(beta, 0) {
 		return nil, fmt.Errorf("bench: Swendsen–Wang Ising: side %d, β = %v: need a side ≥ 3 and a finite β ≥ 0", n, beta)
 	}
-	c := &isingSW{n: n, s: make([]int8, n*n), flip: make([]int8, n*n), parent: make([]int32, n*n), size: make([]int32, n*n),
+	c := &IsingSW{n: n, s: make([]int8, n*n), flip: make([]int8, n*n), parent: make([]int32, n*n), size: make([]int32, n*n),
 		thr: probThreshold(-math.Expm1(-2 * beta)), r: r}
 	for i := range c.s {
 		c.s[i] = int8(2*r.IntN(2) - 1)
@@ -271,7 +272,7 @@ func newIsingSW(n int, beta float64, r *rand.Rand) (*isingSW, error) {
 	return c, nil
 }
 
-func (c *isingSW) find(a int32) int32 {
+func (c *IsingSW) find(a int32) int32 {
 	p := c.parent
 	for p[a] != a {
 		p[a] = p[p[a]]
@@ -280,7 +281,7 @@ func (c *isingSW) find(a int32) int32 {
 	return a
 }
 
-func (c *isingSW) union(a, b int32) {
+func (c *IsingSW) union(a, b int32) {
 	ra, rb := c.find(a), c.find(b)
 	if ra == rb {
 		return
@@ -292,11 +293,11 @@ func (c *isingSW) union(a, b int32) {
 	c.size[ra] += c.size[rb]
 }
 
-// energy returns the energy per site.
-func (c *isingSW) energy() float64 { return isingEnergy(c.n, c.s) }
+// Energy returns the energy per site.
+func (c *IsingSW) Energy() float64 { return isingEnergy(c.n, c.s) }
 
-// sweep is one Swendsen–Wang update of every site.
-func (c *isingSW) sweep() {
+// Sweep is one Swendsen–Wang update of every site.
+func (c *IsingSW) Sweep() {
 	n, s := c.n, c.s
 	for i := range c.parent {
 		c.parent[i], c.size[i] = int32(i), 1
@@ -324,7 +325,7 @@ func (c *isingSW) sweep() {
 	}
 }
 
-// stencilHeatBath is the honest baseline for translation-invariant
+// StencilHeatBath is the honest baseline for translation-invariant
 // two-dimensional Potts models: a random-scan heat-bath whose update of
 // site i = (r, c) loops over the coupled offsets (Δr, Δc) of one shared
 // table, the neighbour (r + Δr, c + Δc), and adds its weight β·J to
@@ -340,14 +341,14 @@ func (c *isingSW) sweep() {
 // periodic lattice the neighbour's coordinates wrap modulo N (a run then
 // covers at most two segments of a state row); on an open one the runs
 // are clipped to the lattice.
-type stencilHeatBath struct {
+type StencilHeatBath struct {
 	n, q     int
 	periodic bool
 	runs     []offsetRun
 	w        []float64
 	k        int // coupled offsets (periodic), or offsets within reach (open)
 	x        []uint8
-	u        [maxBaselineStates]float64
+	u        [MaxStates]float64
 	r        *rand.Rand
 }
 
@@ -355,18 +356,18 @@ type stencilHeatBath struct {
 // w[off : off+len].
 type offsetRun struct{ dr, dc0, off, len int }
 
-// newLatticeHeatBath returns the stencil loop for the implicit periodic
+// NewLatticeHeatBath returns the stencil loop for the implicit periodic
 // lattice lattice.New(p) (Dim 2, Potts spins; a cutoff is honoured): every
 // kernel, the power law of every pair of sites included, with a state drawn
 // uniformly from r. It enumerates the offsets from the kernel itself, one
 // canonical representative per other site with components in (−N/2, N/2],
 // as the lattice does.
-func newLatticeHeatBath(p lat.Params, r *rand.Rand) (*stencilHeatBath, error) {
+func NewLatticeHeatBath(p lat.Params, r *rand.Rand) (*StencilHeatBath, error) {
 	switch {
 	case p.Dim != 2:
 		return nil, fmt.Errorf("bench: hand-written lattice loop: dimension %d, want 2", p.Dim)
-	case p.Spin.Kind != lat.PottsSpins || p.Spin.States < 2 || p.Spin.States > maxBaselineStates:
-		return nil, fmt.Errorf("bench: hand-written lattice loop: spins %v, want Potts with 2 to %d states", p.Spin, maxBaselineStates)
+	case p.Spin.Kind != lat.PottsSpins || p.Spin.States < 2 || p.Spin.States > MaxStates:
+		return nil, fmt.Errorf("bench: hand-written lattice loop: spins %v, want Potts with 2 to %d states", p.Spin, MaxStates)
 	case p.Kernel == nil:
 		return nil, errors.New("bench: hand-written lattice loop: no kernel")
 	case p.Size < 3 || p.Size > 1<<14:
@@ -380,7 +381,7 @@ func newLatticeHeatBath(p lat.Params, r *rand.Rand) (*stencilHeatBath, error) {
 	if p.Cutoff > 0 {
 		maxD2 = min(maxD2, math.Floor(p.Cutoff*p.Cutoff))
 	}
-	h := &stencilHeatBath{n: n, q: p.Spin.States, periodic: true, r: r}
+	h := &StencilHeatBath{n: n, q: p.Spin.States, periodic: true, r: r}
 	err := h.build(-((n - 1) / 2), n/2, func(dr, dc int) float64 {
 		if d2 := dr*dr + dc*dc; d2 > 0 && float64(d2) <= maxD2 {
 			return p.Beta * p.Kernel.Coupling(2, d2)
@@ -390,20 +391,20 @@ func newLatticeHeatBath(p lat.Params, r *rand.Rand) (*stencilHeatBath, error) {
 	return h, err
 }
 
-// newPottsStencil returns the stencil loop for the Gaussian-kernel Potts
+// NewPottsStencil returns the stencil loop for the Gaussian-kernel Potts
 // model of package potts (open boundaries, weight β·exp(−γ·(Δr² + Δc²))
 // for every offset with |Δr|, |Δc| < Width, rebuilt from p), with a state
-// drawn uniformly from r. It is the pottsHeatBath's model without the
+// drawn uniformly from r. It is the PottsHeatBath's model without the
 // neighbour lists: on the 40×40 and 80×80 lattices those no longer fit in
 // the caches, and this loop is the faster baseline.
-func newPottsStencil(p potts.Params, r *rand.Rand) (*stencilHeatBath, error) {
+func NewPottsStencil(p potts.Params, r *rand.Rand) (*StencilHeatBath, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if p.States > maxBaselineStates {
-		return nil, fmt.Errorf("bench: hand-written Potts stencil: %d states, at most %d", p.States, maxBaselineStates)
+	if p.States > MaxStates {
+		return nil, fmt.Errorf("bench: hand-written Potts stencil: %d states, at most %d", p.States, MaxStates)
 	}
-	h := &stencilHeatBath{n: p.Width, q: p.States, r: r}
+	h := &StencilHeatBath{n: p.Width, q: p.States, r: r}
 	err := h.build(-(p.Width - 1), p.Width-1, func(dr, dc int) float64 {
 		if dr == 0 && dc == 0 {
 			return 0
@@ -415,7 +416,7 @@ func newPottsStencil(p potts.Params, r *rand.Rand) (*stencilHeatBath, error) {
 
 // build tabulates weight(Δr, Δc) for Δr, Δc ∈ [lo, hi] as row runs and
 // draws the initial state.
-func (h *stencilHeatBath) build(lo, hi int, weight func(dr, dc int) float64) error {
+func (h *StencilHeatBath) build(lo, hi int, weight func(dr, dc int) float64) error {
 	row := make([]float64, hi-lo+1)
 	for dr := lo; dr <= hi; dr++ {
 		first, last := -1, -1
@@ -449,7 +450,7 @@ func (h *stencilHeatBath) build(lo, hi int, weight func(dr, dc int) float64) err
 }
 
 // conditional sets u[v] = Σ_k w_k·δ(v, x_{i+offset k}) and returns u[:q].
-func (h *stencilHeatBath) conditional(i int) []float64 {
+func (h *StencilHeatBath) conditional(i int) []float64 {
 	n := h.n
 	r0, c0 := i/n, i%n
 	u := &h.u
@@ -497,10 +498,14 @@ func (h *stencilHeatBath) conditional(i int) []float64 {
 }
 
 // update resamples site i from its conditional.
-func (h *stencilHeatBath) update(i int) { h.x[i] = heatBathDraw(h.r, h.conditional(i)) }
+func (h *StencilHeatBath) update(i int) { h.x[i] = heatBathDraw(h.r, h.conditional(i)) }
 
-// step resamples a uniformly chosen site (random scan).
-func (h *stencilHeatBath) step() { h.update(h.r.IntN(len(h.x))) }
+// Step resamples a uniformly chosen site (random scan).
+func (h *StencilHeatBath) Step() { h.update(h.r.IntN(len(h.x))) }
+
+// Offsets returns the number of coupled offsets (periodic lattice) or of
+// offsets within reach (open one): the neighbours an update visits.
+func (h *StencilHeatBath) Offsets() int { return h.k }
 
 func absInt(a int) int {
 	if a < 0 {
@@ -509,14 +514,14 @@ func absInt(a int) int {
 	return a
 }
 
-// isingChainFFBS samples an open chain of n binary variables x_i ∈ {0, 1}
+// IsingChainFFBS samples an open chain of n binary variables x_i ∈ {0, 1}
 // with Potts pairs w_i·[x_i = x_{i+1}] and fields u_i(x_i) jointly, by
 // forward filtering and backward sampling: what a user writes for one
 // chain-shaped block, the honest baseline of gibbs.Blocked. The weights
 // are exponentiated once, at construction; a pass is multiply-adds, one
 // division a variable to keep the forward probabilities normalised, and one
 // uniform variate a variable.
-type isingChainFFBS struct {
+type IsingChainFFBS struct {
 	ew    []float64    // e^{w_i}
 	eu    [][2]float64 // e^{u_i(v)}
 	alpha [][2]float64 // the forward probabilities, normalised
@@ -524,28 +529,28 @@ type isingChainFFBS struct {
 	r     *rand.Rand
 }
 
-// newIsingChainFFBS returns the sampler of the chain with pair weights w
+// NewIsingChainFFBS returns the sampler of the chain with pair weights w
 // (len n−1) and fields u (len n), starting at x = 0.
-func newIsingChainFFBS(w []float64, u [][2]float64, r *rand.Rand) (*isingChainFFBS, error) {
+func NewIsingChainFFBS(w []float64, u [][2]float64, r *rand.Rand) (*IsingChainFFBS, error) {
 	n := len(u)
 	if n == 0 || len(w) != n-1 {
-		return nil, fmt.Errorf("isingChainFFBS: %d fields and %d pair weights; want n ≥ 1 and n − 1", n, len(w))
+		return nil, fmt.Errorf("IsingChainFFBS: %d fields and %d pair weights; want n ≥ 1 and n − 1", n, len(w))
 	}
-	c := &isingChainFFBS{ew: make([]float64, len(w)), eu: make([][2]float64, n), alpha: make([][2]float64, n), x: make([]uint8, n), r: r}
+	c := &IsingChainFFBS{ew: make([]float64, len(w)), eu: make([][2]float64, n), alpha: make([][2]float64, n), x: make([]uint8, n), r: r}
 	for i, wi := range w {
 		c.ew[i] = math.Exp(wi)
 	}
 	for i, ui := range u {
 		c.eu[i] = [2]float64{math.Exp(ui[0]), math.Exp(ui[1])}
 		if math.IsInf(c.eu[i][0]+c.eu[i][1], 0) || math.IsNaN(c.eu[i][0]+c.eu[i][1]) {
-			return nil, fmt.Errorf("isingChainFFBS: field %d = %v overflows", i, ui)
+			return nil, fmt.Errorf("IsingChainFFBS: field %d = %v overflows", i, ui)
 		}
 	}
 	return c, nil
 }
 
-// sample draws the whole chain from its joint distribution.
-func (c *isingChainFFBS) sample() {
+// Sample draws the whole chain from its joint distribution.
+func (c *IsingChainFFBS) Sample() {
 	n := len(c.x)
 	a0, a1 := c.eu[0][0], c.eu[0][1]
 	s := 1 / (a0 + a1)

@@ -1,4 +1,4 @@
-package bench
+package baseline
 
 import (
 	"fmt"
@@ -60,7 +60,7 @@ func bytesToFloats(x []uint8) []float64 {
 
 // pottsCondDiff compares the hand-written loop's conditional with the
 // library's at every site and returns the largest difference.
-func pottsCondDiff(t *testing.T, h *pottsHeatBath, g factorgraph.Model) float64 {
+func pottsCondDiff(t *testing.T, h *PottsHeatBath, g factorgraph.Model) float64 {
 	t.Helper()
 	x := bytesToFloats(h.x)
 	worst := 0.0
@@ -88,7 +88,7 @@ func TestPottsHeatBathConditional(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := newPottsHeatBath(p, rand.New(rand.NewPCG(3, 4)))
+			h, err := NewPottsHeatBath(p, rand.New(rand.NewPCG(3, 4)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestPottsHeatBathConditional(t *testing.T) {
 			}
 
 			// The stencil loop on the same model.
-			st, err := newPottsStencil(p, rand.New(rand.NewPCG(3, 5)))
+			st, err := NewPottsStencil(p, rand.New(rand.NewPCG(3, 5)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestPottsHeatBathConditional(t *testing.T) {
 
 // stencilCondDiff compares the stencil loop's conditional with the
 // library's at every site and returns the largest difference.
-func stencilCondDiff(h *stencilHeatBath, m factorgraph.Model) float64 {
+func stencilCondDiff(h *StencilHeatBath, m factorgraph.Model) float64 {
 	x := bytesToFloats(h.x)
 	worst := 0.0
 	for i := range len(h.x) {
@@ -140,7 +140,7 @@ func stencilCondDiff(h *stencilHeatBath, m factorgraph.Model) float64 {
 // own value) against the exact conditional, by a chi-square test.
 func TestHeatBathDraw(t *testing.T) {
 	p := potts.Params{Width: 4, States: 5, Beta: 1.5, Gamma: 0.3}
-	h, err := newPottsHeatBath(p, rand.New(rand.NewPCG(5, 6)))
+	h, err := NewPottsHeatBath(p, rand.New(rand.NewPCG(5, 6)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestLatticeHeatBathConditional(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := newLatticeHeatBath(p, rand.New(rand.NewPCG(7, 8)))
+			h, err := NewLatticeHeatBath(p, rand.New(rand.NewPCG(7, 8)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestLatticeHeatBathConditional(t *testing.T) {
 // Ising lattice at every site of a random state.
 func TestIsingCheckerboardConditional(t *testing.T) {
 	const n, beta = 8, 0.37
-	c, err := newIsingCheckerboard(n, beta, rand.New(rand.NewPCG(9, 10)))
+	c, err := NewIsingCheckerboard(n, beta, rand.New(rand.NewPCG(9, 10)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func exactIsingEnergy(n int, beta float64) float64 {
 // returns the mean energy per site and its standard error by batch means.
 func isingRunEnergy(t *testing.T, beta float64, seed uint64) (mean, se float64) {
 	t.Helper()
-	c, err := newIsingCheckerboard(4, beta, rand.New(rand.NewPCG(seed, 11)))
+	c, err := NewIsingCheckerboard(4, beta, rand.New(rand.NewPCG(seed, 11)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,18 +273,18 @@ func isingRunEnergy(t *testing.T, beta float64, seed uint64) (mean, se float64) 
 // sweepEnergy runs c for 1000 sweeps, then 50 batches of 2000 sweeps, and
 // returns the mean energy per site and its batch-means standard error.
 func sweepEnergy(c interface {
-	sweep()
-	energy() float64
+	Sweep()
+	Energy() float64
 }) (mean, se float64) {
 	for range 1000 {
-		c.sweep()
+		c.Sweep()
 	}
 	const batches, per = 50, 2000
 	var bm [batches]float64
 	for b := range batches {
 		for range per {
-			c.sweep()
-			bm[b] += c.energy()
+			c.Sweep()
+			bm[b] += c.Energy()
 		}
 		bm[b] /= per
 		mean += bm[b]
@@ -327,7 +327,7 @@ func TestIsingSWEnergy(t *testing.T) {
 		beta  float64
 		agree bool
 	}{{beta, true}, {beta * 1.05, false}} {
-		c, err := newIsingSW(4, tc.beta, rand.New(rand.NewPCG(3, 4)))
+		c, err := NewIsingSW(4, tc.beta, rand.New(rand.NewPCG(3, 4)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,13 +342,13 @@ func TestIsingSWEnergy(t *testing.T) {
 // TestBaselineErrors checks that the loops reject what they cannot run.
 func TestBaselineErrors(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	if _, err := newPottsHeatBath(potts.Params{Width: 4, States: 300, Beta: 1, Gamma: 1}, r); err == nil {
+	if _, err := NewPottsHeatBath(potts.Params{Width: 4, States: 300, Beta: 1, Gamma: 1}, r); err == nil {
 		t.Error("300 states: no error")
 	}
-	if _, err := newPottsHeatBath(potts.Params{Width: 1, States: 3, Beta: 1, Gamma: 1}, r); err == nil {
+	if _, err := NewPottsHeatBath(potts.Params{Width: 1, States: 3, Beta: 1, Gamma: 1}, r); err == nil {
 		t.Error("width 1: no error")
 	}
-	if _, err := newIsingCheckerboard(5, 0.3, r); err == nil {
+	if _, err := NewIsingCheckerboard(5, 0.3, r); err == nil {
 		t.Error("odd side: no error")
 	}
 	for _, p := range []lat.Params{
@@ -356,7 +356,7 @@ func TestBaselineErrors(t *testing.T) {
 		{Dim: 2, Size: 8, Kernel: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: 1},
 		{Dim: 2, Size: 8, Spin: lat.Potts(2), Beta: 1},
 	} {
-		if _, err := newLatticeHeatBath(p, r); err == nil {
+		if _, err := NewLatticeHeatBath(p, r); err == nil {
 			t.Errorf("%+v: no error", p)
 		}
 	}
@@ -418,13 +418,13 @@ func TestIsingChainFFBS(t *testing.T) {
 		for i := range w {
 			ws[i] = w[i] * tc.scale
 		}
-		c, err := newIsingChainFFBS(ws, u, rand.New(rand.NewPCG(7, 8)))
+		c, err := NewIsingChainFFBS(ws, u, rand.New(rand.NewPCG(7, 8)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ones, same := make([]float64, n), make([]float64, n-1)
 		for range draws {
-			c.sample()
+			c.Sample()
 			for i, v := range c.x {
 				ones[i] += float64(v)
 				if i+1 < n && v == c.x[i+1] {
@@ -444,7 +444,7 @@ func TestIsingChainFFBS(t *testing.T) {
 			t.Errorf("pair weights ×%g: largest z %.2f, agreement with the exact chain %v, want %v", tc.scale, worst, worst <= 4.5, tc.agree)
 		}
 	}
-	if _, err := newIsingChainFFBS([]float64{1}, [][2]float64{{0, 0}}, r); err == nil {
+	if _, err := NewIsingChainFFBS([]float64{1}, [][2]float64{{0, 0}}, r); err == nil {
 		t.Error("mismatched weights and fields accepted")
 	}
 }

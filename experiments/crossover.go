@@ -1,4 +1,4 @@
-package bench
+package experiments
 
 import (
 	"context"
@@ -13,16 +13,17 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/internal/baseline"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 	"github.com/pgibbs/pgibbs/models/potts"
 )
 
-// paperL is L of the Poisson-Gibbs paper's Potts model (20×20, D = 10,
+// PaperL is L of the Poisson-Gibbs paper's Potts model (20×20, D = 10,
 // β = 4.6, γ = 1.5). The power-law lattices of the crossover study and of
 // BenchmarkPowerLaw set β so that their L equals it, as lattice's
 // benchmarks do: λ = L² and the expected minibatch λ + L are then the
 // paper's at every size.
-const paperL = 5.087798
+const PaperL = 5.087798
 
 // Keys of the crossover study's families and samplers.
 const (
@@ -82,7 +83,7 @@ func CrossoverPaper(quick bool) CrossoverSettings {
 		PowerSides:  []int{20, 50, 100, 200, 500, 1000},
 		PowerSigma:  1,
 		PowerStates: 10,
-		PowerL:      paperL,
+		PowerL:      PaperL,
 		LambdaScale: 1,
 		Warm:        100 * time.Millisecond,
 		Target:      300 * time.Millisecond,
@@ -113,10 +114,10 @@ func (s CrossoverSettings) validate() error {
 		}
 	}
 	switch {
-	case len(s.GaussWidths) > 0 && s.Gauss.States > maxBaselineStates:
-		return fmt.Errorf("bench: crossover: %d Potts states: the hand-written loop takes at most %d", s.Gauss.States, maxBaselineStates)
-	case len(s.PowerSides) > 0 && (s.PowerStates < 2 || s.PowerStates > maxBaselineStates):
-		return fmt.Errorf("bench: crossover: %d power-law Potts states: need 2 to %d", s.PowerStates, maxBaselineStates)
+	case len(s.GaussWidths) > 0 && s.Gauss.States > baseline.MaxStates:
+		return fmt.Errorf("bench: crossover: %d Potts states: the hand-written loop takes at most %d", s.Gauss.States, baseline.MaxStates)
+	case len(s.PowerSides) > 0 && (s.PowerStates < 2 || s.PowerStates > baseline.MaxStates):
+		return fmt.Errorf("bench: crossover: %d power-law Potts states: need 2 to %d", s.PowerStates, baseline.MaxStates)
 	case len(s.PowerSides) > 0 && !(s.PowerSigma > 0):
 		return fmt.Errorf("bench: crossover: σ = %v: need σ > 0", s.PowerSigma)
 	case len(s.PowerSides) > 0 && !(s.PowerL > 0):
@@ -271,16 +272,16 @@ func (cr *crossoverRun) gaussFamily(ctx context.Context) (CrossoverFamily, error
 		if err != nil {
 			return fam, fmt.Errorf("bench: crossover: %w", err)
 		}
-		csr, err := newPottsHeatBath(p, randStream(cr.seed, cr.stream+2))
+		csr, err := baseline.NewPottsHeatBath(p, randStream(cr.seed, cr.stream+2))
 		if err != nil {
 			return fam, err
 		}
-		st, err := newPottsStencil(p, randStream(cr.seed, cr.stream+3))
+		st, err := baseline.NewPottsStencil(p, randStream(cr.seed, cr.stream+3))
 		if err != nil {
 			return fam, err
 		}
-		pt := CrossoverPoint{Size: w, Sites: g.NumVars(), Delta: g.MaxDegree(), MeanDegree: csr.meanDegree(), Beta: p.Beta, L: g.L()}
-		if err := cr.measure(ctx, &pt, g, handTimer(st.step), handTimer(csr.step)); err != nil {
+		pt := CrossoverPoint{Size: w, Sites: g.NumVars(), Delta: g.MaxDegree(), MeanDegree: csr.MeanDegree(), Beta: p.Beta, L: g.L()}
+		if err := cr.measure(ctx, &pt, g, handTimer(st.Step), handTimer(csr.Step)); err != nil {
 			return fam, fmt.Errorf("bench: crossover: Gaussian width %d: %w", w, err)
 		}
 		fam.Points = append(fam.Points, pt)
@@ -294,16 +295,16 @@ func (cr *crossoverRun) powerFamily(ctx context.Context) (CrossoverFamily, error
 	fam := CrossoverFamily{Key: CrossoverPower,
 		Label: fmt.Sprintf("power-law lattice (r^−%g, q = %d, L = %.5g)", 2+s.PowerSigma, s.PowerStates, s.PowerL)}
 	for _, n := range s.PowerSides {
-		p, l, err := powerLawLattice(n, s.PowerStates, s.PowerSigma, s.PowerL)
+		p, l, err := PowerLawLattice(n, s.PowerStates, s.PowerSigma, s.PowerL)
 		if err != nil {
 			return fam, fmt.Errorf("bench: crossover: %w", err)
 		}
-		st, err := newLatticeHeatBath(p, randStream(cr.seed, cr.stream+2))
+		st, err := baseline.NewLatticeHeatBath(p, randStream(cr.seed, cr.stream+2))
 		if err != nil {
 			return fam, err
 		}
 		pt := CrossoverPoint{Size: n, Sites: l.Sites(), Delta: l.MaxDegree(), MeanDegree: float64(l.MaxDegree()), Beta: p.Beta, L: l.L()}
-		if err := cr.measure(ctx, &pt, l, handTimer(st.step), nil); err != nil {
+		if err := cr.measure(ctx, &pt, l, handTimer(st.Step), nil); err != nil {
 			return fam, fmt.Errorf("bench: crossover: power-law side %d: %w", n, err)
 		}
 		fam.Points = append(fam.Points, pt)
@@ -379,10 +380,10 @@ func (t *chainTimer) advance(ctx context.Context, n int64) error {
 
 func (t *chainTimer) warmedUp() { t.warm = t.s.Stats() }
 
-// powerLawLattice returns the parameters and the lattice of the 2-D
+// PowerLawLattice returns the parameters and the lattice of the 2-D
 // full-torus power-law Potts lattice of side n with q states, kernel
 // r^−(2+sigma) and β > 0 such that L = targetL.
-func powerLawLattice(n, q int, sigma, targetL float64) (lat.Params, *lat.Lattice, error) {
+func PowerLawLattice(n, q int, sigma, targetL float64) (lat.Params, *lat.Lattice, error) {
 	p := lat.Params{Dim: 2, Size: n, Kernel: lat.PowerLaw{Sigma: sigma}, Spin: lat.Potts(q), Beta: 1}
 	l, err := lat.New(p)
 	if err != nil {
