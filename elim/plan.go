@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/unionfind"
 )
 
 // Defaults of Options.
@@ -115,16 +116,8 @@ func Plan(g *factorgraph.Graph, opt Options) ([]*Component, error) {
 func components(g *factorgraph.Graph) ([][]int, [][]int) {
 	n := g.NumVars()
 	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(v int32) int32 {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
+	unionfind.Init(parent)
+	find := func(v int32) int32 { return unionfind.Find(parent, v) }
 	free := func(v int) bool { _, obs := g.Observed(v); return !obs }
 	for f := range g.NumFactors() {
 		first := int32(-1)

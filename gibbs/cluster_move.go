@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/internal/minibatch"
+	"github.com/pgibbs/pgibbs/internal/unionfind"
 )
 
 // The moves of the cluster samplers (cluster.go): a Swendsen–Wang sweep by
@@ -71,17 +72,8 @@ func (c *clusters) resetUnionFind() {
 	}
 }
 
-// find returns the root of a's component, halving the path on the way
-// (each node visited points to its grandparent: the one-pass form of path
-// compression, with the same near-constant amortised cost).
-func (c *clusters) find(a int32) int32 {
-	p := c.parent
-	for p[a] != a {
-		p[a] = p[p[a]]
-		a = p[a]
-	}
-	return a
-}
+// find returns the root of a's component (unionfind.Find: path halving).
+func (c *clusters) find(a int32) int32 { return unionfind.Find(c.parent, a) }
 
 // union merges the components of a and b, the smaller under the larger,
 // and keeps the smallest domain size of the merged component.
