@@ -231,7 +231,7 @@ func BenchmarkIsingSweep(b *testing.B) {
 		b.StopTimer()
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(side*side), "ns/site")
 	})
-	l, err := lat.New(lat.Params{Dim: 2, Size: side, Kernel: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: beta})
+	l, err := lat.New(lat.Params{Dim: 2, Size: side, Coupling: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: beta})
 	if err != nil {
 		b.Fatal(err)
 	}

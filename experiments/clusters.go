@@ -52,7 +52,7 @@ type ClustersTauSampler struct {
 // lattices with Kernel at Beta.
 type ClustersKernel struct {
 	Key    string // "nn", "gauss", "power"
-	Kernel lat.Kernel
+	Kernel lat.Coupling
 	Beta   float64
 }
 
@@ -529,7 +529,7 @@ func (res *ClustersResult) runTau(ctx context.Context, cfg Config) error {
 	chains := res.Chains
 	lattices := make([]*lat.Lattice, len(s.Sizes))
 	for k, n := range s.Sizes {
-		l, err := lat.New(lat.Params{Dim: 2, Size: n, Kernel: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: s.Beta})
+		l, err := lat.New(lat.Params{Dim: 2, Size: n, Coupling: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: s.Beta})
 		if err != nil {
 			return fmt.Errorf("bench: clusters: %w", err)
 		}
@@ -725,7 +725,7 @@ func (res *ClustersResult) runCost(ctx context.Context, cfg Config) error {
 // costPoint times the cost samplers on the side-n Ising lattice of kernel
 // kn.
 func costPoint(ctx context.Context, s ClustersSettings, kn ClustersKernel, n int, seed, stream uint64) ([]ClustersCostPoint, error) {
-	l, err := lat.New(lat.Params{Dim: 2, Size: n, Kernel: kn.Kernel, Spin: lat.Ising(), Beta: kn.Beta})
+	l, err := lat.New(lat.Params{Dim: 2, Size: n, Coupling: kn.Kernel, Spin: lat.Ising(), Beta: kn.Beta})
 	if err != nil {
 		return nil, err
 	}

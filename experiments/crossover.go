@@ -384,7 +384,7 @@ func (t *chainTimer) warmedUp() { t.warm = t.s.Stats() }
 // full-torus power-law Potts lattice of side n with q states, kernel
 // r^−(2+sigma) and β > 0 such that L = targetL.
 func PowerLawLattice(n, q int, sigma, targetL float64) (lat.Params, *lat.Lattice, error) {
-	p := lat.Params{Dim: 2, Size: n, Kernel: lat.PowerLaw{Sigma: sigma}, Spin: lat.Potts(q), Beta: 1}
+	p := lat.Params{Dim: 2, Size: n, Coupling: lat.PowerLaw{Sigma: sigma}, Spin: lat.Potts(q), Beta: 1}
 	l, err := lat.New(p)
 	if err != nil {
 		return p, nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/gibbs"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
@@ -18,7 +19,7 @@ type FSSModel struct {
 	// Key names the model in tables and files ("nn", "power"); Label in
 	// the figures.
 	Key, Label string
-	Kernel     lat.Kernel
+	Kernel     lat.Coupling
 	// Beta is the first stage's β₀ at every size: the critical point, or
 	// an estimate of it. BetaC is the exact critical point to compare the
 	// Binder crossings with, NaN when none is known; BetaRef a published
@@ -291,7 +292,7 @@ func FSS(ctx context.Context, s FSSSettings, cfg Config) (*FSSResult, error) {
 					last := st.pt.Runs[stage-1]
 					beta = min(max(last.Peak.Beta.Mean, last.Lo), last.Hi)
 				}
-				l, err := lat.New(lat.Params{Dim: 2, Size: m.Sizes[si], Kernel: m.Kernel, Spin: lat.Ising(), Beta: beta})
+				l, err := lat.New(lat.Params{Dim: 2, Size: m.Sizes[si], Coupling: m.Kernel, Spin: lat.Ising(), Beta: beta})
 				if err != nil {
 					return nil, fmt.Errorf("bench: fss: %s at L = %d: %w", m.Key, m.Sizes[si], err)
 				}
@@ -466,8 +467,8 @@ func (j *fssJob) pool(s FSSSettings) (FSSRun, *lat.Reweighter, error) {
 var fssNames = []string{"|m|", "m²", "m⁴", "e", "χ", "χ'", "C", "U", "ξ₂"}
 
 // fssEstimates returns the observables of o in the order of fssNames.
-func fssEstimates(o lat.Observables) []lat.Estimate {
-	return []lat.Estimate{o.AbsM, o.M2, o.M4, o.Energy, o.Chi, o.ChiDisconnected, o.SpecificHeat, o.Binder, o.Xi}
+func fssEstimates(o lat.Observables) []diag.Estimate {
+	return []diag.Estimate{o.AbsM, o.M2, o.M4, o.Energy, o.Chi, o.ChiDisconnected, o.SpecificHeat, o.Binder, o.Xi}
 }
 
 // fssCheck compares stage from's reweighting at stage to's β₀ with stage

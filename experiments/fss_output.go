@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/pgibbs/pgibbs/diag"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
@@ -263,7 +264,7 @@ func (r *FSSResult) WriteFigure(dir string) ([]string, error) {
 	for _, c := range r.Crossings {
 		b, u := c.Crossing.Beta, c.Crossing.U
 		if !c.Found {
-			b, u = lat.Estimate{Mean: math.NaN(), Err: math.NaN()}, lat.Estimate{Mean: math.NaN(), Err: math.NaN()}
+			b, u = diag.Estimate{Mean: math.NaN(), Err: math.NaN()}, diag.Estimate{Mean: math.NaN(), Err: math.NaN()}
 		}
 		rows = append(rows, []string{c.Model, strconv.Itoa(c.L1), strconv.Itoa(c.L2), strconv.FormatBool(c.Found),
 			strconv.Itoa(c.Stage1), strconv.Itoa(c.Stage2), csvNum(b.Mean), csvNum(b.Err), csvNum(u.Mean), csvNum(u.Err),

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	lat "github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/diag"
 )
 
 // tinyFSS is a configuration of the finite-size-scaling study that runs in
@@ -94,7 +94,7 @@ func TestFSS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	same := func(a, b lat.Estimate) bool { return a.Mean == b.Mean && a.Err == b.Err }
+	same := func(a, b diag.Estimate) bool { return a.Mean == b.Mean && a.Err == b.Err }
 	for k, p := range res.Points {
 		a, o := again.Points[k], other.Points[k]
 		if !same(a.Peak.Beta, p.Peak.Beta) || !same(a.Peak.Height, p.Peak.Height) || !same(a.Runs[0].Direct.Chi, p.Runs[0].Direct.Chi) {

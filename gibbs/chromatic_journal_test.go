@@ -21,7 +21,7 @@ import (
 func TestChromaticJournal(t *testing.T) {
 	negZero := math.Copysign(0, -1)
 	for _, spin := range []lattice.Spin{lattice.Ising(), lattice.Potts(3)} {
-		l := newLattice(t, lattice.Params{Dim: 2, Size: 64, Kernel: lattice.NearestNeighbour{}, Spin: spin, Beta: 0.4})
+		l := newLattice(t, lattice.Params{Dim: 2, Size: 64, Coupling: lattice.NearestNeighbour{}, Spin: spin, Beta: 0.4})
 		classes, err := l.Colouring()
 		if err != nil {
 			t.Fatal(err)

@@ -31,9 +31,9 @@ func starFields(t testing.TB, n int, k float64) *factorgraph.Graph {
 // it was (the clusters a Wolff step already flipped are put back), and the
 // step run again is the uninterrupted one.
 func TestClusterAbortedStep(t *testing.T) {
-	l := newLattice(t, lattice.Params{Dim: 2, Size: 100, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: 2})
+	l := newLattice(t, lattice.Params{Dim: 2, Size: 100, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: 2})
 	zeros := &Options{Init: make([]float64, l.Sites())}
-	hot := newLattice(t, lattice.Params{Dim: 2, Size: 100, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: 0.3})
+	hot := newLattice(t, lattice.Params{Dim: 2, Size: 100, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: 0.3})
 	star, strongStar := starFields(t, 2000, 3), starFields(t, 2000, 20)
 	starZeros := &Options{Init: make([]float64, star.NumVars())}
 	cases := []struct {
@@ -86,7 +86,7 @@ func TestClusterAbortedStep(t *testing.T) {
 // nothing: the chain is that of a run without one, bit for bit.
 func TestClusterInterruptChannelNoEffect(t *testing.T) {
 	tg := randomClusterGraph(t, 11, true, true, true)
-	l := newLattice(t, lattice.Params{Dim: 2, Size: 12, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.4})
+	l := newLattice(t, lattice.Params{Dim: 2, Size: 12, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.4})
 	for _, m := range []factorgraph.Model{tg.g, l} {
 		opt := &Options{}
 		if m == factorgraph.Model(tg.g) {
@@ -134,7 +134,7 @@ func TestClusterInterruptThroughChain(t *testing.T) {
 	strong := func(t testing.TB) factorgraph.Model {
 		if l == nil {
 			// β = 80: every pair bonds; 6·10⁶ events a sweep, 1.6·10⁷ a cluster.
-			l = newLattice(t, lattice.Params{Dim: 2, Size: 150, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 80})
+			l = newLattice(t, lattice.Params{Dim: 2, Size: 150, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 80})
 		}
 		return l
 	}

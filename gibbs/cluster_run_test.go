@@ -67,9 +67,9 @@ func TestClusterRefusals(t *testing.T) {
 		}), nil, []string{"factor 1 (vars 0,1,2)", "couples 3 free variables"}},
 		{"continuous variable", cont, nil, []string{"variable 1 is continuous"}},
 		{"no compiled pairs", noKernel{ferro}, nil, []string{"no compiled pairs"}},
-		{"antiferromagnetic lattice", newLattice(t, lattice.Params{Dim: 2, Size: 4, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: -0.3}), nil,
+		{"antiferromagnetic lattice", newLattice(t, lattice.Params{Dim: 2, Size: 4, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: -0.3}), nil,
 			[]string{"pair (0, ", "antiferromagnetic"}},
-		{"continuous lattice", newLattice(t, lattice.Params{Dim: 1, Size: 5, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Continuous(-1, 1), Beta: 1}), nil,
+		{"continuous lattice", newLattice(t, lattice.Params{Dim: 1, Size: 5, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Continuous(-1, 1), Beta: 1}), nil,
 			[]string{"continuous"}},
 		{"beyond MaxDraws", ferro, &Options{MaxDraws: 1}, []string{"Options.MaxDraws", "bond events"}},
 	}
@@ -121,7 +121,7 @@ func isNilSampler(s Sampler) bool {
 // step counts its cluster's members; the unary factors read are counted;
 // nothing is allocated once warm, with or without an interrupt channel.
 func TestClusterStats(t *testing.T) {
-	l := newLattice(t, lattice.Params{Dim: 2, Size: 20, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.3})
+	l := newLattice(t, lattice.Params{Dim: 2, Size: 20, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.3})
 	sw, err := NewSwendsenWang(l, rand.New(rand.NewPCG(3, 4)), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestClusterStats(t *testing.T) {
 // restored (it must come before the burn-in).
 func TestTuneClusters(t *testing.T) {
 	for _, beta := range []float64{0.25, 0.6} {
-		l := newLattice(t, lattice.Params{Dim: 2, Size: 16, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: beta})
+		l := newLattice(t, lattice.Params{Dim: 2, Size: 16, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: beta})
 		w, err := NewWolff(l, rand.New(rand.NewPCG(5, 6)), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -260,7 +260,7 @@ func TestClusterRestoreErrors(t *testing.T) {
 
 // TestClusterChromatic: a Chromatic cannot run cluster updates.
 func TestClusterChromatic(t *testing.T) {
-	l := newLattice(t, lattice.Params{Dim: 2, Size: 4, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.3})
+	l := newLattice(t, lattice.Params{Dim: 2, Size: 4, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.3})
 	classes, err := l.Colouring()
 	if err != nil {
 		t.Fatal(err)

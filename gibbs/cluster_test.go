@@ -227,11 +227,11 @@ var clusterTori = []struct {
 	name string
 	p    lattice.Params
 }{
-	{"4x4-nn-ising", lattice.Params{Dim: 2, Size: 4, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.4}},
-	{"3x3-nn-potts3", lattice.Params{Dim: 2, Size: 3, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: 0.9}},
-	{"3x3-power-potts3", lattice.Params{Dim: 2, Size: 3, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.5}},
-	{"4x4-power-ising", lattice.Params{Dim: 2, Size: 4, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Ising(), Beta: 0.15}},
-	{"ring4-power-potts4", lattice.Params{Dim: 1, Size: 4, Kernel: lattice.PowerLaw{Sigma: 0.5}, Spin: lattice.Potts(4), Beta: 0.8}},
+	{"4x4-nn-ising", lattice.Params{Dim: 2, Size: 4, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.4}},
+	{"3x3-nn-potts3", lattice.Params{Dim: 2, Size: 3, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: 0.9}},
+	{"3x3-power-potts3", lattice.Params{Dim: 2, Size: 3, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.5}},
+	{"4x4-power-ising", lattice.Params{Dim: 2, Size: 4, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Ising(), Beta: 0.15}},
+	{"ring4-power-potts4", lattice.Params{Dim: 1, Size: 4, Coupling: lattice.PowerLaw{Sigma: 0.5}, Spin: lattice.Potts(4), Beta: 0.8}},
 }
 
 // clusterOnTorus builds sampler name ("sw", "wolff", "sw-update" or

@@ -17,7 +17,7 @@ import (
 // of the finite torus.
 func ExampleSwendsenWang() {
 	bc := math.Log(1+math.Sqrt2) / 2
-	l, err := lattice.New(lattice.Params{Dim: 2, Size: 16, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: bc})
+	l, err := lattice.New(lattice.Params{Dim: 2, Size: 16, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: bc})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -54,7 +54,7 @@ func ExampleSwendsenWang() {
 // at a stopping time (when the counts settle), so TuneClusters comes
 // first (it refuses a chain that has moved) and the burn-in washes it out.
 func ExampleWolff_TuneClusters() {
-	l, err := lattice.New(lattice.Params{Dim: 2, Size: 32, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.5})
+	l, err := lattice.New(lattice.Params{Dim: 2, Size: 32, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.5})
 	if err != nil {
 		fmt.Println(err)
 		return

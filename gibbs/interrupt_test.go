@@ -153,8 +153,8 @@ func TestAbortedStep(t *testing.T) {
 	const n = 40_000 // factors of an update, > pollEvery
 	potts, table, fn := pairModel(t, n, "potts"), pairModel(t, 3000, "table"), pairModel(t, 3000, "func")
 	heavy := &Options{Lambda: 1e6, Lambda2: 1e6, MaxDraws: math.Inf(1)}
-	latt := func(k lattice.Kernel, spin lattice.Spin) *lattice.Lattice {
-		return newLattice(t, lattice.Params{Dim: 1, Size: n + 1, Kernel: k, Spin: spin, Beta: 1e-5})
+	latt := func(k lattice.Coupling, spin lattice.Spin) *lattice.Lattice {
+		return newLattice(t, lattice.Params{Dim: 1, Size: n + 1, Coupling: k, Spin: spin, Beta: 1e-5})
 	}
 	type tcase struct {
 		sampler string

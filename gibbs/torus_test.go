@@ -29,13 +29,13 @@ var torusCases = []struct {
 	name string
 	p    lattice.Params
 }{
-	{"4x4-nn-ising", lattice.Params{Dim: 2, Size: 4, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.4}},
-	{"4x4-nn-ising-anti", lattice.Params{Dim: 2, Size: 4, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: -0.3}},
-	{"ring5-nn-potts3", lattice.Params{Dim: 1, Size: 5, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: 0.9}},
-	{"ring5-nn-potts3-anti", lattice.Params{Dim: 1, Size: 5, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: -0.7}},
-	{"2x2x2-ising-power", lattice.Params{Dim: 3, Size: 2, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Ising(), Beta: 0.35}},
-	{"ring4-potts3-power", lattice.Params{Dim: 1, Size: 4, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.9}},
-	{"ring4-potts17-power", lattice.Params{Dim: 1, Size: 4, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(17), Beta: 2.5}},
+	{"4x4-nn-ising", lattice.Params{Dim: 2, Size: 4, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.4}},
+	{"4x4-nn-ising-anti", lattice.Params{Dim: 2, Size: 4, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: -0.3}},
+	{"ring5-nn-potts3", lattice.Params{Dim: 1, Size: 5, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: 0.9}},
+	{"ring5-nn-potts3-anti", lattice.Params{Dim: 1, Size: 5, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Potts(3), Beta: -0.7}},
+	{"2x2x2-ising-power", lattice.Params{Dim: 3, Size: 2, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Ising(), Beta: 0.35}},
+	{"ring4-potts3-power", lattice.Params{Dim: 1, Size: 4, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.9}},
+	{"ring4-potts17-power", lattice.Params{Dim: 1, Size: 4, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(17), Beta: 2.5}},
 }
 
 func newLattice(t testing.TB, p lattice.Params) *lattice.Lattice {
@@ -95,7 +95,7 @@ func TestTorusHook(t *testing.T) {
 			t.Errorf("chromatic worker %d: no torus path", w)
 		}
 	}
-	cont := newLattice(t, lattice.Params{Dim: 2, Size: 4, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Continuous(-1, 1), Beta: 0.5})
+	cont := newLattice(t, lattice.Params{Dim: 2, Size: 4, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Continuous(-1, 1), Beta: 0.5})
 	if cont.Torus() != nil {
 		t.Error("a lattice of continuous spins has a torus form")
 	}
@@ -112,7 +112,7 @@ func TestTorusHook(t *testing.T) {
 // average (B1 ~ Poisson(λ), B2 ~ Poisson(L)), counts the distinct offsets
 // picked as its factors, and allocates nothing.
 func TestTorusStats(t *testing.T) {
-	l := newLattice(t, lattice.Params{Dim: 2, Size: 40, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(4), Beta: 0.4})
+	l := newLattice(t, lattice.Params{Dim: 2, Size: 40, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(4), Beta: 0.4})
 	s, err := NewPoissonGibbs(l, rand.New(rand.NewPCG(3, 4)), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +382,7 @@ func TestTorusCatchesBrokenTori(t *testing.T) {
 // end once the sampler is garbage (its cleanup closes their channels), and
 // a sweep allocates nothing.
 func TestChromaticPoolStops(t *testing.T) {
-	l := newLattice(t, lattice.Params{Dim: 2, Size: 8, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.4})
+	l := newLattice(t, lattice.Params{Dim: 2, Size: 8, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.4})
 	classes, err := l.Colouring()
 	if err != nil {
 		t.Fatal(err)

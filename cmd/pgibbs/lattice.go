@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
@@ -132,7 +133,7 @@ type chiPeakOutput struct {
 }
 
 // estimateOf returns e for the record (NaN as null).
-func estimateOf(e lattice.Estimate) estimateOutput {
+func estimateOf(e diag.Estimate) estimateOutput {
 	def := func(x float64) *float64 {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
@@ -358,7 +359,7 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 	f, l := r.f, r.l
 	var (
 		stats  gibbs.Stats
-		es, ms []lattice.Estimate
+		es, ms []diag.Estimate
 		eq, mq [][]float64 // per-sweep series, chains × measurements
 		res    lattice.Result
 		err    error
@@ -371,7 +372,7 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 		es, ms = append(es, res.Energy), append(ms, res.Magnetisation)
 		eq, mq = append(eq, r.meas[k].Energies()), append(mq, r.meas[k].Magnetisations())
 	}
-	energy, mag := lattice.PoolEstimates(es), lattice.PoolEstimates(ms)
+	energy, mag := diag.PoolEstimates(es), diag.PoolEstimates(ms)
 	conv := f.judge([][][]float64{eq, mq}, func(q int) string { return [...]string{"energy", "magnetisation"}[q] })
 	out := latticeOutput{
 		Dim: f.dim, Size: f.size, Sites: l.Sites(), Kernel: f.kernel, Cutoff: f.cutoff, Spin: f.spin, Beta: f.beta,
@@ -504,19 +505,19 @@ func (r *latticeRun) reweighted(series []lattice.Series) (*reweightOutput, error
 // the scalar order parameter of q > 2 Potts states or continuous spins has
 // other limits), and false where it does not apply or a chain has too few
 // measurements.
-func (r *latticeRun) binder(mq [][]float64) (lattice.Estimate, bool) {
+func (r *latticeRun) binder(mq [][]float64) (diag.Estimate, bool) {
 	if r.p.Spin.Kind == lattice.ContinuousSpins || r.p.Spin.States != 2 {
-		return lattice.Estimate{}, false
+		return diag.Estimate{}, false
 	}
-	us := make([]lattice.Estimate, len(mq))
+	us := make([]diag.Estimate, len(mq))
 	for k, m := range mq {
 		u, err := lattice.BinderCumulant(m)
 		if err != nil {
-			return lattice.Estimate{}, false
+			return diag.Estimate{}, false
 		}
 		us[k] = u
 	}
-	return lattice.PoolEstimates(us), true
+	return diag.PoolEstimates(us), true
 }
 
 // latticeMaxChainSites bounds the sites of all chains together (each site
@@ -529,11 +530,11 @@ func (f *latticeFlags) params() (lattice.Params, error) {
 	p := lattice.Params{Dim: f.dim, Size: f.size, Beta: f.beta, Cutoff: f.cutoff}
 	switch f.kernel {
 	case "nn":
-		p.Kernel = lattice.NearestNeighbour{}
+		p.Coupling = lattice.NearestNeighbour{}
 	case "gaussian":
-		p.Kernel = lattice.Gaussian{Gamma: f.gamma}
+		p.Coupling = lattice.Gaussian{Gamma: f.gamma}
 	case "power":
-		p.Kernel = lattice.PowerLaw{Sigma: f.sigma}
+		p.Coupling = lattice.PowerLaw{Sigma: f.sigma}
 	default:
 		return p, usagef("-kernel %q: want nn, gaussian or power", f.kernel)
 	}
@@ -619,7 +620,7 @@ func (f *latticeFlags) check(p lattice.Params) error {
 		if _, _, _, err := f.reweightGrid(); err != nil {
 			return err
 		}
-		exact := f.energySamples < 0 || f.energySamples == 0 && p.Kernel != nil && !longRange(p)
+		exact := f.energySamples < 0 || f.energySamples == 0 && p.Coupling != nil && !longRange(p)
 		if !exact {
 			return usagef("-reweight needs exact energies: the weights are e^{−(β−β0)·nE}, and a Monte Carlo energy's noise would\n" +
 				"decide them; add -energy-samples -1 (on a long-range lattice the exact energy is an FFT, about a sweep's cost)")

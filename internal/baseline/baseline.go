@@ -368,14 +368,14 @@ func NewLatticeHeatBath(p lat.Params, r *rand.Rand) (*StencilHeatBath, error) {
 		return nil, fmt.Errorf("bench: hand-written lattice loop: dimension %d, want 2", p.Dim)
 	case p.Spin.Kind != lat.PottsSpins || p.Spin.States < 2 || p.Spin.States > MaxStates:
 		return nil, fmt.Errorf("bench: hand-written lattice loop: spins %v, want Potts with 2 to %d states", p.Spin, MaxStates)
-	case p.Kernel == nil:
+	case p.Coupling == nil:
 		return nil, errors.New("bench: hand-written lattice loop: no kernel")
 	case p.Size < 3 || p.Size > 1<<14:
 		return nil, fmt.Errorf("bench: hand-written lattice loop: side %d", p.Size)
 	}
 	n := p.Size
 	maxD2 := math.Inf(1)
-	if reach := p.Kernel.Reach(); reach > 0 {
+	if reach := p.Coupling.Reach(); reach > 0 {
 		maxD2 = float64(reach)
 	}
 	if p.Cutoff > 0 {
@@ -384,7 +384,7 @@ func NewLatticeHeatBath(p lat.Params, r *rand.Rand) (*StencilHeatBath, error) {
 	h := &StencilHeatBath{n: n, q: p.Spin.States, periodic: true, r: r}
 	err := h.build(-((n - 1) / 2), n/2, func(dr, dc int) float64 {
 		if d2 := dr*dr + dc*dc; d2 > 0 && float64(d2) <= maxD2 {
-			return p.Beta * p.Kernel.Coupling(2, d2)
+			return p.Beta * p.Coupling.Coupling(2, d2)
 		}
 		return 0
 	})

@@ -174,14 +174,14 @@ func TestHeatBathDraw(t *testing.T) {
 // cutoff, the nearest-neighbour kernel and a negative β.
 func TestLatticeHeatBathConditional(t *testing.T) {
 	for _, p := range []lat.Params{
-		{Dim: 2, Size: 20, Kernel: lat.PowerLaw{Sigma: 1}, Spin: lat.Potts(10), Beta: 0.56},
-		{Dim: 2, Size: 15, Kernel: lat.PowerLaw{Sigma: 0.5}, Spin: lat.Potts(3), Beta: 1},
-		{Dim: 2, Size: 40, Kernel: lat.Gaussian{Gamma: 1.5}, Spin: lat.Potts(10), Beta: 4.6},
-		{Dim: 2, Size: 16, Kernel: lat.PowerLaw{Sigma: 1}, Spin: lat.Potts(4), Beta: 0.3, Cutoff: 3},
-		{Dim: 2, Size: 6, Kernel: lat.NearestNeighbour{}, Spin: lat.Potts(2), Beta: 0.4},
-		{Dim: 2, Size: 9, Kernel: lat.PowerLaw{Sigma: 1}, Spin: lat.Potts(3), Beta: -0.7},
+		{Dim: 2, Size: 20, Coupling: lat.PowerLaw{Sigma: 1}, Spin: lat.Potts(10), Beta: 0.56},
+		{Dim: 2, Size: 15, Coupling: lat.PowerLaw{Sigma: 0.5}, Spin: lat.Potts(3), Beta: 1},
+		{Dim: 2, Size: 40, Coupling: lat.Gaussian{Gamma: 1.5}, Spin: lat.Potts(10), Beta: 4.6},
+		{Dim: 2, Size: 16, Coupling: lat.PowerLaw{Sigma: 1}, Spin: lat.Potts(4), Beta: 0.3, Cutoff: 3},
+		{Dim: 2, Size: 6, Coupling: lat.NearestNeighbour{}, Spin: lat.Potts(2), Beta: 0.4},
+		{Dim: 2, Size: 9, Coupling: lat.PowerLaw{Sigma: 1}, Spin: lat.Potts(3), Beta: -0.7},
 	} {
-		t.Run(fmt.Sprintf("%v/N=%d/cut=%g/beta=%g", p.Kernel, p.Size, p.Cutoff, p.Beta), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%v/N=%d/cut=%g/beta=%g", p.Coupling, p.Size, p.Cutoff, p.Beta), func(t *testing.T) {
 			l, err := lat.New(p)
 			if err != nil {
 				t.Fatal(err)
@@ -215,7 +215,7 @@ func TestIsingCheckerboardConditional(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := lat.New(lat.Params{Dim: 2, Size: n, Kernel: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: beta})
+	l, err := lat.New(lat.Params{Dim: 2, Size: n, Coupling: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: beta})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,8 +352,8 @@ func TestBaselineErrors(t *testing.T) {
 		t.Error("odd side: no error")
 	}
 	for _, p := range []lat.Params{
-		{Dim: 3, Size: 8, Kernel: lat.NearestNeighbour{}, Spin: lat.Potts(2), Beta: 1},
-		{Dim: 2, Size: 8, Kernel: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: 1},
+		{Dim: 3, Size: 8, Coupling: lat.NearestNeighbour{}, Spin: lat.Potts(2), Beta: 1},
+		{Dim: 2, Size: 8, Coupling: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: 1},
 		{Dim: 2, Size: 8, Spin: lat.Potts(2), Beta: 1},
 	} {
 		if _, err := NewLatticeHeatBath(p, r); err == nil {

@@ -26,10 +26,10 @@ var benchModels = map[string]func() (factorgraph.Model, error){
 	"potts20": func() (factorgraph.Model, error) { return potts.New(potts.Paper()) },
 	// The same kernel on implicit periodic lattices of 400 and 10⁶ sites.
 	"gauss20": func() (factorgraph.Model, error) {
-		return New(Params{Dim: 2, Size: 20, Kernel: Gaussian{Gamma: 1.5}, Spin: Potts(10), Beta: 4.6})
+		return New(Params{Dim: 2, Size: 20, Coupling: Gaussian{Gamma: 1.5}, Spin: Potts(10), Beta: 4.6})
 	},
 	"gauss1000": func() (factorgraph.Model, error) {
-		return New(Params{Dim: 2, Size: 1000, Kernel: Gaussian{Gamma: 1.5}, Spin: Potts(10), Beta: 4.6})
+		return New(Params{Dim: 2, Size: 1000, Coupling: Gaussian{Gamma: 1.5}, Spin: Potts(10), Beta: 4.6})
 	},
 	// Every pair of 10⁶ sites coupled by r^−3: K = 999 999 offsets,
 	// 5·10¹¹ pair factors, β set so that L equals the paper's.
@@ -43,7 +43,7 @@ var benchModels = map[string]func() (factorgraph.Model, error){
 // powerLattice returns the σ = 1 power-law Potts lattice of side n with β
 // such that L = paperL.
 func powerLattice(n, q int) (*Lattice, error) {
-	p := Params{Dim: 2, Size: n, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(q), Beta: 1}
+	p := Params{Dim: 2, Size: n, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(q), Beta: 1}
 	l, err := New(p)
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func BenchmarkSetup(b *testing.B) {
 				runtime.ReadMemStats(&before)
 				b.StartTimer()
 				var err error
-				if l, err = New(Params{Dim: 2, Size: n, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(10), Beta: 0.5}); err != nil {
+				if l, err = New(Params{Dim: 2, Size: n, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(10), Beta: 0.5}); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
@@ -223,8 +223,8 @@ func BenchmarkChromatic(b *testing.B) {
 		model, sampler string
 		p              Params
 	}{
-		{"ising-nn1000", "gibbs", Params{Dim: 2, Size: 1000, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.4}},
-		{"power512-cut3", "pgibbs", Params{Dim: 2, Size: 512, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.3, Cutoff: 3}},
+		{"ising-nn1000", "gibbs", Params{Dim: 2, Size: 1000, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 0.4}},
+		{"power512-cut3", "pgibbs", Params{Dim: 2, Size: 512, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.3, Cutoff: 3}},
 	} {
 		l, err := New(tc.p)
 		if err != nil {
@@ -291,9 +291,9 @@ func equilibratedIsing(b *testing.B, kernel string, n int) clusterModel {
 	if m, ok := clusterModels[key]; ok {
 		return m
 	}
-	p := Params{Dim: 2, Size: n, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: math.Log(1+math.Sqrt2) / 2}
+	p := Params{Dim: 2, Size: n, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: math.Log(1+math.Sqrt2) / 2}
 	if kernel == "power" {
-		p.Kernel, p.Beta = PowerLaw{Sigma: 1}, 0.127
+		p.Coupling, p.Beta = PowerLaw{Sigma: 1}, 0.127
 	}
 	l, err := New(p)
 	if err != nil {
@@ -383,7 +383,7 @@ func BenchmarkClusterSweep(b *testing.B) {
 // Measure measures a state given by a user (checked first). ns/site is
 // ns/op over the sites.
 func BenchmarkMeasure(b *testing.B) {
-	potts := mustNewB(b, Params{Dim: 2, Size: 256, Kernel: Gaussian{Gamma: 0.5}, Spin: Potts(3), Beta: 0.3, Cutoff: 2})
+	potts := mustNewB(b, Params{Dim: 2, Size: 256, Coupling: Gaussian{Gamma: 0.5}, Spin: Potts(3), Beta: 0.3, Cutoff: 2})
 	for _, tc := range []struct {
 		model string
 		l     *Lattice

@@ -2,6 +2,7 @@ package lattice
 
 import (
 	"fmt"
+	"github.com/pgibbs/pgibbs/diag"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -33,7 +34,7 @@ func skipClusterPhysicsShort(t *testing.T) {
 // the unit measured, is about one sweep's worth of site updates. It returns the energy per site (computed
 // exactly from every pair) with its binning error, and the Binder cumulant of
 // the |m| series with its blocked-jackknife error.
-func clusterRun(t *testing.T, l *Lattice, name string, burn, sweeps int, seed uint64) (energy, binder Estimate) {
+func clusterRun(t *testing.T, l *Lattice, name string, burn, sweeps int, seed uint64) (energy, binder diag.Estimate) {
 	t.Helper()
 	s, err := gibbs.New(name, l, rand.New(rand.NewPCG(seed, 0x5eed)), nil)
 	if err != nil {
@@ -71,7 +72,7 @@ func clusterRun(t *testing.T, l *Lattice, name string, burn, sweeps int, seed ui
 // isingNN returns the 2-D nearest-neighbour Ising model on the size×size
 // torus at β.
 func isingNN(t *testing.T, size int, beta float64) *Lattice {
-	return mustNew(t, Params{Dim: 2, Size: size, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: beta})
+	return mustNew(t, Params{Dim: 2, Size: size, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: beta})
 }
 
 // clusterTorusEnergy runs sampler on the 32×32 nearest-neighbour Ising
@@ -165,7 +166,7 @@ var binderSweeps = map[int]int{8: 20000, 16: 20000, 32: 10000, 64: 5000}
 // size×size nearest-neighbour Ising torus at factor·β_c, after 300 burn-in
 // sweeps. It fails the test if the jackknife error is above maxErr or found
 // no plateau.
-func binderRun(t *testing.T, size int, factor float64, sweeps int, seed uint64, maxErr float64) Estimate {
+func binderRun(t *testing.T, size int, factor float64, sweeps int, seed uint64, maxErr float64) diag.Estimate {
 	t.Helper()
 	_, u := clusterRun(t, isingNN(t, size, factor*betaC), "sw", 300, sweeps, seed)
 	if u.Err > maxErr || !u.Plateau {
@@ -270,9 +271,9 @@ const powerLawBeta = 0.15
 // the test if the errors are too large for the comparison to mean
 // anything: 0.03 for the energy (a 5% change of β moves it by about 0.4),
 // 0.02 for U.
-func powerLawRun(t *testing.T, sampler string, factor float64, sweeps int, seed uint64) (energy, binder Estimate) {
+func powerLawRun(t *testing.T, sampler string, factor float64, sweeps int, seed uint64) (energy, binder diag.Estimate) {
 	t.Helper()
-	l := mustNew(t, Params{Dim: 2, Size: 12, Kernel: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: factor * powerLawBeta})
+	l := mustNew(t, Params{Dim: 2, Size: 12, Coupling: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: factor * powerLawBeta})
 	e, u := clusterRun(t, l, sampler, 300, sweeps, seed)
 	t.Logf("%s at %v·β: energy %.5f ± %.5f (τ %.1f), U %.5f ± %.5f (τ %.1f)", sampler, factor, e.Mean, e.Err, e.Tau, u.Mean, u.Err, u.Tau)
 	if e.Err > 0.03 || !e.Plateau || u.Err > 0.02 || !u.Plateau {
@@ -284,7 +285,9 @@ func powerLawRun(t *testing.T, sampler string, factor float64, sweeps int, seed 
 
 // consistent reports whether two independent estimates agree within 4
 // combined standard errors.
-func consistent(a, b Estimate) bool { return math.Abs(a.Mean-b.Mean) <= 4*math.Hypot(a.Err, b.Err) }
+func consistent(a, b diag.Estimate) bool {
+	return math.Abs(a.Mean-b.Mean) <= 4*math.Hypot(a.Err, b.Err)
+}
 
 // TestClusterPowerLawAgreement: on a long-range lattice, where every pair of
 // sites is coupled (the 12×12 torus with J(r) = r⁻³, 143 couplings a site,
@@ -306,7 +309,7 @@ func TestClusterPowerLawAgreement(t *testing.T) {
 		sampler string
 		factor  float64
 		sweeps  int
-		e, u    Estimate
+		e, u    diag.Estimate
 	}
 	runs := []*run{
 		{sampler: "sw", factor: 1, sweeps: 8000},

@@ -30,7 +30,7 @@ func (l *Lattice) Colouring() ([][]int, error) {
 		}
 	}
 	if classes >= l.n {
-		return nil, fmt.Errorf("lattice: kernel %v couples sites across the whole %d-site axis: every site needs its own colour, so a chromatic sweep has nothing to run in parallel", l.p.Kernel, l.size)
+		return nil, fmt.Errorf("lattice: kernel %v couples sites across the whole %d-site axis: every site needs its own colour, so a chromatic sweep has nothing to run in parallel", l.p.Coupling, l.size)
 	}
 	sizes := make([]int, classes)
 	for i := range l.n {

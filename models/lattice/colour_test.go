@@ -40,17 +40,17 @@ func TestColouring(t *testing.T) {
 		p       Params
 		classes int // 0: any
 	}{
-		{Params{Dim: 1, Size: 10, Kernel: NearestNeighbour{}}, 2},
-		{Params{Dim: 1, Size: 11, Kernel: NearestNeighbour{}}, 3},
-		{Params{Dim: 2, Size: 8, Kernel: NearestNeighbour{}}, 2},
-		{Params{Dim: 2, Size: 7, Kernel: NearestNeighbour{}}, 9},
-		{Params{Dim: 3, Size: 6, Kernel: NearestNeighbour{}}, 2},
-		{Params{Dim: 3, Size: 5, Kernel: NearestNeighbour{}}, 27},
-		{Params{Dim: 2, Size: 12, Kernel: Gaussian{Gamma: 1}, Cutoff: 2}, 9},
-		{Params{Dim: 2, Size: 13, Kernel: PowerLaw{Sigma: 1}, Cutoff: 3}, 0},
-		{Params{Dim: 2, Size: 9, Kernel: Gaussian{Gamma: 0.5}, Cutoff: 1.5}, 0},
-		{Params{Dim: 3, Size: 9, Kernel: Gaussian{Gamma: 1}, Cutoff: 1.8}, 0},
-		{Params{Dim: 1, Size: 40, Kernel: Gaussian{Gamma: 0.2}, Cutoff: 7.5}, 0},
+		{Params{Dim: 1, Size: 10, Coupling: NearestNeighbour{}}, 2},
+		{Params{Dim: 1, Size: 11, Coupling: NearestNeighbour{}}, 3},
+		{Params{Dim: 2, Size: 8, Coupling: NearestNeighbour{}}, 2},
+		{Params{Dim: 2, Size: 7, Coupling: NearestNeighbour{}}, 9},
+		{Params{Dim: 3, Size: 6, Coupling: NearestNeighbour{}}, 2},
+		{Params{Dim: 3, Size: 5, Coupling: NearestNeighbour{}}, 27},
+		{Params{Dim: 2, Size: 12, Coupling: Gaussian{Gamma: 1}, Cutoff: 2}, 9},
+		{Params{Dim: 2, Size: 13, Coupling: PowerLaw{Sigma: 1}, Cutoff: 3}, 0},
+		{Params{Dim: 2, Size: 9, Coupling: Gaussian{Gamma: 0.5}, Cutoff: 1.5}, 0},
+		{Params{Dim: 3, Size: 9, Coupling: Gaussian{Gamma: 1}, Cutoff: 1.8}, 0},
+		{Params{Dim: 1, Size: 40, Coupling: Gaussian{Gamma: 0.2}, Cutoff: 7.5}, 0},
 	} {
 		tc.p.Spin, tc.p.Beta = Potts(2), 0.5
 		l := mustNew(t, tc.p)
@@ -67,7 +67,7 @@ func TestColouring(t *testing.T) {
 	}
 	// The chromatic checker, fed the lattice's neighbours, refuses an
 	// improper colouring: the checkerboard of an odd torus.
-	l := mustNew(t, Params{Dim: 2, Size: 5, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 1})
+	l := mustNew(t, Params{Dim: 2, Size: 5, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 1})
 	bad := make([][]int, 2)
 	for i := range l.Sites() {
 		c := l.Coords(nil, i)
@@ -77,7 +77,7 @@ func TestColouring(t *testing.T) {
 		t.Errorf("odd-torus checkerboard: %v", err)
 	}
 	// A kernel reaching across the torus has no parallel colouring.
-	long := mustNew(t, Params{Dim: 2, Size: 6, Kernel: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 1})
+	long := mustNew(t, Params{Dim: 2, Size: 6, Coupling: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 1})
 	if _, err := long.Colouring(); err == nil || !strings.Contains(err.Error(), "its own colour") {
 		t.Errorf("full-torus power law: %v", err)
 	}
@@ -103,7 +103,7 @@ func (s sweeper) Update(int) {}
 // lattice (a ring of 9 with a Gaussian kernel cut off at distance 2: 3 classes) sample the
 // exact distribution, with Gibbs and Poisson-Gibbs updates.
 func TestChromaticExactness(t *testing.T) {
-	p := Params{Dim: 1, Size: 9, Kernel: Gaussian{Gamma: 0.3}, Spin: Ising(), Beta: 0.7, Cutoff: 2}
+	p := Params{Dim: 1, Size: 9, Coupling: Gaussian{Gamma: 0.3}, Spin: Ising(), Beta: 0.7, Cutoff: 2}
 	l := mustNew(t, p)
 	classes, err := l.Colouring()
 	if err != nil {

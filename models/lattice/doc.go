@@ -23,6 +23,12 @@
 //     magnetisations are reported in Ising units;
 //   - x_i·x_j for continuous spins x ∈ [a, b] (range [min, max] of a², ab, b²).
 //
+// As factorgraph.NewPotts pairs W·δ, a Potts pair is W = βJ(r) and an Ising
+// pair W = 2βJ(r) (up to a constant no conditional sees); the factorgraph
+// package documentation tabulates the conventions of factorgraph, potts and
+// lattice side by side ("Coupling conventions"), and TestCouplingConvention
+// checks them.
+//
 // A factor's range is βJ·[fmin, fmax] (ordered by the sign of βJ), so
 // M_φ = |βJ|·(fmax − fmin) and the engine sees φ̃ = M_φ·δ for Potts and
 // Ising factors with βJ > 0, M_φ·(1 − δ) when βJ < 0 (antiferromagnetic
@@ -46,7 +52,7 @@
 // where o_k' ≡ −o_k, at the same distance, hence with the same value and
 // range. Every site has the same L_i = L = Σ_k M_k and degree K.
 //
-// Kernels ([Kernel]): [NearestNeighbour] (J = 1 at r = 1; sides N ≥ 3, so
+// Kernels ([Coupling]): [NearestNeighbour] (J = 1 at r = 1; sides N ≥ 3, so
 // that the neighbours ±1 are distinct), [Gaussian] J = exp(−γr²), the
 // Poisson-Gibbs paper's kernel (on the paper's 20×20 lattice with γ = 1.5 and
 // β = 4.6 the periodic lattice has the paper's L = 5.0878 to 1e−9), and
@@ -113,8 +119,13 @@
 // nearest-neighbour pairs in the same pass; other kernels O(n·K), a run of
 // products a row and offset) and otherwise by EnergyMC with n pairs (O(n));
 // the Monte Carlo noise is independent between measurements, so the
-// binning error bars of [Measurer.Result] (diag.BinningError over the
-// per-sweep series) include it. [Measurer.Measure] checks a state it is
+// binning error bars of [Measurer.Result] (diag.BinningEstimate over the
+// per-sweep series) include it. Every estimate of the package is a
+// diag.Estimate (mean, error, τ, plateau), and the generic estimators —
+// binning, the plateau block of a blocked jackknife, the grouped jackknife
+// variance, pooling of chains — are package diag's (diag.BinningEstimate,
+// diag.PlateauBlock, diag.JackknifeVar, diag.PoolEstimates); this package
+// adds the physics (which series, which ratios). [Measurer.Measure] checks a state it is
 // given (CheckState); the state of a sweep it observes is trusted.
 // [Measurer.Snapshot] and [Measurer.Restore] carry the series across a
 // checkpoint (the Monte Carlo RNG is the caller's to save).

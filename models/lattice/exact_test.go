@@ -22,10 +22,10 @@ var exactCases = []struct {
 	name string
 	p    Params
 }{
-	{"ring4-potts3-power", Params{Dim: 1, Size: 4, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.9}},
-	{"3x3-potts2-power", Params{Dim: 2, Size: 3, Kernel: PowerLaw{Sigma: 0.5}, Spin: Potts(2), Beta: 0.6}},
-	{"2x2-potts3-gauss-anti", Params{Dim: 2, Size: 2, Kernel: Gaussian{Gamma: 0.5}, Spin: Potts(3), Beta: -0.8}},
-	{"2x2x2-ising-power", Params{Dim: 3, Size: 2, Kernel: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 0.35}},
+	{"ring4-potts3-power", Params{Dim: 1, Size: 4, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.9}},
+	{"3x3-potts2-power", Params{Dim: 2, Size: 3, Coupling: PowerLaw{Sigma: 0.5}, Spin: Potts(2), Beta: 0.6}},
+	{"2x2-potts3-gauss-anti", Params{Dim: 2, Size: 2, Coupling: Gaussian{Gamma: 0.5}, Spin: Potts(3), Beta: -0.8}},
+	{"2x2x2-ising-power", Params{Dim: 3, Size: 2, Coupling: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 0.35}},
 }
 
 // exactPi returns π over all states (site 0 fastest) from the pair sum

@@ -15,7 +15,7 @@ import (
 // Poisson-Gibbs runs on it like on any factor graph.
 func Example() {
 	l, err := lattice.New(lattice.Params{
-		Dim: 2, Size: 1000, Kernel: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Ising(), Beta: 0.25,
+		Dim: 2, Size: 1000, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Ising(), Beta: 0.25,
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -41,7 +41,7 @@ func Example() {
 // The 2-D Ising model at β = 0.6 with parallel checkerboard sweeps, against
 // Onsager's energy per site u = −1.9091.
 func ExampleMeasurer() {
-	l, err := lattice.New(lattice.Params{Dim: 2, Size: 16, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.6})
+	l, err := lattice.New(lattice.Params{Dim: 2, Size: 16, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.6})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -11,12 +11,12 @@ import (
 // power-law kernels, in 1, 2 and 3 dimensions, antiferromagnets included.
 func TestFFTEnergy(t *testing.T) {
 	for _, p := range []Params{
-		{Dim: 2, Size: 8, Kernel: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 0.2},
-		{Dim: 2, Size: 6, Kernel: PowerLaw{Sigma: 0.5}, Spin: Potts(3), Beta: 0.3},
-		{Dim: 2, Size: 6, Kernel: Gaussian{Gamma: 0.7}, Spin: Potts(2), Beta: 0.3},
-		{Dim: 1, Size: 12, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: -0.2},
-		{Dim: 3, Size: 4, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.4},
-		{Dim: 2, Size: 5, Kernel: PowerLaw{Sigma: 1}, Spin: Continuous(-1, 1), Beta: 0.2},
+		{Dim: 2, Size: 8, Coupling: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 0.2},
+		{Dim: 2, Size: 6, Coupling: PowerLaw{Sigma: 0.5}, Spin: Potts(3), Beta: 0.3},
+		{Dim: 2, Size: 6, Coupling: Gaussian{Gamma: 0.7}, Spin: Potts(2), Beta: 0.3},
+		{Dim: 1, Size: 12, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: -0.2},
+		{Dim: 3, Size: 4, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 0.4},
+		{Dim: 2, Size: 5, Coupling: PowerLaw{Sigma: 1}, Spin: Continuous(-1, 1), Beta: 0.2},
 	} {
 		l, err := New(p)
 		if err != nil {
@@ -41,7 +41,7 @@ func TestFFTEnergy(t *testing.T) {
 			}
 			want, got := l.Energy(x), f.energy(x)
 			if math.Abs(got-want) > 1e-10*(1+math.Abs(want)) {
-				t.Errorf("%v %v: FFT energy %v, pair sum %v", p.Kernel, p.Spin, got, want)
+				t.Errorf("%v %v: FFT energy %v, pair sum %v", p.Coupling, p.Spin, got, want)
 			}
 		}
 	}
@@ -50,7 +50,7 @@ func TestFFTEnergy(t *testing.T) {
 // TestMeasurerFFT: an exact Measurer of a power-law lattice (every pair
 // coupled) measures by FFT the energy Energy sums pair by pair.
 func TestMeasurerFFT(t *testing.T) {
-	l, err := New(Params{Dim: 2, Size: 12, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.2})
+	l, err := New(Params{Dim: 2, Size: 12, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}

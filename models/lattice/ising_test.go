@@ -72,7 +72,7 @@ func popcount(x int) int {
 // latticeDOS returns g(k) of the size×size nearest-neighbour Ising lattice by
 // enumerating its states and reading k off Lattice.Energy.
 func latticeDOS(t *testing.T, size int) []float64 {
-	l := mustNew(t, Params{Dim: 2, Size: size, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 1})
+	l := mustNew(t, Params{Dim: 2, Size: size, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 1})
 	n := l.Sites()
 	g := make([]float64, 2*n+1)
 	x := make([]float64, n)
@@ -304,7 +304,7 @@ func TestIsingTorusSampled(t *testing.T) {
 		t.Skip("a 40 000-sweep chain")
 	}
 	const size = 16
-	l := mustNew(t, Params{Dim: 2, Size: size, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: betaC})
+	l := mustNew(t, Params{Dim: 2, Size: size, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: betaC})
 	classes, err := l.Colouring()
 	if err != nil {
 		t.Fatal(err)

@@ -96,11 +96,11 @@ func (s Spin) pairRange() (fmin, fmax float64) {
 //
 // on the Size^Dim sites of a Dim-dimensional torus.
 type Params struct {
-	Dim    int     // 1, 2 or 3
-	Size   int     // N, the number of sites along each axis: N^Dim sites
-	Kernel Kernel  // the coupling J(r)
-	Spin   Spin    // the variables and pair function
-	Beta   float64 // the inverse temperature β (finite, non-zero; negative flips every coupling)
+	Dim      int      // 1, 2 or 3
+	Size     int      // N, the number of sites along each axis: N^Dim sites
+	Coupling Coupling // the coupling J(r)
+	Spin     Spin     // the variables and pair function
+	Beta     float64  // the inverse temperature β (finite, non-zero; negative flips every coupling)
 	// Cutoff, if positive, couples only the pairs at distance r ≤ Cutoff
 	// (a finite-range version of a long-range kernel). Zero means no cutoff.
 	Cutoff float64
@@ -187,15 +187,15 @@ func (p Params) validate() error {
 	if p.Dim < 1 || p.Dim > 3 {
 		return fmt.Errorf("dimension %d: need 1, 2 or 3", p.Dim)
 	}
-	if p.Kernel == nil {
+	if p.Coupling == nil {
 		return errors.New("no coupling kernel")
 	}
 	minSize := 2
-	if _, nn := p.Kernel.(NearestNeighbour); nn {
+	if _, nn := p.Coupling.(NearestNeighbour); nn {
 		minSize = 3
 	}
 	if p.Size < minSize {
-		return fmt.Errorf("side %d: need at least %d sites along each axis for the %v kernel", p.Size, minSize, p.Kernel)
+		return fmt.Errorf("side %d: need at least %d sites along each axis for the %v kernel", p.Size, minSize, p.Coupling)
 	}
 	sites := 1
 	for range p.Dim {
@@ -204,7 +204,7 @@ func (p Params) validate() error {
 		}
 		sites *= p.Size
 	}
-	if v, ok := p.Kernel.(interface{ Validate() error }); ok {
+	if v, ok := p.Coupling.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {
 			return err
 		}
@@ -233,7 +233,7 @@ func (p Params) enumerate() ([]offset, error) {
 		return nil, err
 	}
 	if len(w.offs) == 0 {
-		return nil, fmt.Errorf("kernel %v with cutoff %v couples no pair of sites", p.Kernel, p.Cutoff)
+		return nil, fmt.Errorf("kernel %v with cutoff %v couples no pair of sites", p.Coupling, p.Cutoff)
 	}
 	return w.offs, nil
 }
@@ -255,7 +255,7 @@ func newOffsetWalk(p Params) (*offsetWalk, int) {
 	n := p.Size
 	w := &offsetWalk{p: p, lo: -((n - 1) / 2), hi: n / 2} // canonical components; |c| is the minimal image
 	w.maxD2 = math.Inf(1)
-	if r := p.Kernel.Reach(); r > 0 {
+	if r := p.Coupling.Reach(); r > 0 {
 		w.maxD2 = float64(r)
 	}
 	if p.Cutoff > 0 {
@@ -287,12 +287,12 @@ func newOffsetWalk(p Params) (*offsetWalk, int) {
 // coupling returns the kernel's J at squared distance d2.
 func (w *offsetWalk) coupling(d2 int) float64 {
 	if w.memo == nil {
-		return w.p.Kernel.Coupling(w.p.Dim, d2)
+		return w.p.Coupling.Coupling(w.p.Dim, d2)
 	}
 	if j := w.memo[d2]; !math.IsNaN(j) {
 		return j
 	}
-	j := w.p.Kernel.Coupling(w.p.Dim, d2)
+	j := w.p.Coupling.Coupling(w.p.Dim, d2)
 	if !math.IsNaN(j) {
 		w.memo[d2] = j
 	}
@@ -323,13 +323,13 @@ func (w *offsetWalk) add(d2 int) error {
 	}
 	j := w.coupling(d2)
 	if math.IsNaN(j) || math.IsInf(j, 0) {
-		return fmt.Errorf("kernel %v: coupling at offset %v (r² = %d) is %v", p.Kernel, fmtOffset(w.c, p.Dim), d2, j)
+		return fmt.Errorf("kernel %v: coupling at offset %v (r² = %d) is %v", p.Coupling, fmtOffset(w.c, p.Dim), d2, j)
 	}
 	if j == 0 {
 		return nil
 	}
 	if len(w.offs) == MaxOffsets {
-		return fmt.Errorf("kernel %v on %d^%d sites couples more than %d offsets per site; set a cutoff", p.Kernel, p.Size, p.Dim, MaxOffsets)
+		return fmt.Errorf("kernel %v on %d^%d sites couples more than %d offsets per site; set a cutoff", p.Coupling, p.Size, p.Dim, MaxOffsets)
 	}
 	w.offs = append(w.offs, offset{c: w.c, j: j})
 	return nil
@@ -622,5 +622,5 @@ func (l *Lattice) Neighbours(dst []int, i int) []int {
 // String summarises the lattice.
 func (l *Lattice) String() string {
 	return fmt.Sprintf("lattice: %d-D torus of %d^%d = %d sites, %v spins, kernel %v, β = %g, K = %d offsets, L = %.6g",
-		l.dim, l.size, l.dim, l.n, l.p.Spin, l.p.Kernel, l.p.Beta, len(l.w), l.l)
+		l.dim, l.size, l.dim, l.n, l.p.Spin, l.p.Coupling, l.p.Beta, len(l.w), l.l)
 }

@@ -72,14 +72,14 @@ func structureCases() []Params {
 			sizes = append(sizes, 10, 11)
 		}
 		for _, n := range sizes {
-			kernels := []Kernel{Gaussian{Gamma: 0.4}, PowerLaw{Sigma: 1}}
+			kernels := []Coupling{Gaussian{Gamma: 0.4}, PowerLaw{Sigma: 1}}
 			if n >= 3 {
 				kernels = append(kernels, NearestNeighbour{})
 			}
 			for _, k := range kernels {
-				out = append(out, Params{Dim: dim, Size: n, Kernel: k, Spin: Potts(3), Beta: 0.7})
+				out = append(out, Params{Dim: dim, Size: n, Coupling: k, Spin: Potts(3), Beta: 0.7})
 			}
-			out = append(out, Params{Dim: dim, Size: n, Kernel: PowerLaw{Sigma: 0.5}, Spin: Ising(), Beta: -0.3, Cutoff: 1.5})
+			out = append(out, Params{Dim: dim, Size: n, Coupling: PowerLaw{Sigma: 0.5}, Spin: Ising(), Beta: -0.3, Cutoff: 1.5})
 		}
 	}
 	return out
@@ -93,7 +93,7 @@ func structureCases() []Params {
 func TestPairsOnceEach(t *testing.T) {
 	for _, p := range structureCases() {
 		l := mustNew(t, p)
-		name := fmt.Sprintf("%d-D side %d %v cutoff %v", p.Dim, p.Size, p.Kernel, p.Cutoff)
+		name := fmt.Sprintf("%d-D side %d %v cutoff %v", p.Dim, p.Size, p.Coupling, p.Cutoff)
 		n := l.NumVars()
 		index := make([]map[int]int, n) // index[i][j] = k with Neighbour(i, k) = j
 		for i := range n {
@@ -109,7 +109,7 @@ func TestPairsOnceEach(t *testing.T) {
 				}
 				seen[j] = k
 				d2 := minimalD2(p.Dim, p.Size, i, j)
-				want := p.Kernel.Coupling(p.Dim, d2)
+				want := p.Coupling.Coupling(p.Dim, d2)
 				if p.Cutoff > 0 && float64(d2) > p.Cutoff*p.Cutoff {
 					t.Fatalf("%s: pair (%d,%d) at r² = %d beyond the cutoff", name, i, j, d2)
 				}
@@ -123,7 +123,7 @@ func TestPairsOnceEach(t *testing.T) {
 					continue
 				}
 				d2 := minimalD2(p.Dim, p.Size, i, j)
-				coupled := p.Kernel.Coupling(p.Dim, d2) != 0 && (p.Cutoff == 0 || float64(d2) <= p.Cutoff*p.Cutoff)
+				coupled := p.Coupling.Coupling(p.Dim, d2) != 0 && (p.Cutoff == 0 || float64(d2) <= p.Cutoff*p.Cutoff)
 				if _, in := seen[j]; in != coupled {
 					t.Fatalf("%s: site %d: pair with %d (r² = %d) in A[i] = %v, coupled = %v", name, i, j, d2, in, coupled)
 				}
@@ -160,7 +160,7 @@ func TestPairsOnceEach(t *testing.T) {
 
 func TestPowerLawFullTorus(t *testing.T) {
 	for _, tc := range []struct{ dim, size int }{{1, 1000}, {2, 64}, {2, 65}, {3, 16}} {
-		l := mustNew(t, Params{Dim: tc.dim, Size: tc.size, Kernel: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 1})
+		l := mustNew(t, Params{Dim: tc.dim, Size: tc.size, Coupling: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 1})
 		if l.NumOffsets() != l.Sites()-1 {
 			t.Errorf("%d-D side %d: %d offsets, want every other site (%d)", tc.dim, tc.size, l.NumOffsets(), l.Sites()-1)
 		}
@@ -250,10 +250,10 @@ func torusTiers(h, nl int) [][2]int {
 // with a tiered one over the rest.
 func TestPickProbabilities(t *testing.T) {
 	for _, p := range []Params{
-		{Dim: 2, Size: 5, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1},  // 24 offsets: flat
-		{Dim: 2, Size: 40, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1}, // 1599: flat
-		{Dim: 2, Size: 70, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1}, // 4899: flat + tiered
-		{Dim: 3, Size: 9, Kernel: Gaussian{Gamma: 0.2}, Spin: Ising(), Beta: -2},
+		{Dim: 2, Size: 5, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1},  // 24 offsets: flat
+		{Dim: 2, Size: 40, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1}, // 1599: flat
+		{Dim: 2, Size: 70, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(2), Beta: 1}, // 4899: flat + tiered
+		{Dim: 3, Size: 9, Coupling: Gaussian{Gamma: 0.2}, Spin: Ising(), Beta: -2},
 	} {
 		l := mustNew(t, p)
 		probs := pickProbs(l)
@@ -271,12 +271,12 @@ func TestPickProbabilities(t *testing.T) {
 func TestEval(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, p := range []Params{
-		{Dim: 2, Size: 4, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: 0.9},
-		{Dim: 2, Size: 4, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: -0.9},
-		{Dim: 1, Size: 7, Kernel: Gaussian{Gamma: 0.3}, Spin: Ising(), Beta: 0.4},
-		{Dim: 3, Size: 3, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: -0.4},
-		{Dim: 2, Size: 5, Kernel: Gaussian{Gamma: 0.5}, Spin: Continuous(-1, 2), Beta: 1.3},
-		{Dim: 2, Size: 5, Kernel: Gaussian{Gamma: 0.5}, Spin: Continuous(0, 1), Beta: -1.3},
+		{Dim: 2, Size: 4, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: 0.9},
+		{Dim: 2, Size: 4, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: -0.9},
+		{Dim: 1, Size: 7, Coupling: Gaussian{Gamma: 0.3}, Spin: Ising(), Beta: 0.4},
+		{Dim: 3, Size: 3, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: -0.4},
+		{Dim: 2, Size: 5, Coupling: Gaussian{Gamma: 0.5}, Spin: Continuous(-1, 2), Beta: 1.3},
+		{Dim: 2, Size: 5, Coupling: Gaussian{Gamma: 0.5}, Spin: Continuous(0, 1), Beta: -1.3},
 	} {
 		l := mustNew(t, p)
 		for range 200 {
@@ -332,8 +332,8 @@ func TestAgainstPotts(t *testing.T) {
 		l *Lattice
 		g *factorgraph.Graph
 	}{
-		{mustNew(t, Params{Dim: 2, Size: 5, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 0.8}), must(potts.NearestNeighbour(5, 3, 0.8))},
-		{mustNew(t, Params{Dim: 2, Size: 6, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.3}), must(potts.Ising(6, 0.3))},
+		{mustNew(t, Params{Dim: 2, Size: 5, Coupling: NearestNeighbour{}, Spin: Potts(3), Beta: 0.8}), must(potts.NearestNeighbour(5, 3, 0.8))},
+		{mustNew(t, Params{Dim: 2, Size: 6, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 0.3}), must(potts.Ising(6, 0.3))},
 	} {
 		l, g := tc.l, tc.g
 		if l.L() != g.L() || l.MaxDegree() != g.MaxDegree() || l.NumVars() != g.NumVars() {
@@ -360,7 +360,7 @@ func TestAgainstPotts(t *testing.T) {
 		}
 	}
 	paper := potts.Paper()
-	l := mustNew(t, Params{Dim: 2, Size: paper.Width, Kernel: Gaussian{Gamma: paper.Gamma}, Spin: Potts(paper.States), Beta: paper.Beta})
+	l := mustNew(t, Params{Dim: 2, Size: paper.Width, Coupling: Gaussian{Gamma: paper.Gamma}, Spin: Potts(paper.States), Beta: paper.Beta})
 	g := must(potts.New(paper))
 	if math.Abs(l.L()-g.L()) > 1e-9 || l.MaxDegree() != 399 {
 		t.Errorf("periodic paper model: L = %.10f, Δ = %d; open: L = %.10f", l.L(), l.MaxDegree(), g.L())
@@ -390,7 +390,7 @@ func conditional(m factorgraph.Model, i int, x []float64) []float64 {
 }
 
 func TestNewErrors(t *testing.T) {
-	ok := Params{Dim: 2, Size: 4, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 1}
+	ok := Params{Dim: 2, Size: 4, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 1}
 	for _, tc := range []struct {
 		name string
 		edit func(p *Params)
@@ -399,12 +399,12 @@ func TestNewErrors(t *testing.T) {
 		{"dim 0", func(p *Params) { p.Dim = 0 }, "dimension 0"},
 		{"dim 4", func(p *Params) { p.Dim = 4 }, "dimension 4"},
 		{"side 1", func(p *Params) { p.Size = 1 }, "side 1"},
-		{"nn side 2", func(p *Params) { p.Size, p.Kernel = 2, NearestNeighbour{} }, "at least 3"},
+		{"nn side 2", func(p *Params) { p.Size, p.Coupling = 2, NearestNeighbour{} }, "at least 3"},
 		{"too many sites", func(p *Params) { p.Dim, p.Size = 3, 1000 }, "sites"},
-		{"no kernel", func(p *Params) { p.Kernel = nil }, "no coupling kernel"},
-		{"gamma", func(p *Params) { p.Kernel = Gaussian{Gamma: -1} }, "γ = -1"},
-		{"gamma NaN", func(p *Params) { p.Kernel = Gaussian{Gamma: math.NaN()} }, "γ = NaN"},
-		{"sigma", func(p *Params) { p.Kernel = PowerLaw{Sigma: 0} }, "σ = 0"},
+		{"no kernel", func(p *Params) { p.Coupling = nil }, "no coupling kernel"},
+		{"gamma", func(p *Params) { p.Coupling = Gaussian{Gamma: -1} }, "γ = -1"},
+		{"gamma NaN", func(p *Params) { p.Coupling = Gaussian{Gamma: math.NaN()} }, "γ = NaN"},
+		{"sigma", func(p *Params) { p.Coupling = PowerLaw{Sigma: 0} }, "σ = 0"},
 		{"states", func(p *Params) { p.Spin = Potts(1) }, "1 Potts states"},
 		{"ising states", func(p *Params) { p.Spin = Spin{Kind: IsingSpins, States: 3} }, "Ising spins with 3"},
 		{"interval", func(p *Params) { p.Spin = Continuous(1, 1) }, "interval [1, 1]"},
@@ -414,9 +414,9 @@ func TestNewErrors(t *testing.T) {
 		{"beta NaN", func(p *Params) { p.Beta = math.NaN() }, "β = NaN"},
 		{"cutoff", func(p *Params) { p.Cutoff = -1 }, "cutoff -1"},
 		{"cutoff too small", func(p *Params) { p.Cutoff = 0.5 }, "couples no pair"},
-		{"NaN coupling", func(p *Params) { p.Kernel = badKernel{math.NaN()} }, "is NaN"},
-		{"Inf coupling", func(p *Params) { p.Kernel = badKernel{math.Inf(1)} }, "is +Inf"},
-		{"underflow", func(p *Params) { p.Beta = 1e-300; p.Kernel = Gaussian{Gamma: 30} }, "not a finite positive bound"},
+		{"NaN coupling", func(p *Params) { p.Coupling = badKernel{math.NaN()} }, "is NaN"},
+		{"Inf coupling", func(p *Params) { p.Coupling = badKernel{math.Inf(1)} }, "is +Inf"},
+		{"underflow", func(p *Params) { p.Beta = 1e-300; p.Coupling = Gaussian{Gamma: 30} }, "not a finite positive bound"},
 	} {
 		p := ok
 		tc.edit(&p)
@@ -442,8 +442,8 @@ func (badKernel) String() string { return "bad" }
 // TestSamplersRun: the lattice plugs into the samplers of package gibbs
 // through factorgraph.Model, discrete and continuous.
 func TestSamplersRun(t *testing.T) {
-	disc := mustNew(t, Params{Dim: 2, Size: 6, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.5})
-	cont := mustNew(t, Params{Dim: 2, Size: 6, Kernel: Gaussian{Gamma: 1}, Spin: Continuous(-1, 1), Beta: 0.5})
+	disc := mustNew(t, Params{Dim: 2, Size: 6, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.5})
+	cont := mustNew(t, Params{Dim: 2, Size: 6, Coupling: Gaussian{Gamma: 1}, Spin: Continuous(-1, 1), Beta: 0.5})
 	for _, tc := range []struct {
 		name string
 		l    *Lattice
@@ -474,7 +474,7 @@ func TestSamplersRun(t *testing.T) {
 
 func TestCoordinates(t *testing.T) {
 	for dim := 1; dim <= 3; dim++ {
-		l := mustNew(t, Params{Dim: dim, Size: 5, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 1})
+		l := mustNew(t, Params{Dim: dim, Size: 5, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 1})
 		for i := range l.Sites() {
 			c := l.Coords(nil, i)
 			if len(c) != dim || l.Site(c...) != i {

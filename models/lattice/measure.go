@@ -386,24 +386,11 @@ func (m *Measurer) Magnetisations() []float64 { return m.mag }
 // modify them).
 func (m *Measurer) Series() Series { return Series{E: m.energy, M: m.mag, M2: m.m2, SK: m.sk} }
 
-// Estimate is the mean of a measured series with its standard error from a
-// binning analysis.
-type Estimate struct {
-	Mean float64
-	// Err is the standard error of Mean from diag.BinningError: at the
-	// plateau, or, when the series is too short to show one (Plateau
-	// false), the largest error of the levels with at least 16 blocks, a
-	// lower bound on the true error.
-	Err     float64
-	Tau     float64 // integrated autocorrelation time in measurements
-	Plateau bool
-}
-
 // Result summarises a run's measurements.
 type Result struct {
 	Measurements  int
-	Energy        Estimate // energy per site H/n
-	Magnetisation Estimate // order parameter
+	Energy        diag.Estimate // energy per site H/n
+	Magnetisation diag.Estimate // order parameter
 	// EnergySamples is the number of pairs each energy measurement sampled
 	// (0: exact). The Monte Carlo noise is independent between measurements,
 	// so Energy.Err includes it.
@@ -419,77 +406,13 @@ func (m *Measurer) Result() (Result, error) {
 		return res, m.err
 	}
 	var err error
-	if res.Energy, err = estimate(m.energy); err != nil {
+	if res.Energy, err = diag.BinningEstimate(m.energy); err != nil {
 		return res, fmt.Errorf("lattice: energy: %w", err)
 	}
-	if res.Magnetisation, err = estimate(m.mag); err != nil {
+	if res.Magnetisation, err = diag.BinningEstimate(m.mag); err != nil {
 		return res, fmt.Errorf("lattice: magnetisation: %w", err)
 	}
 	return res, nil
-}
-
-// estimate returns the mean of x and its binning error.
-func estimate(x []float64) (Estimate, error) {
-	b, err := diag.BinningError(x)
-	if err != nil && !errors.Is(err, diag.ErrNoPlateau) {
-		return Estimate{}, err
-	}
-	mean := 0.0
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if err == nil {
-		return Estimate{Mean: mean, Err: b.SE, Tau: b.Tau, Plateau: true}, nil
-	}
-	se := b.Levels[0].SE
-	for _, lv := range b.Levels {
-		if lv.Blocks >= 16 {
-			se = max(se, lv.SE)
-		}
-	}
-	tau := math.NaN()
-	if s1 := b.Levels[0].SE; s1 > 0 {
-		tau = (se / s1) * (se / s1)
-	}
-	return Estimate{Mean: mean, Err: se, Tau: tau}, nil
-}
-
-// PoolEstimates combines the estimates of one observable by independent
-// chains of equal length (as many measurements each): the pooled mean is the
-// mean of the chain means; the chains are independent (distinct RNG streams), so the
-// variance of that mean is Σ_c err_c²/K², and the pooled error is
-// √(Σ_c err_c²)/K (for equal errors, err/√K). τ is the chains' mean τ,
-// and the plateau holds if every chain's binning analysis found one. The
-// per-chain errors cannot see chains that disagree (stuck in different
-// phases, say): R̂ over the per-sweep series is what reports that. One
-// chain's estimate is returned as it is.
-func PoolEstimates(es []Estimate) Estimate {
-	if len(es) == 1 {
-		return es[0]
-	}
-	var p Estimate
-	p.Plateau = true
-	var v float64
-	taus := 0
-	for _, e := range es {
-		p.Mean += e.Mean
-		v += e.Err * e.Err
-		if !math.IsNaN(e.Tau) && !math.IsInf(e.Tau, 0) {
-			p.Tau += e.Tau
-			taus++
-		}
-		p.Plateau = p.Plateau && e.Plateau
-	}
-	k := float64(len(es))
-	p.Mean /= k
-	p.Err = math.Sqrt(v) / k
-	if taus > 0 {
-		p.Tau /= float64(taus)
-	} else {
-		p.Tau = math.NaN()
-	}
-	return p
 }
 
 // Binder returns the Binder cumulant of a per-sweep order-parameter series
@@ -537,35 +460,35 @@ const minBinderBlocks = 16
 // which correlation inflates the variance of U.
 //
 // It needs at least 16 finite values with ⟨m²⟩ > 0.
-func BinderCumulant(m []float64) (Estimate, error) {
+func BinderCumulant(m []float64) (diag.Estimate, error) {
 	if len(m) < minBinderBlocks {
-		return Estimate{}, fmt.Errorf("lattice: Binder cumulant of %d values; it needs at least %d", len(m), minBinderBlocks)
+		return diag.Estimate{}, fmt.Errorf("lattice: Binder cumulant of %d values; it needs at least %d", len(m), minBinderBlocks)
 	}
 	m2, m4 := make([]float64, len(m)), make([]float64, len(m))
 	for i, v := range m {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return Estimate{}, fmt.Errorf("lattice: Binder cumulant: m[%d] = %v", i, v)
+			return diag.Estimate{}, fmt.Errorf("lattice: Binder cumulant: m[%d] = %v", i, v)
 		}
 		m2[i], m4[i] = v*v, v*v*v*v
 	}
-	b2, ok2, err := plateauBlock(m2)
+	b2, ok2, err := diag.PlateauBlock(m2)
 	if err != nil {
-		return Estimate{}, fmt.Errorf("lattice: Binder cumulant: %w", err)
+		return diag.Estimate{}, fmt.Errorf("lattice: Binder cumulant: %w", err)
 	}
-	b4, ok4, err := plateauBlock(m4)
+	b4, ok4, err := diag.PlateauBlock(m4)
 	if err != nil {
-		return Estimate{}, fmt.Errorf("lattice: Binder cumulant: %w", err)
+		return diag.Estimate{}, fmt.Errorf("lattice: Binder cumulant: %w", err)
 	}
 	u, se, err := binderJackknife(m2, m4, len(m)/max(b2, b4))
 	if err != nil {
-		return Estimate{}, err
+		return diag.Estimate{}, err
 	}
 	_, se1, _ := binderJackknife(m2, m4, len(m))
 	tau := 1.0
 	if se1 > 0 {
 		tau = (se / se1) * (se / se1)
 	}
-	return Estimate{Mean: u, Err: se, Tau: tau, Plateau: ok2 && ok4}, nil
+	return diag.Estimate{Mean: u, Err: se, Tau: tau, Plateau: ok2 && ok4}, nil
 }
 
 // binderJackknife returns U of the series whose squares and fourth powers

@@ -2,6 +2,7 @@ package lattice
 
 import (
 	"context"
+	"github.com/pgibbs/pgibbs/diag"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -35,7 +36,7 @@ func pairEnergy(p Params, x []float64) float64 {
 			default:
 				f = x[i] * x[j]
 			}
-			e += p.Kernel.Coupling(p.Dim, d2) * f
+			e += p.Coupling.Coupling(p.Dim, d2) * f
 		}
 	}
 	return -e / float64(n)
@@ -78,9 +79,9 @@ func mcZ(l *Lattice, x []float64, exact float64, r *rand.Rand) float64 {
 func TestEnergyMC(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	for _, p := range []Params{
-		{Dim: 2, Size: 16, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.5},
-		{Dim: 2, Size: 16, Kernel: PowerLaw{Sigma: 0.5}, Spin: Ising(), Beta: -0.5},
-		{Dim: 1, Size: 50, Kernel: Gaussian{Gamma: 0.05}, Spin: Continuous(-1, 1), Beta: 1},
+		{Dim: 2, Size: 16, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(3), Beta: 0.5},
+		{Dim: 2, Size: 16, Coupling: PowerLaw{Sigma: 0.5}, Spin: Ising(), Beta: -0.5},
+		{Dim: 1, Size: 50, Coupling: Gaussian{Gamma: 0.05}, Spin: Continuous(-1, 1), Beta: 1},
 	} {
 		l := mustNew(t, p)
 		x := factorgraph.RandomState(l, r)
@@ -94,16 +95,16 @@ func TestEnergyMC(t *testing.T) {
 			t.Errorf("%v: biased estimator (uniform offsets) passed, z = %.1f", l, z)
 		}
 	}
-	l := mustNew(t, Params{Dim: 2, Size: 4, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 1})
+	l := mustNew(t, Params{Dim: 2, Size: 4, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 1})
 	if e := l.EnergyMC(make([]float64, 16), r, 0); !math.IsNaN(e) {
 		t.Errorf("estimate from 0 samples = %v", e)
 	}
 }
 
 func TestMagnetisation(t *testing.T) {
-	potts3 := mustNew(t, Params{Dim: 1, Size: 6, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 1})
-	ising := mustNew(t, Params{Dim: 1, Size: 4, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 1})
-	cont := mustNew(t, Params{Dim: 1, Size: 4, Kernel: NearestNeighbour{}, Spin: Continuous(-1, 1), Beta: 1})
+	potts3 := mustNew(t, Params{Dim: 1, Size: 6, Coupling: NearestNeighbour{}, Spin: Potts(3), Beta: 1})
+	ising := mustNew(t, Params{Dim: 1, Size: 4, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 1})
+	cont := mustNew(t, Params{Dim: 1, Size: 4, Coupling: NearestNeighbour{}, Spin: Continuous(-1, 1), Beta: 1})
 	for _, tc := range []struct {
 		l    *Lattice
 		x    []float64
@@ -140,9 +141,9 @@ func (e everySweep) Observe(t int64, _ int, x []float64) {
 // step, systematic or chromatic).
 func TestMeasurerObserve(t *testing.T) {
 	for _, p := range []Params{
-		{Dim: 2, Size: 8, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: 1},
-		{Dim: 2, Size: 8, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.4},
-		{Dim: 1, Size: 30, Kernel: Gaussian{Gamma: 0.2}, Spin: Continuous(-1, 1), Beta: 1},
+		{Dim: 2, Size: 8, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: 1},
+		{Dim: 2, Size: 8, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 0.4},
+		{Dim: 1, Size: 30, Coupling: Gaussian{Gamma: 0.2}, Spin: Continuous(-1, 1), Beta: 1},
 	} {
 		l := mustNew(t, p)
 		name := "pgibbs"
@@ -165,7 +166,7 @@ func TestMeasurerObserve(t *testing.T) {
 			case "sweeps":
 				k, n = gibbs.Sweeper{Sampler: s}, 1
 			case "chromatic":
-				if p.Kernel != (NearestNeighbour{}) {
+				if p.Coupling != (NearestNeighbour{}) {
 					continue
 				}
 				classes, err := l.Colouring()
@@ -198,8 +199,8 @@ func TestMeasurerObserve(t *testing.T) {
 }
 
 func TestMeasurerOptions(t *testing.T) {
-	short := mustNew(t, Params{Dim: 2, Size: 10, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 1})
-	long := mustNew(t, Params{Dim: 2, Size: 10, Kernel: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 1})
+	short := mustNew(t, Params{Dim: 2, Size: 10, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 1})
+	long := mustNew(t, Params{Dim: 2, Size: 10, Coupling: PowerLaw{Sigma: 1}, Spin: Ising(), Beta: 1})
 	r := rand.New(rand.NewPCG(1, 1))
 	for _, tc := range []struct {
 		l       *Lattice
@@ -236,7 +237,7 @@ func TestMeasurerOptions(t *testing.T) {
 // TestInvalidStates: measurements of something that is not a state give NaN
 // or an error naming the site, never a panic.
 func TestInvalidStates(t *testing.T) {
-	l := mustNew(t, Params{Dim: 2, Size: 4, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 1})
+	l := mustNew(t, Params{Dim: 2, Size: 4, Coupling: NearestNeighbour{}, Spin: Potts(3), Beta: 1})
 	bad := make([]float64, 16)
 	bad[5] = 3
 	for name, x := range map[string][]float64{"value 3": bad, "short": make([]float64, 15)} {
@@ -285,9 +286,9 @@ func TestMeasurerSnapshot(t *testing.T) {
 		p       Params
 		samples int
 	}{
-		{Params{Dim: 2, Size: 8, Kernel: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: 1}, 0}, // Monte Carlo energies
-		{Params{Dim: 2, Size: 8, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.4}, ExactEnergy},
-		{Params{Dim: 1, Size: 30, Kernel: Gaussian{Gamma: 0.2}, Spin: Continuous(-1, 1), Beta: 1}, 50},
+		{Params{Dim: 2, Size: 8, Coupling: PowerLaw{Sigma: 1}, Spin: Potts(4), Beta: 1}, 0}, // Monte Carlo energies
+		{Params{Dim: 2, Size: 8, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 0.4}, ExactEnergy},
+		{Params{Dim: 1, Size: 30, Coupling: Gaussian{Gamma: 0.2}, Spin: Continuous(-1, 1), Beta: 1}, 50},
 	} {
 		l := mustNew(t, tc.p)
 		name := "pgibbs"
@@ -354,7 +355,7 @@ func TestMeasurerSnapshot(t *testing.T) {
 }
 
 func TestMeasurerRestoreErrors(t *testing.T) {
-	p := Params{Dim: 2, Size: 6, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 1}
+	p := Params{Dim: 2, Size: 6, Coupling: NearestNeighbour{}, Spin: Potts(3), Beta: 1}
 	l := mustNew(t, p)
 	m, _ := NewMeasurer(l, nil, ExactEnergy)
 	for range 5 {
@@ -375,7 +376,7 @@ func TestMeasurerRestoreErrors(t *testing.T) {
 	size, states, kernel := p, p, p
 	size.Size = 7
 	states.Spin = Potts(4)
-	kernel.Kernel = Gaussian{Gamma: 0.5}
+	kernel.Coupling = Gaussian{Gamma: 0.5}
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -455,10 +456,10 @@ func TestBinderExact(t *testing.T) {
 
 // binderReplicas returns the Binder estimates of reps independent series of
 // n values from gen.
-func binderReplicas(t *testing.T, reps, n int, gen func(x []float64)) []Estimate {
+func binderReplicas(t *testing.T, reps, n int, gen func(x []float64)) []diag.Estimate {
 	t.Helper()
 	x := make([]float64, n)
-	var es []Estimate
+	var es []diag.Estimate
 	for range reps {
 		gen(x)
 		e, err := BinderCumulant(x)
@@ -472,7 +473,7 @@ func binderReplicas(t *testing.T, reps, n int, gen func(x []float64)) []Estimate
 
 // replicaStats returns the mean and standard deviation of U over the
 // replicas, the mean jackknife error and τ, and the number of plateaus.
-func replicaStats(es []Estimate) (mean, sd, err, tau float64, plateaus int) {
+func replicaStats(es []diag.Estimate) (mean, sd, err, tau float64, plateaus int) {
 	for _, e := range es {
 		mean += e.Mean
 		err += e.Err

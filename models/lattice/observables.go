@@ -75,7 +75,7 @@ import (
 // streams, each past its burn-in); they may have different lengths. Every
 // measurement weighs the same: the pooled moments are those of the
 // concatenated measurements, and the chains' blocks enter one jackknife.
-// (For chains of equal length the pooled mean of a series is PoolEstimates's
+// (For chains of equal length the pooled mean of a series is diag.PoolEstimates's
 // mean of chain means.) Like PoolEstimates, the errors cannot see chains
 // that disagree, stuck in different phases: compare chains with R̂.
 type Observables struct {
@@ -86,13 +86,13 @@ type Observables struct {
 	Block        int // the measurements of a jackknife block (see Errors)
 	Blocks       int // the number of jackknife blocks
 
-	AbsM, M2, M4    Estimate
-	Energy          Estimate
-	Chi             Estimate // connected
-	ChiDisconnected Estimate
-	SpecificHeat    Estimate
-	Binder          Estimate
-	Xi              Estimate
+	AbsM, M2, M4    diag.Estimate
+	Energy          diag.Estimate
+	Chi             diag.Estimate // connected
+	ChiDisconnected diag.Estimate
+	SpecificHeat    diag.Estimate
+	Binder          diag.Estimate
+	Xi              diag.Estimate
 }
 
 // ComputeObservables returns the Observables of the chains' Series, of a
@@ -243,7 +243,7 @@ func (s *sample) setBlocks() error {
 			}
 		}
 		for i, x := range series {
-			size, ok, err := plateauBlock(x)
+			size, ok, err := diag.PlateauBlock(x)
 			if err != nil {
 				return fmt.Errorf("lattice: observables: chain %d, quantity %d: %w", c, i, err)
 			}
@@ -267,27 +267,6 @@ func (s *sample) cut(size int) []span {
 		}
 	}
 	return out
-}
-
-// plateauBlock returns the block size of x's binning plateau and true, or,
-// without a plateau, the block size of its level of largest error among
-// those with at least 16 blocks and false (the blocks of the jackknife
-// errors of Observables and BinderCumulant).
-func plateauBlock(x []float64) (int, bool, error) {
-	b, err := diag.BinningError(x)
-	if err == nil {
-		return b.Levels[b.Plateau].BlockSize, true, nil
-	}
-	if !errors.Is(err, diag.ErrNoPlateau) {
-		return 0, false, err
-	}
-	size, se := 1, math.Inf(-1)
-	for _, lv := range b.Levels {
-		if lv.Blocks >= minChainMeasurements && lv.SE > se {
-			size, se = lv.BlockSize, lv.SE
-		}
-	}
-	return size, false, nil
 }
 
 // observable is one of the Observables' functions of the means of the
@@ -395,24 +374,6 @@ func means(total, g group) moments {
 	return mu
 }
 
-// jackknifeVar returns the delete-one-group jackknife variance of an
-// estimator whose value on all n measurements is theta and without group j
-// (counts[j] of them) rep[j] (Busing et al.; see Observables).
-func jackknifeVar(theta float64, rep []float64, counts []int, n int) float64 {
-	g := float64(len(rep))
-	thetaJ := g * theta
-	for j, r := range rep {
-		thetaJ -= (1 - float64(counts[j])/float64(n)) * r
-	}
-	v := 0.0
-	for j, r := range rep {
-		h := float64(n) / float64(counts[j])
-		p := h*theta - (h-1)*r
-		v += (p - thetaJ) * (p - thetaJ) / (h - 1)
-	}
-	return v / g
-}
-
 // observe returns the Observables at beta (reweighted from β₀ unless beta
 // is β₀), with their errors over the blocks and, if withTau, their τ from
 // the jackknife over single measurements.
@@ -436,7 +397,7 @@ func (s *sample) observe(beta float64, withTau bool) Observables {
 // estimates returns the estimates at beta of the functions fs of the
 // (reweighted) means: θ̂ of all the measurements, its blocked jackknife
 // error and, if withTau, τ = (Err/Err₁)²; and the number of blocks.
-func (s *sample) estimates(beta float64, fs []func(*moments) float64, withTau bool) ([]Estimate, int) {
+func (s *sample) estimates(beta float64, fs []func(*moments) float64, withTau bool) ([]diag.Estimate, int) {
 	spans := s.spans
 	if s.naive {
 		spans = s.cut(1)
@@ -461,10 +422,10 @@ func (s *sample) estimates(beta float64, fs []func(*moments) float64, withTau bo
 	if withTau {
 		err1 = s.singleErrors(beta, total, fs)
 	}
-	ests := make([]Estimate, len(fs))
+	ests := make([]diag.Estimate, len(fs))
 	for k, f := range fs {
 		theta := f(&full)
-		e := Estimate{Mean: theta, Err: math.Sqrt(jackknifeVar(theta, rep[k], counts, s.n)), Tau: math.NaN(), Plateau: s.plateau && !s.naive}
+		e := diag.Estimate{Mean: theta, Err: math.Sqrt(diag.JackknifeVar(theta, rep[k], counts, s.n)), Tau: math.NaN(), Plateau: s.plateau && !s.naive}
 		if withTau {
 			e.Tau = tauRatio(e.Err, err1[k])
 		}

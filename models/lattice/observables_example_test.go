@@ -38,7 +38,7 @@ func swChains(l *lattice.Lattice, k int, sweeps int64) ([]lattice.Series, error)
 // cumulant near its critical value U* = 0.61, and ξ₂/L near 0.905.
 func ExampleLattice_Observables() {
 	betaC := math.Log(1+math.Sqrt2) / 2
-	l, err := lattice.New(lattice.Params{Dim: 2, Size: 16, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: betaC})
+	l, err := lattice.New(lattice.Params{Dim: 2, Size: 16, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: betaC})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -66,7 +66,7 @@ func ExampleLattice_Observables() {
 // β the run supports, the peak of the connected susceptibility inside it,
 // and a β far outside refused.
 func ExampleReweighter() {
-	l, err := lattice.New(lattice.Params{Dim: 2, Size: 16, Kernel: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.43})
+	l, err := lattice.New(lattice.Params{Dim: 2, Size: 16, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.43})
 	if err != nil {
 		fmt.Println(err)
 		return

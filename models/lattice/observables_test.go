@@ -3,6 +3,7 @@ package lattice
 import (
 	"context"
 	"fmt"
+	"github.com/pgibbs/pgibbs/diag"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -53,8 +54,8 @@ func exactObservables(t *testing.T, p Params) map[string]float64 {
 
 // named returns the Observables' estimates by the names of
 // exactObservables.
-func named(o Observables) map[string]Estimate {
-	return map[string]Estimate{"|m|": o.AbsM, "m²": o.M2, "m⁴": o.M4, "e": o.Energy, "χ": o.Chi,
+func named(o Observables) map[string]diag.Estimate {
+	return map[string]diag.Estimate{"|m|": o.AbsM, "m²": o.M2, "m⁴": o.M4, "e": o.Energy, "χ": o.Chi,
 		"χ'": o.ChiDisconnected, "C": o.SpecificHeat, "U": o.Binder, "ξ": o.Xi}
 }
 
@@ -83,7 +84,7 @@ func swSeries(t *testing.T, l *Lattice, sweeps, burn int64, seed uint64) Series 
 // worstZ returns the largest |estimate − exact|/Err over the observables,
 // with its name; it fails the test on an error that is not finite and
 // positive.
-func worstZ(t *testing.T, est map[string]Estimate, exact map[string]float64) (float64, string) {
+func worstZ(t *testing.T, est map[string]diag.Estimate, exact map[string]float64) (float64, string) {
 	t.Helper()
 	worst, where := 0.0, ""
 	for name, want := range exact {
@@ -109,8 +110,8 @@ func TestObservablesExact(t *testing.T) {
 		name string
 		p    Params
 	}{
-		{"ising", Params{Dim: 2, Size: 3, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.35}},
-		{"potts3", Params{Dim: 2, Size: 3, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 0.9}},
+		{"ising", Params{Dim: 2, Size: 3, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 0.35}},
+		{"potts3", Params{Dim: 2, Size: 3, Coupling: NearestNeighbour{}, Spin: Potts(3), Beta: 0.9}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -146,7 +147,7 @@ func TestObservablesExact(t *testing.T) {
 // errors from blocks of one measurement (naive errors, the same series)
 // several times more.
 func TestObservablesCatchBroken(t *testing.T) {
-	p := Params{Dim: 2, Size: 3, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.35}
+	p := Params{Dim: 2, Size: 3, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 0.35}
 	l := mustNew(t, p)
 	exact := exactObservables(t, p)
 

@@ -78,7 +78,7 @@ func newPass(l *Lattice) *pass {
 	if l.kind != ContinuousSpins {
 		p.cnt = make([]int64, l.q)
 	}
-	_, p.nn = l.p.Kernel.(NearestNeighbour)
+	_, p.nn = l.p.Coupling.(NearestNeighbour)
 	p.nn = p.nn && len(l.ents) == 2*l.dim
 	p.cos, p.sin = make([]float64, l.size), make([]float64, l.size)
 	for c := range l.size {
@@ -163,8 +163,24 @@ type measurement struct{ e, m, m2, sk float64 }
 // Monte Carlo estimate). It returns errBadValue if a q > 2 Potts site's
 // value is not a state (other values are not checked).
 func (p *pass) run(x []float64, energy bool) (measurement, error) {
-	l := p.l
-	n := l.size
+	sum := p.sumParts(x, energy)
+	if sum.bad > 0 {
+		return measurement{}, errBadValue
+	}
+	var m measurement
+	scale := p.order(sum, &m)
+	m.sk = p.structureFactor(sum, scale)
+	m.e = math.NaN()
+	if energy {
+		m.e = p.energyPerSite(sum)
+	}
+	return m, nil
+}
+
+// sumParts sums x's lines on the parts (part 0 on this goroutine, the
+// others on the pool) and returns part 0 holding the parts' sums, added in
+// order.
+func (p *pass) sumParts(x []float64, energy bool) *part {
 	p.x, p.energy = x, energy
 	if pp := p.pool; pp != nil {
 		pp.wg.Add(len(pp.start))
@@ -177,7 +193,6 @@ func (p *pass) run(x []float64, energy bool) (measurement, error) {
 		p.sumPart(0)
 	}
 	p.x = nil
-	// The parts' sums, in order, into part 0.
 	sum := p.parts[0]
 	for _, pt := range p.parts[1:] {
 		sum.tot += pt.tot
@@ -192,14 +207,17 @@ func (p *pass) run(x []float64, energy bool) (measurement, error) {
 			sum.off[k] += v
 		}
 	}
-	if sum.bad > 0 {
-		return measurement{}, errBadValue
-	}
-	tot, ab, ax2 := sum.tot, sum.ab, sum.axis[2]
-	var m measurement
+	return sum
+}
+
+// order sets m's order parameter and M2 from the sums, and returns the
+// scale of the Potts components, √(q/(q − 1)) (1 for other spins).
+func (p *pass) order(sum *part, m *measurement) (scale float64) {
+	l := p.l
+	n := l.size
+	tot, ax2 := sum.tot, sum.axis[2]
 	nf := float64(l.n)
-	per := float64(l.n / n) // sites sharing a coordinate
-	scale := 1.0
+	scale = 1.0
 	if p.counts {
 		scale = math.Sqrt(float64(l.q) / float64(l.q-1))
 		clear(p.cnt)
@@ -209,7 +227,6 @@ func (p *pass) run(x []float64, energy bool) (measurement, error) {
 			}
 		}
 	}
-	// The order parameter and M2.
 	switch {
 	case l.kind == ContinuousSpins:
 		m.m = math.Abs(tot) / nf
@@ -227,7 +244,17 @@ func (p *pass) run(x []float64, energy bool) (measurement, error) {
 		s := 2*tot - nf
 		m.m2 = (s / nf) * (s / nf)
 	}
-	// SK from the per-coordinate sums of σ (see Series).
+	return scale
+}
+
+// structureFactor returns SK from the per-coordinate sums of σ (see
+// Series).
+func (p *pass) structureFactor(sum *part, scale float64) float64 {
+	l := p.l
+	n := l.size
+	nf := float64(l.n)
+	per := float64(l.n / n) // sites sharing a coordinate
+	sk := 0.0
 	for a := 3 - l.dim; a < 3; a++ {
 		ax := sum.axis[a]
 		for comp := range p.comps {
@@ -246,24 +273,24 @@ func (p *pass) run(x []float64, energy bool) (measurement, error) {
 				re += s * p.cos[c]
 				im += s * p.sin[c]
 			}
-			m.sk += (re*re + im*im) / nf
+			sk += (re*re + im*im) / nf
 		}
 	}
-	m.sk /= float64(l.dim)
-	m.e = math.NaN()
-	if !energy {
-		return m, nil
-	}
+	return sk / float64(l.dim)
+}
+
+// energyPerSite returns H/n from the sums of the pairs.
+func (p *pass) energyPerSite(sum *part) float64 {
+	l := p.l
+	nf := float64(l.n)
 	if p.nn {
-		m.e = -l.Coupling(0) * p.pairSum(ab, tot, 2*l.dim) / nf
-		return m, nil
+		return -l.Coupling(0) * p.pairSum(sum.ab, sum.tot, 2*l.dim) / nf
 	}
 	e := 0.0
 	for k, s := range sum.off {
-		e += l.Coupling(k) * p.pairSum(s, tot, 2)
+		e += l.Coupling(k) * p.pairSum(s, sum.tot, 2)
 	}
-	m.e = -e / (2 * nf) // each pair is counted from both ends
-	return m, nil
+	return -e / (2 * nf) // each pair is counted from both ends
 }
 
 // sumPart sums the lines of part k: lines ⌊k·L/w⌋ to ⌊(k+1)·L/w⌋ − 1 of
@@ -355,22 +382,10 @@ func (p *pass) pairSum(ab, tot float64, deg int) float64 {
 func sumLine(row, nb1, nb0, col []float64, pairs bool) (s, ab float64) {
 	n := len(row)
 	col = col[:n]
-	var s0, s1, ab0, ab1 float64
 	if !pairs {
-		c := 0
-		for ; c+1 < n; c += 2 {
-			a, b := row[c], row[c+1]
-			s0 += a
-			s1 += b
-			col[c] += a
-			col[c+1] += b
-		}
-		if c < n {
-			s0 += row[c]
-			col[c] += row[c]
-		}
-		return s0 + s1, 0
+		return sumOnly(row, col), 0
 	}
+	var s0, s1, ab0, ab1 float64
 	// The last site pairs with the first along the line; sites 0, …,
 	// n−2 pair with c+1 within it.
 	last := row[n-1]
@@ -433,6 +448,27 @@ func sumLine(row, nb1, nb0, col []float64, pairs bool) (s, ab float64) {
 		ab0 += a * e
 	}
 	return s0 + s1, ab0 + ab1
+}
+
+// sumOnly adds row to col (col[c] += x_c) and returns the sum of row, in
+// sumLine's two interleaved halves.
+func sumOnly(row, col []float64) float64 {
+	n := len(row)
+	col = col[:n]
+	var s0, s1 float64
+	c := 0
+	for ; c+1 < n; c += 2 {
+		a, b := row[c], row[c+1]
+		s0 += a
+		s1 += b
+		col[c] += a
+		col[c+1] += b
+	}
+	if c < n {
+		s0 += row[c]
+		col[c] += row[c]
+	}
+	return s0 + s1
 }
 
 // countLine counts a line of q > 2 Potts values into cnt (set, per state)

@@ -21,7 +21,7 @@ import (
 func TestPass(t *testing.T) {
 	spins := []Spin{Ising(), Potts(2), Potts(3), Potts(5), Continuous(-1, 2)}
 	kernels := []struct {
-		k      Kernel
+		k      Coupling
 		cutoff float64
 	}{
 		{NearestNeighbour{}, 0},
@@ -37,7 +37,7 @@ func TestPass(t *testing.T) {
 		for _, size := range []int{3, 4, 7} {
 			for _, kc := range kernels {
 				for _, sp := range spins {
-					p := Params{Dim: dim, Size: size, Kernel: kc.k, Spin: sp, Beta: 0.3, Cutoff: kc.cutoff}
+					p := Params{Dim: dim, Size: size, Coupling: kc.k, Spin: sp, Beta: 0.3, Cutoff: kc.cutoff}
 					if dim == 3 && size == 7 {
 						p.Beta = -0.2
 					}
@@ -118,7 +118,7 @@ func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 // TestPassInvalid: an invalid value of q > 2 Potts spins in a sweep's
 // state is reported, naming the site, without a panic.
 func TestPassInvalid(t *testing.T) {
-	l := mustNew(t, Params{Dim: 2, Size: 4, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 1})
+	l := mustNew(t, Params{Dim: 2, Size: 4, Coupling: NearestNeighbour{}, Spin: Potts(3), Beta: 1})
 	for _, v := range []float64{3, -1, math.NaN()} {
 		m, _ := NewMeasurer(l, nil, ExactEnergy)
 		x := make([]float64, 16)
@@ -136,7 +136,7 @@ func TestPassInvalid(t *testing.T) {
 // … (single-site chains: of updates k·n, 2k·n, …) of the every-sweep
 // series, and snapshots refuse a restore into another k.
 func TestMeasurerEvery(t *testing.T) {
-	l := mustNew(t, Params{Dim: 2, Size: 5, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 0.4})
+	l := mustNew(t, Params{Dim: 2, Size: 5, Coupling: NearestNeighbour{}, Spin: Potts(3), Beta: 0.4})
 	r := rand.New(rand.NewPCG(3, 4))
 	all, _ := NewMeasurer(l, nil, ExactEnergy)
 	third, _ := NewMeasurer(l, nil, ExactEnergy)

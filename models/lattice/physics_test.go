@@ -2,6 +2,7 @@ package lattice
 
 import (
 	"fmt"
+	"github.com/pgibbs/pgibbs/diag"
 	"math"
 	"testing"
 
@@ -98,7 +99,7 @@ func simulate(t *testing.T, l *Lattice, sampler string, sweeps, burn int, seed u
 }
 
 // agrees reports whether an estimate is within 4 standard errors of want.
-func agrees(e Estimate, want float64) bool { return math.Abs(e.Mean-want) <= 4*e.Err }
+func agrees(e diag.Estimate, want float64) bool { return math.Abs(e.Mean-want) <= 4*e.Err }
 
 const (
 	onsagerSide = 32
@@ -109,7 +110,7 @@ const (
 // its energy per site (and |m| when β_ref > β_c) with Onsager's values at
 // β_ref. It returns whether the check passed and the estimates.
 func isingCheck(t *testing.T, beta, ref float64, seed uint64) (bool, Result) {
-	l := mustNew(t, Params{Dim: 2, Size: onsagerSide, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: beta})
+	l := mustNew(t, Params{Dim: 2, Size: onsagerSide, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: beta})
 	// An ordered start in the ordered phase: from a random one, domain walls
 	// wrapping the torus (stripes) can outlive any test-sized run.
 	ordered := beta > math.Log(1+math.Sqrt2)/2
@@ -175,8 +176,8 @@ func TestOnsagerCatchesWrongBeta(t *testing.T) {
 // of the q-state Potts model π ∝ exp(β Σ_<ij> J·δ(x_i, x_j)) with
 // nearest-neighbour coupling J on a 32×32 torus, from chromatic Gibbs sweeps
 // started with every site in state 0.
-func pottsOrder(t *testing.T, q int, beta, j float64, seed uint64) Estimate {
-	l := mustNew(t, Params{Dim: 2, Size: 32, Kernel: nnScaled{j}, Spin: Potts(q), Beta: beta})
+func pottsOrder(t *testing.T, q int, beta, j float64, seed uint64) diag.Estimate {
+	l := mustNew(t, Params{Dim: 2, Size: 32, Coupling: nnScaled{j}, Spin: Potts(q), Beta: beta})
 	return simulate(t, l, "gibbs", 600, 400, seed, true).Magnetisation
 }
 

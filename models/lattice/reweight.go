@@ -3,6 +3,7 @@ package lattice
 import (
 	"errors"
 	"fmt"
+	"github.com/pgibbs/pgibbs/diag"
 	"math"
 	"slices"
 )
@@ -272,7 +273,7 @@ const (
 // Peak is the maximum of a reweighted observable: its position and its
 // height, each with its jackknife error (Tau is NaN: not estimated).
 type Peak struct {
-	Beta, Height Estimate
+	Beta, Height diag.Estimate
 	// Edge is true when the largest value on the window lies at one of
 	// its ends: the peak may be outside the window (Beta and Height are
 	// then the end's, and a run nearer the peak is needed).
@@ -315,8 +316,8 @@ func (s *sample) peak(o observable, lo, hi float64) (Peak, error) {
 		repB[j], repH[j], _ = vertex(c.beta, y)
 	}
 	counts := s.counts()
-	p.Beta = Estimate{Mean: bFull, Err: math.Sqrt(jackknifeVar(bFull, repB, counts, s.n)), Tau: math.NaN(), Plateau: s.plateau}
-	p.Height = Estimate{Mean: hFull, Err: math.Sqrt(jackknifeVar(hFull, repH, counts, s.n)), Tau: math.NaN(), Plateau: s.plateau}
+	p.Beta = diag.Estimate{Mean: bFull, Err: math.Sqrt(diag.JackknifeVar(bFull, repB, counts, s.n)), Tau: math.NaN(), Plateau: s.plateau}
+	p.Height = diag.Estimate{Mean: hFull, Err: math.Sqrt(diag.JackknifeVar(hFull, repH, counts, s.n)), Tau: math.NaN(), Plateau: s.plateau}
 	return p, nil
 }
 
@@ -370,7 +371,7 @@ func vertex(x, y []float64) (xm, ym float64, edge bool) {
 // Crossing is where two sizes' Binder cumulants cross: the inverse
 // temperature and the cumulant there, with jackknife errors (Tau is NaN).
 type Crossing struct {
-	Beta, U Estimate
+	Beta, U diag.Estimate
 	// Lo and Hi bound the interval searched: the overlap of the windows.
 	Lo, Hi float64
 }
@@ -435,13 +436,13 @@ func BinderCrossing(a, b *Reweighter) (Crossing, error) {
 			}
 		}
 		counts := side.s.counts()
-		varB += jackknifeVar(bFull, rb, counts, side.s.n)
-		varU += jackknifeVar(uFull, ru, counts, side.s.n)
+		varB += diag.JackknifeVar(bFull, rb, counts, side.s.n)
+		varU += diag.JackknifeVar(uFull, ru, counts, side.s.n)
 	}
 	plateau := a.s.plateau && b.s.plateau
 	return Crossing{
-		Beta: Estimate{Mean: bFull, Err: math.Sqrt(varB), Tau: math.NaN(), Plateau: plateau},
-		U:    Estimate{Mean: uFull, Err: math.Sqrt(varU), Tau: math.NaN(), Plateau: plateau},
+		Beta: diag.Estimate{Mean: bFull, Err: math.Sqrt(varB), Tau: math.NaN(), Plateau: plateau},
+		U:    diag.Estimate{Mean: uFull, Err: math.Sqrt(varU), Tau: math.NaN(), Plateau: plateau},
 		Lo:   lo, Hi: hi,
 	}, nil
 }

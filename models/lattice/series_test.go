@@ -12,10 +12,10 @@ import (
 // state has SK ≈ 0 and M2 = 1.
 func TestStructure(t *testing.T) {
 	for _, p := range []Params{
-		{Dim: 2, Size: 6, Kernel: NearestNeighbour{}, Spin: Ising(), Beta: 0.3},
-		{Dim: 2, Size: 5, Kernel: NearestNeighbour{}, Spin: Potts(3), Beta: 0.3},
-		{Dim: 3, Size: 4, Kernel: NearestNeighbour{}, Spin: Potts(2), Beta: 0.3},
-		{Dim: 1, Size: 7, Kernel: NearestNeighbour{}, Spin: Potts(4), Beta: 0.3},
+		{Dim: 2, Size: 6, Coupling: NearestNeighbour{}, Spin: Ising(), Beta: 0.3},
+		{Dim: 2, Size: 5, Coupling: NearestNeighbour{}, Spin: Potts(3), Beta: 0.3},
+		{Dim: 3, Size: 4, Coupling: NearestNeighbour{}, Spin: Potts(2), Beta: 0.3},
+		{Dim: 1, Size: 7, Coupling: NearestNeighbour{}, Spin: Potts(4), Beta: 0.3},
 	} {
 		l, err := New(p)
 		if err != nil {

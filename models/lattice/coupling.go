@@ -5,10 +5,11 @@ import (
 	"math"
 )
 
-// Kernel is a coupling J(r) between two sites of a lattice that depends only
-// on their distance r. Distances are minimal-image Euclidean distances on the
-// periodic lattice, so that r² is an integer d2 ≥ 1 (see the package
-// documentation).
+// Coupling is a coupling function J(r) between two sites of a lattice that
+// depends only on their distance r (the papers' kernel: the CLI flag and the
+// messages still say -kernel and "kernel"). Distances are minimal-image
+// Euclidean distances on the periodic lattice, so that r² is an integer
+// d2 ≥ 1 (see the package documentation).
 //
 // Coupling returns J for two sites of a dim-dimensional lattice at squared
 // distance d2 ≥ 1; it must be a pure function of its arguments, safe for
@@ -20,7 +21,7 @@ import (
 // String names the kernel for messages and output.
 //
 // A kernel that also has a method Validate() error is validated by New.
-type Kernel interface {
+type Coupling interface {
 	Coupling(dim, d2 int) float64
 	Reach() int
 	String() string
@@ -107,7 +108,7 @@ func (p PowerLaw) Validate() error {
 }
 
 var (
-	_ Kernel = NearestNeighbour{}
-	_ Kernel = Gaussian{}
-	_ Kernel = PowerLaw{}
+	_ Coupling = NearestNeighbour{}
+	_ Coupling = Gaussian{}
+	_ Coupling = PowerLaw{}
 )
