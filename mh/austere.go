@@ -34,8 +34,6 @@ type Austere struct {
 	swaps []int32 // swaps[k]: the position swapped with k by this step's k-th draw
 }
 
-var _ Sampler = (*Austere)(nil)
-
 // NewAustere returns an AustereMH sampler.
 func NewAustere(t Target, r *rand.Rand, o *Options) (*Austere, error) {
 	if o == nil {

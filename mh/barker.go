@@ -235,8 +235,6 @@ type Barker struct {
 	tokens []float64
 }
 
-var _ Sampler = (*Barker)(nil)
-
 // NewBarker returns a minibatch Barker-test sampler.
 func NewBarker(t Target, r *rand.Rand, o *Options) (*Barker, error) {
 	if o == nil {

@@ -94,8 +94,6 @@ type flyDark struct {
 	stamp uint32
 }
 
-var _ Sampler = (*FlyMC)(nil)
-
 // NewFlyMC returns a FlyMC sampler with q_{d→b} = o.QDarkToBright (0 means
 // 0.01). The target must implement LowerBounder or ControlVariates; in the
 // latter case the bound is expanded at o.Ref (nil: the initial state).

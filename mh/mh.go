@@ -27,8 +27,6 @@ type MH struct {
 	ll float64 // Σ_i ℓ_i(x)
 }
 
-var _ Sampler = (*MH)(nil)
-
 // NewMH returns a standard MH sampler.
 func NewMH(t Target, r *rand.Rand, o *Options) (*MH, error) {
 	if o == nil {

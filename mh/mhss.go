@@ -50,8 +50,6 @@ type MHSS struct {
 	phi      float64 // φ of the current step
 }
 
-var _ Sampler = (*MHSS)(nil)
-
 // NewMHSS returns MH-SS-k, k = o.Order (1 or 2; 0 means 1), with control
 // variates of order k around o.Ref (nil: the initial state) and γ =
 // o.Gamma. The target must implement ControlVariates.

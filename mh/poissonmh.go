@@ -52,8 +52,6 @@ type pmhItem struct {
 	stamp uint32
 }
 
-var _ Sampler = (*PoissonMH)(nil)
-
 // NewPoissonMH returns a Poisson-MH sampler with λ = o.Lambda > 0.
 func NewPoissonMH(t Target, r *rand.Rand, o *Options) (*PoissonMH, error) {
 	if o == nil {

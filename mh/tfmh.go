@@ -51,8 +51,6 @@ type TFMH struct {
 	events   tfmhEvents
 }
 
-var _ Sampler = (*TFMH)(nil)
-
 // NewTFMH returns a TFMH sampler; the target must implement LocalBounder.
 func NewTFMH(t Target, r *rand.Rand, o *Options) (*TFMH, error) {
 	if o == nil {

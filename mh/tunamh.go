@@ -90,8 +90,6 @@ type TunaMH struct {
 	a        float64 // λ/(CM) of the current step
 }
 
-var _ Sampler = (*TunaMH)(nil)
-
 // NewTunaMH returns a TunaMH sampler. The target must implement
 // LocalBounder; o.Chi > 0 selects Algorithm 2, o.Chi = 0 with o.Lambda > 0
 // Algorithm 4 with constant λ.
