@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -68,10 +69,10 @@ func TestStatsAdd(t *testing.T) {
 	}
 }
 
-// TestStatsJSON: Stats embeds chain.Stats, which encoding/json flattens:
-// a snapshot's "stats" object has the keys and values of the Stats of
-// before the embedding (only the core's three keys come first), and
-// snapshots of either shape read into the other unchanged.
+// TestStatsJSON: Stats embeds chain.Stats; a snapshot's "stats" object is
+// byte for byte that of the Stats of before the embedding (MarshalJSON
+// keeps the order), and snapshots of either shape read into the other
+// unchanged.
 func TestStatsJSON(t *testing.T) {
 	type oldStats struct { // Stats before it embedded chain.Stats
 		Steps, Factors, Picks, Proposals, Accepted, Tries int64
@@ -85,6 +86,9 @@ func TestStatsJSON(t *testing.T) {
 	nb, err := json.Marshal(cur)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !bytes.Equal(ob, nb) {
+		t.Errorf("Stats marshals as %s, was %s", nb, ob)
 	}
 	var om, nm map[string]any
 	if err := json.Unmarshal(ob, &om); err != nil {

@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -61,6 +62,15 @@ type Stats struct {
 	Picks int64
 	// Tries counts the proposals of rejection sampling.
 	Tries int64
+}
+
+// MarshalJSON writes the counters in the order Stats had before its core
+// moved to chain.Stats (Steps, Factors, Picks, Proposals, Accepted,
+// Tries), so that snapshots, checkpoints and run parts stay byte for byte
+// what they were; reading takes either order.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct{ Steps, Factors, Picks, Proposals, Accepted, Tries int64 }{
+		s.Steps, s.Factors, s.Picks, s.Proposals, s.Accepted, s.Tries})
 }
 
 // Add adds the counts of o to s, field by field (the counts of several

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/pgibbs/pgibbs/cmd/pgibbs/internal/progress"
 	"text/tabwriter"
 	"time"
 
@@ -49,7 +50,7 @@ func runDefault(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintln(tw, "sampler\tλ\titerations\tsteps/s\tfactors/step\tdraws/step\tmarginal ℓ2 error\t")
 	var rates [2]float64
 	for k, name := range []string{"gibbs", "pgibbs"} {
-		f := &runFlags{command: "default", sampler: name, seconds: *seconds, chains: 1, seed: *seed, bar: newProgress(e.stderr, *quiet)}
+		f := &runFlags{command: "default", sampler: name, seconds: *seconds, chains: 1, seed: *seed, bar: progress.New(e.stderr, *quiet)}
 		var mg *chain.Marginals
 		run := &gibbsRun{f: f, model: g, observe: func(int) []chain.Observer {
 			mg = chain.NewMarginals(factorgraph.Sizes(g))

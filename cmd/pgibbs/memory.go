@@ -1,11 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-
 	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
 
@@ -40,22 +35,8 @@ func (f *runFlags) memoryLimit() (float64, string, error) {
 	return v, "this machine has (set -max-memory to override)", nil
 }
 
-// parseBytes reads 123, 500K, 16M, 8G or 1T (powers of 1024; a final B
-// is allowed: 8GB).
-func parseBytes(s string) (float64, error) {
-	t := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B")
-	mult := 1.0
-	if n := len(t); n > 0 {
-		if k := strings.IndexByte("KMGT", t[n-1]); k >= 0 {
-			mult, t = math.Pow(1024, float64(k+1)), t[:n-1]
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("want a positive size such as 8G or 500M")
-	}
-	return v * mult, nil
-}
+// parseBytes reads a size such as 8G (sysmem.Parse).
+func parseBytes(s string) (float64, error) { return sysmem.Parse(s) }
 
 // machineMemory returns the memory available to this process (0: unknown).
 func machineMemory() float64 { return sysmem.Total() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/pgibbs/pgibbs/cmd/pgibbs/internal/progress"
 	"os"
 	"slices"
 	"strings"
@@ -95,7 +96,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	bar := newProgress(e.stderr, *quiet)
+	bar := progress.New(e.stderr, *quiet)
 	cfg := experiments.Config{Seed: *seed, Runs: *runs, Workers: *workers, Progress: bar, Dir: *out}
 	start := time.Now()
 	written, err := reproduce(ctx, name, *quick, *out, cfg, e.stdout)

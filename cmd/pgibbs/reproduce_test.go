@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pgibbs/pgibbs/cmd/pgibbs/internal/progress"
 	"io"
 	"os"
 	"path/filepath"
@@ -71,8 +72,8 @@ func TestReproduceFlags(t *testing.T) {
 			t.Fatalf("%v: %d calls of experiments.Reproduce", tc.args, len(*calls))
 		}
 		got := (*calls)[0]
-		bar, ok := got.cfg.Progress.(*progress)
-		if !ok || bar == nil || bar.enabled {
+		bar, ok := got.cfg.Progress.(*progress.Bar)
+		if !ok || bar == nil || bar.Enabled() {
 			t.Errorf("%v: progress %#v, want the CLI's bar, disabled off a terminal", tc.args, got.cfg.Progress)
 		}
 		got.cfg.Progress = nil

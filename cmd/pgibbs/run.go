@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pgibbs/pgibbs/cmd/pgibbs/internal/progress"
 	"math"
 	"os"
 	"path/filepath"
@@ -69,7 +70,7 @@ type runFlags struct {
 	args    []string        // the run's flags, canonical, for checkpoints and parts
 	resumed *chain.Checkpoint
 	merged  []*part // the chains' parts, when `pgibbs merge` runs the command
-	bar     *progress
+	bar     *progress.Bar
 }
 
 // runDefaults are a subcommand's defaults for the shared flags.
@@ -173,7 +174,7 @@ func (f *runFlags) parse(e *env, args []string) error {
 	if err := f.absolute(); err != nil {
 		return err
 	}
-	f.bar = newProgress(e.stderr, f.quiet || f.merged != nil)
+	f.bar = progress.New(e.stderr, f.quiet || f.merged != nil)
 	f.args = nil
 	f.fs.VisitAll(func(fl *flag.Flag) {
 		if !controlFlags[fl.Name] {
@@ -612,7 +613,7 @@ func (f *runFlags) merge(out *outcome) (*outcome, error) {
 
 // watch draws the chains' progress until the returned stop is called.
 func (f *runFlags) watch(chains []*chain.Chain, steps int64) (stop func()) {
-	if f.bar == nil || !f.bar.enabled {
+	if f.bar == nil || !f.bar.Enabled() {
 		return func() {}
 	}
 	total := steps * int64(len(chains))
@@ -623,7 +624,7 @@ func (f *runFlags) watch(chains []*chain.Chain, steps int64) (stop func()) {
 	quit, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(progressInterval)
+		tick := time.NewTicker(progress.Interval)
 		defer tick.Stop()
 		for {
 			select {

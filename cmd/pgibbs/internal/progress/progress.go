@@ -1,4 +1,6 @@
-package main
+// Package progress draws the one-line progress bar of pgibbs's long runs on a
+// terminal (never when the output is redirected or -quiet is set).
+package progress
 
 import (
 	"fmt"
@@ -9,7 +11,7 @@ import (
 	"time"
 )
 
-// progress is a one-line progress bar for long runs: work done out of a
+// Bar is a one-line progress bar for long runs: work done out of a
 // total, the rate and the time left, redrawn in place with '\r' at most
 // every redraw interval. It draws only on a terminal, never with -quiet,
 // and only once a phase has lasted a second, so short runs and redirected
@@ -17,8 +19,8 @@ import (
 // parallel may all call Add.
 //
 // Use it from a loop (Start, then Add after each chunk of work or Set with
-// the total so far, then Done); control.watch polls the chains' counters.
-type progress struct {
+// the total so far, then Done); pgibbs's control.watch polls the chains' counters.
+type Bar struct {
 	mu      sync.Mutex
 	w       io.Writer
 	enabled bool
@@ -32,21 +34,21 @@ type progress struct {
 }
 
 const (
-	progressDelay    = time.Second            // a phase shows after this long
-	progressInterval = 250 * time.Millisecond // at most four redraws a second
-	progressBarWidth = 24
+	delay    = time.Second            // a phase shows after this long
+	Interval = 250 * time.Millisecond // at most four redraws a second (the redraw tick of a watcher)
+	barWidth = 24
 )
 
-// newProgress returns a bar writing to w, enabled when w is a terminal and
+// New returns a bar writing to w, enabled when w is a terminal and
 // quiet is false.
-func newProgress(w io.Writer, quiet bool) *progress {
-	return newProgressTo(w, !quiet && isTerminal(w), time.Now)
+func New(w io.Writer, quiet bool) *Bar {
+	return NewTo(w, !quiet && isTerminal(w), time.Now)
 }
 
-// newProgressTo returns a bar writing to w if enabled, reading the clock
+// NewTo returns a bar writing to w if enabled, reading the clock
 // from now (tests use a fake terminal and clock).
-func newProgressTo(w io.Writer, enabled bool, now func() time.Time) *progress {
-	return &progress{w: w, enabled: enabled, now: now}
+func NewTo(w io.Writer, enabled bool, now func() time.Time) *Bar {
+	return &Bar{w: w, enabled: enabled, now: now}
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -61,7 +63,7 @@ func isTerminal(w io.Writer) bool {
 
 // Start begins a phase of total units of work (total ≤ 0: unknown), ending
 // the previous one.
-func (p *progress) Start(label string, total int64) {
+func (p *Bar) Start(label string, total int64) {
 	if p == nil || !p.enabled {
 		return
 	}
@@ -74,7 +76,7 @@ func (p *progress) Start(label string, total int64) {
 }
 
 // Add records n more units done and redraws the line if it is due.
-func (p *progress) Add(n int64) {
+func (p *Bar) Add(n int64) {
 	if p == nil || !p.enabled {
 		return
 	}
@@ -85,7 +87,7 @@ func (p *progress) Add(n int64) {
 
 // Set records that done units are done in all and redraws the line if it
 // is due.
-func (p *progress) Set(done int64) {
+func (p *Bar) Set(done int64) {
 	if p == nil || !p.enabled {
 		return
 	}
@@ -95,10 +97,10 @@ func (p *progress) Set(done int64) {
 }
 
 // update sets the work done and redraws if due; p.mu is held.
-func (p *progress) update(done int64) {
+func (p *Bar) update(done int64) {
 	p.done = done
 	t := p.now()
-	if t.Sub(p.start) < progressDelay || t.Sub(p.last) < progressInterval {
+	if t.Sub(p.start) < delay || t.Sub(p.last) < Interval {
 		return
 	}
 	p.last = t
@@ -106,7 +108,7 @@ func (p *progress) update(done int64) {
 }
 
 // Done erases the line (the phase's results are printed next).
-func (p *progress) Done() {
+func (p *Bar) Done() {
 	if p == nil || !p.enabled {
 		return
 	}
@@ -116,7 +118,7 @@ func (p *progress) Done() {
 }
 
 // clear erases the drawn line.
-func (p *progress) clear() {
+func (p *Bar) clear() {
 	if p.width > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
 		p.width = 0
@@ -124,17 +126,17 @@ func (p *progress) clear() {
 }
 
 // draw writes the line: label [=====>    ]  45%  1.2M/2.6M  120k/s  ETA 12s.
-func (p *progress) draw(t time.Time) {
+func (p *Bar) draw(t time.Time) {
 	el := t.Sub(p.start).Seconds()
 	rate := float64(p.done) / el
 	var b strings.Builder
 	b.WriteString(p.label)
 	if p.total > 0 {
 		f := min(max(float64(p.done)/float64(p.total), 0), 1)
-		full := int(f * progressBarWidth)
+		full := int(f * barWidth)
 		bar := strings.Repeat("=", full)
-		if full < progressBarWidth {
-			bar += ">" + strings.Repeat(" ", progressBarWidth-full-1)
+		if full < barWidth {
+			bar += ">" + strings.Repeat(" ", barWidth-full-1)
 		}
 		fmt.Fprintf(&b, " [%s] %3.0f%%  %s/%s", bar, 100*f, si(float64(p.done)), si(float64(p.total)))
 	} else {
@@ -180,3 +182,6 @@ func eta(s float64) string {
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
+
+// Enabled reports whether the bar draws at all (a terminal, not quiet).
+func (p *Bar) Enabled() bool { return p.enabled }
