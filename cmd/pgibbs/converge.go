@@ -15,7 +15,9 @@ import (
 // every quantity has rank-normalised split-R̂ below the threshold and bulk
 // and tail ESS above it — within each chain's halves as well as across
 // chains, so one chain is judged too —, the worst values, and in words why
-// not. Undefined diagnostics are null.
+// not. Undefined diagnostics are null, and so is an infinite R̂ (a
+// quantity constant within each chain at different values: the note says
+// which), which JSON cannot write.
 type convergence struct {
 	Converged  bool     `json:"converged"`
 	RhatMax    *float64 `json:"rhat_max"`
@@ -45,7 +47,7 @@ func (f *runFlags) criteria() chain.Criteria {
 // quantities.
 func judged(v chain.Verdict, c chain.Criteria, quantities int) convergence {
 	def := func(x float64) *float64 {
-		if math.IsNaN(x) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
 		}
 		return &x
