@@ -565,15 +565,6 @@ func Check(m factorgraph.Model, blocks [][]int) error {
 	return nil
 }
 
-// toInt32 returns vars as int32s, in order.
-func toInt32(vars []int) []int32 {
-	out := make([]int32, len(vars))
-	for k, v := range vars {
-		out[k] = int32(v)
-	}
-	return out
-}
-
 // Stickiness returns the shares of the links between free variables of m
 // that are deterministic (a hard factor holds both) and, of the others,
 // strong (the ranges of the soft factors holding both sum to strong or

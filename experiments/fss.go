@@ -265,39 +265,17 @@ func FSS(ctx context.Context, s FSSSettings, cfg Config) (*FSSResult, error) {
 	}
 	start := time.Now()
 	res := &FSSResult{Settings: s, Chains: chains}
-	type state struct {
-		pt   *FSSPoint
-		rws  []*lat.Reweighter
-		done bool
-	}
-	var states []*state
+	var states []*fssState
 	for _, m := range s.Models {
 		for _, n := range m.Sizes {
-			states = append(states, &state{pt: &FSSPoint{Model: m.Key, Size: n, Sites: n * n}})
+			states = append(states, &fssState{pt: &FSSPoint{Model: m.Key, Size: n, Sites: n * n}})
 		}
 	}
 	prog := cfg.progress()
 	for stage := range s.Stages {
-		var jobs []*fssJob
-		k := 0
-		for mi, m := range s.Models {
-			for si := range m.Sizes {
-				st := states[k]
-				k++
-				if st.done {
-					continue
-				}
-				beta := m.Beta
-				if stage > 0 {
-					last := st.pt.Runs[stage-1]
-					beta = min(max(last.Peak.Beta.Mean, last.Lo), last.Hi)
-				}
-				l, err := lat.New(lat.Params{Dim: 2, Size: m.Sizes[si], Coupling: m.Kernel, Spin: lat.Ising(), Beta: beta})
-				if err != nil {
-					return nil, fmt.Errorf("bench: fss: %s at L = %d: %w", m.Key, m.Sizes[si], err)
-				}
-				jobs = append(jobs, &fssJob{model: mi, size: si, stage: stage, l: l, beta0: beta, sweeps: m.Sweeps[si] / int64(chains)})
-			}
+		jobs, err := fssJobs(s, states, stage, chains)
+		if err != nil {
+			return nil, err
 		}
 		if len(jobs) == 0 {
 			break
@@ -305,29 +283,89 @@ func FSS(ctx context.Context, s FSSSettings, cfg Config) (*FSSResult, error) {
 		if err := runFSSStage(ctx, jobs, s, chains, cfg, prog); err != nil {
 			return nil, err
 		}
-		for _, j := range jobs {
-			st := states[indexOf(s.Models, j.model, j.size)]
-			run, rw, err := j.pool(s)
-			if err != nil {
-				return nil, fmt.Errorf("bench: fss: %s at L = %d, stage %d: %w", s.Models[j.model].Key, s.Models[j.model].Sizes[j.size], stage+1, err)
-			}
-			st.pt.Runs = append(st.pt.Runs, run)
-			st.rws = append(st.rws, rw)
-			if stage > 0 {
-				chk, err := fssCheck(st.rws[stage-1], stage-1, stage, run)
-				if err != nil {
-					return nil, fmt.Errorf("bench: fss: %s at L = %d: %w", st.pt.Model, st.pt.Size, err)
-				}
-				st.pt.Checks = append(st.pt.Checks, chk)
-				st.done = !run.Peak.Edge
-			}
-			st.pt.Peak = run.Peak
+		if err := fssCollect(s, states, jobs, stage); err != nil {
+			return nil, err
 		}
 	}
+	if err := res.finish(states); err != nil {
+		return nil, err
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// fssState is one (model, size) of the study across its stages: its point
+// so far, the reweighter of each stage, and whether its χ peak has left
+// the windows' edges.
+type fssState struct {
+	pt   *FSSPoint
+	rws  []*lat.Reweighter
+	done bool
+}
+
+// fssJobs returns the jobs of a stage: every (model, size) not done, at
+// its model's β₀ in stage 0 and at the previous stage's χ peak (within its
+// window) after.
+func fssJobs(s FSSSettings, states []*fssState, stage, chains int) ([]*fssJob, error) {
+	var jobs []*fssJob
+	k := 0
+	for mi, m := range s.Models {
+		for si := range m.Sizes {
+			st := states[k]
+			k++
+			if st.done {
+				continue
+			}
+			beta := m.Beta
+			if stage > 0 {
+				last := st.pt.Runs[stage-1]
+				beta = min(max(last.Peak.Beta.Mean, last.Lo), last.Hi)
+			}
+			l, err := lat.New(lat.Params{Dim: 2, Size: m.Sizes[si], Coupling: m.Kernel, Spin: lat.Ising(), Beta: beta})
+			if err != nil {
+				return nil, fmt.Errorf("bench: fss: %s at L = %d: %w", m.Key, m.Sizes[si], err)
+			}
+			jobs = append(jobs, &fssJob{model: mi, size: si, stage: stage, l: l, beta0: beta, sweeps: m.Sweeps[si] / int64(chains)})
+		}
+	}
+	return jobs, nil
+}
+
+// fssCollect pools a stage's chains into each state's run and reweighter,
+// checks the reweighting of the stage before against this stage's direct
+// run, and marks the states whose peak left the window's edge done.
+func fssCollect(s FSSSettings, states []*fssState, jobs []*fssJob, stage int) error {
+	for _, j := range jobs {
+		st := states[indexOf(s.Models, j.model, j.size)]
+		run, rw, err := j.pool(s)
+		if err != nil {
+			return fmt.Errorf("bench: fss: %s at L = %d, stage %d: %w", s.Models[j.model].Key, s.Models[j.model].Sizes[j.size], stage+1, err)
+		}
+		st.pt.Runs = append(st.pt.Runs, run)
+		st.rws = append(st.rws, rw)
+		if stage > 0 {
+			chk, err := fssCheck(st.rws[stage-1], stage-1, stage, run)
+			if err != nil {
+				return fmt.Errorf("bench: fss: %s at L = %d: %w", st.pt.Model, st.pt.Size, err)
+			}
+			st.pt.Checks = append(st.pt.Checks, chk)
+			st.done = !run.Peak.Edge
+		}
+		st.pt.Peak = run.Peak
+	}
+	return nil
+}
+
+// finish adds the states' points with their stage-1 curves, the Binder
+// crossings of consecutive sizes, and each model's fits of γ/ν and of the
+// peak shift (from its smallest size, and from the middle one when it has
+// more than three).
+func (res *FSSResult) finish(states []*fssState) error {
+	s := res.Settings
 	for _, st := range states {
 		curve, err := fssCurve(st.rws[0], s.CurvePoints)
 		if err != nil {
-			return nil, fmt.Errorf("bench: fss: %s at L = %d: %w", st.pt.Model, st.pt.Size, err)
+			return fmt.Errorf("bench: fss: %s at L = %d: %w", st.pt.Model, st.pt.Size, err)
 		}
 		st.pt.Curve = curve
 		res.Points = append(res.Points, *st.pt)
@@ -347,8 +385,7 @@ func FSS(ctx context.Context, s FSSSettings, cfg Config) (*FSSResult, error) {
 			res.Shifts = append(res.Shifts, res.shift(m.Key, m.Sizes[len(m.Sizes)/2-1]))
 		}
 	}
-	res.Seconds = time.Since(start).Seconds()
-	return res, nil
+	return nil
 }
 
 // indexOf returns the position of size si of model mi in the flattened

@@ -234,82 +234,23 @@ func observableHeader(prefix string) []string {
 // of every size near the crossings, one panel a model).
 func (r *FSSResult) WriteFigure(dir string) ([]string, error) {
 	var out []string
-	header := append([]string{"model", "size", "sites", "stage", "beta0", "chains", "sweeps_per_chain", "window_lo", "window_hi",
-		"block", "blocks"}, observableHeader("")...)
-	header = append(header, "chi_tau", "peak_beta", "peak_beta_err", "peak_height", "peak_height_err", "peak_edge",
-		"check_worst_z", "check_worst_observable", "seconds")
-	var rows [][]string
-	for _, p := range r.Points {
-		for k, run := range p.Runs {
-			row := []string{p.Model, strconv.Itoa(p.Size), strconv.Itoa(p.Sites), strconv.Itoa(run.Stage), ftoa(run.Beta0),
-				strconv.Itoa(run.Chains), strconv.FormatInt(run.Sweeps, 10), ftoa(run.Lo), ftoa(run.Hi),
-				strconv.Itoa(run.Direct.Block), strconv.Itoa(run.Direct.Blocks)}
-			row = append(row, observableCells(run.Direct)...)
-			z, name := "", ""
-			if k > 0 && k-1 < len(p.Checks) {
-				z, name = ftoa(p.Checks[k-1].Worst), p.Checks[k-1].WorstName
-			}
-			row = append(row, csvNum(run.Direct.Chi.Tau), csvNum(run.Peak.Beta.Mean), csvNum(run.Peak.Beta.Err),
-				csvNum(run.Peak.Height.Mean), csvNum(run.Peak.Height.Err), strconv.FormatBool(run.Peak.Edge), z, name, ftoa(run.Seconds))
-			rows = append(rows, row)
+	for _, t := range []struct {
+		name   string
+		header []string
+		rows   func() [][]string
+	}{
+		{"fss.csv", fssRunHeader(), r.runRows},
+		{"fss-crossings.csv", []string{"model", "L1", "L2", "found", "stage1", "stage2", "beta", "beta_err", "U", "U_err",
+			"searched_lo", "searched_hi", "note"}, r.crossingRows},
+		{"fss-fits.csv", []string{"fit", "model", "min_size", "points", "value", "err", "A_or_slope", "chi2", "expected"}, r.fitRows},
+		{"fss-curves.csv", append([]string{"model", "size", "beta", "ess"}, observableHeader("")...), r.curveRows},
+	} {
+		path := filepath.Join(dir, t.name)
+		if err := writeCSV(path, t.header, t.rows()); err != nil {
+			return out, err
 		}
+		out = append(out, path)
 	}
-	path := filepath.Join(dir, "fss.csv")
-	if err := writeCSV(path, header, rows); err != nil {
-		return out, err
-	}
-	out = append(out, path)
-
-	rows = nil
-	for _, c := range r.Crossings {
-		b, u := c.Crossing.Beta, c.Crossing.U
-		if !c.Found {
-			b, u = diag.Estimate{Mean: math.NaN(), Err: math.NaN()}, diag.Estimate{Mean: math.NaN(), Err: math.NaN()}
-		}
-		rows = append(rows, []string{c.Model, strconv.Itoa(c.L1), strconv.Itoa(c.L2), strconv.FormatBool(c.Found),
-			strconv.Itoa(c.Stage1), strconv.Itoa(c.Stage2), csvNum(b.Mean), csvNum(b.Err), csvNum(u.Mean), csvNum(u.Err),
-			csvNum(c.Crossing.Lo), csvNum(c.Crossing.Hi), c.Note})
-	}
-	path = filepath.Join(dir, "fss-crossings.csv")
-	if err := writeCSV(path, []string{"model", "L1", "L2", "found", "stage1", "stage2", "beta", "beta_err", "U", "U_err",
-		"searched_lo", "searched_hi", "note"}, rows); err != nil {
-		return out, err
-	}
-	out = append(out, path)
-
-	rows = nil
-	for _, f := range r.Fits {
-		rows = append(rows, []string{"gamma_nu", f.Model, strconv.Itoa(f.MinSize), strconv.Itoa(f.Points), csvNum(f.GammaNu), csvNum(f.Err),
-			csvNum(f.A), csvNum(f.Chi2), csvNum(r.model(f.Model).GammaNu)})
-	}
-	for _, f := range r.Shifts {
-		m := r.model(f.Model)
-		ref := m.BetaC
-		if math.IsNaN(ref) {
-			ref = m.BetaRef
-		}
-		rows = append(rows, []string{"beta_c_from_peaks", f.Model, strconv.Itoa(f.MinSize), strconv.Itoa(f.Points), csvNum(f.BetaC), csvNum(f.Err),
-			csvNum(f.Slope), csvNum(f.Chi2), csvNum(ref)})
-	}
-	path = filepath.Join(dir, "fss-fits.csv")
-	if err := writeCSV(path, []string{"fit", "model", "min_size", "points", "value", "err", "A_or_slope", "chi2", "expected"}, rows); err != nil {
-		return out, err
-	}
-	out = append(out, path)
-
-	rows = nil
-	for _, p := range r.Points {
-		for _, o := range p.Curve {
-			row := []string{p.Model, strconv.Itoa(p.Size), ftoa(o.Beta), ftoa(o.ESS)}
-			rows = append(rows, append(row, observableCells(o.Observables)...))
-		}
-	}
-	path = filepath.Join(dir, "fss-curves.csv")
-	if err := writeCSV(path, append([]string{"model", "size", "beta", "ess"}, observableHeader("")...), rows); err != nil {
-		return out, err
-	}
-	out = append(out, path)
-
 	p, err := r.chiPlot()
 	if err != nil {
 		return out, err
@@ -328,6 +269,81 @@ func (r *FSSResult) WriteFigure(dir string) ([]string, error) {
 	}
 	paths, err = savePanels(panels, dir, "fss-binder")
 	return append(out, paths...), err
+}
+
+// fssRunHeader is the header of fss.csv: a row a stage of each size.
+func fssRunHeader() []string {
+	header := append([]string{"model", "size", "sites", "stage", "beta0", "chains", "sweeps_per_chain", "window_lo", "window_hi",
+		"block", "blocks"}, observableHeader("")...)
+	return append(header, "chi_tau", "peak_beta", "peak_beta_err", "peak_height", "peak_height_err", "peak_edge",
+		"check_worst_z", "check_worst_observable", "seconds")
+}
+
+// runRows are the rows of fss.csv.
+func (r *FSSResult) runRows() [][]string {
+	var rows [][]string
+	for _, p := range r.Points {
+		for k, run := range p.Runs {
+			row := []string{p.Model, strconv.Itoa(p.Size), strconv.Itoa(p.Sites), strconv.Itoa(run.Stage), ftoa(run.Beta0),
+				strconv.Itoa(run.Chains), strconv.FormatInt(run.Sweeps, 10), ftoa(run.Lo), ftoa(run.Hi),
+				strconv.Itoa(run.Direct.Block), strconv.Itoa(run.Direct.Blocks)}
+			row = append(row, observableCells(run.Direct)...)
+			z, name := "", ""
+			if k > 0 && k-1 < len(p.Checks) {
+				z, name = ftoa(p.Checks[k-1].Worst), p.Checks[k-1].WorstName
+			}
+			row = append(row, csvNum(run.Direct.Chi.Tau), csvNum(run.Peak.Beta.Mean), csvNum(run.Peak.Beta.Err),
+				csvNum(run.Peak.Height.Mean), csvNum(run.Peak.Height.Err), strconv.FormatBool(run.Peak.Edge), z, name, ftoa(run.Seconds))
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// crossingRows are the rows of fss-crossings.csv.
+func (r *FSSResult) crossingRows() [][]string {
+	var rows [][]string
+	for _, c := range r.Crossings {
+		b, u := c.Crossing.Beta, c.Crossing.U
+		if !c.Found {
+			b, u = diag.Estimate{Mean: math.NaN(), Err: math.NaN()}, diag.Estimate{Mean: math.NaN(), Err: math.NaN()}
+		}
+		rows = append(rows, []string{c.Model, strconv.Itoa(c.L1), strconv.Itoa(c.L2), strconv.FormatBool(c.Found),
+			strconv.Itoa(c.Stage1), strconv.Itoa(c.Stage2), csvNum(b.Mean), csvNum(b.Err), csvNum(u.Mean), csvNum(u.Err),
+			csvNum(c.Crossing.Lo), csvNum(c.Crossing.Hi), c.Note})
+	}
+	return rows
+}
+
+// fitRows are the rows of fss-fits.csv: γ/ν fits, then β_c from the peaks.
+func (r *FSSResult) fitRows() [][]string {
+	var rows [][]string
+	for _, f := range r.Fits {
+		rows = append(rows, []string{"gamma_nu", f.Model, strconv.Itoa(f.MinSize), strconv.Itoa(f.Points), csvNum(f.GammaNu), csvNum(f.Err),
+			csvNum(f.A), csvNum(f.Chi2), csvNum(r.model(f.Model).GammaNu)})
+	}
+	for _, f := range r.Shifts {
+		m := r.model(f.Model)
+		ref := m.BetaC
+		if math.IsNaN(ref) {
+			ref = m.BetaRef
+		}
+		rows = append(rows, []string{"beta_c_from_peaks", f.Model, strconv.Itoa(f.MinSize), strconv.Itoa(f.Points), csvNum(f.BetaC), csvNum(f.Err),
+			csvNum(f.Slope), csvNum(f.Chi2), csvNum(ref)})
+	}
+	return rows
+}
+
+// curveRows are the rows of fss-curves.csv: each size's reweighted curve.
+func (r *FSSResult) curveRows() [][]string {
+	var rows [][]string
+	for _, p := range r.Points {
+		for _, o := range p.Curve {
+			row := []string{p.Model, strconv.Itoa(p.Size), ftoa(o.Beta), ftoa(o.ESS)}
+			rows = append(rows, append(row, observableCells(o.Observables)...))
+		}
+	}
+	return rows
 }
 
 // chiPlot draws the χ peak heights against L on log–log axes, a model a
