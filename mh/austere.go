@@ -36,10 +36,7 @@ type Austere struct {
 
 // NewAustere returns an AustereMH sampler.
 func NewAustere(t Target, r *rand.Rand, o *Options) (*Austere, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	b, err := newBase("austere", t, o, r)
+	b, o, err := newBaseOpts("austere", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +70,7 @@ func (s *Austere) SetState(theta []float64) error { return s.setState(theta) }
 // Step implements Sampler; it returns chain.Any (an MH step may change every
 // coordinate), or chain.Aborted when interrupted.
 func (s *Austere) Step() int {
-	if s.err != nil {
-		return chain.Any
-	}
-	s.begin()
-	c0, ok := s.propose()
+	c0, ok := s.start()
 	if !ok {
 		return chain.Any
 	}

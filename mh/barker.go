@@ -237,10 +237,7 @@ type Barker struct {
 
 // NewBarker returns a minibatch Barker-test sampler.
 func NewBarker(t Target, r *rand.Rand, o *Options) (*Barker, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	b, err := newBase("barker", t, o, r)
+	b, o, err := newBaseOpts("barker", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -287,11 +284,7 @@ func cltError(tokens []float64, mean, sd float64) float64 {
 // Step implements Sampler; it returns chain.Any (an MH step may change every
 // coordinate), or chain.Aborted when interrupted.
 func (s *Barker) Step() int {
-	if s.err != nil {
-		return chain.Any
-	}
-	s.begin()
-	c0, ok := s.propose()
+	c0, ok := s.start()
 	if !ok {
 		return chain.Any
 	}

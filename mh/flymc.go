@@ -100,10 +100,7 @@ type flyDark struct {
 // Construction evaluates every ℓ_i once to draw the initial bright set from
 // its conditional law.
 func NewFlyMC(t Target, r *rand.Rand, o *Options) (*FlyMC, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	b, err := newBase("flymc", t, o, r)
+	b, o, err := newBaseOpts("flymc", t, o, r)
 	if err != nil {
 		return nil, err
 	}

@@ -29,10 +29,7 @@ type MH struct {
 
 // NewMH returns a standard MH sampler.
 func NewMH(t Target, r *rand.Rand, o *Options) (*MH, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	b, err := newBase("mh", t, o, r)
+	b, o, err := newBaseOpts("mh", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -61,11 +58,7 @@ func (s *MH) SetState(theta []float64) error {
 // Step implements Sampler; it returns chain.Any (an MH step may change every
 // coordinate).
 func (s *MH) Step() int {
-	if s.err != nil {
-		return chain.Any
-	}
-	s.begin()
-	logr, ok := s.propose()
+	logr, ok := s.start()
 	if !ok {
 		return chain.Any
 	}

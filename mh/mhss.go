@@ -129,11 +129,7 @@ func (p mhssSource) Keep(k int) float64 {
 // Step implements Sampler; it returns chain.Any (an MH step may change every
 // coordinate), or chain.Aborted when interrupted.
 func (s *MHSS) Step() int {
-	if s.err != nil {
-		return chain.Any
-	}
-	s.begin()
-	logr, ok := s.propose()
+	logr, ok := s.start()
 	if !ok {
 		return chain.Any
 	}

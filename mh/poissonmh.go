@@ -54,10 +54,7 @@ type pmhItem struct {
 
 // NewPoissonMH returns a Poisson-MH sampler with λ = o.Lambda > 0.
 func NewPoissonMH(t Target, r *rand.Rand, o *Options) (*PoissonMH, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	b, err := newBase("poissonmh", t, o, r)
+	b, o, err := newBaseOpts("poissonmh", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +135,7 @@ func (p poissonSource) Keep(k int) float64 {
 // Step implements Sampler; it returns chain.Any (an MH step may change every
 // coordinate), or chain.Aborted when interrupted.
 func (s *PoissonMH) Step() int {
-	if s.err != nil {
-		return chain.Any
-	}
-	s.begin()
-	logr, ok := s.propose()
+	logr, ok := s.start()
 	if !ok {
 		return chain.Any
 	}

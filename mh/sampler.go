@@ -306,6 +306,16 @@ const fullBlock = 256
 
 // newBase checks what every sampler needs and sets up the state; o must
 // not be nil.
+// newBaseOpts is newBase for a constructor's options, the zero Options
+// for a nil o, which it returns with the base.
+func newBaseOpts(name string, t Target, o *Options, r *rand.Rand) (base, *Options, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	b, err := newBase(name, t, o, r)
+	return b, o, err
+}
+
 func newBase(name string, t Target, o *Options, r *rand.Rand) (base, error) {
 	if t == nil {
 		return base{}, fmt.Errorf("mh: %s: nil target", name)
@@ -402,6 +412,17 @@ func (b *base) fail(format string, args ...any) {
 	if b.err == nil {
 		b.err = fmt.Errorf("mh: %s: step %d: "+format, append([]any{b.name, b.st.Steps}, args...)...)
 	}
+}
+
+// start begins a step that proposes a move: false if the chain stopped on
+// an error (nothing is counted) or the proposal is refused (see propose);
+// otherwise the data-free part of the log acceptance ratio, as propose.
+func (b *base) start() (logr float64, ok bool) {
+	if b.err != nil {
+		return 0, false
+	}
+	b.begin()
+	return b.propose()
 }
 
 // propose counts a step and its proposal, draws θ' into b.xp and returns the data-free part

@@ -53,10 +53,7 @@ type TFMH struct {
 
 // NewTFMH returns a TFMH sampler; the target must implement LocalBounder.
 func NewTFMH(t Target, r *rand.Rand, o *Options) (*TFMH, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	b, err := newBase("tfmh", t, o, r)
+	b, o, err := newBaseOpts("tfmh", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +135,7 @@ func (s *TFMH) SetState(theta []float64) error { return s.setState(theta) }
 // Step implements Sampler; it returns chain.Any (an MH step may change every
 // coordinate), or chain.Aborted when interrupted.
 func (s *TFMH) Step() int {
-	if s.err != nil {
-		return chain.Any
-	}
-	s.begin()
-	logr, ok := s.propose()
+	logr, ok := s.start()
 	if !ok {
 		return chain.Any
 	}

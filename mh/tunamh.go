@@ -94,10 +94,7 @@ type TunaMH struct {
 // LocalBounder; o.Chi > 0 selects Algorithm 2, o.Chi = 0 with o.Lambda > 0
 // Algorithm 4 with constant λ.
 func NewTunaMH(t Target, r *rand.Rand, o *Options) (*TunaMH, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	b, err := newBase("tunamh", t, o, r)
+	b, o, err := newBaseOpts("tunamh", t, o, r)
 	if err != nil {
 		return nil, err
 	}
@@ -176,11 +173,7 @@ func (p tunaSource) Keep(k int) float64 {
 // Step implements Sampler; it returns chain.Any (an MH step may change every
 // coordinate), or chain.Aborted when interrupted.
 func (s *TunaMH) Step() int {
-	if s.err != nil {
-		return chain.Any
-	}
-	s.begin()
-	logr, ok := s.propose()
+	logr, ok := s.start()
 	if !ok {
 		return chain.Any
 	}
