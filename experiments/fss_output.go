@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/pgibbs/pgibbs/diag"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
@@ -481,25 +480,5 @@ func savePanels(plots []*plot.Plot, dir, name string) ([]string, error) {
 	if len(plots) == 0 {
 		return nil, fmt.Errorf("bench: no panels for %s", name)
 	}
-	w, h := plotWidth*vg.Length(len(plots))*0.8, plotHeight
-	var out []string
-	for _, ext := range []string{".png", ".svg"} {
-		wt, err := canvasFor(ext, w, h, func(dc draw.Canvas) {
-			tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Points(8), PadY: vg.Points(4),
-				PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(4)}
-			cs := plot.Align([][]*plot.Plot{plots}, tiles, dc)
-			for j, p := range plots {
-				p.Draw(cs[0][j])
-			}
-		})
-		if err != nil {
-			return out, err
-		}
-		path := filepath.Join(dir, name+ext)
-		if err := writeFile(path, wt); err != nil {
-			return out, err
-		}
-		out = append(out, path)
-	}
-	return out, nil
+	return saveRow(plots, dir, name, plotWidth*vg.Length(len(plots))*0.8, plotHeight, vg.Points(8), vg.Points(4))
 }

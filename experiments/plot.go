@@ -285,14 +285,20 @@ func writeHeatMaps(dir, name, xlabel, ylabel string, panels []heatPanel, zmax fl
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = hp.x0, hp.x1, hp.y0, hp.y1
 		plots[0] = append(plots[0], p)
 	}
-	w, h := panelSide*vg.Length(len(panels)), panelSide+0.2*vg.Inch
+	return saveRow(plots[0], dir, name, panelSide*vg.Length(len(panels)), panelSide+0.2*vg.Inch, vg.Points(6), vg.Points(2))
+}
+
+// saveRow draws plots side by side, aligned, on a w×h canvas (padX between
+// panels, padRight at the right edge) and saves it as dir/name.png and
+// dir/name.svg, returning the paths written.
+func saveRow(plots []*plot.Plot, dir, name string, w, h, padX, padRight vg.Length) ([]string, error) {
 	var out []string
 	for _, ext := range []string{".png", ".svg"} {
 		wt, err := canvasFor(ext, w, h, func(dc draw.Canvas) {
-			tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Points(6), PadY: vg.Points(4),
-				PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
-			cs := plot.Align(plots, tiles, dc)
-			for j, p := range plots[0] {
+			tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: padX, PadY: vg.Points(4),
+				PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: padRight}
+			cs := plot.Align([][]*plot.Plot{plots}, tiles, dc)
+			for j, p := range plots {
 				p.Draw(cs[0][j])
 			}
 		})
