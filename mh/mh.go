@@ -29,7 +29,7 @@ type MH struct {
 
 // NewMH returns a standard MH sampler.
 func NewMH(t Target, r *rand.Rand, o *Options) (*MH, error) {
-	b, o, err := newBaseOpts("mh", t, o, r)
+	b, _, err := newBaseOpts("mh", t, o, r)
 	if err != nil {
 		return nil, err
 	}
