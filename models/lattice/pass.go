@@ -514,7 +514,7 @@ func countLine(row, nb1, nb0, col, cnt []float64, pairs bool) (eq float64, bad i
 // row at offset k are one row of the state shifted along the line, so the
 // sum is two runs of a dot product (or an agreement count) over contiguous
 // memory, with no wrap arithmetic a pair (the row runs of the hand-written
-// stencil loop, bench/baseline.go).
+// stencil loop, internal/baseline).
 func (p *pass) offsetSums(pt *part, lo, hi int) {
 	l, x := p.l, p.x
 	if pt.off == nil {

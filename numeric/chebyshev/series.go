@@ -440,13 +440,23 @@ func resize(s []float64, n int) []float64 {
 }
 
 func checkInterval(a, b float64) error {
+	if err := CheckInterval(a, b); err != nil {
+		return fmt.Errorf("chebyshev: %w", err)
+	}
+	return nil
+}
+
+// CheckInterval reports why [a, b] cannot carry an interpolant or a
+// density: an endpoint not finite, a ≥ b, or a width that overflows
+// (without a package prefix: callers add theirs).
+func CheckInterval(a, b float64) error {
 	switch {
 	case math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0):
-		return fmt.Errorf("chebyshev: interval [%g,%g] is not finite", a, b)
+		return fmt.Errorf("interval [%g,%g] is not finite", a, b)
 	case !(a < b):
-		return fmt.Errorf("chebyshev: interval [%g,%g] needs a < b", a, b)
+		return fmt.Errorf("interval [%g,%g] needs a < b", a, b)
 	case math.IsInf(b-a, 0):
-		return fmt.Errorf("chebyshev: interval [%g,%g] is too wide (b−a overflows)", a, b)
+		return fmt.Errorf("interval [%g,%g] is too wide (b−a overflows)", a, b)
 	}
 	return nil
 }

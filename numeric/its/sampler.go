@@ -325,13 +325,8 @@ func resize(s []float64, n int) []float64 {
 }
 
 func checkInterval(a, b float64) error {
-	switch {
-	case math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0):
-		return fmt.Errorf("its: interval [%g,%g] is not finite", a, b)
-	case !(a < b):
-		return fmt.Errorf("its: interval [%g,%g] needs a < b", a, b)
-	case math.IsInf(b-a, 0):
-		return fmt.Errorf("its: interval [%g,%g] is too wide (b−a overflows)", a, b)
+	if err := chebyshev.CheckInterval(a, b); err != nil {
+		return fmt.Errorf("its: %w", err)
 	}
 	return nil
 }
