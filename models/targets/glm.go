@@ -52,6 +52,17 @@ func newDesign(x []float64, n, d int) (design, error) {
 
 func (ds *design) row(i int) []float64 { return ds.x[i*ds.d : (i+1)*ds.d] }
 
+// outer sets dst (d×d, row-major) to h·x_i x_iᵀ: the Hessian of a GLM's
+// log-likelihood term, whose curvature h along x_i is the link's.
+func (ds *design) outer(dst []float64, i int, h float64) {
+	x := ds.row(i)
+	for a, xa := range x {
+		for b, xb := range x {
+			dst[a*ds.d+b] = h * xa * xb
+		}
+	}
+}
+
 func (ds *design) eta(i int, theta []float64) float64 {
 	s := 0.0
 	for j, v := range ds.row(i) {

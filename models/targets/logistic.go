@@ -137,12 +137,7 @@ func (m *Logistic) GradLogLik(dst []float64, i int, theta []float64) {
 func (m *Logistic) HessLogLik(dst []float64, i int, theta []float64) {
 	s := 1 / (1 + math.Exp(-m.eta(i, theta)))
 	h := -s * (1 - s)
-	x := m.row(i)
-	for a, xa := range x {
-		for b, xb := range x {
-			dst[a*m.d+b] = h * xa * xb
-		}
-	}
+	m.outer(dst, i, h)
 }
 
 // CVOrder implements mh.ControlVariates.

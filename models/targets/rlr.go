@@ -130,12 +130,7 @@ func (m *RobustLinear) HessLogLik(dst []float64, i int, theta []float64) {
 	r := m.y[i] - m.eta(i, theta)
 	q := m.nu + r*r
 	h := (m.nu + 1) * (r*r - m.nu) / (q * q)
-	x := m.row(i)
-	for a, xa := range x {
-		for b, xb := range x {
-			dst[a*m.d+b] = h * xa * xb
-		}
-	}
+	m.outer(dst, i, h)
 }
 
 // CVOrder implements mh.ControlVariates (orders 1 and 2).
