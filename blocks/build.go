@@ -41,10 +41,10 @@ const (
 	DefaultVars  = 1024
 )
 
-// blockTotalFactor bounds the tables of one block built by Build in all:
-// at most blockTotalFactor·MaxTable entries, so that an update of a block
+// TotalFactor bounds the tables of one block built by Build in all:
+// at most TotalFactor·MaxTable entries, so that an update of a block
 // of many wide cliques stays within a sampler's default work limit.
-const blockTotalFactor = 32
+const TotalFactor = 32
 
 // WithDefaults returns cfg with its zero fields set to the defaults, or an
 // error for a negative one.
@@ -304,7 +304,7 @@ const mfBudget = 1e8
 func newGrower(m Model, cfg Config) *grower {
 	n := m.NumVars()
 	gr := &grower{
-		m: m, cfg: cfg, maxTotal: blockTotalFactor * float64(cfg.MaxTable), budget: mfBudget,
+		m: m, cfg: cfg, maxTotal: TotalFactor * float64(cfg.MaxTable), budget: mfBudget,
 		ig: newInteraction(m), covered: make([]bool, n), blocksOf: make([][]int32, n), inB: make([]bool, n),
 		score: make([]tie, n), rejected: make([]int32, n), inFront: make([]bool, n), local: make([]int32, n),
 	}

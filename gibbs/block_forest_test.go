@@ -266,7 +266,7 @@ func TestBuildForests(t *testing.T) {
 		}
 		full, _ := cfg.withDefaults()
 		for _, bi := range s.Blocks() {
-			if bi.Width > full.MaxWidth || bi.MaxTable > float64(full.MaxTable) || len(bi.Vars) > full.MaxVars || bi.Entries > blockTotalFactor*float64(full.MaxTable) {
+			if bi.Width > full.MaxWidth || bi.MaxTable > float64(full.MaxTable) || len(bi.Vars) > full.MaxVars || bi.Entries > maxTotalFactor*float64(full.MaxTable) {
 				t.Errorf("%s: block of %d variables, width %d, table %g, %g entries: beyond %+v", tc.name, len(bi.Vars), bi.Width, bi.MaxTable, bi.Entries, full)
 			}
 		}

@@ -18,4 +18,4 @@ func BuildForests(g *factorgraph.Graph, cfg BlockConfig) ([][]int, error) {
 	return blocks.Forests(g, cfg.bounds())
 }
 
-const blockTotalFactor = 32 // blocks' bound on a block's tables in all, in MaxTables
+const maxTotalFactor = blocks.TotalFactor

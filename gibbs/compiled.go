@@ -213,28 +213,44 @@ func (p *pgState) beginDraw(n []int32) {
 
 // drawHead draws the B1 + B2 picks of compiledUpdate from a two-level
 // packed table (one 64-bit word and one 16-byte head column a pick, a
-// second word for the light factors), xi = x_i, in chunks of at most
-// pollEvery picks between which it looks at the interrupt channel. It
-// returns the distinct factors picked, or false after recording an error
-// or if the update must stop.
+// second word for the light factors), xi = x_i (drawPicks).
 func (p *pgState) drawHead(c *core, i int, xi float64, n []int32, b1, b2 int) (int, bool) {
 	tab := c.kg.HeadTable(i)
-	distinct := 0
-	if b1 <= pollEvery && b2 <= pollEvery { // one chunk each: no look at the channel
-		distinct += p.keepHead(c, &tab, n, b1)
+	if b1 <= pollEvery && b2 <= pollEvery { // one chunk each, the usual case: straight calls
+		distinct := p.keepHead(c, &tab, n, b1)
 		d, ok := p.thinHead(c, i, xi, &tab, n, b2)
 		return distinct + d, ok
 	}
+	return p.drawPicks(c, i, xi, &tab, n, b1, b2, false)
+}
+
+// drawPicks draws b1 picks kept (phase 1) and b2 kept with probability
+// φ̃(x)/M_φ (phase 2) from tab — its head, or its light factors' bands if
+// light —, in chunks of at most pollEvery picks between which it looks at
+// the interrupt channel. It returns the distinct factors picked, or false
+// after recording an error or if the update must stop.
+func (p *pgState) drawPicks(c *core, i int, xi float64, tab *compiled.HeadTable, n []int32, b1, b2 int, light bool) (int, bool) {
+	distinct := 0
 	for b1 > 0 {
 		k := min(b1, pollEvery)
-		distinct += p.keepHead(c, &tab, n, k)
+		if light {
+			distinct += p.keepLight(c, tab, n, k)
+		} else {
+			distinct += p.keepHead(c, tab, n, k)
+		}
 		if b1 -= k; b1 > 0 && c.stop() {
 			return 0, false
 		}
 	}
 	for b2 > 0 {
 		k := min(b2, pollEvery)
-		d, ok := p.thinHead(c, i, xi, &tab, n, k)
+		var d int
+		ok := true
+		if light {
+			d, ok = p.thinLight(c, i, xi, tab, n, k)
+		} else {
+			d, ok = p.thinHead(c, i, xi, tab, n, k)
+		}
 		if !ok {
 			return 0, false
 		}
@@ -497,36 +513,14 @@ func (p *pgState) drawLightGen(c *core, i int, lgen int32, xi float64, n []int32
 	return b1 + b2, d, ok
 }
 
-// drawLight draws directUpdate's picks of the light factors of A[i]: b1
-// kept (phase 1), b2 kept with probability φ̃(x)/M_φ (phase 2), in chunks
-// of at most pollEvery picks between which it looks at the interrupt
-// channel. It returns the distinct factors picked, or false after recording
-// an error or if the update must stop.
+// drawLight draws directUpdate's picks of the light factors of A[i]
+// (drawPicks on their bands).
 func (p *pgState) drawLight(c *core, i int, xi float64, n []int32, b1, b2 int) (int, bool) {
 	if b1+b2 == 0 {
 		return 0, true // most updates: the light factors weigh little
 	}
 	tab := c.kg.HeadTable(i)
-	distinct := 0
-	for b1 > 0 {
-		k := min(b1, pollEvery)
-		distinct += p.keepLight(c, &tab, n, k)
-		if b1 -= k; b1 > 0 && c.stop() {
-			return 0, false
-		}
-	}
-	for b2 > 0 {
-		k := min(b2, pollEvery)
-		d, ok := p.thinLight(c, i, xi, &tab, n, k)
-		if !ok {
-			return 0, false
-		}
-		distinct += d
-		if b2 -= k; b2 > 0 && c.stop() {
-			return 0, false
-		}
-	}
-	return distinct, true
+	return p.drawPicks(c, i, xi, &tab, n, b1, b2, true)
 }
 
 // addCopy adds one copy of the heavy factor j of A[i] (Col reference ref)
