@@ -409,7 +409,7 @@ func (sv *solver) up(bk *bucket) error {
 		err = sv.chunks(bk, func(o int) {
 			t := sv.arena[bk.t.off+o : bk.t.off+o+bk.cn]
 			sv.logSum(bk, t)
-			logNormalise(t, msg[o/d0:(o+bk.cn)/d0], d0)
+			NormaliseRows(msg[o/d0:(o+bk.cn)/d0], t, d0)
 		})
 		if err != nil {
 			return err
@@ -635,11 +635,15 @@ func (sv *solver) logSum(bk *bucket, t []float64) {
 	}
 }
 
-// logNormalise turns each row of d log values of t into the distribution
-// they define (max-subtracted before the exponential; a row of −Inf into
-// zeros) and sets msg[r] to the logarithm of the sum of row r's values.
-func logNormalise(t, msg []float64, d int) {
-	for r := range msg {
+// NormaliseRows turns each row of d log values of t, in place, into the
+// distribution they define (exponentiated, shifted by the row's largest
+// entry so that no finite row overflows, and normalised; a row of −Inf
+// into zeros) and, if msg is not nil, sets msg[r] to the logarithm of the
+// sum of row r's values (−Inf for a row of −Inf): a bucket's conditional
+// table and its message, as exact elimination and blocked Gibbs's backward
+// sampling both use them.
+func NormaliseRows(msg, t []float64, d int) {
+	for r := range len(t) / d {
 		row := t[r*d : (r+1)*d]
 		mx := math.Inf(-1)
 		for _, a := range row {
@@ -647,7 +651,9 @@ func logNormalise(t, msg []float64, d int) {
 		}
 		if math.IsInf(mx, -1) {
 			clear(row)
-			msg[r] = mx
+			if msg != nil {
+				msg[r] = mx
+			}
 			continue
 		}
 		s := 0.0
@@ -660,7 +666,9 @@ func logNormalise(t, msg []float64, d int) {
 		for j := range row {
 			row[j] *= inv
 		}
-		msg[r] = mx + math.Log(s)
+		if msg != nil {
+			msg[r] = mx + math.Log(s)
+		}
 	}
 }
 

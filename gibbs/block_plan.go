@@ -327,44 +327,16 @@ func strided(t, src []float64, dims, str, cnt []int, project bool) {
 }
 
 // conditionRows turns each row of d log weights of t, in place, into the
-// distribution they define (exponentiated, shifted by the row's largest
-// entry so that no finite row overflows, and normalised; a row of −Inf
-// into zeros) and, if msg is not nil, sets msg[r] = log Σ_j exp t[r·d + j]
-// (−Inf for a row of −Inf). The distributions are what backward sampling
-// draws from and the marginals' pass multiplies, with no further
-// exponential.
+// distribution it defines and sets msg[r] to the row's log-sum (msg may be
+// nil): elim.NormaliseRows, with a fast path for rows of two. The
+// distributions are what backward sampling draws from and the marginals'
+// pass multiplies, with no further exponential.
 func conditionRows(msg, t []float64, d int) {
 	if d == 2 {
 		conditionPairs(msg, t)
 		return
 	}
-	for r := range len(t) / d {
-		row := t[r*d : (r+1)*d]
-		mx := math.Inf(-1)
-		for _, a := range row {
-			mx = max(mx, a)
-		}
-		if math.IsInf(mx, -1) {
-			clear(row)
-			if msg != nil {
-				msg[r] = mx
-			}
-			continue
-		}
-		sum := 0.0
-		for j, a := range row {
-			a = math.Exp(a - mx)
-			row[j] = a
-			sum += a
-		}
-		inv := 1 / sum
-		for j := range row {
-			row[j] *= inv
-		}
-		if msg != nil {
-			msg[r] = mx + math.Log(sum)
-		}
-	}
+	elim.NormaliseRows(msg, t, d)
 }
 
 // conditionPairs is conditionRows for rows of two: with e = exp(min − max),
