@@ -40,12 +40,9 @@ func NewAustere(t Target, r *rand.Rand, o *Options) (*Austere, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := o.BatchSize
-	if m == 0 {
-		m = 30
-	}
-	if m < 2 {
-		return nil, fmt.Errorf("mh: austere: batch size %d must be at least 2", o.BatchSize)
+	m, err := o.batchSize("austere")
+	if err != nil {
+		return nil, err
 	}
 	if err := b.tooBig("the initial minibatch (Options.BatchSize)", float64(min(m, b.n)), "lower Options.BatchSize"); err != nil {
 		return nil, err

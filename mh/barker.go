@@ -235,18 +235,28 @@ type Barker struct {
 	tokens []float64
 }
 
+// batchSize returns the first minibatch's size of the sampler called name,
+// Options.BatchSize (0 means 30), which must be at least 2.
+func (o *Options) batchSize(name string) (int, error) {
+	m := o.BatchSize
+	if m == 0 {
+		m = 30
+	}
+	if m < 2 {
+		return 0, fmt.Errorf("mh: %s: batch size %d must be at least 2", name, o.BatchSize)
+	}
+	return m, nil
+}
+
 // NewBarker returns a minibatch Barker-test sampler.
 func NewBarker(t Target, r *rand.Rand, o *Options) (*Barker, error) {
 	b, o, err := newBaseOpts("barker", t, o, r)
 	if err != nil {
 		return nil, err
 	}
-	m := o.BatchSize
-	if m == 0 {
-		m = 30
-	}
-	if m < 2 {
-		return nil, fmt.Errorf("mh: barker: batch size %d must be at least 2", o.BatchSize)
+	m, err := o.batchSize("barker")
+	if err != nil {
+		return nil, err
 	}
 	if math.IsNaN(o.Delta) || o.Delta < 0 {
 		return nil, fmt.Errorf("mh: barker: δ = %v must be non-negative", o.Delta)

@@ -3,6 +3,7 @@ package mh
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 )
 
 // controlVariates holds the precomputed sums of the order-k Taylor control
@@ -36,6 +37,37 @@ func cvOrder(name string, order int) (int, error) {
 		return order, nil
 	}
 	return 0, fmt.Errorf("mh: %s: control-variate order Options.Order = %d; want 1 or 2 (0 means 1)", name, order)
+}
+
+// newCVBase sets up a sampler of family (mhss, smh) with control variates
+// of order k = o.Order (1 or 2; 0 means 1) around o.Ref (nil: the initial
+// state): its base, named family+k, its options (the zero Options for a nil
+// o) and its control variates. check, if not nil, vets the family's own
+// options once the base is built.
+func newCVBase(family string, t Target, o *Options, r *rand.Rand, check func(o *Options, name string) error) (base, *Options, *controlVariates, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	order, err := cvOrder(family, o.Order)
+	if err != nil {
+		return base{}, nil, nil, err
+	}
+	name := fmt.Sprintf("%s%d", family, order)
+	b, err := newBase(name, t, o, r)
+	if err != nil {
+		return base{}, nil, nil, err
+	}
+	if check != nil {
+		if err := check(o, name); err != nil {
+			return base{}, nil, nil, err
+		}
+	}
+	ref := o.Ref
+	if ref == nil {
+		ref = b.x
+	}
+	cv, err := newControlVariates(name, t, order, ref)
+	return b, o, cv, err
 }
 
 func newControlVariates(name string, t Target, order int, ref []float64) (*controlVariates, error) {

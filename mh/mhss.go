@@ -54,26 +54,12 @@ type MHSS struct {
 // variates of order k around o.Ref (nil: the initial state) and γ =
 // o.Gamma. The target must implement ControlVariates.
 func NewMHSS(t Target, r *rand.Rand, o *Options) (*MHSS, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	order, err := cvOrder("mhss", o.Order)
-	if err != nil {
-		return nil, err
-	}
-	name := fmt.Sprintf("mhss%d", order)
-	b, err := newBase(name, t, o, r)
-	if err != nil {
-		return nil, err
-	}
-	if math.IsNaN(o.Gamma) || o.Gamma < 0 || o.Gamma > 1 {
-		return nil, fmt.Errorf("mh: %s: γ = %v must lie in [0, 1]", name, o.Gamma)
-	}
-	ref := o.Ref
-	if ref == nil {
-		ref = b.x
-	}
-	cv, err := newControlVariates(name, t, order, ref)
+	b, o, cv, err := newCVBase("mhss", t, o, r, func(o *Options, name string) error {
+		if math.IsNaN(o.Gamma) || o.Gamma < 0 || o.Gamma > 1 {
+			return fmt.Errorf("mh: %s: γ = %v must lie in [0, 1]", name, o.Gamma)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -151,17 +137,7 @@ func (s *MHSS) Step() int {
 	if s.overBatch(s.capped(total, s.fallback)) {
 		return chain.Any
 	}
-	logr2, ok := s.stage2(total, full)
-	if !ok {
-		return s.abort()
-	}
-	if s.err != nil {
-		return chain.Any
-	}
-	if s.accept(logr2) {
-		s.move()
-	}
-	return chain.Any
+	return s.finish(s.stage2(total, full))
 }
 
 // stage2 returns the log acceptance ratio of stage 2, from the full data

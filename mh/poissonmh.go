@@ -154,17 +154,7 @@ func (s *PoissonMH) Step() int {
 		return s.abort()
 	}
 	s.st.Batch += float64(b)
-	logr, ok = s.addKept(logr)
-	if !ok {
-		return s.abort()
-	}
-	if s.err != nil {
-		return chain.Any
-	}
-	if s.accept(logr) {
-		s.move()
-	}
-	return chain.Any
+	return s.finish(s.addKept(logr))
 }
 
 // addKept adds to logr the terms s_i log((1 + Lφ_i(θ')/(λM_i)) / (1 +

@@ -304,8 +304,6 @@ type base struct {
 // call.
 const fullBlock = 256
 
-// newBase checks what every sampler needs and sets up the state; o must
-// not be nil.
 // newBaseOpts is newBase for a constructor's options, the zero Options
 // for a nil o, which it returns with the base.
 func newBaseOpts(name string, t Target, o *Options, r *rand.Rand) (base, *Options, error) {
@@ -316,6 +314,8 @@ func newBaseOpts(name string, t Target, o *Options, r *rand.Rand) (base, *Option
 	return b, o, err
 }
 
+// newBase checks what every sampler needs and sets up the state; o must
+// not be nil.
 func newBase(name string, t Target, o *Options, r *rand.Rand) (base, error) {
 	if t == nil {
 		return base{}, fmt.Errorf("mh: %s: nil target", name)
@@ -455,6 +455,23 @@ func (b *base) accept(logr float64) bool {
 		return false
 	}
 	return logr >= 0 || math.Log(b.rng.Float64()) < logr
+}
+
+// finish ends a step on the log acceptance ratio logr of its last stage
+// (ok false: the stage was interrupted): chain.Aborted with the step undone,
+// or chain.Any after the accept/reject decision (none once the step
+// recorded an error).
+func (b *base) finish(logr float64, ok bool) int {
+	if !ok {
+		return b.abort()
+	}
+	if b.err != nil {
+		return chain.Any
+	}
+	if b.accept(logr) {
+		b.move()
+	}
+	return chain.Any
 }
 
 // move makes the proposal the current state.

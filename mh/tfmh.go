@@ -77,23 +77,7 @@ func NewTFMH(t Target, r *rand.Rand, o *Options) (*TFMH, error) {
 // control variates of order k around o.Ref (nil: the initial state). The
 // target must implement ControlVariates.
 func NewSMH(t Target, r *rand.Rand, o *Options) (*TFMH, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	order, err := cvOrder("smh", o.Order)
-	if err != nil {
-		return nil, err
-	}
-	name := fmt.Sprintf("smh%d", order)
-	b, err := newBase(name, t, o, r)
-	if err != nil {
-		return nil, err
-	}
-	ref := o.Ref
-	if ref == nil {
-		ref = b.x
-	}
-	cv, err := newControlVariates(name, t, order, ref)
+	b, o, cv, err := newCVBase("smh", t, o, r, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -183,17 +183,9 @@ func (s *TunaMH) Step() int {
 		return chain.Any
 	}
 	if cm := s.w.sum * m; cm > 0 {
-		if logr, ok = s.addData(logr, m, cm); !ok {
-			return s.abort()
-		}
-		if s.err != nil {
-			return chain.Any
-		}
+		logr, ok = s.addData(logr, m, cm)
 	}
-	if s.accept(logr) {
-		s.move()
-	}
-	return chain.Any
+	return s.finish(logr, ok)
 }
 
 // addData adds the data's part of the log acceptance ratio to logr, from
