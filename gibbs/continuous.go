@@ -422,10 +422,8 @@ func (s *Continuous) correct(i int, v float64) {
 	if !ok {
 		return
 	}
-	logp := s.its.LogAcceptRatio(s.x[i], s.energies[s.degM+1], v, uNew)
-	if logp >= 0 || math.Log(s.r.Float64()) < logp {
+	if s.accept(s.its.LogAcceptRatio(s.x[i], s.energies[s.degM+1], v, uNew)) {
 		s.x[i] = v
-		s.stats.Accepted++
 	}
 }
 

@@ -227,6 +227,21 @@ func newProposal(c *core, lambda float64) *proposal {
 	}
 }
 
+// propose counts an update of variable i and draws its proposal; ok is
+// false where the update ends there: an evidence variable, a chain stopped
+// on an error, or a draw that recorded one.
+func (p *proposal) propose(c *core, i int) (v int, ok bool) {
+	if c.err != nil || c.clamped[i] {
+		return 0, false
+	}
+	c.stats.Steps++
+	if v = p.draw(c, i); v < 0 {
+		return 0, false
+	}
+	c.stats.Proposals++
+	return v, true
+}
+
 // draw draws the minibatch and a value v ~ ψ·exp(hard factors) for variable
 // i; it fills p.logPsi. It returns −1 after recording an error.
 func (p *proposal) draw(c *core, i int) int {
@@ -336,15 +351,10 @@ func (s *MGPMH) Lambda() float64 { return s.prop.lambda }
 
 // Update proposes a new value of variable i and accepts or rejects it.
 func (s *MGPMH) Update(i int) {
-	if s.err != nil || s.clamped[i] {
+	v, ok := s.prop.propose(&s.core, i)
+	if !ok {
 		return
 	}
-	s.stats.Steps++
-	v := s.prop.draw(&s.core, i)
-	if v < 0 {
-		return
-	}
-	s.stats.Proposals++
 	cur := int(s.x[i])
 	if v == cur {
 		s.stats.Accepted++
@@ -356,10 +366,8 @@ func (s *MGPMH) Update(i int) {
 	if !ok {
 		return
 	}
-	logr := du + s.prop.logPsi[cur] - s.prop.logPsi[v]
-	if logr >= 0 || math.Log(s.r.Float64()) < logr {
+	if s.accept(du + s.prop.logPsi[cur] - s.prop.logPsi[v]) {
 		s.x[i] = float64(v)
-		s.stats.Accepted++
 	}
 }
 
@@ -463,15 +471,10 @@ func (s *DoubleMINGibbs) Lambda2() float64 { return s.est.lambda }
 // Update proposes a new value of variable i with a fresh global estimate
 // and accepts or rejects the pair.
 func (s *DoubleMINGibbs) Update(i int) {
-	if s.err != nil || s.clamped[i] {
+	v, ok := s.prop.propose(&s.core, i)
+	if !ok {
 		return
 	}
-	s.stats.Steps++
-	v := s.prop.draw(&s.core, i)
-	if v < 0 {
-		return
-	}
-	s.stats.Proposals++
 	cur := s.x[i]
 	s.x[i] = float64(v)
 	eps, picks, factors, err := s.est.estimate(&s.core, s.x)
@@ -485,9 +488,7 @@ func (s *DoubleMINGibbs) Update(i int) {
 		return
 	}
 	// Hard factors cancel between the target and ψ, which both contain them.
-	logr := eps - s.eps + s.prop.logPsi[int(cur)] - s.prop.logPsi[v]
-	if logr >= 0 || math.Log(s.r.Float64()) < logr {
+	if s.accept(eps - s.eps + s.prop.logPsi[int(cur)] - s.prop.logPsi[v]) {
 		s.x[i], s.eps = float64(v), eps
-		s.stats.Accepted++
 	}
 }

@@ -409,6 +409,17 @@ func (c *core) addExact(i, k int, u []float64) bool {
 	return true
 }
 
+// accept is the Metropolis–Hastings test of a proposal with log acceptance
+// ratio logr: true with probability min(1, e^logr), a uniform drawn only
+// when logr < 0; an accepted proposal is counted.
+func (c *core) accept(logr float64) bool {
+	if logr >= 0 || math.Log(c.r.Float64()) < logr {
+		c.stats.Accepted++
+		return true
+	}
+	return false
+}
+
 // sampleLog draws v with probability ∝ exp(u[v]) by max-subtracted
 // exponentials, overwriting u. It returns −1 if every u[v] is −Inf.
 func sampleLog(r *rand.Rand, u []float64) int {
