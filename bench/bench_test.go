@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/experiments"
+	"github.com/pgibbs/pgibbs/experiments/studies"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/internal/baseline"
@@ -372,7 +372,7 @@ func benchSW(b *testing.B, l *lat.Lattice, side int, beta float64) {
 // points (Crossover) as benchmarks.
 func BenchmarkPowerLaw(b *testing.B) {
 	for _, side := range []int{20, 100, 1000} {
-		p, l, err := experiments.PowerLawLattice(side, 10, 1, experiments.PaperL)
+		p, l, err := studies.PowerLawLattice(side, 10, 1, studies.PaperL)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 // Package bench holds the `go test -bench` comparisons of the samplers; it
-// has no non-test code. The papers' experiments (what `pgibbs reproduce`
-// runs) are in package experiments.
+// has no non-test code. The papers' experiments and the studies (what
+// `pgibbs reproduce` runs) are in package experiments and below it.
 //
 // The benchmarks have benchstat-friendly names:
 //
@@ -15,8 +15,8 @@
 // Swendsen–Wang Ising loop, forward filtering–backward sampling on a
 // chain), benchmarked as sampler=handwritten (BenchmarkStep,
 // BenchmarkScaling, BenchmarkIsingSweep, BenchmarkPowerLaw,
-// BenchmarkBlockedChain); experiments.Crossover times the same loops as
-// the degree grows.
+// BenchmarkBlockedChain); studies.Crossover (experiments/studies) times
+// the same loops as the degree grows.
 //
 // Besides ns/op (one op is one variable update) they report factors/op, the
 // distinct factors a step touches, and draws/op, the

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/pgibbs/pgibbs/experiments"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 )
 
 // Reproduce reruns Fig. 1a of the Poisson-Gibbs paper with quick settings,
@@ -15,7 +16,7 @@ func ExampleReproduce() {
 	if err := os.MkdirAll("results", 0o755); err != nil {
 		log.Fatal(err)
 	}
-	paths, err := experiments.Reproduce(context.Background(), "fig1a", true, "results", experiments.Config{Seed: 1}, os.Stdout)
+	paths, err := experiments.Reproduce(context.Background(), "fig1a", true, "results", harness.Config{Seed: 1}, os.Stdout)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pgibbs/pgibbs/experiments/harness"
+	"github.com/pgibbs/pgibbs/experiments/papers"
+	"github.com/pgibbs/pgibbs/experiments/studies"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
@@ -25,16 +28,16 @@ func Figures() []string { return slices.Clone(figures) }
 // The experiments' settings (quick or full); the tests replace them with
 // tiny ones.
 var (
-	pottsSettings     = PottsPaper
-	spinSettings      = SpinPaper
-	tgmSettings       = TGMPaper
-	table1Settings    = Table1Paper
-	rlrSettings       = RLRPaper
-	crossoverSettings = CrossoverPaper
-	clustersSettings  = ClustersPaper
-	uaiSettings       = UAIPaper
-	fssSettings       = FSSPaper
-	scaleSettings     = ScalePaper
+	pottsSettings     = papers.PottsPaper
+	spinSettings      = papers.SpinPaper
+	tgmSettings       = papers.TGMPaper
+	table1Settings    = papers.Table1Paper
+	rlrSettings       = papers.RLRPaper
+	crossoverSettings = studies.CrossoverPaper
+	clustersSettings  = studies.ClustersPaper
+	uaiSettings       = studies.UAIPaper
+	fssSettings       = studies.FSSPaper
+	scaleSettings     = studies.ScalePaper
 )
 
 // Reproduce regenerates the named figure or table (one of [Figures]) into
@@ -42,18 +45,18 @@ var (
 // and the notes say so), printing its progress notes and the results'
 // Markdown tables to w, and returns the files written, in order:
 //
-//	fig1a          Potts (Fig1aKeys): fig1-potts-summary.csv; fig1a.csv, .png, .svg
-//	fig1b          Potts (Fig1bKeys): fig1-potts-summary.csv; fig1b.csv, .png, .svg
-//	fig1c          Spin: fig1c-spin-summary.csv; fig1c.csv, .png, .svg
-//	fig2           Potts (all six samplers) and Spin: their summaries; fig2a, fig2b, fig2c (against wall time)
-//	fig3           TGM: fig3-summary.csv; fig3.csv, .png, .svg
-//	tunamh-table1  TunaMHTable1: tunamh-table1.csv
-//	tunamh-rlr     RLR: tunamh-rlr.csv
-//	crossover      Crossover, a timing study (run it alone on a quiet machine): crossover.csv, its summary, its plots
-//	clusters       Clusters, τ against L at the Ising critical point and seconds per sweep (run it alone): clusters-tau.csv, .png, .svg; clusters-cost.csv, .png, .svg
-//	uai            UAIScores, the MAR task on the shared UAI models at 20 s a model on one core (run it alone): uai-scores.csv
-//	fss            FSS, finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings): fss.csv, fss-crossings.csv, fss-fits.csv, fss-curves.csv; fss-chi.png, .svg; fss-binder.png, .svg
-//	scale          Scale, memory, build time and ns per update against the number of pair factors (run it alone): scale.csv; scale.png, .svg
+//	fig1a          papers.Potts (Fig1aKeys): fig1-potts-summary.csv; fig1a.csv, .png, .svg
+//	fig1b          papers.Potts (Fig1bKeys): fig1-potts-summary.csv; fig1b.csv, .png, .svg
+//	fig1c          papers.Spin: fig1c-spin-summary.csv; fig1c.csv, .png, .svg
+//	fig2           papers.Potts (all six samplers) and papers.Spin: their summaries; fig2a, fig2b, fig2c (against wall time)
+//	fig3           papers.TGM: fig3-summary.csv; fig3.csv, .png, .svg
+//	tunamh-table1  papers.TunaMHTable1: tunamh-table1.csv
+//	tunamh-rlr     papers.RLR: tunamh-rlr.csv
+//	crossover      studies.Crossover, a timing study (run it alone on a quiet machine): crossover.csv, its summary, its plots
+//	clusters       studies.Clusters, τ against L at the Ising critical point and seconds per sweep (run it alone): clusters-tau.csv, .png, .svg; clusters-cost.csv, .png, .svg
+//	uai            studies.UAIScores, the MAR task on the shared UAI models at 20 s a model on one core (run it alone): uai-scores.csv
+//	fss            studies.FSS, finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings): fss.csv, fss-crossings.csv, fss-fits.csv, fss-curves.csv; fss-chi.png, .svg; fss-binder.png, .svg
+//	scale          studies.Scale, memory, build time and ns per update against the number of pair factors (run it alone): scale.csv; scale.png, .svg
 //	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, fss, scale), one Potts and one Spin run serving every figure
 //
 // cfg goes to every driver; if cfg.Dir is empty, ground truths are cached
@@ -64,7 +67,7 @@ var (
 //
 // On an error, Reproduce returns it with the files written so far. It is
 // what `pgibbs reproduce` runs, and its first line names that command.
-func Reproduce(ctx context.Context, name string, quick bool, dir string, cfg Config, w io.Writer) ([]string, error) {
+func Reproduce(ctx context.Context, name string, quick bool, dir string, cfg harness.Config, w io.Writer) ([]string, error) {
 	if !slices.Contains(figures, name) {
 		return nil, fmt.Errorf("bench: unknown figure %q: want one of %s", name, strings.Join(figures, ", "))
 	}
@@ -92,7 +95,7 @@ func Reproduce(ctx context.Context, name string, quick bool, dir string, cfg Con
 	if quick {
 		mode = "quick"
 	}
-	fmt.Fprintf(w, "pgibbs reproduce %s (%s mode, seed %d, %d runs a curve) → %s\n", name, mode, cfg.Seed, cfg.runs(), dir)
+	fmt.Fprintf(w, "pgibbs reproduce %s (%s mode, seed %d, %d runs a curve) → %s\n", name, mode, cfg.Seed, cfg.NumRuns(), dir)
 	for _, step := range r.steps(name) {
 		if err := step(ctx); err != nil {
 			return r.written, err
@@ -107,10 +110,10 @@ type reproducer struct {
 	w       io.Writer
 	dir     string
 	quick   bool
-	cfg     Config
+	cfg     harness.Config
 	done    func() // erases the progress line
-	potts   *PottsResult
-	spin    *SpinResult
+	potts   *papers.PottsResult
+	spin    *papers.SpinResult
 	written []string
 	// allPotts says several figures share the Potts run: run every sampler.
 	allPotts bool
@@ -140,7 +143,7 @@ func (r *reproducer) fss(ctx context.Context) error {
 	s := fssSettings(r.quick)
 	chains := s.Chains
 	if chains == 0 {
-		chains = r.cfg.runs()
+		chains = r.cfg.NumRuns()
 	}
 	r.say("\nFinite-size scaling of 2-D Ising models (Swendsen–Wang, single-histogram reweighting, blocked-jackknife errors)")
 	for _, m := range s.Models {
@@ -148,7 +151,7 @@ func (r *reproducer) fss(ctx context.Context) error {
 	}
 	r.say("each chain: %d sweeps from a random state, then a measurement a sweep; stage 2 runs at the χ peak stage 1's reweighting finds (up to %d stages while the peak sits at a window's edge); windows: effective fraction of the weights ≥ %g",
 		s.Burn, s.Stages, cmp.Or(s.MinESS, lat.DefaultMinESS))
-	res, err := FSS(ctx, s, r.cfg)
+	res, err := studies.FSS(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -162,7 +165,7 @@ func (r *reproducer) scale(ctx context.Context) error {
 	s := scaleSettings(r.quick)
 	r.say("\nScale: the Gaussian-kernel Potts model (potts.New, D = %d, β = %g, γ = %g) built through its bulk path at widths %v", s.Model.States, s.Model.Beta, s.Model.Gamma, s.Widths)
 	r.say("each width: the build timed, the live heap of the graph and a Poisson-Gibbs sampler after a collection (all in, per pair factor), median of %d runs of %d Poisson-Gibbs and %d Gibbs random-scan updates; one goroutine (run it alone)", s.Reps, s.PGUpdates, s.GibbsUpdates)
-	res, err := Scale(ctx, s, r.cfg)
+	res, err := studies.Scale(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -176,7 +179,7 @@ func (r *reproducer) uai(ctx context.Context) error {
 	s := uaiSettings(r.quick)
 	s.Seed = r.cfg.Seed
 	r.say("\nUAI MAR task: every model of %s with a .MAR file, %g s a model on one core (GOMAXPROCS = 1), one chain: package infer's default answer", s.Dir, s.Seconds)
-	res, err := UAIScores(ctx, s, r.cfg)
+	res, err := studies.UAIScores(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -216,7 +219,7 @@ func (r *reproducer) say(format string, args ...any) {
 }
 
 // labels joins the samplers' labels.
-func labels(ss []Sampler) string {
+func labels(ss []papers.Sampler) string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Label)
@@ -226,7 +229,7 @@ func labels(ss []Sampler) string {
 
 // pottsRun runs the Potts samplers with the given keys, or all six when
 // several figures share the run ("all", "fig2"); later calls reuse it.
-func (r *reproducer) pottsRun(ctx context.Context, keys []string) (*PottsResult, error) {
+func (r *reproducer) pottsRun(ctx context.Context, keys []string) (*papers.PottsResult, error) {
 	if r.potts != nil {
 		return r.potts, nil
 	}
@@ -241,7 +244,7 @@ func (r *reproducer) pottsRun(ctx context.Context, keys []string) (*PottsResult,
 			r.say("  %s: only %d updates a run (its updates are slow: see docs/RESULTS.md)", sp.Label, sp.Iters)
 		}
 	}
-	res, err := Potts(ctx, s, r.cfg)
+	res, err := papers.Potts(ctx, s, r.cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +257,7 @@ func (r *reproducer) pottsRun(ctx context.Context, keys []string) (*PottsResult,
 }
 
 func (r *reproducer) fig1a(ctx context.Context) error {
-	res, err := r.pottsRun(ctx, Fig1aKeys)
+	res, err := r.pottsRun(ctx, papers.Fig1aKeys)
 	if err != nil {
 		return err
 	}
@@ -262,7 +265,7 @@ func (r *reproducer) fig1a(ctx context.Context) error {
 }
 
 func (r *reproducer) fig1b(ctx context.Context) error {
-	res, err := r.pottsRun(ctx, Fig1bKeys)
+	res, err := r.pottsRun(ctx, papers.Fig1bKeys)
 	if err != nil {
 		return err
 	}
@@ -270,7 +273,7 @@ func (r *reproducer) fig1b(ctx context.Context) error {
 }
 
 // spinRun runs the spin model's samplers; later calls reuse the run.
-func (r *reproducer) spinRun(ctx context.Context) (*SpinResult, error) {
+func (r *reproducer) spinRun(ctx context.Context) (*papers.SpinResult, error) {
 	if r.spin != nil {
 		return r.spin, nil
 	}
@@ -279,7 +282,7 @@ func (r *reproducer) spinRun(ctx context.Context) (*SpinResult, error) {
 		s.Params.Width, s.Params.Width, s.Params.Beta, s.Params.Gamma, labels(s.Samplers), s.Iters, s.Samplers[len(s.Samplers)-1].Iters, s.Budget)
 	r.say("symmetric KL of the %d-bin histogram of all spins to the truth (smoothing eps = %g); truth: %d %s chains × %d updates after %d",
 		s.Bins, s.Eps, s.Truth.Chains, s.Truth.Sampler, s.Truth.Iters, s.Truth.Burn)
-	res, err := Spin(ctx, s, r.cfg)
+	res, err := papers.Spin(ctx, s, r.cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -325,9 +328,9 @@ func (r *reproducer) fig3(ctx context.Context) error {
 	s := tgmSettings(r.quick)
 	c := s.Config
 	r.say("\nTruncated Gaussian mixture (N = %d, β = %g, box [%g, %g]², data seed %d): %s, %d chains × %d updates after %d",
-		c.N, c.Beta, c.Box.Lo1, c.Box.Hi1, s.DataSeed, labels(s.Samplers), r.cfg.runs(), s.Iters, s.Burn)
+		c.N, c.Beta, c.Box.Lo1, c.Box.Hi1, s.DataSeed, labels(s.Samplers), r.cfg.NumRuns(), s.Iters, s.Burn)
 	r.say("(the paper draws 10⁶ samples a method; a minibatch update costs about 10 ms here, see docs/RESULTS.md)")
-	res, err := TGM(ctx, s, r.cfg)
+	res, err := papers.TGM(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -343,11 +346,11 @@ func (r *reproducer) fig3(ctx context.Context) error {
 func (r *reproducer) table1(ctx context.Context) error {
 	s := table1Settings(r.quick)
 	r.say("\nTunaMH paper, Table 1: mixture N = %d, β = %g, box [%g, %g]², flat prior; %d runs (data set and chain) a sampler, chains from (0, 1)",
-		s.Config.N, s.Config.Beta, s.Config.Box.Lo1, s.Config.Box.Hi1, r.cfg.runs())
+		s.Config.N, s.Config.Beta, s.Config.Box.Lo1, s.Config.Box.Hi1, r.cfg.NumRuns())
 	if r.quick {
 		r.say("quick mode: a tenth of the full steps per run")
 	}
-	res, err := TunaMHTable1(ctx, s, r.cfg)
+	res, err := papers.TunaMHTable1(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -358,7 +361,7 @@ func (r *reproducer) table1(ctx context.Context) error {
 func (r *reproducer) rlr(ctx context.Context) error {
 	s := rlrSettings(r.quick)
 	r.say("\nRobust linear regression (N = %d, d = %d, ν = %g), chains from the mode, %v each", s.N, s.D, s.Nu, s.Budget)
-	res, err := RLR(ctx, s, r.cfg)
+	res, err := papers.RLR(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -369,7 +372,7 @@ func (r *reproducer) crossover(ctx context.Context) error {
 	s := crossoverSettings(r.quick)
 	reps := s.Reps
 	if reps == 0 {
-		reps = r.cfg.runs()
+		reps = r.cfg.NumRuns()
 	}
 	scale := s.LambdaScale
 	if scale == 0 {
@@ -379,7 +382,7 @@ func (r *reproducer) crossover(ctx context.Context) error {
 	r.say("Gaussian-kernel Potts graphs (potts.New, D = %d, β = %g, γ = %g) at widths %v; power-law lattices (lattice.New, 2-D torus, r^−%g, Potts q = %d, β set so that L = %.5g) at sides %v",
 		s.Gauss.States, s.Gauss.Beta, s.Gauss.Gamma, s.GaussWidths, 2+s.PowerSigma, s.PowerStates, s.PowerL, s.PowerSides)
 	r.say("each point and sampler: %v warm-up, median of %d repetitions of about %v, samplers taking turns, one goroutine (run it on a quiet machine)", s.Warm, reps, s.Target)
-	res, err := Crossover(ctx, s, r.cfg)
+	res, err := studies.Crossover(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -391,12 +394,12 @@ func (r *reproducer) clusters(ctx context.Context) error {
 	s := clustersSettings(r.quick)
 	chains := s.Chains
 	if chains == 0 {
-		chains = r.cfg.runs()
+		chains = r.cfg.NumRuns()
 	}
 	if len(s.Tau) > 0 {
 		r.say("\nCluster samplers against single-site updates: τ of |m| on L×L nearest-neighbour Ising tori at β = %.6g (β_c), sizes %v", s.Beta, s.Sizes)
 		for _, sp := range s.Tau {
-			r.say("  %s: sweeps %v (in all, shared by %d chains)", clustersName(sp.Key), sp.Sweeps, chains)
+			r.say("  %s: sweeps %v (in all, shared by %d chains)", studies.ClustersName(sp.Key), sp.Sweeps, chains)
 		}
 		r.say("each chain: %d Swendsen–Wang sweeps from a random state, then its sampler (burn-in %g of its sweeps), |m| after every sweep; τ = 1 + 2Σρ over Sokal's window W ≥ %g·τ/2, error by Madras–Sokal; z by weighted least squares of log τ on log L",
 			s.Equilibrate, s.Burn, s.WindowC)
@@ -408,12 +411,12 @@ func (r *reproducer) clusters(ctx context.Context) error {
 		}
 		var names []string
 		for _, k := range s.CostSamplers {
-			names = append(names, costName(k))
+			names = append(names, studies.ClustersCostName(k))
 		}
 		r.say("seconds per sweep of %s on 2-D Ising tori of sides %v: %s; %d Swendsen–Wang sweeps first, then the median of up to %d timed sweeps (%v at most), one goroutine",
 			strings.Join(names, ", "), s.CostSides, strings.Join(ks, ", "), s.CostEquilibrate, s.CostReps, s.CostBudget)
 	}
-	res, err := Clusters(ctx, s, r.cfg)
+	res, err := studies.Clusters(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,7 @@ package experiments
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
-	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgibbs/pgibbs/experiments/harness"
+	"github.com/pgibbs/pgibbs/experiments/internal/exptest"
+	"github.com/pgibbs/pgibbs/experiments/papers"
+	"github.com/pgibbs/pgibbs/experiments/studies"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/mh"
 	"github.com/pgibbs/pgibbs/models/potts"
@@ -27,8 +29,8 @@ func tinyExperiments(t *testing.T) {
 	t.Cleanup(func() {
 		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings = p, s, g, t1, r, c, cl, fs, sc
 	})
-	pottsSettings = func(quick bool) PottsSettings {
-		s := PottsPaper(quick)
+	pottsSettings = func(quick bool) papers.PottsSettings {
+		s := papers.PottsPaper(quick)
 		s.Params = potts.Params{Width: 3, States: 3, Beta: 1, Gamma: 1.5}
 		s.Iters = 2000
 		for k := range s.Samplers {
@@ -36,8 +38,8 @@ func tinyExperiments(t *testing.T) {
 		}
 		return s
 	}
-	spinSettings = func(quick bool) SpinSettings {
-		s := SpinPaper(quick)
+	spinSettings = func(quick bool) papers.SpinSettings {
+		s := papers.SpinPaper(quick)
 		s.Params = spin.Params{Width: 3, Beta: 1, Gamma: 1}
 		s.Iters, s.Bins = 2000, 10
 		for k := range s.Samplers {
@@ -46,8 +48,8 @@ func tinyExperiments(t *testing.T) {
 		s.Truth.Iters, s.Truth.Burn = 5000, 10
 		return s
 	}
-	tgmSettings = func(quick bool) TGMSettings {
-		s := TGMPaper(quick)
+	tgmSettings = func(quick bool) papers.TGMSettings {
+		s := papers.TGMPaper(quick)
 		s.Config.N, s.Config.Beta = 500, 0.01
 		s.Iters, s.Burn, s.NX, s.NY, s.DataBins = 50, 5, 8, 12, 50
 		for k := range s.Samplers {
@@ -55,47 +57,82 @@ func tinyExperiments(t *testing.T) {
 		}
 		return s
 	}
-	table1Settings = func(quick bool) Table1Settings {
-		s := Table1Paper(quick)
+	table1Settings = func(quick bool) papers.Table1Settings {
+		s := papers.Table1Paper(quick)
 		s.Config.N = 500
 		for k := range s.Rows {
 			s.Rows[k].Steps = 50
 		}
 		return s
 	}
-	rlrSettings = func(quick bool) RLRSettings {
-		s := RLRPaper(quick)
+	rlrSettings = func(quick bool) papers.RLRSettings {
+		s := papers.RLRPaper(quick)
 		s.N, s.D, s.Budget, s.MaxDraws = 300, 2, 30*time.Millisecond, 100
 		s.Rows = s.Rows[:2]
 		s.Rows[0].Options = mh.Options{Step: 0.05}
 		return s
 	}
-	crossoverSettings = func(bool) CrossoverSettings { return tinyCrossover() }
-	clustersSettings = func(bool) ClustersSettings { return tinyClusters() }
-	fssSettings = func(bool) FSSSettings { return tinyFSS() }
-	scaleSettings = func(bool) ScaleSettings {
-		s := ScalePaper(true)
+	crossoverSettings = tinyCrossover
+	clustersSettings = tinyClusters
+	fssSettings = tinyFSS
+	scaleSettings = func(bool) studies.ScaleSettings {
+		s := studies.ScalePaper(true)
 		s.Widths, s.PGUpdates, s.GibbsUpdates, s.Reps = []int{4, 6}, 2000, 200, 1
 		return s
 	}
 }
 
+// tinyCrossover, tinyClusters and tinyFSS are the studies' settings of
+// their own tests (package studies), which run in a fraction of a second.
+func tinyCrossover(bool) studies.CrossoverSettings {
+	s := studies.CrossoverPaper(true)
+	s.Gauss = potts.Params{Width: 4, States: 3, Beta: 1, Gamma: 0.5}
+	s.GaussWidths = []int{5, 4}
+	s.PowerSides = []int{4, 6, 8}
+	s.PowerStates = 3
+	s.Warm, s.Target, s.Reps = time.Millisecond, 2*time.Millisecond, 3
+	return s
+}
+
+func tinyClusters(bool) studies.ClustersSettings {
+	s := studies.ClustersPaper(true)
+	s.Sizes = []int{4, 8}
+	s.Tau = []studies.ClustersTauSampler{
+		{Key: studies.ClustersGibbs, Sweeps: []int64{600, 600}},
+		{Key: studies.ClustersPGibbs, Sweeps: []int64{0, 600}},
+		{Key: studies.ClustersSW, Sweeps: []int64{600, 600}},
+		{Key: studies.ClustersWolff, Sweeps: []int64{600, 600}},
+	}
+	s.Chains, s.Equilibrate, s.Burn, s.WolffTune = 2, 20, 0.1, 2
+	s.CostSides = []int{6, 8}
+	s.CostEquilibrate, s.CostWarm, s.CostReps, s.CostBudget = 2, time.Millisecond, 2, 10*time.Millisecond
+	return s
+}
+
+func tinyFSS(bool) studies.FSSSettings {
+	s := studies.FSSPaper(true)
+	s.Models[0].Sizes, s.Models[0].Sweeps = []int{6, 8, 12}, []int64{1200, 1200, 1200}
+	s.Models[1].Sizes, s.Models[1].Sweeps = []int{6, 8}, []int64{1200, 1200}
+	s.Chains, s.Burn, s.CurvePoints = 2, 50, 9
+	return s
+}
+
 // lineProgress is a Progress drawn on a terminal: Start and Add draw its
 // line, Done erases it.
 type lineProgress struct {
-	countingProgress
+	exptest.Progress
 	mu    sync.Mutex
 	drawn bool
 	dones int
 }
 
 func (p *lineProgress) Start(label string, total int64) {
-	p.countingProgress.Start(label, total)
+	p.Progress.Start(label, total)
 	p.set(true)
 }
 
 func (p *lineProgress) Add(n int64) {
-	p.countingProgress.Add(n)
+	p.Progress.Add(n)
 	p.set(true)
 }
 
@@ -132,7 +169,7 @@ func (s *screen) Write(b []byte) (int, error) {
 
 // reproduce runs Reproduce with a lineProgress, checks the progress and
 // the reported files, and returns the output and the files.
-func reproduce(t *testing.T, name string, quick bool, dir string, cfg Config) (string, []string) {
+func reproduce(t *testing.T, name string, quick bool, dir string, cfg harness.Config) (string, []string) {
 	t.Helper()
 	p := &lineProgress{}
 	cfg.Progress = p
@@ -145,8 +182,8 @@ func reproduce(t *testing.T, name string, quick bool, dir string, cfg Config) (s
 	if p.drawn || p.dones == 0 {
 		t.Errorf("%s: progress line left drawn (%d calls of Done)", name, p.dones)
 	}
-	if p.total == 0 || p.done.Load() != p.total {
-		t.Errorf("%s: progress %d of %d units", name, p.done.Load(), p.total)
+	if p.Total() == 0 || p.Added() != p.Total() {
+		t.Errorf("%s: progress %d of %d units", name, p.Added(), p.Total())
 	}
 	var reported []string
 	for _, line := range strings.Split(out, "\n") {
@@ -161,7 +198,7 @@ func reproduce(t *testing.T, name string, quick bool, dir string, cfg Config) (s
 		if filepath.Dir(p) != dir {
 			t.Errorf("%s: wrote %s outside %s", name, p, dir)
 		}
-		checkFile(t, p)
+		exptest.CheckFile(t, p)
 	}
 	return out, files
 }
@@ -199,7 +236,7 @@ func dirFiles(t *testing.T, dir string) []string {
 func TestReproduceAll(t *testing.T) {
 	tinyExperiments(t)
 	dir := t.TempDir()
-	out, files := reproduce(t, "all", true, dir, Config{Seed: 1, Runs: 2})
+	out, files := reproduce(t, "all", true, dir, harness.Config{Seed: 1, Runs: 2})
 	if head := "pgibbs reproduce all (quick mode, seed 1, 2 runs a curve) → " + dir + "\n"; !strings.HasPrefix(out, head) {
 		t.Errorf("output starts %q, want %q", out[:min(len(out), 200)], head)
 	}
@@ -229,7 +266,7 @@ func TestReproduceAll(t *testing.T) {
 		}
 	}
 	// The truth is reused by a later run with the same settings.
-	out, files = reproduce(t, "fig1c", true, dir, Config{Seed: 1, Runs: 2, Dir: dir})
+	out, files = reproduce(t, "fig1c", true, dir, harness.Config{Seed: 1, Runs: 2, Dir: dir})
 	if !strings.Contains(out, "read from") {
 		t.Errorf("second fig1c: truth not read from the cache:\n%s", out)
 	}
@@ -241,7 +278,7 @@ func TestReproduceAll(t *testing.T) {
 func TestReproduceOne(t *testing.T) {
 	tinyExperiments(t)
 	dir := t.TempDir()
-	out, files := reproduce(t, "fig1b", false, dir, Config{Seed: 5, Runs: 1})
+	out, files := reproduce(t, "fig1b", false, dir, harness.Config{Seed: 5, Runs: 1})
 	if head := "pgibbs reproduce fig1b (full mode, seed 5, 1 runs a curve) → " + dir + "\n"; !strings.HasPrefix(out, head) {
 		t.Errorf("output starts %q, want %q", out[:min(len(out), 200)], head)
 	}
@@ -263,7 +300,7 @@ func TestReproduceOne(t *testing.T) {
 func TestReproduceFig2(t *testing.T) {
 	tinyExperiments(t)
 	dir := t.TempDir()
-	out, files := reproduce(t, "fig2", true, dir, Config{Seed: 2, Runs: 1})
+	out, files := reproduce(t, "fig2", true, dir, harness.Config{Seed: 2, Runs: 1})
 	want := figFiles(dir, []string{"fig1-potts-summary"}, "fig2a", "fig2b")
 	want = append(want, figFiles(dir, []string{"fig1c-spin-summary"}, "fig2c")...)
 	if !slices.Equal(files, want) {
@@ -277,7 +314,7 @@ func TestReproduceFig2(t *testing.T) {
 func TestReproduceCrossover(t *testing.T) {
 	tinyExperiments(t)
 	dir := t.TempDir()
-	out, files := reproduce(t, "crossover", true, dir, Config{Seed: 1})
+	out, files := reproduce(t, "crossover", true, dir, harness.Config{Seed: 1})
 	for _, s := range []string{"\nCrossover: ns per single-site update", "median of 3 repetitions", "| Δ |"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
@@ -296,7 +333,7 @@ func TestReproduceCrossover(t *testing.T) {
 func TestReproduceFSS(t *testing.T) {
 	tinyExperiments(t)
 	dir := t.TempDir()
-	out, files := reproduce(t, "fss", true, dir, Config{Seed: 1})
+	out, files := reproduce(t, "fss", true, dir, harness.Config{Seed: 1})
 	for _, s := range []string{"\nFinite-size scaling of 2-D Ising models", "nn (nn): sides [6 8 12]", "shared by 2 chains",
 		"| model | L | stage β₀ (window) |", "| model | L₁ × L₂ |", "γ/ν"} {
 		if !strings.Contains(out, s) {
@@ -312,12 +349,12 @@ func TestReproduceFSS(t *testing.T) {
 }
 
 // TestReproduceScale runs the scale study with tiny settings through
-// Reproduce, and checks its figures against the graphs themselves and a
-// width over the memory budget skipped.
+// Reproduce: its notes, its table and its files. (TestScale in package
+// studies checks the figures against the graphs themselves.)
 func TestReproduceScale(t *testing.T) {
 	tinyExperiments(t)
 	dir := t.TempDir()
-	out, files := reproduce(t, "scale", true, dir, Config{Seed: 1})
+	out, files := reproduce(t, "scale", true, dir, harness.Config{Seed: 1})
 	for _, s := range []string{"\nScale: the Gaussian-kernel Potts model", "| width | pair factors |", "| 6 | 630 |"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
@@ -326,24 +363,22 @@ func TestReproduceScale(t *testing.T) {
 	if len(files) != 3 || files[0] != filepath.Join(dir, "scale.csv") {
 		t.Errorf("wrote %v", files)
 	}
-	s := ScalePaper(true)
-	s.Widths, s.PGUpdates, s.GibbsUpdates, s.Reps, s.MaxBytes = []int{5, 60}, 1000, 100, 1, 1e6
-	res, err := Scale(context.Background(), s, Config{})
-	if err != nil {
-		t.Fatal(err)
+}
+
+func TestReproduceClusters(t *testing.T) {
+	tinyExperiments(t)
+	dir := t.TempDir()
+	out, files := reproduce(t, "clusters", true, dir, harness.Config{Seed: 1})
+	for _, s := range []string{"\nCluster samplers against single-site updates", "| sampler | L |", "| kernel | β |", "τ study"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
 	}
-	if len(res.Points) != 1 || !slices.Equal(res.Skipped, []int{60}) {
-		t.Fatalf("points %+v, skipped %v: want width 5 measured, 60 skipped", res.Points, res.Skipped)
+	if len(files) != 6 || files[0] != filepath.Join(dir, "clusters-tau.csv") {
+		t.Errorf("wrote %v", files)
 	}
-	p5 := potts.Paper()
-	p5.Width = 5
-	g, err := potts.New(p5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pt := res.Points[0]
-	if pt.Pairs != g.NumFactors() || pt.GraphBytes != float64(g.Bytes()) || !(pt.HeapBytes >= pt.GraphBytes) || !(pt.PGNs > 0) || !(pt.GibbsNs > 0) {
-		t.Errorf("width 5: %+v; the graph has %d pairs and %d bytes", pt, g.NumFactors(), g.Bytes())
+	if got := dirFiles(t, dir); len(got) != len(files) {
+		t.Errorf("directory holds %v, reported %v", got, files)
 	}
 }
 
@@ -356,7 +391,7 @@ func TestReproduceErrors(t *testing.T) {
 		{"", dir},
 		{"fig1a", filepath.Join(dir, "missing")},
 	} {
-		files, err := Reproduce(context.Background(), tc.name, true, tc.dir, Config{}, &out)
+		files, err := Reproduce(context.Background(), tc.name, true, tc.dir, harness.Config{}, &out)
 		if err == nil || files != nil {
 			t.Errorf("%q into %s: files %v, error %v", tc.name, tc.dir, files, err)
 		}
@@ -365,7 +400,7 @@ func TestReproduceErrors(t *testing.T) {
 	if err := os.WriteFile(f, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Reproduce(context.Background(), "fig1a", true, f, Config{}, &out); err == nil {
+	if _, err := Reproduce(context.Background(), "fig1a", true, f, harness.Config{}, &out); err == nil {
 		t.Error("a file as the directory: no error")
 	}
 	if out.Len() != 0 {
@@ -374,9 +409,9 @@ func TestReproduceErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p := &lineProgress{}
-	files, err := Reproduce(ctx, "fig3", true, dir, Config{Progress: p}, nil)
-	if !errors.Is(err, context.Canceled) || len(files) != 0 || p.drawn || len(p.phases) == 0 {
-		t.Errorf("canceled: files %v, error %v, progress phases %v, line left drawn: %v", files, err, p.phases, p.drawn)
+	files, err := Reproduce(ctx, "fig3", true, dir, harness.Config{Progress: p}, nil)
+	if !errors.Is(err, context.Canceled) || len(files) != 0 || p.drawn || len(p.Phases()) == 0 {
+		t.Errorf("canceled: files %v, error %v, progress phases %v, line left drawn: %v", files, err, p.Phases(), p.drawn)
 	}
 }
 
@@ -401,63 +436,4 @@ func TestFigures(t *testing.T) {
 	if n := len(r.steps("all")); n != len(names)-6 {
 		t.Errorf("all runs %d steps, want %d", n, len(names)-6)
 	}
-}
-
-// checkFile checks that a CSV has a header and rows, a PNG decodes and is
-// small, an SVG is one.
-func checkFile(t *testing.T, p string) {
-	t.Helper()
-	f, err := os.Open(p)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer f.Close()
-	switch filepath.Ext(p) {
-	case ".csv":
-		recs, err := csv.NewReader(f).ReadAll()
-		if err != nil || len(recs) < 2 {
-			t.Errorf("%s: %d records, %v", p, len(recs), err)
-		}
-	case ".png":
-		if _, err := png.Decode(f); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-		if st, _ := f.Stat(); st.Size() > 200<<10 {
-			t.Errorf("%s: %d bytes", p, st.Size())
-		}
-	case ".svg":
-		b, _ := os.ReadFile(p)
-		if !strings.Contains(string(b), "<svg") {
-			t.Errorf("%s is not an SVG", p)
-		}
-	default:
-		t.Errorf("unexpected file %s", p)
-	}
-}
-
-// TestUAIScores: the UAI study scores a model it answers exactly at 100,
-// runs the sampled path within its budget, and writes its table.
-func TestUAIScores(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "data", "uai")
-	if _, err := os.Stat(filepath.Join(dir, "Grids_12.uai")); err != nil {
-		t.Skip("the shared UAI models are not here")
-	}
-	res, err := UAIScores(context.Background(), UAISettings{Dir: dir, Models: []string{"Grids_12", "Promedus_13"}, Seconds: 1, Seed: 1}, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, row := range res.Rows {
-		if row.Method != "exact" || row.Score < 99.99 || row.Seconds > 1.5 {
-			t.Errorf("%+v, want an exact answer scoring 100 within the second", row)
-		}
-	}
-	if md := res.Markdown(); !strings.Contains(md, "| Grids_12 | ") || !strings.Contains(md, "ibia-mar") {
-		t.Errorf("table:\n%s", md)
-	}
-	p, err := res.WriteCSV(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkFile(t, p)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/experiments"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 )
 
 func init() {
@@ -97,7 +98,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	bar := progress.New(e.stderr, *quiet)
-	cfg := experiments.Config{Seed: *seed, Runs: *runs, Workers: *workers, Progress: bar, Dir: *out}
+	cfg := harness.Config{Seed: *seed, Runs: *runs, Workers: *workers, Progress: bar, Dir: *out}
 	start := time.Now()
 	written, err := reproduce(ctx, name, *quick, *out, cfg, e.stdout)
 	bar.Done()

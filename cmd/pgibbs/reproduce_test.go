@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/experiments"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 )
 
 // reproduceCall is what the CLI passed to experiments.Reproduce.
@@ -20,7 +21,7 @@ type reproduceCall struct {
 	name  string
 	quick bool
 	dir   string
-	cfg   experiments.Config
+	cfg   harness.Config
 }
 
 // fakeReproduce replaces experiments.Reproduce for the duration of a test
@@ -31,7 +32,7 @@ func fakeReproduce(t *testing.T, err error) *[]reproduceCall {
 	saved := reproduce
 	t.Cleanup(func() { reproduce = saved })
 	var calls []reproduceCall
-	reproduce = func(ctx context.Context, name string, quick bool, dir string, cfg experiments.Config, w io.Writer) ([]string, error) {
+	reproduce = func(ctx context.Context, name string, quick bool, dir string, cfg harness.Config, w io.Writer) ([]string, error) {
 		calls = append(calls, reproduceCall{name, quick, dir, cfg})
 		if _, statErr := os.Stat(dir); statErr != nil {
 			t.Errorf("output directory not created: %v", statErr)
@@ -56,9 +57,9 @@ func TestReproduceFlags(t *testing.T) {
 		want reproduceCall
 	}{
 		{[]string{"reproduce", "fig1b", "-out", dir, "-runs", "1", "-seed", "5"},
-			reproduceCall{"fig1b", false, dir, experiments.Config{Seed: 5, Runs: 1, Dir: dir}}},
+			reproduceCall{"fig1b", false, dir, harness.Config{Seed: 5, Runs: 1, Dir: dir}}},
 		{[]string{"reproduce", "-quick", "-out", dir, "-runs", "2", "-workers", "7", "-quiet", "all"},
-			reproduceCall{"all", true, dir, experiments.Config{Seed: 1, Runs: 2, Workers: 7, Dir: dir}}},
+			reproduceCall{"all", true, dir, harness.Config{Seed: 1, Runs: 2, Workers: 7, Dir: dir}}},
 	} {
 		*calls = nil
 		code, out, stderr := runCLI(t, tc.args...)

@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pgibbs/pgibbs/experiments/harness"
+	"github.com/pgibbs/pgibbs/experiments/internal/exptest"
 )
 
 // tinyClusters is a configuration of the cluster study that runs in a
@@ -35,13 +38,13 @@ func tinyClusters() ClustersSettings {
 // result, that the chains are a function of the seed, and its files.
 func TestClusters(t *testing.T) {
 	s := tinyClusters()
-	prog := &countingProgress{}
-	res, err := Clusters(context.Background(), s, Config{Seed: 3, Progress: prog})
+	prog := &exptest.Progress{}
+	res, err := Clusters(context.Background(), s, harness.Config{Seed: 3, Progress: prog})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prog.done.Load() != prog.total {
-		t.Errorf("progress: %d of %d units", prog.done.Load(), prog.total)
+	if prog.Added() != prog.Total() {
+		t.Errorf("progress: %d of %d units", prog.Added(), prog.Total())
 	}
 	if res.Chains != 2 || len(res.Tau) != 7 || len(res.Fits) != 4 {
 		t.Fatalf("%d chains, %d τ points, %d fits", res.Chains, len(res.Tau), len(res.Fits))
@@ -84,11 +87,11 @@ func TestClusters(t *testing.T) {
 	}
 
 	// Same seed, same τ; another seed, other chains.
-	again, err := Clusters(context.Background(), s, Config{Seed: 3, Workers: 1})
+	again, err := Clusters(context.Background(), s, harness.Config{Seed: 3, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := Clusters(context.Background(), s, Config{Seed: 4})
+	other, err := Clusters(context.Background(), s, harness.Config{Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +128,7 @@ func TestClusters(t *testing.T) {
 		t.Fatalf("wrote %v, want %v", paths, want)
 	}
 	for _, p := range paths {
-		checkFile(t, p)
+		exptest.CheckFile(t, p)
 	}
 	for name, n := range map[string]int{"clusters-tau.csv": 1 + 7, "clusters-cost.csv": 1 + 12} {
 		f, err := os.Open(filepath.Join(dir, name))
@@ -285,7 +288,7 @@ func TestClustersValidation(t *testing.T) {
 	} {
 		s := tinyClusters()
 		mod(&s)
-		if _, err := Clusters(context.Background(), s, Config{}); err == nil {
+		if _, err := Clusters(context.Background(), s, harness.Config{}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -302,24 +305,7 @@ func TestClustersValidation(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Clusters(ctx, tinyClusters(), Config{}); !errors.Is(err, context.Canceled) {
+	if _, err := Clusters(ctx, tinyClusters(), harness.Config{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
-	}
-}
-
-func TestReproduceClusters(t *testing.T) {
-	tinyExperiments(t)
-	dir := t.TempDir()
-	out, files := reproduce(t, "clusters", true, dir, Config{Seed: 1})
-	for _, s := range []string{"\nCluster samplers against single-site updates", "| sampler | L |", "| kernel | β |", "τ study"} {
-		if !strings.Contains(out, s) {
-			t.Errorf("output lacks %q:\n%s", s, out)
-		}
-	}
-	if len(files) != 6 || files[0] != filepath.Join(dir, "clusters-tau.csv") {
-		t.Errorf("wrote %v", files)
-	}
-	if got := dirFiles(t, dir); len(got) != len(files) {
-		t.Errorf("directory holds %v, reported %v", got, files)
 	}
 }

@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
@@ -54,17 +55,17 @@ func (r *FSSResult) WorstCheck() (worst float64, where string, n int) {
 // targets.
 func (r *FSSResult) Markdown() string {
 	var parts []string
-	for _, t := range []table{r.pointTable(), r.crossingTable(), r.shiftTable(), r.fitTable(), r.targetTable()} {
-		if len(t.rows) > 0 {
-			parts = append(parts, t.markdown())
+	for _, t := range []harness.Table{r.pointTable(), r.crossingTable(), r.shiftTable(), r.fitTable(), r.targetTable()} {
+		if len(t.Rows) > 0 {
+			parts = append(parts, t.Markdown())
 		}
 	}
 	return strings.Join(parts, "\n")
 }
 
 // pointTable returns one row per model and size.
-func (r *FSSResult) pointTable() table {
-	t := table{header: []string{"model", "L", "stage β₀ (window)", "chains × sweeps", "U(β₁)", "ξ₂/L (β₁)", "τ(χ) (β₁)",
+func (r *FSSResult) pointTable() harness.Table {
+	t := harness.Table{Header: []string{"model", "L", "stage β₀ (window)", "chains × sweeps", "U(β₁)", "ξ₂/L (β₁)", "τ(χ) (β₁)",
 		"χ peak β", "χ peak height", "reweighted vs direct (worst of 9)"}}
 	for _, p := range r.Points {
 		var stages []string
@@ -80,11 +81,11 @@ func (r *FSSResult) pointTable() table {
 		for _, c := range p.Checks {
 			checks = append(checks, fmt.Sprintf("%.2fσ (%s)", c.Worst, c.WorstName))
 		}
-		t.rows = append(t.rows, []string{p.Model, strconv.Itoa(p.Size), strings.Join(stages, "; "),
+		t.Rows = append(t.Rows, []string{p.Model, strconv.Itoa(p.Size), strings.Join(stages, "; "),
 			fmt.Sprintf("%d × %d", first.Chains, first.Sweeps),
 			pm(first.Direct.Binder.Mean, first.Direct.Binder.Err, 4),
 			pm(first.Direct.Xi.Mean/float64(p.Size), first.Direct.Xi.Err/float64(p.Size), 4),
-			fmtG(first.Direct.Chi.Tau, 3),
+			harness.FmtG(first.Direct.Chi.Tau, 3),
 			peak, pm(p.Peak.Height.Mean, p.Peak.Height.Err, 5), strings.Join(checks, "; ")})
 	}
 	return t
@@ -92,25 +93,25 @@ func (r *FSSResult) pointTable() table {
 
 // crossingTable returns the Binder crossing of each pair of consecutive
 // sizes, against β_c or the literature's estimate.
-func (r *FSSResult) crossingTable() table {
-	t := table{header: []string{"model", "L₁ × L₂", "β× (crossing)", "U×", "against β_c", "stages"}}
+func (r *FSSResult) crossingTable() harness.Table {
+	t := harness.Table{Header: []string{"model", "L₁ × L₂", "β× (crossing)", "U×", "against β_c", "stages"}}
 	for _, c := range r.Crossings {
 		m := r.model(c.Model)
 		if !c.Found {
-			t.rows = append(t.rows, []string{c.Model, fmt.Sprintf("%d × %d", c.L1, c.L2), "none: " + c.Note, "–", "–", "–"})
+			t.Rows = append(t.Rows, []string{c.Model, fmt.Sprintf("%d × %d", c.L1, c.L2), "none: " + c.Note, "–", "–", "–"})
 			continue
 		}
 		b := c.Crossing.Beta
 		vs := versus(m, b.Mean, b.Err)
-		t.rows = append(t.rows, []string{c.Model, fmt.Sprintf("%d × %d", c.L1, c.L2), pm(b.Mean, b.Err, 6),
+		t.Rows = append(t.Rows, []string{c.Model, fmt.Sprintf("%d × %d", c.L1, c.L2), pm(b.Mean, b.Err, 6),
 			pm(c.Crossing.U.Mean, c.Crossing.U.Err, 4), vs, fmt.Sprintf("%d, %d", c.Stage1, c.Stage2)})
 	}
 	return t
 }
 
 // shiftTable returns β_c extrapolated from the χ peak positions.
-func (r *FSSResult) shiftTable() table {
-	t := table{header: []string{"model", "sizes fitted", "β_c from β_peak(L) = β_c + a/L", "against β_c", "a", "χ²"}}
+func (r *FSSResult) shiftTable() harness.Table {
+	t := harness.Table{Header: []string{"model", "sizes fitted", "β_c from β_peak(L) = β_c + a/L", "against β_c", "a", "χ²"}}
 	for _, f := range r.Shifts {
 		m := r.model(f.Model)
 		var sizes []int
@@ -119,7 +120,7 @@ func (r *FSSResult) shiftTable() table {
 				sizes = append(sizes, p.Size)
 			}
 		}
-		t.rows = append(t.rows, []string{f.Model, fmt.Sprint(sizes), pm(f.BetaC, f.Err, 6), versus(m, f.BetaC, f.Err), fmtG(f.Slope, 3), fmtG(f.Chi2, 3)})
+		t.Rows = append(t.Rows, []string{f.Model, fmt.Sprint(sizes), pm(f.BetaC, f.Err, 6), versus(m, f.BetaC, f.Err), harness.FmtG(f.Slope, 3), harness.FmtG(f.Chi2, 3)})
 	}
 	return t
 }
@@ -139,8 +140,8 @@ func versus(m FSSModel, v, err float64) string {
 }
 
 // fitTable returns the fitted γ/ν of each model.
-func (r *FSSResult) fitTable() table {
-	t := table{header: []string{"model", "sizes fitted", "γ/ν", "expected", "A (χ_max ≈ A·L^(γ/ν))", "χ²"}}
+func (r *FSSResult) fitTable() harness.Table {
+	t := harness.Table{Header: []string{"model", "sizes fitted", "γ/ν", "expected", "A (χ_max ≈ A·L^(γ/ν))", "χ²"}}
 	for _, f := range r.Fits {
 		m := r.model(f.Model)
 		var sizes []int
@@ -153,7 +154,7 @@ func (r *FSSResult) fitTable() table {
 		if !math.IsNaN(m.GammaNu) {
 			exp = fmt.Sprintf("%g (%s)", m.GammaNu, m.GammaNuNote)
 		}
-		t.rows = append(t.rows, []string{f.Model, fmt.Sprint(sizes), pm(f.GammaNu, f.Err, 4), exp, fmtG(f.A, 4), fmtG(f.Chi2, 3)})
+		t.Rows = append(t.Rows, []string{f.Model, fmt.Sprint(sizes), pm(f.GammaNu, f.Err, 4), exp, harness.FmtG(f.A, 4), harness.FmtG(f.Chi2, 3)})
 	}
 	return t
 }
@@ -161,15 +162,15 @@ func (r *FSSResult) fitTable() table {
 // targetTable returns issue 25's targets: γ/ν and the Binder crossings of
 // the nearest-neighbour model, and the agreement of reweighted and direct
 // observables.
-func (r *FSSResult) targetTable() table {
-	t := table{header: []string{"quantity", "measured", "target"}}
+func (r *FSSResult) targetTable() harness.Table {
+	t := harness.Table{Header: []string{"quantity", "measured", "target"}}
 	for _, f := range r.Fits {
 		m := r.model(f.Model)
 		if m.Key != "nn" || f.MinSize != m.Sizes[0] || math.IsNaN(f.GammaNu) {
 			continue
 		}
 		d := math.Abs(f.GammaNu - IsingGammaNu)
-		t.rows = append(t.rows, []string{fmt.Sprintf("γ/ν, nearest neighbour, L = %d–%d", f.MinSize, m.Sizes[len(m.Sizes)-1]),
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("γ/ν, nearest neighbour, L = %d–%d", f.MinSize, m.Sizes[len(m.Sizes)-1]),
 			pm(f.GammaNu, f.Err, 4), targetNote(d <= fssTargetGammaNu, true, fmt.Sprintf("within %g of 7/4", fssTargetGammaNu))})
 	}
 	worst, n := 0.0, 0
@@ -189,11 +190,11 @@ func (r *FSSResult) targetTable() table {
 		}
 	}
 	if n > 0 {
-		t.rows = append(t.rows, []string{fmt.Sprintf("Binder crossings, nearest neighbour: the farthest from β_c of %d (%s)", n, where),
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("Binder crossings, nearest neighbour: the farthest from β_c of %d (%s)", n, where),
 			fmt.Sprintf("%.3f%%", 100*worst), targetNote(worst <= fssTargetCrossing, true, fmt.Sprintf("within %g%% of β_c", 100*fssTargetCrossing))})
 	}
 	if z, where, k := r.WorstCheck(); k > 0 {
-		t.rows = append(t.rows, []string{fmt.Sprintf("reweighted against direct runs: the worst of %d comparisons (%s)", k, where),
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("reweighted against direct runs: the worst of %d comparisons (%s)", k, where),
 			fmt.Sprintf("%.2fσ", z), targetNote(z <= fssTargetZ, true, fmt.Sprintf("agree within errors (≤ %dσ for the worst)", fssTargetZ))})
 	}
 	return t
@@ -245,7 +246,7 @@ func (r *FSSResult) WriteFigure(dir string) ([]string, error) {
 		{"fss-curves.csv", append([]string{"model", "size", "beta", "ess"}, observableHeader("")...), r.curveRows},
 	} {
 		path := filepath.Join(dir, t.name)
-		if err := writeCSV(path, t.header, t.rows()); err != nil {
+		if err := harness.WriteCSV(path, t.header, t.rows()); err != nil {
 			return out, err
 		}
 		out = append(out, path)
@@ -254,7 +255,7 @@ func (r *FSSResult) WriteFigure(dir string) ([]string, error) {
 	if err != nil {
 		return out, err
 	}
-	paths, err := savePlot(p, dir, "fss-chi")
+	paths, err := harness.SavePlot(p, dir, "fss-chi")
 	if out = append(out, paths...); err != nil {
 		return out, err
 	}
@@ -283,16 +284,16 @@ func (r *FSSResult) runRows() [][]string {
 	var rows [][]string
 	for _, p := range r.Points {
 		for k, run := range p.Runs {
-			row := []string{p.Model, strconv.Itoa(p.Size), strconv.Itoa(p.Sites), strconv.Itoa(run.Stage), ftoa(run.Beta0),
-				strconv.Itoa(run.Chains), strconv.FormatInt(run.Sweeps, 10), ftoa(run.Lo), ftoa(run.Hi),
+			row := []string{p.Model, strconv.Itoa(p.Size), strconv.Itoa(p.Sites), strconv.Itoa(run.Stage), harness.Ftoa(run.Beta0),
+				strconv.Itoa(run.Chains), strconv.FormatInt(run.Sweeps, 10), harness.Ftoa(run.Lo), harness.Ftoa(run.Hi),
 				strconv.Itoa(run.Direct.Block), strconv.Itoa(run.Direct.Blocks)}
 			row = append(row, observableCells(run.Direct)...)
 			z, name := "", ""
 			if k > 0 && k-1 < len(p.Checks) {
-				z, name = ftoa(p.Checks[k-1].Worst), p.Checks[k-1].WorstName
+				z, name = harness.Ftoa(p.Checks[k-1].Worst), p.Checks[k-1].WorstName
 			}
 			row = append(row, csvNum(run.Direct.Chi.Tau), csvNum(run.Peak.Beta.Mean), csvNum(run.Peak.Beta.Err),
-				csvNum(run.Peak.Height.Mean), csvNum(run.Peak.Height.Err), strconv.FormatBool(run.Peak.Edge), z, name, ftoa(run.Seconds))
+				csvNum(run.Peak.Height.Mean), csvNum(run.Peak.Height.Err), strconv.FormatBool(run.Peak.Edge), z, name, harness.Ftoa(run.Seconds))
 			rows = append(rows, row)
 		}
 	}
@@ -338,7 +339,7 @@ func (r *FSSResult) curveRows() [][]string {
 	var rows [][]string
 	for _, p := range r.Points {
 		for _, o := range p.Curve {
-			row := []string{p.Model, strconv.Itoa(p.Size), ftoa(o.Beta), ftoa(o.ESS)}
+			row := []string{p.Model, strconv.Itoa(p.Size), harness.Ftoa(o.Beta), harness.Ftoa(o.ESS)}
 			rows = append(rows, append(row, observableCells(o.Observables)...))
 		}
 	}
@@ -348,7 +349,7 @@ func (r *FSSResult) curveRows() [][]string {
 // chiPlot draws the χ peak heights against L on log–log axes, a model a
 // colour, with the fitted power laws (over every size).
 func (r *FSSResult) chiPlot() (*plot.Plot, error) {
-	p := logLogPlot("Peak of the connected susceptibility, 2-D Ising (Swendsen–Wang, reweighted)", "L (L×L torus)", "χ_max")
+	p := harness.LogLogPlot("Peak of the connected susceptibility, 2-D Ising (Swendsen–Wang, reweighted)", "L (L×L torus)", "χ_max")
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	var ticks []plot.Tick
 	for _, m := range r.Settings.Models {
@@ -371,17 +372,17 @@ func (r *FSSResult) chiPlot() (*plot.Plot, error) {
 		if len(pts.XYs) == 0 {
 			continue
 		}
-		st := lineStyles[(k+1)%len(lineStyles)]
+		st := harness.LineStyles[(k+1)%len(harness.LineStyles)]
 		sc, err := plotter.NewScatter(pts.XYs)
 		if err != nil {
 			return nil, fmt.Errorf("bench: fss plot: %w", err)
 		}
-		sc.Color, sc.Shape, sc.Radius = st.c, clustersGlyphs[k%len(clustersGlyphs)], vg.Points(2.5)
+		sc.Color, sc.Shape, sc.Radius = st.Color, clustersGlyphs[k%len(clustersGlyphs)], vg.Points(2.5)
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
 			return nil, fmt.Errorf("bench: fss plot: %w", err)
 		}
-		eb.Color = st.c
+		eb.Color = st.Color
 		p.Add(sc, eb)
 		label := cmp.Or(m.Label, m.Key)
 		for _, f := range r.Fits {
@@ -393,7 +394,7 @@ func (r *FSSResult) chiPlot() (*plot.Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("bench: fss plot: %w", err)
 			}
-			line.Color, line.Dashes, line.Width = st.c, st.dash, vg.Points(1.2)
+			line.Color, line.Dashes, line.Width = st.Color, st.Dashes, vg.Points(1.2)
 			p.Add(line)
 			label += fmt.Sprintf(": γ/ν = %.3f ± %.3f", f.GammaNu, f.Err)
 			if !math.IsNaN(m.GammaNu) {
@@ -452,8 +453,8 @@ func (r *FSSResult) binderPlot(m FSSModel) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bench: fss plot: %w", err)
 		}
-		st := lineStyles[k%len(lineStyles)]
-		l.Color, l.Dashes, l.Width = st.c, st.dash, vg.Points(1.2)
+		st := harness.LineStyles[k%len(harness.LineStyles)]
+		l.Color, l.Dashes, l.Width = st.Color, st.Dashes, vg.Points(1.2)
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("L = %d", pt.Size), l)
 	}
@@ -466,7 +467,7 @@ func (r *FSSResult) binderPlot(m FSSModel) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bench: fss plot: %w", err)
 		}
-		v.Color, v.Dashes = lineStyles[5].c, []vg.Length{vg.Points(2), vg.Points(2)}
+		v.Color, v.Dashes = harness.LineStyles[5].Color, []vg.Length{vg.Points(2), vg.Points(2)}
 		p.Add(v)
 		p.Legend.Add(fmt.Sprintf("%s = %.5g", refLabel, ref), v)
 	}
@@ -480,5 +481,5 @@ func savePanels(plots []*plot.Plot, dir, name string) ([]string, error) {
 	if len(plots) == 0 {
 		return nil, fmt.Errorf("bench: no panels for %s", name)
 	}
-	return saveRow(plots, dir, name, plotWidth*vg.Length(len(plots))*0.8, plotHeight, vg.Points(8), vg.Points(4))
+	return harness.SaveRow(plots, dir, name, harness.PlotWidth*vg.Length(len(plots))*0.8, harness.PlotHeight, vg.Points(8), vg.Points(4))
 }

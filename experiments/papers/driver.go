@@ -1,78 +1,16 @@
-package experiments
+package papers
 
 import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"runtime"
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 )
-
-// Config holds what every driver shares: the seed, the number of
-// independent runs averaged, the parallelism, where to report progress and
-// where to cache ground truths.
-type Config struct {
-	// Seed is the base seed; run r of curve c draws from
-	// chain.Source(Seed, c·Runs + r), so every number a driver reports
-	// against iterations is a function of Seed alone.
-	Seed uint64
-	// Runs is the number of independent runs averaged per curve (the papers
-	// average 3). Zero means 3.
-	Runs int
-	// Workers bounds the runs in flight at once. Zero means GOMAXPROCS.
-	// Wall times are measured per run, so with more workers than idle cores
-	// they grow.
-	Workers int
-	// Progress, if not nil, receives the driver's progress.
-	Progress Progress
-	// Dir, if not empty, is a directory where a driver may cache an
-	// expensive ground truth (Fig. 1c's long exact run) and reuse it when a
-	// later call asks for the same settings.
-	Dir string
-}
-
-func (c Config) runs() int {
-	if c.Runs <= 0 {
-		return 3
-	}
-	return c.Runs
-}
-
-func (c Config) workers() int {
-	if c.Workers <= 0 {
-		return runtime.GOMAXPROCS(0)
-	}
-	return c.Workers
-}
-
-// Progress receives a driver's progress: Start announces a phase of total
-// units of work (variable updates, MH steps), Add reports n more units done.
-// Add is called from several goroutines at once; implementations must be
-// safe for concurrent use. A Progress drawn on a terminal may also have a
-// Done() method that erases its line: [Reproduce] calls it before it
-// prints.
-type Progress interface {
-	Start(label string, total int64)
-	Add(n int64)
-}
-
-// noProgress is the Progress of a nil Config.Progress.
-type noProgress struct{}
-
-func (noProgress) Start(string, int64) {}
-func (noProgress) Add(int64)           {}
-
-func (c Config) progress() Progress {
-	if c.Progress == nil {
-		return noProgress{}
-	}
-	return c.Progress
-}
 
 // Sampler names one curve of a figure: a sampler of package gibbs with its
 // options.
@@ -173,7 +111,7 @@ func (t *timedChain) advance(ctx context.Context, to int64, budget time.Duration
 // larger of that count and the budget's elapsed fraction of total. finish
 // adds what remains, so that the run counts as done however it ended.
 type runProgress struct {
-	prog     Progress
+	prog     harness.Progress
 	total    int64
 	budget   time.Duration // 0: none
 	reported int64
@@ -198,7 +136,7 @@ func (p *runProgress) finish() {
 
 // advanceBy advances c by n steps in chunks of at most chunk steps, adding
 // the steps of each chunk to prog.
-func advanceBy(ctx context.Context, c *chain.Chain, n, chunk int64, prog Progress) error {
+func advanceBy(ctx context.Context, c *chain.Chain, n, chunk int64, prog harness.Progress) error {
 	to := c.Done() + n
 	for c.Done() < to {
 		from := c.Done()
@@ -236,10 +174,10 @@ type runTrace struct {
 
 // run performs r, reporting progress in updates: the chain runs from
 // checkpoint to checkpoint, and the metric is read at each one.
-func (r *metricRun) run(ctx context.Context, seed uint64, prog Progress) (*runTrace, error) {
+func (r *metricRun) run(ctx context.Context, seed uint64, prog harness.Progress) (*runTrace, error) {
 	opts := r.spec.Options
 	opts.Init = r.init
-	s, err := gibbs.New(r.spec.Name, r.model, randStream(seed, r.src), &opts)
+	s, err := gibbs.New(r.spec.Name, r.model, harness.RandStream(seed, r.src), &opts)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", r.spec.Key, err)
 	}
@@ -274,8 +212,8 @@ func (r *metricRun) run(ctx context.Context, seed uint64, prog Progress) (*runTr
 }
 
 // runCurves runs every spec Runs times and averages the traces into curves.
-func runCurves(ctx context.Context, cfg Config, label string, mk func(curve int, spec Sampler) *metricRun, specs []Sampler) ([]Curve, error) {
-	runs := cfg.runs()
+func runCurves(ctx context.Context, cfg harness.Config, label string, mk func(curve int, spec Sampler) *metricRun, specs []Sampler) ([]Curve, error) {
+	runs := cfg.NumRuns()
 	jobs := make([]*metricRun, 0, len(specs)*runs)
 	var total int64
 	for c, sp := range specs {
@@ -286,12 +224,12 @@ func runCurves(ctx context.Context, cfg Config, label string, mk func(curve int,
 			total += j.iters
 		}
 	}
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	prog.Start(label, total)
 	traces := make([]*runTrace, len(jobs))
 	// Longest jobs first would balance better, but the order does not
 	// change any result: each job owns its RNG stream.
-	err := chain.Parallel(ctx, len(jobs), cfg.workers(), func(ctx context.Context, i int) error {
+	err := chain.Parallel(ctx, len(jobs), cfg.NumWorkers(), func(ctx context.Context, i int) error {
 		t, err := jobs[i].run(ctx, cfg.Seed, prog)
 		traces[i] = t
 		return err
@@ -327,9 +265,4 @@ func average(sp Sampler, ts []*runTrace) Curve {
 		cv.Value = append(cv.Value, v/float64(len(ts)))
 	}
 	return cv
-}
-
-// randStream returns the RNG of stream src of seed (chain.Source).
-func randStream(seed, src uint64) *rand.Rand {
-	return rand.New(chain.Source(seed, int(src)))
 }

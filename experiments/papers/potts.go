@@ -1,4 +1,4 @@
-package experiments
+package papers
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/models/potts"
@@ -158,7 +159,7 @@ func itersOf(sp Sampler, def int64) int64 {
 // diag.MarginalL2 to the uniform marginals 1/D at checkpoints. It is
 // deterministic in the errors for a given cfg.Seed; the seconds are wall
 // time.
-func Potts(ctx context.Context, s PottsSettings, cfg Config) (*PottsResult, error) {
+func Potts(ctx context.Context, s PottsSettings, cfg harness.Config) (*PottsResult, error) {
 	if err := s.Params.Validate(); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}

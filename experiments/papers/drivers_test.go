@@ -1,4 +1,4 @@
-package experiments
+package papers
 
 import (
 	"context"
@@ -11,40 +11,17 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/pgibbs/pgibbs/experiments/harness"
+	"github.com/pgibbs/pgibbs/experiments/internal/exptest"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/mh"
 	"github.com/pgibbs/pgibbs/models/potts"
 	"github.com/pgibbs/pgibbs/models/spin"
 	"github.com/pgibbs/pgibbs/models/tgm"
 )
-
-// countingProgress checks the Progress contract: every unit announced by
-// Start is added, no more.
-type countingProgress struct {
-	mu     sync.Mutex
-	total  int64
-	phases []string
-	done   atomic.Int64
-}
-
-func (p *countingProgress) Start(label string, total int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.total += total
-	p.phases = append(p.phases, label)
-}
-
-func (p *countingProgress) Add(n int64) {
-	if n < 0 {
-		panic("negative progress")
-	}
-	p.done.Add(n)
-}
 
 func TestLogCheckpoints(t *testing.T) {
 	for _, tc := range []struct {
@@ -100,14 +77,14 @@ func tinyPotts() PottsSettings {
 // uniform; runs are reproducible; progress adds up.
 func TestPotts(t *testing.T) {
 	s := tinyPotts()
-	prog := &countingProgress{}
-	cfg := Config{Seed: 7, Runs: 2, Workers: 2, Progress: prog}
+	prog := &exptest.Progress{}
+	cfg := harness.Config{Seed: 7, Runs: 2, Workers: 2, Progress: prog}
 	r, err := Potts(context.Background(), s, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prog.done.Load() != prog.total || prog.total != 2*(30_000+30_000+3000) {
-		t.Errorf("progress: %d of %d added, want %d", prog.done.Load(), prog.total, 2*63_000)
+	if prog.Added() != prog.Total() || prog.Total() != 2*(30_000+30_000+3000) {
+		t.Errorf("progress: %d of %d added, want %d", prog.Added(), prog.Total(), 2*63_000)
 	}
 	if len(r.Curves) != 3 {
 		t.Fatalf("%d curves", len(r.Curves))
@@ -127,7 +104,7 @@ func TestPotts(t *testing.T) {
 			t.Errorf("%s: error %v after %v updates, want < 0.06", c.Key, last, c.Iters[len(c.Iters)-1])
 		}
 	}
-	again, err := Potts(context.Background(), s, Config{Seed: 7, Runs: 2, Workers: 1})
+	again, err := Potts(context.Background(), s, harness.Config{Seed: 7, Runs: 2, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +113,7 @@ func TestPotts(t *testing.T) {
 			t.Errorf("%s: same seed, different errors", c.Key)
 		}
 	}
-	other, err := Potts(context.Background(), s.Only("gibbs"), Config{Seed: 8, Runs: 2})
+	other, err := Potts(context.Background(), s.Only("gibbs"), harness.Config{Seed: 8, Runs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +140,7 @@ func TestMarginalErrorCatchesWrongTarget(t *testing.T) {
 	final := func(exact [][]float64) float64 {
 		run := &metricRun{model: g, spec: Sampler{Key: "gibbs", Name: "gibbs"}, iters: 30_000, first: 10, perDec: 5,
 			observe: marginalError(g, exact)}
-		tr, err := run.run(context.Background(), 3, noProgress{})
+		tr, err := run.run(context.Background(), 3, &exptest.Progress{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,13 +171,13 @@ func tinySpin() SpinSettings {
 func TestSpin(t *testing.T) {
 	dir := t.TempDir()
 	s := tinySpin()
-	prog := &countingProgress{}
-	r, err := Spin(context.Background(), s, Config{Seed: 3, Runs: 2, Dir: dir, Progress: prog})
+	prog := &exptest.Progress{}
+	r, err := Spin(context.Background(), s, harness.Config{Seed: 3, Runs: 2, Dir: dir, Progress: prog})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prog.done.Load() != prog.total {
-		t.Errorf("progress: %d of %d added", prog.done.Load(), prog.total)
+	if prog.Added() != prog.Total() {
+		t.Errorf("progress: %d of %d added", prog.Added(), prog.Total())
 	}
 	if r.TruthCached || r.TruthFile == "" {
 		t.Fatalf("first run: cached %v, file %q", r.TruthCached, r.TruthFile)
@@ -221,7 +198,7 @@ func TestSpin(t *testing.T) {
 	if c := r.Select("gibbs-rejection"); len(c) != 1 || c[0].Stats.Tries <= c[0].Stats.Steps {
 		t.Errorf("rejection curve: %+v", c)
 	}
-	again, err := Spin(context.Background(), s, Config{Seed: 3, Runs: 2, Dir: dir})
+	again, err := Spin(context.Background(), s, harness.Config{Seed: 3, Runs: 2, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +217,7 @@ func TestSpin(t *testing.T) {
 	if err := os.WriteFile(r.TruthFile, []byte("bin,half_a,half_b\n0,0.5,x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Spin(context.Background(), s, Config{Seed: 3, Runs: 1, Dir: dir}); err == nil {
+	if _, err := Spin(context.Background(), s, harness.Config{Seed: 3, Runs: 1, Dir: dir}); err == nil {
 		t.Error("corrupted truth cache accepted")
 	}
 }
@@ -257,13 +234,13 @@ func TestTGM(t *testing.T) {
 			{Key: "pgda", Label: "PGDA", Name: "pgda", Options: opts},
 			{Key: "pg-rejection", Label: "PG-rejection", Name: "pg-rejection", Options: rej},
 		}}
-	prog := &countingProgress{}
-	r, err := TGM(context.Background(), s, Config{Seed: 1, Runs: 2, Progress: prog})
+	prog := &exptest.Progress{}
+	r, err := TGM(context.Background(), s, harness.Config{Seed: 1, Runs: 2, Progress: prog})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prog.done.Load() != prog.total {
-		t.Errorf("progress: %d of %d added", prog.done.Load(), prog.total)
+	if prog.Added() != prog.Total() {
+		t.Errorf("progress: %d of %d added", prog.Added(), prog.Total())
 	}
 	sum := r.TruthOutside
 	for _, p := range r.Truth.P {
@@ -347,13 +324,13 @@ func TestTable1(t *testing.T) {
 		{Key: "tunamh", Label: "TunaMH", Name: "tunamh", Options: mh.Options{Step: 0.1, Chi: 1e-4}, Steps: 500},
 		{Key: "poissonmh", Label: "PoissonMH", Name: "poissonmh", Options: mh.Options{Step: 0.1, Lambda: 50}, Steps: 500},
 	}}
-	prog := &countingProgress{}
-	r, err := TunaMHTable1(context.Background(), s, Config{Seed: 1, Runs: 3, Progress: prog})
+	prog := &exptest.Progress{}
+	r, err := TunaMHTable1(context.Background(), s, harness.Config{Seed: 1, Runs: 3, Progress: prog})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prog.done.Load() != prog.total {
-		t.Errorf("progress: %d of %d added", prog.done.Load(), prog.total)
+	if prog.Added() != prog.Total() {
+		t.Errorf("progress: %d of %d added", prog.Added(), prog.Total())
 	}
 	for _, row := range r.Rows {
 		if len(row.Batch) != 3 || !(row.MeanBatch > 0) || !(row.SE >= 0) || !(row.Accept > 0 && row.Accept < 1) {
@@ -365,14 +342,14 @@ func TestTable1(t *testing.T) {
 		t.Errorf("Poisson-MH batch %v, want λ + L = %v", pm.MeanBatch, 50+r.L)
 	}
 	tab := r.table()
-	if len(tab.rows) != 2 || !strings.Contains(r.Markdown(), "| TunaMH |") {
+	if len(tab.Rows) != 2 || !strings.Contains(r.Markdown(), "| TunaMH |") {
 		t.Errorf("table:\n%s", r.Markdown())
 	}
 	p, err := r.WriteSummary(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, []string{p}, 2, len(tab.header))
+	checkFiles(t, []string{p}, 2, len(tab.Header))
 }
 
 func TestRLR(t *testing.T) {
@@ -380,7 +357,7 @@ func TestRLR(t *testing.T) {
 		{MHRow: MHRow{Key: "mh", Label: "MH", Name: "mh", Options: mh.Options{Step: 0.02}}, Thin: 1},
 		{MHRow: MHRow{Key: "mhss2", Label: "MH-SS-2", Name: "mhss2"}, Precondition: 1.5, Thin: 3},
 	}}
-	r, err := RLR(context.Background(), s, Config{Seed: 1})
+	r, err := RLR(context.Background(), s, harness.Config{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +376,7 @@ func TestRLR(t *testing.T) {
 // TestValidation: impossible settings are errors naming the problem.
 func TestValidation(t *testing.T) {
 	ctx := context.Background()
-	cfg := Config{Runs: 1}
+	cfg := harness.Config{Runs: 1}
 	p := tinyPotts()
 	badInit := p
 	badInit.Init = 5
@@ -441,7 +418,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now()
-	_, err := Potts(ctx, PottsPaper(false).Only(KeyGibbs), Config{Runs: 1})
+	_, err := Potts(ctx, PottsPaper(false).Only(KeyGibbs), harness.Config{Runs: 1})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
 	}
@@ -451,7 +428,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestWriteCurves(t *testing.T) {
-	r, err := Potts(context.Background(), tinyPotts(), Config{Seed: 1, Runs: 1})
+	r, err := Potts(context.Background(), tinyPotts(), harness.Config{Seed: 1, Runs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +449,7 @@ func TestWriteCurves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, []string{p}, len(r.Curves), len(tab.header))
+	checkFiles(t, []string{p}, len(r.Curves), len(tab.Header))
 	if filepath.Base(p) != "fig1-potts-summary.csv" || !strings.Contains(r.Markdown(), "| Poisson-Gibbs |") {
 		t.Errorf("summary %s, markdown:\n%s", p, r.Markdown())
 	}

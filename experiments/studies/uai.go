@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/infer"
 )
@@ -76,7 +77,7 @@ var published = map[string][2]float64{
 // UAIScores answers the MAR task on each model within s.Seconds on one
 // core (GOMAXPROCS = 1 for the duration: the competition's single-core
 // track), one chain, and scores it against the model's .MAR file.
-func UAIScores(ctx context.Context, s UAISettings, cfg Config) (*UAIResult, error) {
+func UAIScores(ctx context.Context, s UAISettings, cfg harness.Config) (*UAIResult, error) {
 	models := s.Models
 	if models == nil {
 		files, err := filepath.Glob(filepath.Join(s.Dir, "*.uai"))
@@ -93,7 +94,7 @@ func UAIScores(ctx context.Context, s UAISettings, cfg Config) (*UAIResult, erro
 		}
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	prog.Start("uai", int64(len(models)))
 	res := &UAIResult{Settings: s}
 	for _, name := range models {
@@ -193,5 +194,5 @@ func (r *UAIResult) WriteCSV(dir string) (string, error) {
 			fmt.Sprintf("%.3f", row.Seconds), fmt.Sprintf("%.6g", row.MeanHellinger), fmt.Sprintf("%.4f", row.Score), row.Converged,
 			fmt.Sprint(row.IBIA), fmt.Sprint(row.UAI14), row.MARDisagreement})
 	}
-	return path, writeCSV(path, header, rows)
+	return path, harness.WriteCSV(path, header, rows)
 }

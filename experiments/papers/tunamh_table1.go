@@ -1,4 +1,4 @@
-package experiments
+package papers
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/mh"
 	"github.com/pgibbs/pgibbs/models/tgm"
 )
@@ -89,7 +90,7 @@ type Table1Result struct {
 // TunaMHTable1 measures Table 1 of the TunaMH paper: for each row, cfg.Runs
 // runs, run r on its own data set and chain (both seeded from cfg.Seed and
 // r), the average batch size after burn-in.
-func TunaMHTable1(ctx context.Context, s Table1Settings, cfg Config) (*Table1Result, error) {
+func TunaMHTable1(ctx context.Context, s Table1Settings, cfg harness.Config) (*Table1Result, error) {
 	if len(s.Rows) == 0 {
 		return nil, fmt.Errorf("bench: table 1: no samplers")
 	}
@@ -98,11 +99,11 @@ func TunaMHTable1(ctx context.Context, s Table1Settings, cfg Config) (*Table1Res
 			return nil, fmt.Errorf("bench: table 1: %s: sampler %q, %d steps", r.Key, r.Name, r.Steps)
 		}
 	}
-	runs := cfg.runs()
+	runs := cfg.NumRuns()
 	models := make([]*tgm.Model, runs)
-	if err := chain.Parallel(ctx, runs, cfg.workers(), func(_ context.Context, r int) error {
+	if err := chain.Parallel(ctx, runs, cfg.NumWorkers(), func(_ context.Context, r int) error {
 		var err error
-		models[r], err = tgm.Generate(s.Config, randStream(cfg.Seed, 0xda7a0000+uint64(r)))
+		models[r], err = tgm.Generate(s.Config, harness.RandStream(cfg.Seed, 0xda7a0000+uint64(r)))
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -116,11 +117,11 @@ func TunaMHTable1(ctx context.Context, s Table1Settings, cfg Config) (*Table1Res
 	for _, r := range s.Rows {
 		total += int64(runs) * int64(r.Steps+r.Steps/10)
 	}
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	prog.Start("tunamh table 1", total)
-	err := chain.Parallel(ctx, len(outs), cfg.workers(), func(ctx context.Context, j int) error {
+	err := chain.Parallel(ctx, len(outs), cfg.NumWorkers(), func(ctx context.Context, j int) error {
 		var err error
-		outs[j], err = runTable1(ctx, s.Rows[j/runs], s.Init, models[j%runs], randStream(cfg.Seed, uint64(j)), prog)
+		outs[j], err = runTable1(ctx, s.Rows[j/runs], s.Init, models[j%runs], harness.RandStream(cfg.Seed, uint64(j)), prog)
 		return err
 	})
 	if err != nil {
@@ -138,7 +139,7 @@ type table1Run struct{ batch, accept, ns float64 }
 
 // runTable1 runs a chain of row on model from init: row.Steps/10 steps of
 // burn-in, then row.Steps measured steps, reporting progress every 64 steps.
-func runTable1(ctx context.Context, row MHRow, init []float64, model *tgm.Model, r *rand.Rand, prog Progress) (table1Run, error) {
+func runTable1(ctx context.Context, row MHRow, init []float64, model *tgm.Model, r *rand.Rand, prog harness.Progress) (table1Run, error) {
 	o := row.Options
 	o.Init = init
 	smp, err := mh.New(row.Name, model.Target(), r, &o)

@@ -1,4 +1,4 @@
-package experiments
+package papers
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/mh"
 	"github.com/pgibbs/pgibbs/models/targets"
 )
@@ -94,11 +95,11 @@ type RLRResult struct {
 // RLR runs the robust-regression ESS comparison. The data and chains are
 // seeded from cfg.Seed; the ESS depends on how many steps fit in the
 // budget, so it is not reproducible bit for bit.
-func RLR(ctx context.Context, s RLRSettings, cfg Config) (*RLRResult, error) {
+func RLR(ctx context.Context, s RLRSettings, cfg harness.Config) (*RLRResult, error) {
 	if s.Budget <= 0 || s.MaxDraws < 20 || len(s.Rows) == 0 {
 		return nil, fmt.Errorf("bench: rlr: budget %v, %d draws, %d samplers", s.Budget, s.MaxDraws, len(s.Rows))
 	}
-	reg, err := targets.GenerateRobustLinear(s.N, s.D, s.Nu, randStream(cfg.Seed, 0x71f))
+	reg, err := targets.GenerateRobustLinear(s.N, s.D, s.Nu, harness.RandStream(cfg.Seed, 0x71f))
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -110,13 +111,13 @@ func RLR(ctx context.Context, s RLRSettings, cfg Config) (*RLRResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	prog.Start("rlr", int64(len(s.Rows))*s.Budget.Milliseconds())
 	out := make([]RLRResultRow, len(s.Rows))
-	err = chain.Parallel(ctx, len(s.Rows), cfg.workers(), func(ctx context.Context, k int) error {
+	err = chain.Parallel(ctx, len(s.Rows), cfg.NumWorkers(), func(ctx context.Context, k int) error {
 		stop := clockProgress(prog, s.Budget)
 		defer stop()
-		smp, err := newRLRSampler(s, s.Rows[k], reg, mode, cov, randStream(cfg.Seed, uint64(k)))
+		smp, err := newRLRSampler(s, s.Rows[k], reg, mode, cov, harness.RandStream(cfg.Seed, uint64(k)))
 		if err != nil {
 			return fmt.Errorf("bench: %s: %w", s.Rows[k].Key, err)
 		}
@@ -188,7 +189,7 @@ func runRLR(ctx context.Context, s RLRSettings, row RLRRow, smp mh.Sampler) (RLR
 
 // clockProgress reports a phase of wall time d as d's milliseconds, from a
 // ticker that leaves the chain alone, until stop, which adds what remains.
-func clockProgress(prog Progress, d time.Duration) (stop func()) {
+func clockProgress(prog harness.Progress, d time.Duration) (stop func()) {
 	rp := &runProgress{prog: prog, total: d.Milliseconds(), budget: d}
 	start := time.Now()
 	tick := time.NewTicker(50 * time.Millisecond)

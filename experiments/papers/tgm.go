@@ -1,4 +1,4 @@
-package experiments
+package papers
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/models/tgm"
@@ -45,9 +46,9 @@ type TGMSettings struct {
 }
 
 // TGMPaper returns the paper's setting: N = 10⁶ data (seed 1), λ = 500,
-// m = 20, k = 25; PGITS and PGDA, each Config.Runs chains of 10⁴ updates
-// after 200 updates of burn-in (quick: 600 after 100), and PG-rejection
-// with at most 10⁵ tries per update (quick 10⁴); the window
+// m = 20, k = 25; PGITS and PGDA, each harness.Config.Runs chains of 10⁴
+// updates after 200 updates of burn-in (quick: 600 after 100), and
+// PG-rejection with at most 10⁵ tries per update (quick 10⁴); the window
 // [−1.5, 2.5] × [−3, 3] (which holds all but about 10⁻⁶ of the mass)
 // in 80×120 cells, 2×2 midpoints a cell, data in 10⁴ bins.
 //
@@ -145,11 +146,11 @@ func (s TGMSettings) validate() error {
 // probabilities are the density averaged over Sub² midpoints times the
 // cell area, normalised by the total over a 0.05-spaced grid of the whole
 // box, which also gives the mass outside the window.
-func TGM(ctx context.Context, s TGMSettings, cfg Config) (*TGMResult, error) {
+func TGM(ctx context.Context, s TGMSettings, cfg harness.Config) (*TGMResult, error) {
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	model, err := tgm.Generate(s.Config, randStream(s.DataSeed, 0x7e5a))
+	model, err := tgm.Generate(s.Config, harness.RandStream(s.DataSeed, 0x7e5a))
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -165,7 +166,7 @@ func TGM(ctx context.Context, s TGMSettings, cfg Config) (*TGMResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs := cfg.runs()
+	runs := cfg.NumRuns()
 	for c, sp := range s.Samplers {
 		res.Estimates = append(res.Estimates, res.estimate(sp, outs[c*runs:(c+1)*runs]))
 	}
@@ -182,18 +183,18 @@ type tgmChain struct {
 
 // runTGMChains runs cfg.Runs chains of every sampler of s in parallel;
 // chain j draws from stream j of cfg.Seed.
-func runTGMChains(ctx context.Context, s TGMSettings, g factorgraph.Model, cfg Config) ([]tgmChain, error) {
-	runs := cfg.runs()
+func runTGMChains(ctx context.Context, s TGMSettings, g factorgraph.Model, cfg harness.Config) ([]tgmChain, error) {
+	runs := cfg.NumRuns()
 	outs := make([]tgmChain, len(s.Samplers)*runs)
 	var total int64
 	for _, sp := range s.Samplers {
 		total += int64(runs) * itersOf(sp, s.Iters)
 	}
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	prog.Start("tgm", total)
-	err := chain.Parallel(ctx, len(outs), cfg.workers(), func(ctx context.Context, j int) error {
+	err := chain.Parallel(ctx, len(outs), cfg.NumWorkers(), func(ctx context.Context, j int) error {
 		var err error
-		outs[j], err = runTGMChain(ctx, s, g, s.Samplers[j/runs], randStream(cfg.Seed, uint64(j)), prog)
+		outs[j], err = runTGMChain(ctx, s, g, s.Samplers[j/runs], harness.RandStream(cfg.Seed, uint64(j)), prog)
 		return err
 	})
 	return outs, err
@@ -203,7 +204,7 @@ func runTGMChains(ctx context.Context, s TGMSettings, g factorgraph.Model, cfg C
 // (or until s.Budget), its histogram observing the updates after the
 // burn-in. A chain that fails (a rejection sampler out of tries) keeps what
 // it drew, and says why it stopped.
-func runTGMChain(ctx context.Context, s TGMSettings, g factorgraph.Model, sp Sampler, r *rand.Rand, prog Progress) (tgmChain, error) {
+func runTGMChain(ctx context.Context, s TGMSettings, g factorgraph.Model, sp Sampler, r *rand.Rand, prog harness.Progress) (tgmChain, error) {
 	iters := itersOf(sp, s.Iters)
 	opts := sp.Options
 	smp, err := gibbs.New(sp.Name, g, r, &opts)
@@ -337,7 +338,7 @@ func (b *binnedLogLik) logDensity(x1, x2 float64) float64 {
 
 // truth fills r.Truth, r.TruthOutside, r.Mode, r.TruthLogErr and
 // r.RejectionLog10Tries.
-func (r *TGMResult) truth(ctx context.Context, model *tgm.Model, cfg Config) error {
+func (r *TGMResult) truth(ctx context.Context, model *tgm.Model, cfg harness.Config) error {
 	s := r.Settings
 	bl, err := newBinnedLogLik(model, s.DataBins)
 	if err != nil {
@@ -391,13 +392,13 @@ func (gr tgmGrid) coarse(i, j int) (x, y float64) {
 // cells, midpoint (a, b) of cell (i, j) at ((i·NY + j)·Sub + a)·Sub + b,
 // and at the coarse grid's points outside the window (−Inf inside), point
 // (i, j) at i·cy + j; one row of either grid per task, in parallel.
-func (gr tgmGrid) logDensities(ctx context.Context, bl *binnedLogLik, cfg Config) (fine, coarse []float64, err error) {
+func (gr tgmGrid) logDensities(ctx context.Context, bl *binnedLogLik, cfg harness.Config) (fine, coarse []float64, err error) {
 	s, sub := gr.s, gr.s.Sub
 	fine = make([]float64, s.NX*s.NY*sub*sub)
 	coarse = make([]float64, gr.cx*gr.cy)
 	rows := s.NX + gr.cx
-	cfg.progress().Start("tgm truth", int64(rows))
-	err = chain.Parallel(ctx, rows, cfg.workers(), func(ctx context.Context, i int) error {
+	cfg.ProgressOrNone().Start("tgm truth", int64(rows))
+	err = chain.Parallel(ctx, rows, cfg.NumWorkers(), func(ctx context.Context, i int) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -419,7 +420,7 @@ func (gr tgmGrid) logDensities(ctx context.Context, bl *binnedLogLik, cfg Config
 				}
 			}
 		}
-		cfg.progress().Add(1)
+		cfg.ProgressOrNone().Add(1)
 		return nil
 	})
 	return fine, coarse, err

@@ -1,4 +1,4 @@
-package experiments
+package papers
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/models/spin"
@@ -94,7 +95,7 @@ type SpinResult struct {
 	// Truth is the ground-truth histogram (probabilities of the bins).
 	Truth []float64
 	// TruthFile is the cache file the truth was read from or written to
-	// ("" without Config.Dir); TruthCached says it was read.
+	// ("" without harness.Config.Dir); TruthCached says it was read.
 	TruthFile   string
 	TruthCached bool
 	// TruthSelfKL is the symmetric KL between the two halves of the truth's
@@ -130,7 +131,7 @@ func (s SpinSettings) validate() error {
 // each sampler, cfg.Runs chains from uniformly random states, each with a
 // pooled run-average histogram (chain.Histograms) compared with the truth
 // by diag.SymmetricKL at checkpoints.
-func Spin(ctx context.Context, s SpinSettings, cfg Config) (*SpinResult, error) {
+func Spin(ctx context.Context, s SpinSettings, cfg harness.Config) (*SpinResult, error) {
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -173,7 +174,7 @@ func (s SpinSettings) truthName(seed uint64) string {
 }
 
 // truth fills r.Truth and r.TruthSelfKL, from the cache if possible.
-func (r *SpinResult) truth(ctx context.Context, g factorgraph.Model, cfg Config) error {
+func (r *SpinResult) truth(ctx context.Context, g factorgraph.Model, cfg harness.Config) error {
 	s := r.Settings
 	if cfg.Dir != "" {
 		r.TruthFile = filepath.Join(cfg.Dir, s.truthName(cfg.Seed))
@@ -205,14 +206,14 @@ func (r *SpinResult) truth(ctx context.Context, g factorgraph.Model, cfg Config)
 
 // runTruth runs the truth's chains in parallel and returns the pooled
 // histograms of its two halves of chains.
-func runTruth(ctx context.Context, g factorgraph.Model, s SpinSettings, cfg Config) (a, b []float64, err error) {
+func runTruth(ctx context.Context, g factorgraph.Model, s SpinSettings, cfg harness.Config) (a, b []float64, err error) {
 	t := s.Truth
 	lo, hi := factorgraph.Intervals(g)
 	hs := make([]*chain.Histograms, t.Chains)
 	chains := make([]*chain.Chain, t.Chains)
 	for c := range chains {
 		opts := t.Options
-		smp, err := gibbs.New(t.Sampler, g, randStream(cfg.Seed, truthStream+uint64(c)), &opts)
+		smp, err := gibbs.New(t.Sampler, g, harness.RandStream(cfg.Seed, truthStream+uint64(c)), &opts)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -221,9 +222,9 @@ func runTruth(ctx context.Context, g factorgraph.Model, s SpinSettings, cfg Conf
 		}
 		chains[c] = &chain.Chain{Kernel: smp, Observers: []chain.Observer{hs[c]}, Burn: t.Burn}
 	}
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	prog.Start("spin truth", int64(t.Chains)*t.Iters)
-	err = chain.Parallel(ctx, t.Chains, cfg.workers(), func(ctx context.Context, c int) error {
+	err = chain.Parallel(ctx, t.Chains, cfg.NumWorkers(), func(ctx context.Context, c int) error {
 		if err := chains[c].Advance(ctx, t.Burn); err != nil {
 			return err
 		}
@@ -257,12 +258,12 @@ func pool(a, b []float64) []float64 {
 func writeTruth(path string, a, b []float64) error {
 	rows := make([][]string, len(a))
 	for k := range a {
-		rows[k] = []string{strconv.Itoa(k), ftoa(a[k]), ftoa(b[k])}
+		rows[k] = []string{strconv.Itoa(k), harness.Ftoa(a[k]), harness.Ftoa(b[k])}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeCSV(path, []string{"bin", "half_a", "half_b"}, rows)
+	return harness.WriteCSV(path, []string{"bin", "half_a", "half_b"}, rows)
 }
 
 // readTruth reads a file of writeTruth with bins rows.

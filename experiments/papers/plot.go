@@ -1,54 +1,21 @@
-package experiments
+package papers
 
 import (
-	"encoding/csv"
 	"fmt"
-	"image/color"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/pgibbs/pgibbs/experiments/harness"
 )
 
-// Plot sizes: a single figure for a report, and one panel of a row of
-// heat maps.
-const (
-	plotWidth  = 5 * vg.Inch
-	plotHeight = 3.5 * vg.Inch
-	panelSide  = 2.6 * vg.Inch
-	pngDPI     = 110
-)
-
-// ftoa formats v with the fewest digits that read back exactly.
-func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// writeCSV writes a header row and rows to path.
-func writeCSV(path string, header []string, rows [][]string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	if err := w.Write(header); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.WriteAll(rows); err != nil { // WriteAll flushes
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+// panelSide is the side of one panel of a row of heat maps.
+const panelSide = 2.6 * vg.Inch
 
 // axis selects the x axis of a convergence plot.
 type axis int
@@ -74,47 +41,19 @@ func writeCurves(dir, name string, cp curvePlot) ([]string, error) {
 	var rows [][]string
 	for _, c := range cp.curves {
 		for k := range c.Iters {
-			rows = append(rows, []string{c.Key, c.Label, ftoa(c.Iters[k]), ftoa(c.Seconds[k]), ftoa(c.Value[k])})
+			rows = append(rows, []string{c.Key, c.Label, harness.Ftoa(c.Iters[k]), harness.Ftoa(c.Seconds[k]), harness.Ftoa(c.Value[k])})
 		}
 	}
 	csvPath := filepath.Join(dir, name+".csv")
-	if err := writeCSV(csvPath, []string{"key", "label", "iterations", "seconds", "value"}, rows); err != nil {
+	if err := harness.WriteCSV(csvPath, []string{"key", "label", "iterations", "seconds", "value"}, rows); err != nil {
 		return nil, err
 	}
 	p, err := cp.plot()
 	if err != nil {
 		return nil, err
 	}
-	paths, err := savePlot(p, dir, name)
+	paths, err := harness.SavePlot(p, dir, name)
 	return append([]string{csvPath}, paths...), err
-}
-
-// lineStyles are distinguishable in colour and in dashes (for print).
-var lineStyles = []struct {
-	c    color.RGBA
-	dash []vg.Length
-}{
-	{color.RGBA{0, 0, 0, 255}, nil},
-	{color.RGBA{213, 94, 0, 255}, nil},
-	{color.RGBA{0, 114, 178, 255}, []vg.Length{vg.Points(5), vg.Points(2)}},
-	{color.RGBA{0, 158, 115, 255}, []vg.Length{vg.Points(2), vg.Points(2)}},
-	{color.RGBA{204, 121, 167, 255}, []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}},
-	{color.RGBA{230, 159, 0, 255}, []vg.Length{vg.Points(1), vg.Points(1)}},
-	{color.RGBA{86, 180, 233, 255}, nil},
-}
-
-// logLogPlot returns a plot with both axes logarithmic, a grid, the legend
-// top left in small type: the frame of the log–log figures.
-func logLogPlot(title, xlabel, ylabel string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Left, p.Legend.Top = true, true
-	p.Legend.TextStyle.Font.Size = vg.Points(7)
-	p.Add(plotter.NewGrid())
-	return p
 }
 
 // plot draws the curves with a logarithmic x axis.
@@ -158,59 +97,14 @@ func (cp curvePlot) plot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bench: plot %s: %w", c.Key, err)
 		}
-		st := lineStyles[k%len(lineStyles)]
-		l.Color = st.c
-		l.Dashes = st.dash
+		st := harness.LineStyles[k%len(harness.LineStyles)]
+		l.Color = st.Color
+		l.Dashes = st.Dashes
 		l.Width = vg.Points(1.3)
 		p.Add(l)
 		p.Legend.Add(c.Label, l)
 	}
 	return p, nil
-}
-
-// savePlot saves p as dir/name.png and dir/name.svg.
-func savePlot(p *plot.Plot, dir, name string) ([]string, error) {
-	var out []string
-	for _, ext := range []string{".png", ".svg"} {
-		path := filepath.Join(dir, name+ext)
-		w, err := canvasFor(ext, plotWidth, plotHeight, func(dc draw.Canvas) { p.Draw(dc) })
-		if err != nil {
-			return out, err
-		}
-		if err := writeFile(path, w); err != nil {
-			return out, err
-		}
-		out = append(out, path)
-	}
-	return out, nil
-}
-
-// canvasFor draws with draw on a w×h canvas for the format of ext and
-// returns its encoder.
-func canvasFor(ext string, w, h vg.Length, drawFn func(draw.Canvas)) (io.WriterTo, error) {
-	switch ext {
-	case ".png":
-		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI), vgimg.UseBackgroundColor(color.White))
-		drawFn(draw.New(c))
-		return vgimg.PngCanvas{Canvas: c}, nil
-	case ".svg":
-		c := vgsvg.New(w, h)
-		drawFn(draw.New(c))
-		return c, nil
-	}
-	return nil, fmt.Errorf("bench: unknown plot format %q", ext)
-}
-
-func writeFile(path string, w io.WriterTo) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := w.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // grid is a heat map's data: cell (i, j) of an nx×ny grid on
@@ -285,31 +179,5 @@ func writeHeatMaps(dir, name, xlabel, ylabel string, panels []heatPanel, zmax fl
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = hp.x0, hp.x1, hp.y0, hp.y1
 		plots[0] = append(plots[0], p)
 	}
-	return saveRow(plots[0], dir, name, panelSide*vg.Length(len(panels)), panelSide+0.2*vg.Inch, vg.Points(6), vg.Points(2))
-}
-
-// saveRow draws plots side by side, aligned, on a w×h canvas (padX between
-// panels, padRight at the right edge) and saves it as dir/name.png and
-// dir/name.svg, returning the paths written.
-func saveRow(plots []*plot.Plot, dir, name string, w, h, padX, padRight vg.Length) ([]string, error) {
-	var out []string
-	for _, ext := range []string{".png", ".svg"} {
-		wt, err := canvasFor(ext, w, h, func(dc draw.Canvas) {
-			tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: padX, PadY: vg.Points(4),
-				PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: padRight}
-			cs := plot.Align([][]*plot.Plot{plots}, tiles, dc)
-			for j, p := range plots {
-				p.Draw(cs[0][j])
-			}
-		})
-		if err != nil {
-			return out, err
-		}
-		path := filepath.Join(dir, name+ext)
-		if err := writeFile(path, wt); err != nil {
-			return out, err
-		}
-		out = append(out, path)
-	}
-	return out, nil
+	return harness.SaveRow(plots[0], dir, name, panelSide*vg.Length(len(panels)), panelSide+0.2*vg.Inch, vg.Points(6), vg.Points(2))
 }

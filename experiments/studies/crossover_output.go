@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"fmt"
@@ -11,20 +11,22 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/pgibbs/pgibbs/experiments/harness"
 )
 
 // Markdown returns the study's tables in GitHub Markdown: one row per
 // point (the times per update, their ratios and Poisson-Gibbs's work per
 // update), then the crossovers of each family.
 func (r *CrossoverResult) Markdown() string {
-	return r.table().markdown() + "\n" + r.summaryTable().markdown()
+	return r.table().Markdown() + "\n" + r.summaryTable().Markdown()
 }
 
 // table returns one row per point: the times per update (medians), the
 // speed-ups of Poisson-Gibbs against the faster hand-written loop and
 // against Gibbs, and Poisson-Gibbs's work per update.
-func (r *CrossoverResult) table() table {
-	t := table{header: []string{"family", "size", "Δ", "mean |A[i]|", "β",
+func (r *CrossoverResult) table() harness.Table {
+	t := harness.Table{Header: []string{"family", "size", "Δ", "mean |A[i]|", "β",
 		"stencil ns/update", "CSR ns/update", "best hand-written ns/neighbour", "Gibbs ns/update", "Poisson-Gibbs ns/update",
 		"PG draws/update", "PG factors/update", "best hand ÷ PG", "Gibbs ÷ PG", "Gibbs ÷ best hand"}}
 	for _, f := range r.Families {
@@ -32,27 +34,27 @@ func (r *CrossoverResult) table() table {
 			hand, _ := p.BestHand()
 			csr := "–"
 			if p.CSR.Updates > 0 {
-				csr = fmtG(p.CSR.Median, 4)
+				csr = harness.FmtG(p.CSR.Median, 4)
 			}
-			t.rows = append(t.rows, []string{f.Key, strconv.Itoa(p.Size), strconv.Itoa(p.Delta), fmtG(p.MeanDegree, 5), fmtG(p.Beta, 4),
-				fmtG(p.Stencil.Median, 4), csr, fmtG(hand/p.MeanDegree, 3), fmtG(p.Gibbs.Median, 4), fmtG(p.PGibbs.Median, 4),
-				fmtG(p.PGDraws, 4), fmtG(p.PGFactors, 4),
-				fmtG(hand/p.PGibbs.Median, 3), fmtG(p.Gibbs.Median/p.PGibbs.Median, 3), fmtG(p.Gibbs.Median/hand, 3)})
+			t.Rows = append(t.Rows, []string{f.Key, strconv.Itoa(p.Size), strconv.Itoa(p.Delta), harness.FmtG(p.MeanDegree, 5), harness.FmtG(p.Beta, 4),
+				harness.FmtG(p.Stencil.Median, 4), csr, harness.FmtG(hand/p.MeanDegree, 3), harness.FmtG(p.Gibbs.Median, 4), harness.FmtG(p.PGibbs.Median, 4),
+				harness.FmtG(p.PGDraws, 4), harness.FmtG(p.PGFactors, 4),
+				harness.FmtG(hand/p.PGibbs.Median, 3), harness.FmtG(p.Gibbs.Median/p.PGibbs.Median, 3), harness.FmtG(p.Gibbs.Median/hand, 3)})
 		}
 	}
 	return t
 }
 
 // summaryTable returns the crossovers of each family.
-func (r *CrossoverResult) summaryTable() table {
-	t := table{header: []string{"family", "L", "λ", "Δ measured", "PG faster than the best hand-written loop from Δ =", "PG faster than Gibbs from Δ ="}}
+func (r *CrossoverResult) summaryTable() harness.Table {
+	t := harness.Table{Header: []string{"family", "L", "λ", "Δ measured", "PG faster than the best hand-written loop from Δ =", "PG faster than Gibbs from Δ ="}}
 	for _, f := range r.Families {
 		span, l, lambda := "–", "–", "–"
 		if n := len(f.Points); n > 0 {
 			span = fmt.Sprintf("%d–%d", f.Points[0].Delta, f.Points[n-1].Delta)
-			l, lambda = fmtG(f.Points[0].L, 5), fmtG(f.Points[0].Lambda, 4)
+			l, lambda = harness.FmtG(f.Points[0].L, 5), harness.FmtG(f.Points[0].Lambda, 4)
 		}
-		t.rows = append(t.rows, []string{f.Label, l, lambda, span, f.VsHand.String(), f.VsGibbs.String()})
+		t.Rows = append(t.Rows, []string{f.Label, l, lambda, span, f.VsHand.String(), f.VsGibbs.String()})
 	}
 	return t
 }
@@ -94,16 +96,16 @@ func (r *CrossoverResult) WriteFigure(dir string) ([]string, error) {
 				}
 				draws, factors := "", ""
 				if key == CrossoverPGibbs {
-					draws, factors = ftoa(p.PGDraws), ftoa(p.PGFactors)
+					draws, factors = harness.Ftoa(p.PGDraws), harness.Ftoa(p.PGFactors)
 				}
 				rows = append(rows, []string{f.Key, strconv.Itoa(p.Size), strconv.Itoa(p.Sites), strconv.Itoa(p.Delta),
-					ftoa(p.MeanDegree), ftoa(p.Beta), ftoa(p.L), ftoa(p.Lambda), key,
-					ftoa(tm.Median), ftoa(tm.Min), ftoa(tm.Max), strconv.FormatInt(tm.Updates, 10), draws, factors})
+					harness.Ftoa(p.MeanDegree), harness.Ftoa(p.Beta), harness.Ftoa(p.L), harness.Ftoa(p.Lambda), key,
+					harness.Ftoa(tm.Median), harness.Ftoa(tm.Min), harness.Ftoa(tm.Max), strconv.FormatInt(tm.Updates, 10), draws, factors})
 			}
 		}
 	}
 	csvPath := filepath.Join(dir, name+".csv")
-	if err := writeCSV(csvPath, []string{"family", "size", "sites", "delta", "mean_degree", "beta", "L", "lambda", "sampler",
+	if err := harness.WriteCSV(csvPath, []string{"family", "size", "sites", "delta", "mean_degree", "beta", "L", "lambda", "sampler",
 		"ns_median", "ns_min", "ns_max", "updates", "draws", "factors"}, rows); err != nil {
 		return nil, err
 	}
@@ -118,7 +120,7 @@ func (r *CrossoverResult) WriteFigure(dir string) ([]string, error) {
 		}
 	}
 	sumPath := filepath.Join(dir, name+"-summary.csv")
-	if err := writeCSV(sumPath, []string{"family", "pgibbs_faster_than", "delta", "at_most"}, srows); err != nil {
+	if err := harness.WriteCSV(sumPath, []string{"family", "pgibbs_faster_than", "delta", "at_most"}, srows); err != nil {
 		return out, err
 	}
 	out = append(out, sumPath)
@@ -126,7 +128,7 @@ func (r *CrossoverResult) WriteFigure(dir string) ([]string, error) {
 	if err != nil {
 		return out, err
 	}
-	paths, err := savePlot(p, dir, name)
+	paths, err := harness.SavePlot(p, dir, name)
 	return append(out, paths...), err
 }
 
@@ -135,7 +137,7 @@ func csvNum(v float64) string {
 	if math.IsNaN(v) {
 		return ""
 	}
-	return ftoa(v)
+	return harness.Ftoa(v)
 }
 
 // Plot styles: one colour per sampler, one dash pattern and marker per
@@ -164,7 +166,7 @@ var (
 // plot draws ns/update against Δ on log–log axes: a curve per sampler and
 // family.
 func (r *CrossoverResult) plot() (*plot.Plot, error) {
-	p := logLogPlot("Time per update against the degree Δ", "Δ (factors per variable)", "ns per update")
+	p := harness.LogLogPlot("Time per update against the degree Δ", "Δ (factors per variable)", "ns per update")
 	for _, f := range r.Families {
 		for _, key := range crossoverSamplers {
 			var xy plotter.XYs

@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/internal/baseline"
@@ -66,7 +67,7 @@ type CrossoverSettings struct {
 	// duration of each timed repetition.
 	Warm, Target time.Duration
 	// Reps is the number of timed repetitions of each sampler at each
-	// point, whose median is reported; 0 means Config.Runs.
+	// point, whose median is reported; 0 means harness.Config.Runs.
 	Reps int
 }
 
@@ -223,13 +224,13 @@ type CrossoverResult struct {
 // draw from streams of cfg.Seed; the chains are reproducible, the times
 // are not. cfg.Workers is not used; cfg.Runs is the number of repetitions
 // unless s.Reps is set.
-func Crossover(ctx context.Context, s CrossoverSettings, cfg Config) (*CrossoverResult, error) {
+func Crossover(ctx context.Context, s CrossoverSettings, cfg harness.Config) (*CrossoverResult, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	cr := &crossoverRun{s: s, seed: cfg.Seed, reps: s.Reps, prog: cfg.progress()}
+	cr := &crossoverRun{s: s, seed: cfg.Seed, reps: s.Reps, prog: cfg.ProgressOrNone()}
 	if cr.reps == 0 {
-		cr.reps = cfg.runs()
+		cr.reps = cfg.NumRuns()
 	}
 	res := &CrossoverResult{Settings: s, Reps: cr.reps}
 	cr.prog.Start("crossover", int64(4*len(s.GaussWidths)+3*len(s.PowerSides)))
@@ -256,7 +257,7 @@ type crossoverRun struct {
 	s      CrossoverSettings
 	seed   uint64
 	reps   int
-	prog   Progress
+	prog   harness.Progress
 	stream uint64
 }
 
@@ -272,11 +273,11 @@ func (cr *crossoverRun) gaussFamily(ctx context.Context) (CrossoverFamily, error
 		if err != nil {
 			return fam, fmt.Errorf("bench: crossover: %w", err)
 		}
-		csr, err := baseline.NewPottsHeatBath(p, randStream(cr.seed, cr.stream+2))
+		csr, err := baseline.NewPottsHeatBath(p, harness.RandStream(cr.seed, cr.stream+2))
 		if err != nil {
 			return fam, err
 		}
-		st, err := baseline.NewPottsStencil(p, randStream(cr.seed, cr.stream+3))
+		st, err := baseline.NewPottsStencil(p, harness.RandStream(cr.seed, cr.stream+3))
 		if err != nil {
 			return fam, err
 		}
@@ -299,7 +300,7 @@ func (cr *crossoverRun) powerFamily(ctx context.Context) (CrossoverFamily, error
 		if err != nil {
 			return fam, fmt.Errorf("bench: crossover: %w", err)
 		}
-		st, err := baseline.NewLatticeHeatBath(p, randStream(cr.seed, cr.stream+2))
+		st, err := baseline.NewLatticeHeatBath(p, harness.RandStream(cr.seed, cr.stream+2))
 		if err != nil {
 			return fam, err
 		}
@@ -316,11 +317,11 @@ func (cr *crossoverRun) powerFamily(ctx context.Context) (CrossoverFamily, error
 // the library's Gibbs and Poisson-Gibbs on m, and fills pt's timings and
 // Poisson-Gibbs's work per update.
 func (cr *crossoverRun) measure(ctx context.Context, pt *CrossoverPoint, m factorgraph.Model, stencil, csr crossTimer) error {
-	g, err := gibbs.NewGibbs(m, randStream(cr.seed, cr.stream), nil)
+	g, err := gibbs.NewGibbs(m, harness.RandStream(cr.seed, cr.stream), nil)
 	if err != nil {
 		return err
 	}
-	pg, err := gibbs.NewPoissonGibbs(m, randStream(cr.seed, cr.stream+1), &gibbs.Options{LambdaScale: cr.s.LambdaScale})
+	pg, err := gibbs.NewPoissonGibbs(m, harness.RandStream(cr.seed, cr.stream+1), &gibbs.Options{LambdaScale: cr.s.LambdaScale})
 	if err != nil {
 		return err
 	}
@@ -401,7 +402,7 @@ func PowerLawLattice(n, q int, sigma, targetL float64) (lat.Params, *lat.Lattice
 // that a change of the machine's load during the measurement falls on
 // every sampler alike. It returns the median, min and max ns per update
 // of each, and reports a unit of progress per timer.
-func timeSamplers(ctx context.Context, ts []crossTimer, s CrossoverSettings, reps int, prog Progress) ([]Timing, error) {
+func timeSamplers(ctx context.Context, ts []crossTimer, s CrossoverSettings, reps int, prog harness.Progress) ([]Timing, error) {
 	n := make([]int64, len(ts))
 	chunk := make([]int64, len(ts))
 	for k, t := range ts {

@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/gibbs"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
@@ -75,7 +76,7 @@ type ClustersSettings struct {
 	// over WolffTune sweeps, after the start below).
 	Tau []ClustersTauSampler
 	// Chains is the number of independent chains of each sampler at each
-	// size, pooled in the τ estimate; 0 means Config.Runs.
+	// size, pooled in the τ estimate; 0 means harness.Config.Runs.
 	Chains int
 	// Equilibrate is the number of Swendsen–Wang sweeps every chain starts
 	// with, from a uniformly random state, before its own sampler takes
@@ -134,8 +135,8 @@ func clustersKernels() []ClustersKernel {
 // every point; cost sides 64, 256 and 1000 (10⁶ sites). That is about
 // four core-minutes of chains, two minutes on two cores, and half a
 // minute of timing. Quick: sizes 8, 16, 32 and cost sides 32, 128, 256,
-// in well under a minute. Chains is left at 0 (Config.Runs: 3 chains
-// share the sweeps of a point).
+// in well under a minute. Chains is left at 0 (harness.Config.Runs: 3
+// chains share the sweeps of a point).
 func ClustersPaper(quick bool) ClustersSettings {
 	s := ClustersSettings{
 		Sizes: []int{8, 16, 32, 64, 128},
@@ -434,7 +435,7 @@ type ClustersTauPoint struct {
 	StepSweeps float64
 	// SweepSeconds is the wall time per measured sweep (with the
 	// measurement of |m|), averaged over the chains, which ran beside each
-	// other (Config.Workers at a time): indicative only.
+	// other (harness.Config.Workers at a time): indicative only.
 	SweepSeconds float64
 }
 
@@ -480,10 +481,10 @@ type ClustersResult struct {
 // and side: s.CostEquilibrate Swendsen–Wang sweeps from a random state,
 // then the timed sweeps of each cost sampler (Poisson-Gibbs starting from
 // the Swendsen–Wang state). All samplers run through chain.Chain.Advance.
-func Clusters(ctx context.Context, s ClustersSettings, cfg Config) (*ClustersResult, error) {
+func Clusters(ctx context.Context, s ClustersSettings, cfg harness.Config) (*ClustersResult, error) {
 	chains := s.Chains
 	if chains == 0 {
-		chains = cfg.runs()
+		chains = cfg.NumRuns()
 	}
 	if err := s.validate(chains); err != nil {
 		return nil, err
@@ -524,7 +525,7 @@ type tauJob struct {
 // scheduling the longest chains first.
 var clustersCostWeight = map[string]float64{ClustersGibbs: 1, ClustersPGibbs: 20, ClustersSW: 4, ClustersWolff: 4}
 
-func (res *ClustersResult) runTau(ctx context.Context, cfg Config) error {
+func (res *ClustersResult) runTau(ctx context.Context, cfg harness.Config) error {
 	s := res.Settings
 	chains := res.Chains
 	lattices := make([]*lat.Lattice, len(s.Sizes))
@@ -566,9 +567,9 @@ func (res *ClustersResult) runTau(ctx context.Context, cfg Config) error {
 		}
 		return 0
 	})
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	prog.Start("clusters: τ", total)
-	err := chain.Parallel(ctx, len(order), cfg.workers(), func(ctx context.Context, i int) error {
+	err := chain.Parallel(ctx, len(order), cfg.NumWorkers(), func(ctx context.Context, i int) error {
 		j := order[i]
 		return j.run(ctx, lattices[j.size], s, cfg.Seed, prog)
 	})
@@ -631,8 +632,8 @@ func (o *absMagnetisation) Observe(_ int64, _ int, x []float64) {
 }
 
 // run performs one chain of the τ study.
-func (j *tauJob) run(ctx context.Context, l *lat.Lattice, s ClustersSettings, seed uint64, prog Progress) error {
-	r := randStream(seed, j.stream)
+func (j *tauJob) run(ctx context.Context, l *lat.Lattice, s ClustersSettings, seed uint64, prog harness.Progress) error {
+	r := harness.RandStream(seed, j.stream)
 	sites := int64(l.Sites())
 	chunk := max(1, (1<<20)/sites)
 	advance := func(c *chain.Chain, n int64) error {
@@ -702,9 +703,9 @@ func (j *tauJob) run(ctx context.Context, l *lat.Lattice, s ClustersSettings, se
 }
 
 // runCost runs the cost study, one point after the other.
-func (res *ClustersResult) runCost(ctx context.Context, cfg Config) error {
+func (res *ClustersResult) runCost(ctx context.Context, cfg harness.Config) error {
 	s := res.Settings
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	prog.Start("clusters: cost", int64(len(s.Kernels)*len(s.CostSides)*len(s.CostSamplers)))
 	// The streams of the cost study follow those of the τ study.
 	stream := uint64(len(clustersTauKeys) * len(s.Sizes) * res.Chains)
@@ -729,7 +730,7 @@ func costPoint(ctx context.Context, s ClustersSettings, kn ClustersKernel, n int
 	if err != nil {
 		return nil, err
 	}
-	sw, err := gibbs.NewSwendsenWang(l, randStream(seed, stream), nil)
+	sw, err := gibbs.NewSwendsenWang(l, harness.RandStream(seed, stream), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -745,7 +746,7 @@ func costPoint(ctx context.Context, s ClustersSettings, kn ClustersKernel, n int
 		var smp gibbs.Sampler = sw
 		c := swc
 		if key == ClustersPGibbs {
-			pg, err := gibbs.NewPoissonGibbs(l, randStream(seed, stream+1), &gibbs.Options{Init: sw.State()})
+			pg, err := gibbs.NewPoissonGibbs(l, harness.RandStream(seed, stream+1), &gibbs.Options{Init: sw.State()})
 			if err != nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"fmt"
@@ -8,24 +8,26 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/pgibbs/pgibbs/experiments/harness"
 )
 
 // Markdown returns the scale study's table.
 func (r *ScaleResult) Markdown() string {
-	s := r.table().markdown()
+	s := r.table().Markdown()
 	for _, w := range r.Skipped {
 		s += fmt.Sprintf("\nwidth %d skipped: over the memory budget\n", w)
 	}
 	return s
 }
 
-func (r *ScaleResult) table() table {
-	t := table{header: []string{"width", "pair factors", "build s", "pairs/s", "graph B/pair", "all-in B/pair",
+func (r *ScaleResult) table() harness.Table {
+	t := harness.Table{Header: []string{"width", "pair factors", "build s", "pairs/s", "graph B/pair", "all-in B/pair",
 		"Poisson-Gibbs ns/update", "Gibbs ns/update"}}
 	for _, p := range r.Points {
-		t.rows = append(t.rows, []string{strconv.Itoa(p.Width), strconv.Itoa(p.Pairs), fmtG(p.BuildSeconds, 3),
-			fmtG(p.PairsPerSecond, 3), fmtG(p.GraphBytes/float64(p.Pairs), 3), fmtG(p.BytesPerPair(), 3),
-			fmtG(p.PGNs, 4), fmtG(p.GibbsNs, 4)})
+		t.Rows = append(t.Rows, []string{strconv.Itoa(p.Width), strconv.Itoa(p.Pairs), harness.FmtG(p.BuildSeconds, 3),
+			harness.FmtG(p.PairsPerSecond, 3), harness.FmtG(p.GraphBytes/float64(p.Pairs), 3), harness.FmtG(p.BytesPerPair(), 3),
+			harness.FmtG(p.PGNs, 4), harness.FmtG(p.GibbsNs, 4)})
 	}
 	return t
 }
@@ -37,10 +39,10 @@ func (r *ScaleResult) WriteFigure(dir string) ([]string, error) {
 	var rows [][]string
 	for _, p := range r.Points {
 		rows = append(rows, []string{strconv.Itoa(p.Width), strconv.Itoa(p.Vars), strconv.Itoa(p.Pairs),
-			ftoa(p.BuildSeconds), ftoa(p.GraphBytes), ftoa(p.HeapBytes), ftoa(p.PGNs), ftoa(p.GibbsNs)})
+			harness.Ftoa(p.BuildSeconds), harness.Ftoa(p.GraphBytes), harness.Ftoa(p.HeapBytes), harness.Ftoa(p.PGNs), harness.Ftoa(p.GibbsNs)})
 	}
 	csvPath := filepath.Join(dir, "scale.csv")
-	if err := writeCSV(csvPath, []string{"width", "vars", "pairs", "build_seconds", "graph_bytes", "heap_bytes",
+	if err := harness.WriteCSV(csvPath, []string{"width", "vars", "pairs", "build_seconds", "graph_bytes", "heap_bytes",
 		"pgibbs_ns", "gibbs_ns"}, rows); err != nil {
 		return nil, err
 	}
@@ -48,12 +50,12 @@ func (r *ScaleResult) WriteFigure(dir string) ([]string, error) {
 	if err != nil {
 		return []string{csvPath}, err
 	}
-	paths, err := savePlot(p, dir, "scale")
+	paths, err := harness.SavePlot(p, dir, "scale")
 	return append([]string{csvPath}, paths...), err
 }
 
 func (r *ScaleResult) plot() (*plot.Plot, error) {
-	p := logLogPlot("Cost per factor and per update against the graph's size", "pair factors", "bytes, or ns")
+	p := harness.LogLogPlot("Cost per factor and per update against the graph's size", "pair factors", "bytes, or ns")
 	series := []struct {
 		name string
 		y    func(ScalePoint) float64
@@ -77,9 +79,9 @@ func (r *ScaleResult) plot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bench: scale plot: %w", err)
 		}
-		st := lineStyles[k%len(lineStyles)]
-		l.Color, l.Dashes, l.Width = st.c, st.dash, vg.Points(1.3)
-		sc.Color, sc.Radius = st.c, vg.Points(2.5)
+		st := harness.LineStyles[k%len(harness.LineStyles)]
+		l.Color, l.Dashes, l.Width = st.Color, st.Dashes, vg.Points(1.3)
+		sc.Color, sc.Radius = st.Color, vg.Points(2.5)
 		p.Add(l, sc)
 		p.Legend.Add(sr.name, l, sc)
 	}

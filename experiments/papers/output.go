@@ -1,74 +1,39 @@
-package experiments
+package papers
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
-	"strings"
+
+	"github.com/pgibbs/pgibbs/experiments/harness"
 )
-
-// table is a small table of results, written as CSV and printed as
-// Markdown.
-type table struct {
-	header []string
-	rows   [][]string
-}
-
-// writeCSV writes the table to dir/name.csv and returns the path.
-func (t table) writeCSV(dir, name string) (string, error) {
-	path := filepath.Join(dir, name+".csv")
-	return path, writeCSV(path, t.header, t.rows)
-}
-
-// markdown returns the table in GitHub Markdown.
-func (t table) markdown() string {
-	var b strings.Builder
-	b.WriteString("| " + strings.Join(t.header, " | ") + " |\n|")
-	for range t.header {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
-	for _, r := range t.rows {
-		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
-	}
-	return b.String()
-}
-
-// fmtG formats v with digits significant digits ("–" for NaN).
-func fmtG(v float64, digits int) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	return strconv.FormatFloat(v, 'g', digits, 64)
-}
 
 // curveTable summarises curves: per sampler the updates and seconds of
 // the last checkpoint reached by every run, the metric there, the work per
 // update, and the acceptance rate or rejection tries where they apply.
-func curveTable(curves []Curve) table {
-	t := table{header: []string{"sampler", "updates", "seconds", "final value", "µs/update", "factors/update", "draws/update", "MH acceptance", "tries/update", "note"}}
+func curveTable(curves []Curve) harness.Table {
+	t := harness.Table{Header: []string{"sampler", "updates", "seconds", "final value", "µs/update", "factors/update", "draws/update", "MH acceptance", "tries/update", "note"}}
 	for _, c := range curves {
 		n := len(c.Iters)
 		row := []string{c.Label, "0", "0", "–", "–"}
 		if n > 0 {
-			row = []string{c.Label, fmtG(c.Iters[n-1], 7), fmtG(c.Seconds[n-1], 4), fmtG(c.Value[n-1], 4),
-				fmtG(c.Seconds[n-1]/c.Iters[n-1]*1e6, 4)}
+			row = []string{c.Label, harness.FmtG(c.Iters[n-1], 7), harness.FmtG(c.Seconds[n-1], 4), harness.FmtG(c.Value[n-1], 4),
+				harness.FmtG(c.Seconds[n-1]/c.Iters[n-1]*1e6, 4)}
 		}
 		st := c.Stats
 		acc, tries := "–", "–"
 		if st.Proposals > 0 {
-			acc = fmtG(st.AcceptanceRate(), 3)
+			acc = harness.FmtG(st.AcceptanceRate(), 3)
 		}
 		if st.Tries > 0 {
-			tries = fmtG(st.TriesPerStep(), 4)
+			tries = harness.FmtG(st.TriesPerStep(), 4)
 		}
 		note := ""
 		if c.Capped {
 			note = "stopped by the time budget"
 		}
-		row = append(row, fmtG(st.FactorsPerStep(), 4), fmtG(st.PicksPerStep(), 4), acc, tries, note)
-		t.rows = append(t.rows, row)
+		row = append(row, harness.FmtG(st.FactorsPerStep(), 4), harness.FmtG(st.PicksPerStep(), 4), acc, tries, note)
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
@@ -108,12 +73,12 @@ var pottsFigures = map[string]curveFigure{
 // sampler the updates and seconds of the last checkpoint reached by every
 // run, the error there, the work per update, and the MH acceptance rate
 // where it applies.
-func (r *PottsResult) Markdown() string { return curveTable(r.Curves).markdown() }
+func (r *PottsResult) Markdown() string { return curveTable(r.Curves).Markdown() }
 
 // WriteSummary writes the summary of Markdown as dir/fig1-potts-summary.csv
 // and returns its path.
 func (r *PottsResult) WriteSummary(dir string) (string, error) {
-	return curveTable(r.Curves).writeCSV(dir, "fig1-potts-summary")
+	return curveTable(r.Curves).WriteCSV(dir, "fig1-potts-summary")
 }
 
 // WriteFigure writes one figure of the paper drawn from the run: fig is
@@ -134,12 +99,12 @@ var spinFigures = map[string]curveFigure{
 
 // Markdown returns the summary of the curves in GitHub Markdown (as
 // PottsResult.Markdown; rejection samplers report their tries per update).
-func (r *SpinResult) Markdown() string { return curveTable(r.Curves).markdown() }
+func (r *SpinResult) Markdown() string { return curveTable(r.Curves).Markdown() }
 
 // WriteSummary writes the summary of Markdown as dir/fig1c-spin-summary.csv
 // and returns its path.
 func (r *SpinResult) WriteSummary(dir string) (string, error) {
-	return curveTable(r.Curves).writeCSV(dir, "fig1c-spin-summary")
+	return curveTable(r.Curves).WriteCSV(dir, "fig1c-spin-summary")
 }
 
 // WriteFigure writes one figure of the paper drawn from the run: fig is
@@ -151,65 +116,65 @@ func (r *SpinResult) WriteFigure(dir, fig string) ([]string, error) {
 }
 
 // Markdown returns Table 1 in GitHub Markdown, with the paper's values.
-func (r *Table1Result) Markdown() string { return r.table().markdown() }
+func (r *Table1Result) Markdown() string { return r.table().Markdown() }
 
 // WriteSummary writes the table of Markdown as dir/tunamh-table1.csv and
 // returns its path.
 func (r *Table1Result) WriteSummary(dir string) (string, error) {
-	return r.table().writeCSV(dir, "tunamh-table1")
+	return r.table().WriteCSV(dir, "tunamh-table1")
 }
 
-func (r *Table1Result) table() table {
-	t := table{header: []string{"sampler", "step", "acceptance", "mean batch", "± SE", "runs", "paper (Table 1)", "µs/step"}}
+func (r *Table1Result) table() harness.Table {
+	t := harness.Table{Header: []string{"sampler", "step", "acceptance", "mean batch", "± SE", "runs", "paper (Table 1)", "µs/step"}}
 	for _, row := range r.Rows {
-		t.rows = append(t.rows, []string{row.Label, fmtG(row.Options.Step, 3), fmtG(row.Accept, 3), fmtG(row.MeanBatch, 6),
-			fmtG(row.SE, 3), strconv.Itoa(len(row.Batch)), row.Paper, fmtG(row.NsPerStep/1000, 4)})
+		t.Rows = append(t.Rows, []string{row.Label, harness.FmtG(row.Options.Step, 3), harness.FmtG(row.Accept, 3), harness.FmtG(row.MeanBatch, 6),
+			harness.FmtG(row.SE, 3), strconv.Itoa(len(row.Batch)), row.Paper, harness.FmtG(row.NsPerStep/1000, 4)})
 	}
 	return t
 }
 
 // Markdown returns the ESS comparison in GitHub Markdown, with the paper's
 // values.
-func (r *RLRResult) Markdown() string { return r.table().markdown() }
+func (r *RLRResult) Markdown() string { return r.table().Markdown() }
 
 // WriteSummary writes the table of Markdown as dir/tunamh-rlr.csv and
 // returns its path.
 func (r *RLRResult) WriteSummary(dir string) (string, error) {
-	return r.table().writeCSV(dir, "tunamh-rlr")
+	return r.table().WriteCSV(dir, "tunamh-rlr")
 }
 
-func (r *RLRResult) table() table {
-	t := table{header: []string{"sampler", "steps", "acceptance", "mean batch", "µs/step", "ESS min", "ESS mean", "ESS/s (min)", "paper ESS/s (d = 10)", "note"}}
+func (r *RLRResult) table() harness.Table {
+	t := harness.Table{Header: []string{"sampler", "steps", "acceptance", "mean batch", "µs/step", "ESS min", "ESS mean", "ESS/s (min)", "paper ESS/s (d = 10)", "note"}}
 	for _, row := range r.Rows {
-		t.rows = append(t.rows, []string{row.Label, strconv.FormatInt(row.Steps, 10), fmtG(row.Accept, 3), fmtG(row.MeanBatch, 4),
-			fmtG(row.UsPerStep, 4), fmtG(row.ESSMin, 4), fmtG(row.ESSMean, 4), fmtG(row.ESSPerSec, 4), row.Paper, row.Note})
+		t.Rows = append(t.Rows, []string{row.Label, strconv.FormatInt(row.Steps, 10), harness.FmtG(row.Accept, 3), harness.FmtG(row.MeanBatch, 4),
+			harness.FmtG(row.UsPerStep, 4), harness.FmtG(row.ESSMin, 4), harness.FmtG(row.ESSMean, 4), harness.FmtG(row.ESSPerSec, 4), row.Paper, row.Note})
 	}
 	return t
 }
 
 // Markdown returns the TV distances of the density estimates and the
 // samplers' work per update in GitHub Markdown.
-func (r *TGMResult) Markdown() string { return r.table().markdown() }
+func (r *TGMResult) Markdown() string { return r.table().Markdown() }
 
 // WriteSummary writes the table of Markdown as dir/fig3-summary.csv and
 // returns its path.
 func (r *TGMResult) WriteSummary(dir string) (string, error) {
-	return r.table().writeCSV(dir, "fig3-summary")
+	return r.table().WriteCSV(dir, "fig3-summary")
 }
 
-func (r *TGMResult) table() table {
-	t := table{header: []string{"sampler", "samples", "seconds", "TV to truth", "factors/update", "draws/update", "MH acceptance", "tries/update", "note"}}
+func (r *TGMResult) table() harness.Table {
+	t := harness.Table{Header: []string{"sampler", "samples", "seconds", "TV to truth", "factors/update", "draws/update", "MH acceptance", "tries/update", "note"}}
 	for _, d := range r.Estimates {
 		st := d.Stats
 		acc, tries := "–", "–"
 		if st.Proposals > 0 {
-			acc = fmtG(st.AcceptanceRate(), 3)
+			acc = harness.FmtG(st.AcceptanceRate(), 3)
 		}
 		if st.Tries > 0 {
-			tries = fmtG(float64(st.Tries)/float64(max(st.Steps, 1)), 4)
+			tries = harness.FmtG(float64(st.Tries)/float64(max(st.Steps, 1)), 4)
 		}
-		t.rows = append(t.rows, []string{d.Label, strconv.FormatInt(d.Samples, 10), fmtG(d.Seconds, 4), fmtG(d.TV, 3),
-			fmtG(st.FactorsPerStep(), 5), fmtG(st.PicksPerStep(), 5), acc, tries, d.Err})
+		t.Rows = append(t.Rows, []string{d.Label, strconv.FormatInt(d.Samples, 10), harness.FmtG(d.Seconds, 4), harness.FmtG(d.TV, 3),
+			harness.FmtG(st.FactorsPerStep(), 5), harness.FmtG(st.PicksPerStep(), 5), acc, tries, d.Err})
 	}
 	return t
 }
@@ -232,15 +197,15 @@ func (r *TGMResult) WriteFigure(dir string) ([]string, error) {
 	rows := make([][]string, 0, s.NX*s.NY)
 	for i := range s.NX {
 		for j := range s.NY {
-			row := []string{ftoa(s.X0 + (float64(i)+0.5)*wx), ftoa(s.Y0 + (float64(j)+0.5)*wy)}
+			row := []string{harness.Ftoa(s.X0 + (float64(i)+0.5)*wx), harness.Ftoa(s.Y0 + (float64(j)+0.5)*wy)}
 			for _, d := range all {
-				row = append(row, ftoa(d.P[i*s.NY+j]))
+				row = append(row, harness.Ftoa(d.P[i*s.NY+j]))
 			}
 			rows = append(rows, row)
 		}
 	}
 	csvPath := filepath.Join(dir, name+".csv")
-	if err := writeCSV(csvPath, header, rows); err != nil {
+	if err := harness.WriteCSV(csvPath, header, rows); err != nil {
 		return nil, err
 	}
 	paths, err := writeHeatMaps(dir, name, "x1", "x2", r.heatPanels(all), 1.5*maxOf(r.Truth.P)/(wx*wy))

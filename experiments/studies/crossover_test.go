@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgibbs/pgibbs/experiments/harness"
+	"github.com/pgibbs/pgibbs/experiments/internal/exptest"
 	"github.com/pgibbs/pgibbs/models/potts"
 )
 
@@ -30,13 +32,13 @@ func tinyCrossover() CrossoverSettings {
 // of its files; it asserts nothing about the times themselves.
 func TestCrossover(t *testing.T) {
 	s := tinyCrossover()
-	prog := &countingProgress{}
-	res, err := Crossover(context.Background(), s, Config{Seed: 1, Progress: prog})
+	prog := &exptest.Progress{}
+	res, err := Crossover(context.Background(), s, harness.Config{Seed: 1, Progress: prog})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prog.done.Load() != prog.total || prog.total != 4*2+3*3 {
-		t.Errorf("progress: %d of %d units, want 17", prog.done.Load(), prog.total)
+	if prog.Added() != prog.Total() || prog.Total() != 4*2+3*3 {
+		t.Errorf("progress: %d of %d units, want 17", prog.Added(), prog.Total())
 	}
 	if res.Reps != 3 || len(res.Families) != 2 {
 		t.Fatalf("%d repetitions, %d families", res.Reps, len(res.Families))
@@ -87,11 +89,11 @@ func TestCrossover(t *testing.T) {
 			t.Errorf("%s: crossover Δ %v outside the measured range", f.Key, d)
 		}
 	}
-	if tb := res.table(); len(tb.rows) != 5 || len(tb.rows[0]) != len(tb.header) {
-		t.Errorf("table: %d rows of %d cells, header %d", len(tb.rows), len(tb.rows[0]), len(tb.header))
+	if tb := res.table(); len(tb.Rows) != 5 || len(tb.Rows[0]) != len(tb.Header) {
+		t.Errorf("table: %d rows of %d cells, header %d", len(tb.Rows), len(tb.Rows[0]), len(tb.Header))
 	}
-	if tb := res.summaryTable(); len(tb.rows) != 2 {
-		t.Errorf("summary: %d rows", len(tb.rows))
+	if tb := res.summaryTable(); len(tb.Rows) != 2 {
+		t.Errorf("summary: %d rows", len(tb.Rows))
 	}
 	if md := res.Markdown(); strings.Count(md, "\n") != 2+5+1+2+2 {
 		t.Errorf("markdown:\n%s", md)
@@ -180,13 +182,13 @@ func TestCrossoverValidation(t *testing.T) {
 	} {
 		s := tinyCrossover()
 		mod(&s)
-		if _, err := Crossover(context.Background(), s, Config{}); err == nil {
+		if _, err := Crossover(context.Background(), s, harness.Config{}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Crossover(ctx, tinyCrossover(), Config{}); !errors.Is(err, context.Canceled) {
+	if _, err := Crossover(ctx, tinyCrossover(), harness.Config{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }

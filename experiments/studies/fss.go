@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/gibbs"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
@@ -48,7 +49,7 @@ type FSSModel struct {
 type FSSSettings struct {
 	Models []FSSModel
 	// Chains is the number of independent chains of each stage at each
-	// size, pooled; 0 means Config.Runs.
+	// size, pooled; 0 means harness.Config.Runs.
 	Chains int
 	// Burn is the number of Swendsen–Wang sweeps each chain runs from a
 	// uniformly random state before it measures.
@@ -255,10 +256,10 @@ type fssJob struct {
 // and measures after every sweep (lattice.Measurer; on lattices with more
 // than lattice.AutoExactOffsets offsets the energy is computed exactly by
 // FFT, in the Measurer, since reweighting needs exact energies).
-func FSS(ctx context.Context, s FSSSettings, cfg Config) (*FSSResult, error) {
+func FSS(ctx context.Context, s FSSSettings, cfg harness.Config) (*FSSResult, error) {
 	chains := s.Chains
 	if chains == 0 {
-		chains = cfg.runs()
+		chains = cfg.NumRuns()
 	}
 	if err := s.validate(chains); err != nil {
 		return nil, err
@@ -271,7 +272,7 @@ func FSS(ctx context.Context, s FSSSettings, cfg Config) (*FSSResult, error) {
 			states = append(states, &fssState{pt: &FSSPoint{Model: m.Key, Size: n, Sites: n * n}})
 		}
 	}
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	for stage := range s.Stages {
 		jobs, err := fssJobs(s, states, stage, chains)
 		if err != nil {
@@ -399,7 +400,7 @@ func indexOf(models []FSSModel, mi, si int) int {
 }
 
 // runFSSStage runs the chains of every job of a stage, largest first.
-func runFSSStage(ctx context.Context, jobs []*fssJob, s FSSSettings, chains int, cfg Config, prog Progress) error {
+func runFSSStage(ctx context.Context, jobs []*fssJob, s FSSSettings, chains int, cfg harness.Config, prog harness.Progress) error {
 	type task struct {
 		j *fssJob
 		c int
@@ -424,7 +425,7 @@ func runFSSStage(ctx context.Context, jobs []*fssJob, s FSSSettings, chains int,
 		return 0
 	})
 	prog.Start(fmt.Sprintf("fss: stage %d", jobs[0].stage+1), total)
-	return chain.Parallel(ctx, len(tasks), cfg.workers(), func(ctx context.Context, i int) error {
+	return chain.Parallel(ctx, len(tasks), cfg.NumWorkers(), func(ctx context.Context, i int) error {
 		t := tasks[i]
 		stream := uint64(((t.j.model*16+t.j.size)*10+t.j.stage)*chains + t.c)
 		start := time.Now()
@@ -439,8 +440,8 @@ func runFSSStage(ctx context.Context, jobs []*fssJob, s FSSSettings, chains int,
 
 // fssChain runs one Swendsen–Wang chain on l: burn sweeps from a random
 // state, then sweeps measured ones, and returns its Series.
-func fssChain(ctx context.Context, l *lat.Lattice, burn, sweeps int64, seed, stream uint64, prog Progress) (lat.Series, error) {
-	r := randStream(seed, stream)
+func fssChain(ctx context.Context, l *lat.Lattice, burn, sweeps int64, seed, stream uint64, prog harness.Progress) (lat.Series, error) {
+	r := harness.RandStream(seed, stream)
 	sw, err := gibbs.NewSwendsenWang(l, r, nil)
 	if err != nil {
 		return lat.Series{}, err

@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/internal/sysmem"
@@ -74,7 +75,7 @@ type ScaleResult struct {
 // its memory, and times Poisson-Gibbs and Gibbs updates on it (one
 // goroutine: run it on a quiet machine), dropping the graph before the
 // next width.
-func Scale(ctx context.Context, s ScaleSettings, cfg Config) (*ScaleResult, error) {
+func Scale(ctx context.Context, s ScaleSettings, cfg harness.Config) (*ScaleResult, error) {
 	if len(s.Widths) == 0 || s.PGUpdates < 1 || s.GibbsUpdates < 1 || s.Reps < 1 {
 		return nil, errors.New("bench: scale: want widths, updates ≥ 1 and reps ≥ 1")
 	}
@@ -82,7 +83,7 @@ func Scale(ctx context.Context, s ScaleSettings, cfg Config) (*ScaleResult, erro
 	if budget == 0 {
 		budget = sysmem.Total() / 2
 	}
-	prog := cfg.progress()
+	prog := cfg.ProgressOrNone()
 	prog.Start("scale", int64(len(s.Widths)))
 	start := time.Now()
 	res := &ScaleResult{Settings: s}

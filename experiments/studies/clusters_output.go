@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/pgibbs/pgibbs/experiments/harness"
 )
 
 // clustersNames are the samplers' names in tables and legends.
@@ -21,23 +23,24 @@ var clustersNames = map[string]string{
 	ClustersWolff:  "Wolff (a sweep's worth)",
 }
 
-// clustersName returns the name of sampler key of the τ study for
-// tables and legends.
-func clustersName(key string) string {
+// ClustersName returns the name of sampler key of the τ study (one of
+// ClustersGibbs, ClustersPGibbs, ClustersSW, ClustersWolff) for notes,
+// tables and legends; an unknown key is its own name.
+func ClustersName(key string) string {
 	if n, ok := clustersNames[key]; ok {
 		return n
 	}
 	return key
 }
 
-// costName returns the name of sampler key of the cost study, whose
-// Poisson-Gibbs runs systematic sweeps (a long-range lattice has no
+// ClustersCostName returns the name of sampler key of the cost study,
+// whose Poisson-Gibbs runs systematic sweeps (a long-range lattice has no
 // colouring).
-func costName(key string) string {
+func ClustersCostName(key string) string {
 	if key == ClustersPGibbs {
 		return "Poisson-Gibbs (systematic)"
 	}
-	return clustersName(key)
+	return ClustersName(key)
 }
 
 // Targets of issue 15.
@@ -111,14 +114,14 @@ func (r *ClustersResult) fit(key string) (ClustersFit, bool) {
 // the fitted exponents, issue 15's targets, and the seconds per sweep.
 func (r *ClustersResult) Markdown() string {
 	var out string
-	for _, t := range []table{r.tauTable(), r.fitTable(), r.targetTable(), r.costTable()} {
-		if len(t.rows) == 0 {
+	for _, t := range []harness.Table{r.tauTable(), r.fitTable(), r.targetTable(), r.costTable()} {
+		if len(t.Rows) == 0 {
 			continue
 		}
 		if out != "" {
 			out += "\n"
 		}
-		out += t.markdown()
+		out += t.Markdown()
 	}
 	return out
 }
@@ -128,34 +131,34 @@ func pm(v, e float64, digits int) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	return fmtG(v, digits) + " ± " + fmtG(e, 2)
+	return harness.FmtG(v, digits) + " ± " + harness.FmtG(e, 2)
 }
 
 // tauTable returns one row per sampler and size. (The pipes of |m| in the
 // header are escaped for Markdown.)
-func (r *ClustersResult) tauTable() table {
-	t := table{header: []string{"sampler", "L", "chains × sweeps", "burn-in", `τ(\|m\|) (sweeps)`, "W", "N/τ", `⟨\|m\|⟩`,
+func (r *ClustersResult) tauTable() harness.Table {
+	t := harness.Table{Header: []string{"sampler", "L", "chains × sweeps", "burn-in", `τ(\|m\|) (sweeps)`, "W", "N/τ", `⟨\|m\|⟩`,
 		"ms/sweep", "ms per τ", "Wolff clusters/step (sites/step ÷ N)"}}
 	for _, p := range r.Tau {
 		tau := pm(p.Tau.Tau, p.Tau.Err, 4)
 		if !p.Tau.Converged {
-			tau = "≥ " + fmtG(p.Tau.Tau, 4) + " (no window)"
+			tau = "≥ " + harness.FmtG(p.Tau.Tau, 4) + " (no window)"
 		}
 		cl := "–"
 		if p.Sampler == ClustersWolff {
-			cl = fmt.Sprintf("%s (%s)", fmtG(p.Clusters, 4), fmtG(p.StepSweeps, 3))
+			cl = fmt.Sprintf("%s (%s)", harness.FmtG(p.Clusters, 4), harness.FmtG(p.StepSweeps, 3))
 		}
-		t.rows = append(t.rows, []string{clustersName(p.Sampler), strconv.Itoa(p.Size),
+		t.Rows = append(t.Rows, []string{ClustersName(p.Sampler), strconv.Itoa(p.Size),
 			fmt.Sprintf("%d × %d", p.Chains, p.Sweeps), strconv.FormatInt(p.Burn, 10), tau, strconv.Itoa(p.Tau.Window),
-			fmtG(float64(p.Tau.N)/p.Tau.Tau, 3), pm(p.Tau.Mean, p.Tau.MeanErr, 4),
-			fmtG(p.SweepSeconds*1e3, 3), fmtG(p.SweepSeconds*p.Tau.Tau*1e3, 3), cl})
+			harness.FmtG(float64(p.Tau.N)/p.Tau.Tau, 3), pm(p.Tau.Mean, p.Tau.MeanErr, 4),
+			harness.FmtG(p.SweepSeconds*1e3, 3), harness.FmtG(p.SweepSeconds*p.Tau.Tau*1e3, 3), cl})
 	}
 	return t
 }
 
 // fitTable returns the dynamic exponent of each sampler.
-func (r *ClustersResult) fitTable() table {
-	t := table{header: []string{"sampler", "sizes fitted", "z", "A (τ ≈ A·L^z)", "χ²"}}
+func (r *ClustersResult) fitTable() harness.Table {
+	t := harness.Table{Header: []string{"sampler", "sizes fitted", "z", "A (τ ≈ A·L^z)", "χ²"}}
 	for _, f := range r.Fits {
 		var sizes []int
 		for _, p := range r.Tau {
@@ -163,26 +166,26 @@ func (r *ClustersResult) fitTable() table {
 				sizes = append(sizes, p.Size)
 			}
 		}
-		t.rows = append(t.rows, []string{clustersName(f.Sampler), fmt.Sprint(sizes), pm(f.Z, f.ZErr, 3), fmtG(f.A, 3), fmtG(f.Chi2, 3)})
+		t.Rows = append(t.Rows, []string{ClustersName(f.Sampler), fmt.Sprint(sizes), pm(f.Z, f.ZErr, 3), harness.FmtG(f.A, 3), harness.FmtG(f.Chi2, 3)})
 	}
 	return t
 }
 
 // targetTable returns issue 15's targets: the τ ratio of the heat bath to
 // Swendsen–Wang, and the cost of a long-range Swendsen–Wang sweep.
-func (r *ClustersResult) targetTable() table {
-	t := table{header: []string{"quantity", "measured", "target"}}
+func (r *ClustersResult) targetTable() harness.Table {
+	t := harness.Table{Header: []string{"quantity", "measured", "target"}}
 	if size, ratio, e, ok := r.TauRatio(ClustersGibbs, ClustersSW); ok {
-		t.rows = append(t.rows, []string{fmt.Sprintf("τ(heat bath) ÷ τ(Swendsen–Wang) at L = %d", size), pm(ratio, e, 3),
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("τ(heat bath) ÷ τ(Swendsen–Wang) at L = %d", size), pm(ratio, e, 3),
 			targetNote(ratio >= clustersTargetRatio, size == clustersTargetRatioSize,
 				fmt.Sprintf("≥ %d at L = %d", clustersTargetRatio, clustersTargetRatioSize))})
 	}
 	if sites, ratio, ok := r.CostRatio(ClustersSW, "power", "nn"); ok {
-		t.rows = append(t.rows, []string{fmt.Sprintf("Swendsen–Wang sweep, power law ÷ nearest neighbour, at %d sites", sites), fmtG(ratio, 3),
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("Swendsen–Wang sweep, power law ÷ nearest neighbour, at %d sites", sites), harness.FmtG(ratio, 3),
 			targetNote(ratio <= clustersTargetPowerNN, sites >= clustersTargetSites, fmt.Sprintf("≤ %d at 10⁶ sites", clustersTargetPowerNN))})
 	}
 	if p, ok := r.costAt(ClustersSW, "power"); ok {
-		t.rows = append(t.rows, []string{fmt.Sprintf("Swendsen–Wang sweep, power law, at %d sites", p.Sites), fmtG(p.Median, 3) + " s",
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("Swendsen–Wang sweep, power law, at %d sites", p.Sites), harness.FmtG(p.Median, 3) + " s",
 			targetNote(p.Median <= clustersTargetPowerSecs, p.Sites >= clustersTargetSites, fmt.Sprintf("≤ %g s at 10⁶ sites", clustersTargetPowerSecs))})
 	}
 	return t
@@ -201,13 +204,13 @@ func targetNote(met, applies bool, target string) string {
 }
 
 // costTable returns one row per kernel, side and sampler.
-func (r *ClustersResult) costTable() table {
-	t := table{header: []string{"kernel", "β", "L = ΣM", "offsets", "sampler", "N", "sites", "s/sweep (median)", "min", "max",
+func (r *ClustersResult) costTable() harness.Table {
+	t := harness.Table{Header: []string{"kernel", "β", "L = ΣM", "offsets", "sampler", "N", "sites", "s/sweep (median)", "min", "max",
 		"sweeps timed", "ns/site", "events/site"}}
 	for _, p := range r.Cost {
-		t.rows = append(t.rows, []string{p.Kernel, fmtG(p.Beta, 4), fmtG(p.L, 4), strconv.Itoa(p.Offsets), costName(p.Sampler),
-			strconv.Itoa(p.Side), strconv.Itoa(p.Sites), fmtG(p.Median, 3), fmtG(p.Min, 3), fmtG(p.Max, 3),
-			strconv.Itoa(p.Sweeps), fmtG(p.Median/float64(p.Sites)*1e9, 3), fmtG(p.Events, 3)})
+		t.Rows = append(t.Rows, []string{p.Kernel, harness.FmtG(p.Beta, 4), harness.FmtG(p.L, 4), strconv.Itoa(p.Offsets), ClustersCostName(p.Sampler),
+			strconv.Itoa(p.Side), strconv.Itoa(p.Sites), harness.FmtG(p.Median, 3), harness.FmtG(p.Min, 3), harness.FmtG(p.Max, 3),
+			strconv.Itoa(p.Sweeps), harness.FmtG(p.Median/float64(p.Sites)*1e9, 3), harness.FmtG(p.Events, 3)})
 	}
 	return t
 }
@@ -230,14 +233,14 @@ func (r *ClustersResult) WriteFigure(dir string) ([]string, error) {
 		var rows [][]string
 		for _, p := range r.Tau {
 			f, _ := r.fit(p.Sampler)
-			rows = append(rows, []string{p.Sampler, strconv.Itoa(p.Size), strconv.Itoa(p.Sites), ftoa(r.Settings.Beta),
+			rows = append(rows, []string{p.Sampler, strconv.Itoa(p.Size), strconv.Itoa(p.Sites), harness.Ftoa(r.Settings.Beta),
 				strconv.Itoa(p.Chains), strconv.FormatInt(p.Sweeps, 10), strconv.FormatInt(p.Burn, 10), strconv.Itoa(p.Tau.N),
-				ftoa(p.Tau.Tau), ftoa(p.Tau.Err), strconv.Itoa(p.Tau.Window), strconv.FormatBool(p.Tau.Converged),
-				ftoa(p.Tau.Mean), ftoa(p.Tau.MeanErr), ftoa(p.Clusters), ftoa(p.StepSweeps), ftoa(p.SweepSeconds),
+				harness.Ftoa(p.Tau.Tau), harness.Ftoa(p.Tau.Err), strconv.Itoa(p.Tau.Window), strconv.FormatBool(p.Tau.Converged),
+				harness.Ftoa(p.Tau.Mean), harness.Ftoa(p.Tau.MeanErr), harness.Ftoa(p.Clusters), harness.Ftoa(p.StepSweeps), harness.Ftoa(p.SweepSeconds),
 				csvNum(f.Z), csvNum(f.ZErr), csvNum(f.A)})
 		}
 		path := filepath.Join(dir, "clusters-tau.csv")
-		if err := writeCSV(path, []string{"sampler", "size", "sites", "beta", "chains", "sweeps_per_chain", "burn_per_chain",
+		if err := harness.WriteCSV(path, []string{"sampler", "size", "sites", "beta", "chains", "sweeps_per_chain", "burn_per_chain",
 			"measurements", "tau", "tau_err", "window", "converged", "mean_abs_m", "mean_abs_m_err", "wolff_clusters",
 			"sweeps_per_step", "sweep_seconds", "z", "z_err", "A"}, rows); err != nil {
 			return out, err
@@ -247,7 +250,7 @@ func (r *ClustersResult) WriteFigure(dir string) ([]string, error) {
 		if err != nil {
 			return out, err
 		}
-		paths, err := savePlot(p, dir, "clusters-tau")
+		paths, err := harness.SavePlot(p, dir, "clusters-tau")
 		if out = append(out, paths...); err != nil {
 			return out, err
 		}
@@ -255,12 +258,12 @@ func (r *ClustersResult) WriteFigure(dir string) ([]string, error) {
 	if len(r.Cost) > 0 {
 		var rows [][]string
 		for _, p := range r.Cost {
-			rows = append(rows, []string{p.Kernel, ftoa(p.Beta), ftoa(p.L), strconv.Itoa(p.Offsets), p.Sampler,
-				strconv.Itoa(p.Side), strconv.Itoa(p.Sites), ftoa(p.Median), ftoa(p.Min), ftoa(p.Max),
-				strconv.Itoa(p.Sweeps), ftoa(p.Events)})
+			rows = append(rows, []string{p.Kernel, harness.Ftoa(p.Beta), harness.Ftoa(p.L), strconv.Itoa(p.Offsets), p.Sampler,
+				strconv.Itoa(p.Side), strconv.Itoa(p.Sites), harness.Ftoa(p.Median), harness.Ftoa(p.Min), harness.Ftoa(p.Max),
+				strconv.Itoa(p.Sweeps), harness.Ftoa(p.Events)})
 		}
 		path := filepath.Join(dir, "clusters-cost.csv")
-		if err := writeCSV(path, []string{"kernel", "beta", "L", "offsets", "sampler", "side", "sites",
+		if err := harness.WriteCSV(path, []string{"kernel", "beta", "L", "offsets", "sampler", "side", "sites",
 			"seconds_median", "seconds_min", "seconds_max", "sweeps", "events_per_site"}, rows); err != nil {
 			return out, err
 		}
@@ -269,7 +272,7 @@ func (r *ClustersResult) WriteFigure(dir string) ([]string, error) {
 		if err != nil {
 			return out, err
 		}
-		paths, err := savePlot(p, dir, "clusters-cost")
+		paths, err := harness.SavePlot(p, dir, "clusters-cost")
 		if out = append(out, paths...); err != nil {
 			return out, err
 		}
@@ -289,7 +292,7 @@ var clustersGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}
 // tauPlot draws τ against L on log–log axes: each sampler's points with
 // their error bars and its fitted power law.
 func (r *ClustersResult) tauPlot() (*plot.Plot, error) {
-	p := logLogPlot(fmt.Sprintf("Integrated autocorrelation time of |m|, 2-D Ising at β = %.5g", r.Settings.Beta), "L (L×L torus)", "τ (sweeps)")
+	p := harness.LogLogPlot(fmt.Sprintf("Integrated autocorrelation time of |m|, 2-D Ising at β = %.5g", r.Settings.Beta), "L (L×L torus)", "τ (sweeps)")
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	for _, f := range r.Fits {
 		k := max(slices.Index(clustersTauKeys, f.Sampler), 0) // the sampler's style
@@ -311,25 +314,25 @@ func (r *ClustersResult) tauPlot() (*plot.Plot, error) {
 		if len(pts.XYs) == 0 {
 			continue
 		}
-		st := lineStyles[(k+1)%len(lineStyles)]
+		st := harness.LineStyles[(k+1)%len(harness.LineStyles)]
 		sc, err := plotter.NewScatter(pts.XYs)
 		if err != nil {
 			return nil, fmt.Errorf("bench: clusters plot: %w", err)
 		}
-		sc.Color, sc.Shape, sc.Radius = st.c, clustersGlyphs[k%len(clustersGlyphs)], vg.Points(2.5)
+		sc.Color, sc.Shape, sc.Radius = st.Color, clustersGlyphs[k%len(clustersGlyphs)], vg.Points(2.5)
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
 			return nil, fmt.Errorf("bench: clusters plot: %w", err)
 		}
-		eb.Color = st.c
+		eb.Color = st.Color
 		p.Add(sc, eb)
-		label := clustersName(f.Sampler)
+		label := ClustersName(f.Sampler)
 		if !math.IsNaN(f.Z) {
 			line, err := plotter.NewLine(plotter.XYs{{X: lo, Y: f.A * math.Pow(lo, f.Z)}, {X: hi, Y: f.A * math.Pow(hi, f.Z)}})
 			if err != nil {
 				return nil, fmt.Errorf("bench: clusters plot: %w", err)
 			}
-			line.Color, line.Dashes, line.Width = st.c, st.dash, vg.Points(1.2)
+			line.Color, line.Dashes, line.Width = st.Color, st.Dashes, vg.Points(1.2)
 			p.Add(line)
 			label += fmt.Sprintf(": z = %.2f ± %.2f", f.Z, f.ZErr)
 			p.Legend.Add(label, line, sc)
@@ -343,7 +346,7 @@ func (r *ClustersResult) tauPlot() (*plot.Plot, error) {
 // costPlot draws seconds per sweep against the number of sites on log–log
 // axes: a line per kernel (colour) and sampler (dashes and marker).
 func (r *ClustersResult) costPlot() (*plot.Plot, error) {
-	p := logLogPlot("Seconds per sweep, 2-D Ising near β_c", "sites", "seconds per sweep")
+	p := harness.LogLogPlot("Seconds per sweep, 2-D Ising near β_c", "sites", "seconds per sweep")
 	for ki, kn := range r.Settings.Kernels {
 		for si, key := range r.Settings.CostSamplers {
 			var xy plotter.XYs
@@ -359,14 +362,14 @@ func (r *ClustersResult) costPlot() (*plot.Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("bench: clusters cost plot: %w", err)
 			}
-			c := lineStyles[(ki+1)%len(lineStyles)].c
+			c := harness.LineStyles[(ki+1)%len(harness.LineStyles)].Color
 			l.Color, l.Width = c, vg.Points(1.3)
 			if si > 0 {
 				l.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
 			}
 			sc.Color, sc.Shape, sc.Radius = c, clustersGlyphs[si%len(clustersGlyphs)], vg.Points(2.5)
 			p.Add(l, sc)
-			p.Legend.Add(fmt.Sprintf("%s, %s (β = %.4g)", costName(key), kn.Key, kn.Beta), l, sc)
+			p.Legend.Add(fmt.Sprintf("%s, %s (β = %.4g)", ClustersCostName(key), kn.Key, kn.Beta), l, sc)
 		}
 	}
 	return p, nil

@@ -1,4 +1,4 @@
-package experiments
+package studies
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/experiments/harness"
+	"github.com/pgibbs/pgibbs/experiments/internal/exptest"
 )
 
 // tinyFSS is a configuration of the finite-size-scaling study that runs in
@@ -25,13 +27,13 @@ func tinyFSS() FSSSettings {
 // function of the seed, its tables and its files.
 func TestFSS(t *testing.T) {
 	s := tinyFSS()
-	prog := &countingProgress{}
-	res, err := FSS(context.Background(), s, Config{Seed: 3, Progress: prog})
+	prog := &exptest.Progress{}
+	res, err := FSS(context.Background(), s, harness.Config{Seed: 3, Progress: prog})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prog.total == 0 || prog.done.Load() != prog.total {
-		t.Errorf("progress: %d of %d units", prog.done.Load(), prog.total)
+	if prog.Total() == 0 || prog.Added() != prog.Total() {
+		t.Errorf("progress: %d of %d units", prog.Added(), prog.Total())
 	}
 	if res.Chains != 2 || len(res.Points) != 5 || len(res.Crossings) != 3 || len(res.Fits) != 2 || len(res.Shifts) != 2 {
 		t.Fatalf("%d chains, %d points, %d crossings, %d fits, %d shifts", res.Chains, len(res.Points), len(res.Crossings), len(res.Fits), len(res.Shifts))
@@ -86,11 +88,11 @@ func TestFSS(t *testing.T) {
 		}
 	}
 
-	again, err := FSS(context.Background(), s, Config{Seed: 3, Workers: 1})
+	again, err := FSS(context.Background(), s, harness.Config{Seed: 3, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := FSS(context.Background(), s, Config{Seed: 4})
+	other, err := FSS(context.Background(), s, harness.Config{Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +127,7 @@ func TestFSS(t *testing.T) {
 		t.Errorf("wrote %v, want %v", paths, want)
 	}
 	for _, p := range paths {
-		checkFile(t, p)
+		exptest.CheckFile(t, p)
 	}
 }
 
@@ -145,7 +147,7 @@ func TestFSSSettings(t *testing.T) {
 	} {
 		s := tinyFSS()
 		change(&s)
-		if _, err := FSS(context.Background(), s, Config{}); err == nil {
+		if _, err := FSS(context.Background(), s, harness.Config{}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
