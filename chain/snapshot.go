@@ -17,6 +17,26 @@ var (
 	_ Snapshotter = (*CSV)(nil)
 )
 
+// SnapshotHeader opens the snapshot of a sampler: the version of its format
+// and the kind of sampler that wrote it. The samplers' states embed it, so
+// that their JSON starts with "version" and "kind".
+type SnapshotHeader struct {
+	Version int    `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// Check returns an error, in the words of package pkg, unless the header
+// is of format version and of a sampler of the given kind.
+func (h SnapshotHeader) Check(pkg, kind string, version int) error {
+	switch {
+	case h.Version != version:
+		return fmt.Errorf("%s: restore %s: snapshot version %d, this build reads %d", pkg, kind, h.Version, version)
+	case h.Kind != kind:
+		return fmt.Errorf("%s: restore %s from a snapshot of %s", pkg, kind, h.Kind)
+	}
+	return nil
+}
+
 // observerState wraps an observer's state with a version and kind.
 type observerState[T any] struct {
 	Version int    `json:"version"`

@@ -538,7 +538,7 @@ func (s *Blocked) Snapshot() ([]byte, error) {
 		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", s.err)
 	}
 	return json.Marshal(blockedState{
-		chainState: chainState{Version: snapshotVersion, Kind: s.kind(), X: s.x, Stats: s.stats},
+		chainState: chainState{SnapshotHeader: header(s.kind()), X: s.x, Stats: s.stats},
 		Next:       s.next,
 		Blocks:     s.blocks,
 		Lambdas:    s.lambdas(),

@@ -395,7 +395,7 @@ func (w *Wolff) Snapshot() ([]byte, error) {
 		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", w.err)
 	}
 	return json.Marshal(wolffState{
-		chainState: chainState{Version: snapshotVersion, Kind: w.kind(), X: w.x, Stats: w.stats},
+		chainState: chainState{SnapshotHeader: header(w.kind()), X: w.x, Stats: w.stats},
 		Clusters:   w.perStep,
 	})
 }

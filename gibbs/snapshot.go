@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
@@ -19,18 +20,22 @@ const snapshotVersion = 1
 
 // chainState is the state every sampler shares.
 type chainState struct {
-	Version int       `json:"version"`
-	Kind    string    `json:"kind"`
-	X       []float64 `json:"x"`
-	Stats   Stats     `json:"stats"`
-	Eps     *float64  `json:"eps,omitempty"` // the cached global estimate of the MIN samplers
+	chain.SnapshotHeader
+	X     []float64 `json:"x"`
+	Stats Stats     `json:"stats"`
+	Eps   *float64  `json:"eps,omitempty"` // the cached global estimate of the MIN samplers
+}
+
+// header is the snapshot header of a sampler of the given kind.
+func header(kind string) chain.SnapshotHeader {
+	return chain.SnapshotHeader{Version: snapshotVersion, Kind: kind}
 }
 
 func (c *core) snapshot(kind string, eps *float64) ([]byte, error) {
 	if c.err != nil {
 		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", c.err)
 	}
-	return json.Marshal(chainState{Version: snapshotVersion, Kind: kind, X: c.x, Stats: c.stats, Eps: eps})
+	return json.Marshal(chainState{SnapshotHeader: header(kind), X: c.x, Stats: c.stats, Eps: eps})
 }
 
 func (c *core) restore(kind string, data []byte) (*chainState, error) {
@@ -39,11 +44,8 @@ func (c *core) restore(kind string, data []byte) (*chainState, error) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("gibbs: restore %s: %w", kind, err)
 	}
-	switch {
-	case st.Version != snapshotVersion:
-		return nil, fmt.Errorf("gibbs: restore %s: snapshot version %d, this build reads %d", kind, st.Version, snapshotVersion)
-	case st.Kind != kind:
-		return nil, fmt.Errorf("gibbs: restore %s from a snapshot of %s", kind, st.Kind)
+	if err := st.Check("gibbs", kind, snapshotVersion); err != nil {
+		return nil, err
 	}
 	if err := checkSnapshotState(c.m, st.X); err != nil {
 		return nil, fmt.Errorf("gibbs: restore %s: %w", kind, err)

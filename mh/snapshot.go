@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/pgibbs/pgibbs/chain"
 )
 
 // Every sampler of this package is a chain.Snapshotter, so that long runs
@@ -18,14 +20,13 @@ import (
 const snapshotVersion = 1
 
 type samplerState struct {
-	Version int         `json:"version"`
-	Kind    string      `json:"kind"`
-	X       []float64   `json:"x"`
-	LP      float64     `json:"log_prior"`
-	Stats   Stats       `json:"stats"`
-	LL      *float64    `json:"ll,omitempty"`
-	Perm    []int32     `json:"perm,omitempty"`
-	FlyMC   *flymcState `json:"flymc,omitempty"`
+	chain.SnapshotHeader
+	X     []float64   `json:"x"`
+	LP    float64     `json:"log_prior"`
+	Stats Stats       `json:"stats"`
+	LL    *float64    `json:"ll,omitempty"`
+	Perm  []int32     `json:"perm,omitempty"`
+	FlyMC *flymcState `json:"flymc,omitempty"`
 }
 
 type flymcState struct {
@@ -39,7 +40,7 @@ type flymcState struct {
 }
 
 func (b *base) state() samplerState {
-	return samplerState{Version: snapshotVersion, Kind: b.name, X: b.x, LP: b.lp, Stats: b.st}
+	return samplerState{SnapshotHeader: chain.SnapshotHeader{Version: snapshotVersion, Kind: b.name}, X: b.x, LP: b.lp, Stats: b.st}
 }
 
 func (b *base) snapshot(st samplerState) ([]byte, error) {
@@ -55,11 +56,10 @@ func (b *base) restoreBase(data []byte) (*samplerState, error) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("mh: restore %s: %w", b.name, err)
 	}
+	if err := st.Check("mh", b.name, snapshotVersion); err != nil {
+		return nil, err
+	}
 	switch {
-	case st.Version != snapshotVersion:
-		return nil, fmt.Errorf("mh: restore %s: snapshot version %d, this build reads %d", b.name, st.Version, snapshotVersion)
-	case st.Kind != b.name:
-		return nil, fmt.Errorf("mh: restore %s from a snapshot of %s", b.name, st.Kind)
 	case len(st.X) != b.d:
 		return nil, fmt.Errorf("mh: restore %s: snapshot has dimension %d, the target %d", b.name, len(st.X), b.d)
 	}

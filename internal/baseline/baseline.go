@@ -4,7 +4,7 @@
 // interface call or range check, accumulators indexed without bounds
 // checks, no function call in an inner loop). Package bench benchmarks
 // them beside the library's samplers (sampler=handwritten), and the
-// crossover experiment of package experiments times them as the degree
+// crossover experiment of package experiments/studies times them as the degree
 // grows: a speed-up the project states is quoted against them, not only
 // against the library's own plain Gibbs. They sample the same
 // conditionals as the library's samplers on the same models
