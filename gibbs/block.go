@@ -192,7 +192,7 @@ func newBlocked(m blockModel, r *rand.Rand, opt *Options, sets [][]int, plans []
 // compilePlans compiles the updates of blocks and checks their work
 // against opt.MaxDraws.
 func compilePlans(bm blockModel, sets [][]int, cfg BlockConfig, opt *Options) ([]*blockPlan, error) {
-	limit, err := opt.maxDraws()
+	limit, err := maxDrawsOf(opt)
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: block: %w", err)
 	}
@@ -502,6 +502,16 @@ func (s *Blocked) backward(b int, p *blockPlan) bool {
 
 // localUpdates implements worker: a block update reads and writes far
 // from one variable, so a Chromatic cannot run it.
+// StepsPerSweep returns the free variables over the mean block size, at
+// least 1: a Step updates the next block.
+func (s *Blocked) StepsPerSweep() float64 {
+	vars := 0
+	for _, p := range s.plans {
+		vars += len(p.vars)
+	}
+	return max(1, float64(len(s.free))*float64(len(s.plans))/float64(max(vars, 1)))
+}
+
 func (*Blocked) localUpdates() bool { return false }
 
 func (*Blocked) kind() string { return "block" }

@@ -368,6 +368,20 @@ func (c *clusters) single(i int) {
 
 // localUpdates implements worker: a cluster update changes variables far
 // from i, so a Chromatic cannot run it.
+// StepsPerSweep returns 1: a Swendsen–Wang step is a sweep (see
+// gibbs.StepsPerSweep).
+func (*SwendsenWang) StepsPerSweep() float64 { return 1 }
+
+// StepsPerSweep returns the free variables over the clusters a step makes
+// times the mean cluster size of the last TuneClusters round, at least 1
+// (1 if it was not tuned: the clusters' sizes are not known in advance).
+func (w *Wolff) StepsPerSweep() float64 {
+	if w.tunedSize > 0 {
+		return max(1, float64(len(w.free))/(float64(w.perStep)*w.tunedSize))
+	}
+	return 1
+}
+
 func (*SwendsenWang) localUpdates() bool { return false }
 
 // localUpdates implements worker (see SwendsenWang's).

@@ -408,7 +408,7 @@ func (b *bonds) directBonds(t *compiled.Torus) {
 // opt: a site update draws K_i bond events (its pairs' events, counted
 // from both ends in Wolff growth) and reads D_i tabulated unary values.
 func (c *clusters) checkWork(name string, opt *Options) error {
-	limit, err := opt.maxDraws()
+	limit, err := maxDrawsOf(opt)
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", name, err)
 	}

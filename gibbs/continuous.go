@@ -163,7 +163,7 @@ func (s *Continuous) checkWork(opt *Options, minibatched bool) error {
 		}
 		return nil
 	}
-	limit, err := opt.maxDraws()
+	limit, err := maxDrawsOf(opt)
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", s.regName, err)
 	}

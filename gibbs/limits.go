@@ -31,8 +31,8 @@ import (
 // as gibbs's or pgibbs's. Rejection sampling's tries are bounded by
 // Options.MaxTries instead, and every try can be interrupted.
 
-// maxDraws returns the limit of Options.MaxDraws.
-func (o *Options) maxDraws() (float64, error) {
+// maxDrawsOf returns the limit of Options.MaxDraws.
+func maxDrawsOf(o *Options) (float64, error) {
 	switch {
 	case o.MaxDraws == 0:
 		return DefaultMaxDraws, nil
@@ -153,7 +153,7 @@ func drawText(draws, w float64) string {
 // rejection try; 0: Poisson-Gibbs, the domain size), on c when a step would
 // exceed the limit of opt. name is the sampler's registry name.
 func (p *pgState) check(c *core, opt *Options, name string, points float64) error {
-	limit, err := opt.maxDraws()
+	limit, err := maxDrawsOf(opt)
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", name, err)
 	}
@@ -198,7 +198,7 @@ func (p *pgState) draws(m factorgraph.Model, i int) float64 {
 // checkExact refuses plain Gibbs on c when a step would exceed the limit
 // of opt.
 func (c *core) checkExact(opt *Options, name string) error {
-	limit, err := opt.maxDraws()
+	limit, err := maxDrawsOf(opt)
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", name, err)
 	}
@@ -227,7 +227,7 @@ func (c *core) continuousExact(points float64) float64 {
 // free variables exceeds the limit of opt; describe says what a step of
 // the worst variable would do and what to use instead.
 func (c *core) checkWork(opt *Options, name string, work func(i int) float64, describe func(w worst) (what, instead string)) error {
-	limit, err := opt.maxDraws()
+	limit, err := maxDrawsOf(opt)
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", name, err)
 	}

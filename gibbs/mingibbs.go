@@ -330,7 +330,7 @@ func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *Options) (*MGPMH, error) {
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := opt.lambda(m.L())
+	lambda, err := lambdaOf(opt, m.L())
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MGPMH: %w", err)
 	}
@@ -435,11 +435,11 @@ func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *Options) (*Double
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := opt.lambda(m.L())
+	lambda, err := lambdaOf(opt, m.L())
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
 	}
-	lambda2, err := opt.lambda2(m.L())
+	lambda2, err := lambda2Of(opt, m.L())
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
 	}

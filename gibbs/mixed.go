@@ -61,7 +61,7 @@ func NewMixed(m factorgraph.Model, r *rand.Rand, opt *Options) (*Mixed, error) {
 
 // check refuses the sampler if a step would exceed Options.MaxDraws.
 func (a *Mixed) check(opt *Options) error {
-	limit, err := opt.maxDraws()
+	limit, err := maxDrawsOf(opt)
 	if err != nil {
 		return fmt.Errorf("gibbs: auto: %w", err)
 	}

@@ -112,7 +112,7 @@ type pgState struct {
 // (+Inf if L² overflows: the caller's check refuses it), ready for check
 // and then init.
 func newPGParams(c *core, opt *Options) (*pgState, error) {
-	lambda, err := opt.lambda(c.m.L())
+	lambda, err := lambdaOf(opt, c.m.L())
 	if err != nil {
 		return nil, err
 	}

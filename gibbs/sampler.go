@@ -168,13 +168,13 @@ type Options struct {
 // factors and of a few seconds on slow user factors.
 const DefaultMaxDraws = 1e7
 
-// lambda returns λ: Lambda, or LambdaScale·L².
-func (o *Options) lambda(l float64) (float64, error) {
+// lambdaOf returns λ: Lambda, or LambdaScale·L².
+func lambdaOf(o *Options, l float64) (float64, error) {
 	return resolveLambda("λ", o.Lambda, o.LambdaScale, "L", l)
 }
 
-// lambda2 returns λ2 of DoubleMIN-Gibbs: Lambda2, or Lambda2Scale·L².
-func (o *Options) lambda2(l float64) (float64, error) {
+// lambda2Of returns λ2 of DoubleMIN-Gibbs: Lambda2, or Lambda2Scale·L².
+func lambda2Of(o *Options, l float64) (float64, error) {
 	return resolveLambda("λ2", o.Lambda2, o.Lambda2Scale, "L", l)
 }
 

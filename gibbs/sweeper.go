@@ -21,22 +21,13 @@ func (c *core) Model() factorgraph.Model { return c.m }
 // last TuneClusters round (one if it was not tuned: its clusters' sizes
 // are not known in advance).
 func StepsPerSweep(s Sampler) float64 {
-	_, n := s.Updates()
-	switch s := s.(type) {
-	case Sweeper, *SwendsenWang:
+	if _, ok := s.(Sweeper); ok {
 		return 1
-	case *Wolff:
-		if s.tunedSize > 0 {
-			return max(1, float64(n)/(float64(s.perStep)*s.tunedSize))
-		}
-		return 1
-	case *Blocked:
-		vars := 0
-		for _, p := range s.plans {
-			vars += len(p.vars)
-		}
-		return max(1, float64(n)*float64(len(s.plans))/float64(max(vars, 1)))
 	}
+	if c, ok := s.(interface{ StepsPerSweep() float64 }); ok {
+		return c.StepsPerSweep()
+	}
+	_, n := s.Updates()
 	return float64(n)
 }
 
@@ -72,7 +63,12 @@ func (s Sweeper) Restore(data []byte) error {
 func (s Sweeper) Where() string { return where(s.Sampler) }
 
 // Where implements chain.Locator: the workers share one state.
-func (c *Chromatic) Where() string { return where(c.workers[0]) }
+func (c *Chromatic) Where() string {
+	if l, ok := c.workers[0].(interface{ Where() string }); ok {
+		return l.Where()
+	}
+	return ""
+}
 
 func where(s any) string {
 	if l, ok := s.(interface{ Where() string }); ok {
