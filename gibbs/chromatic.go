@@ -397,6 +397,17 @@ func (p *sweepPool) stop() {
 	}
 }
 
+// Workers returns the chromatic's workers, worker 0 first: samplers
+// sharing one state, each updating the variables of a colour class's
+// chunks.
+func (c *Chromatic) Workers() []Sampler {
+	w := make([]Sampler, len(c.workers))
+	for k, s := range c.workers {
+		w[k] = s
+	}
+	return w
+}
+
 // Sweeps returns the number of sweeps done.
 func (c *Chromatic) Sweeps() int64 { return c.sweeps }
 
