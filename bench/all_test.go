@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 // BenchmarkAll measures one variable update of every sampler of package
@@ -43,13 +44,13 @@ func BenchmarkAll(b *testing.B) {
 			var err error
 			switch r.model {
 			case "potts20":
-				s, err = gibbs.New(r.name, lattice(b, 20), rand.New(rand.NewPCG(1, 2)), &r.opts)
+				s, err = samplers.New(r.name, lattice(b, 20), rand.New(rand.NewPCG(1, 2)), &r.opts)
 			default:
 				g, gerr := spinOnce()
 				if gerr != nil {
 					b.Fatal(gerr)
 				}
-				s, err = gibbs.New(r.name, g, rand.New(rand.NewPCG(1, 2)), &r.opts)
+				s, err = samplers.New(r.name, g, rand.New(rand.NewPCG(1, 2)), &r.opts)
 			}
 			if err != nil {
 				b.Fatal(err)

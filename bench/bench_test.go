@@ -11,6 +11,11 @@ import (
 	"github.com/pgibbs/pgibbs/experiments/studies"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/blocked"
+	"github.com/pgibbs/pgibbs/gibbs/chromatic"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/baseline"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 	"github.com/pgibbs/pgibbs/models/potts"
@@ -45,11 +50,11 @@ type discreteSampler struct {
 func discreteSamplers() []discreteSampler {
 	pg := func(scale float64) func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
 		return func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
-			return gibbs.NewPoissonGibbs(m, r, &gibbs.Options{LambdaScale: scale})
+			return site.NewPoissonGibbs(m, r, &gibbs.Options{LambdaScale: scale})
 		}
 	}
 	return []discreteSampler{
-		{"gibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return gibbs.NewGibbs(m, r, nil) }},
+		{"gibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewGibbs(m, r, nil) }},
 		{"pgibbs", pg(1)},
 		{"pgibbs-0.1", pg(0.1)},
 		{"pgibbs-5", pg(5)},
@@ -196,7 +201,7 @@ func BenchmarkScale(b *testing.B) {
 			b.ReportMetric(float64(g.Bytes())/pairs, "B/pair")
 		})
 		b.Run(fmt.Sprintf("width=%d/sampler=pgibbs", width), func(b *testing.B) {
-			s, err := gibbs.NewPoissonGibbs(lattice(b, width), rand.New(rand.NewPCG(1, 2)), nil)
+			s, err := site.NewPoissonGibbs(lattice(b, width), rand.New(rand.NewPCG(1, 2)), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -242,11 +247,11 @@ func BenchmarkIsingSweep(b *testing.B) {
 	}
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("model=ising-nn1000/sampler=chromatic/workers=%d", workers), func(b *testing.B) {
-			f, err := gibbs.FactoryOf("gibbs")
+			f, err := samplers.FactoryOf("gibbs")
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := gibbs.NewChromatic(f, l, classes, chain.Streams(1, workers), nil)
+			c, err := chromatic.NewChromatic(f, l, classes, chain.Streams(1, workers), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -268,11 +273,11 @@ func BenchmarkIsingSweep(b *testing.B) {
 	// every sweep (e2eSweeps).
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("model=ising-nn1000/sampler=chromatic-e2e/workers=%d", workers), func(b *testing.B) {
-			f, err := gibbs.FactoryOf("auto")
+			f, err := samplers.FactoryOf("auto")
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := gibbs.NewChromatic(f, l, classes, chain.Streams(1, workers), nil)
+			c, err := chromatic.NewChromatic(f, l, classes, chain.Streams(1, workers), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -340,7 +345,7 @@ func benchSW(b *testing.B, l *lat.Lattice, side int, beta float64) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(side*side), "ns/site")
 	})
 	b.Run("model=ising-nn1000/sampler=sw", func(b *testing.B) {
-		s, err := gibbs.NewSwendsenWang(l, rand.New(rand.NewPCG(1, 2)), nil)
+		s, err := cluster.NewSwendsenWang(l, rand.New(rand.NewPCG(1, 2)), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -356,7 +361,7 @@ func benchSW(b *testing.B, l *lat.Lattice, side int, beta float64) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(side*side), "ns/site")
 	})
 	b.Run("model=ising-nn1000/sampler=sw-e2e", func(b *testing.B) {
-		s, err := gibbs.NewSwendsenWang(l, rand.New(rand.NewPCG(1, 2)), nil)
+		s, err := cluster.NewSwendsenWang(l, rand.New(rand.NewPCG(1, 2)), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -413,7 +418,7 @@ func BenchmarkContinuousStep(b *testing.B) {
 	}
 	for _, name := range []string{"gibbs-its", "gibbs-da", "pgits", "pgda", "gibbs-rejection", "pg-rejection"} {
 		b.Run("model=spin20/sampler="+name, func(b *testing.B) {
-			s, err := gibbs.New(name, g, rand.New(rand.NewPCG(1, 2)), nil)
+			s, err := samplers.New(name, g, rand.New(rand.NewPCG(1, 2)), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -462,7 +467,7 @@ func BenchmarkTGMStep(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("model=tgm%s/sampler=%s", map[int]string{10_000: "1e4", 1_000_000: "1e6"}[n], name), func(b *testing.B) {
 				g := tgmGraph(b, n)
-				s, err := gibbs.New(name, g, rand.New(rand.NewPCG(1, 2)), &opts)
+				s, err := samplers.New(name, g, rand.New(rand.NewPCG(1, 2)), &opts)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -483,7 +488,7 @@ func BenchmarkTGMStep(b *testing.B) {
 // binary variables (Potts pair weights in [0.5, 2], Gaussian fields; op =
 // one draw of the whole chain, ns/var = ns/op ÷ 1000): the hand-written
 // forward-filtering backward-sampling loop (internal/baseline) beside
-// gibbs.Blocked with the chain as one block, without and with its
+// blocked.Blocked with the chain as one block, without and with its
 // Rao–Blackwellised marginals, and a sweep of plain Gibbs (1000
 // single-site updates, which do not draw the chain jointly) for scale.
 func BenchmarkBlockedChain(b *testing.B) {
@@ -524,7 +529,7 @@ func BenchmarkBlockedChain(b *testing.B) {
 	}
 	for _, rb := range []bool{false, true} {
 		b.Run(fmt.Sprintf("model=chain1000/sampler=block/rb=%v", rb), func(b *testing.B) {
-			s, err := gibbs.NewBlockedWith(g, rand.New(rand.NewPCG(1, 2)), nil, [][]int{all}, gibbs.BlockConfig{})
+			s, err := blocked.NewBlockedWith(g, rand.New(rand.NewPCG(1, 2)), nil, [][]int{all}, blocked.Config{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -540,7 +545,7 @@ func BenchmarkBlockedChain(b *testing.B) {
 		})
 	}
 	b.Run("model=chain1000/sampler=gibbs-sweep", func(b *testing.B) {
-		s, err := gibbs.NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
+		s, err := site.NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

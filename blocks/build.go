@@ -15,7 +15,7 @@ import (
 type Config struct {
 	// MaxWidth is the largest elimination width (the number of other
 	// variables in a table of the elimination, the clique size less one)
-	// of a block Build makes. Zero means DefaultWidth. (gibbs.NewBlocked
+	// of a block Build makes. Zero means DefaultWidth. (blocked.NewBlocked
 	// and NewBlockedWith read a zero as "chosen from the model": see
 	// gibbs.Config.) User blocks are bounded by MaxTable only.
 	MaxWidth int

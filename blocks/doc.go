@@ -1,7 +1,7 @@
 // Package blocks builds the blocks of blocked Gibbs sampling: sets of
 // variables that an update draws jointly, chosen on the interaction graph
 // of a factor graph's free variables (i and j linked when a factor holds
-// both). It is graph algorithms only — no sampling: gibbs.Blocked runs the
+// both). It is graph algorithms only — no sampling: blocked.Blocked runs the
 // blocks, package elim provides the elimination orders and widths both
 // share.
 //

@@ -9,7 +9,8 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/mh"
 )
 
@@ -37,7 +38,7 @@ func ExampleRunner() {
 	var margs []*chain.Marginals
 	for c := range k {
 		src := chain.Source(42, c) // chain c's stream: the same whatever k is
-		s, err := gibbs.NewPoissonGibbs(g, rand.New(src), nil)
+		s, err := site.NewPoissonGibbs(g, rand.New(src), nil)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -112,7 +113,7 @@ func ExampleReadCheckpoint() {
 		var chains []*chain.Chain
 		for c := range 2 {
 			src := chain.Source(7, c)
-			s, err := gibbs.NewGibbs(g, rand.New(src), nil)
+			s, err := site.NewGibbs(g, rand.New(src), nil)
 			if err != nil {
 				panic(err)
 			}
@@ -168,7 +169,7 @@ func ExampleReadCheckpoint() {
 // verdict. One chain is judged too: R̂ compares its halves.
 func ExampleMonitor_Run() {
 	g := line3()
-	s, err := gibbs.NewAuto(g, rand.New(chain.Source(7, 0)), nil)
+	s, err := samplers.NewAuto(g, rand.New(chain.Source(7, 0)), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

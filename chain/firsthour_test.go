@@ -10,7 +10,8 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/mingibbs"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 )
 
 // agreement is a user's scalar summary of a state of line3: how many of the
@@ -33,7 +34,7 @@ func ExampleScalarTrace() {
 	var traces []*chain.ScalarTrace
 	for c, steps := range []int64{40000, 50000, 60000, 45000} {
 		src := chain.Source(7, c)
-		s, err := gibbs.NewGibbs(g, rand.New(src), nil)
+		s, err := site.NewGibbs(g, rand.New(src), nil)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -65,7 +66,7 @@ func ExampleScalarTrace() {
 func ExampleNewRBMarginals() {
 	g := line3()
 	src := chain.Source(2, 0)
-	s, err := gibbs.NewGibbs(g, rand.New(src), nil)
+	s, err := site.NewGibbs(g, rand.New(src), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -83,7 +84,7 @@ func ExampleNewRBMarginals() {
 	for i, p := range m.Probs() {
 		fmt.Printf("P(x%d = 1) ≈ %.2f\n", i, p[1])
 	}
-	mg, _ := gibbs.NewMGPMH(g, rand.New(chain.Source(1, 1)), nil)
+	mg, _ := mingibbs.NewMGPMH(g, rand.New(chain.Source(1, 1)), nil)
 	if _, err := chain.NewRBMarginals(mg, factorgraph.Sizes(g)); err != nil {
 		fmt.Println(err)
 	}
@@ -91,12 +92,12 @@ func ExampleNewRBMarginals() {
 	// P(x0 = 1) ≈ 0.73
 	// P(x1 = 1) ≈ 0.65
 	// P(x2 = 1) ≈ 0.59
-	// chain: Rao–Blackwellised marginals need a Conditioner kernel, whose steps report the distribution they draw from; *gibbs.MGPMH is not one (count visits with NewMarginals instead)
+	// chain: Rao–Blackwellised marginals need a Conditioner kernel, whose steps report the distribution they draw from; *mingibbs.MGPMH is not one (count visits with NewMarginals instead)
 }
 
 func TestNewRBMarginals(t *testing.T) {
 	g := line3()
-	s, err := gibbs.NewGibbs(g, rand.New(chain.Source(3, 0)), nil)
+	s, err := site.NewGibbs(g, rand.New(chain.Source(3, 0)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +105,12 @@ func TestNewRBMarginals(t *testing.T) {
 	if err != nil || !m.RaoBlackwellised() {
 		t.Fatalf("Gibbs: %v, Rao–Blackwellised %v", err, m != nil && m.RaoBlackwellised())
 	}
-	mg, err := gibbs.NewMGPMH(g, rand.New(chain.Source(3, 1)), nil)
+	mg, err := mingibbs.NewMGPMH(g, rand.New(chain.Source(3, 1)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, err := chain.NewRBMarginals(mg, factorgraph.Sizes(g)); m != nil || err == nil || !strings.Contains(err.Error(), "*gibbs.MGPMH") {
-		t.Fatalf("MGPMH: %v, %v; want an error naming *gibbs.MGPMH", m, err)
+	if m, err := chain.NewRBMarginals(mg, factorgraph.Sizes(g)); m != nil || err == nil || !strings.Contains(err.Error(), "*mingibbs.MGPMH") {
+		t.Fatalf("MGPMH: %v, %v; want an error naming *mingibbs.MGPMH", m, err)
 	}
 }
 

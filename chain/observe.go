@@ -177,7 +177,7 @@ func (mg *Marginals) sizes() []int {
 // expectation of the indicator given what the draw conditioned on). It is
 // unbiased for any Gibbs-type draw from an exact conditional of the target
 // or of an augmented target with the target as marginal (Poisson-Gibbs's
-// minibatch; see gibbs.PoissonGibbs.Conditional). A step whose
+// minibatch; see site.PoissonGibbs.Conditional). A step whose
 // distribution src does not report, and a step returning Any, credit the
 // values as before, and a conditional's holding ends at the next step
 // returning Any. It turns src's recording on.
@@ -190,7 +190,7 @@ func (mg *Marginals) sizes() []int {
 // E[h·δ(x_j = v)] ≠ E[h·p(v)] and the average is biased (visit counts are
 // not, as long as the chain keeps π). And src must report only draws from
 // a conditional: an MH step's proposal distribution is not the law of the
-// value it keeps (gibbs.MGPMH and gibbs.DoubleMINGibbs are therefore not
+// value it keeps (mingibbs.MGPMH and mingibbs.DoubleMINGibbs are therefore not
 // Conditioners).
 func (mg *Marginals) RaoBlackwellise(src Conditioner) {
 	// Lay the blocks out again with the conditionals' space, keeping the

@@ -12,6 +12,8 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/continuous"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/models/potts"
 )
 
@@ -41,7 +43,7 @@ func TestHistogramsMatchBruteForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, kind := range []string{"single-site", "sweeps"} {
-		s, err := gibbs.NewPGITS(g, rand.New(rand.NewPCG(1, 1)), nil)
+		s, err := continuous.NewPGITS(g, rand.New(rand.NewPCG(1, 1)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +162,7 @@ func TestPoolMarginals(t *testing.T) {
 	total := 0.0
 	var ms []*chain.Marginals
 	for k, steps := range []int64{3000, 7000} {
-		s, err := gibbs.NewPoissonGibbs(g, chain.Streams(5, 2)[k], nil)
+		s, err := site.NewPoissonGibbs(g, chain.Streams(5, 2)[k], nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +204,7 @@ func TestObserverRestoreErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := gibbs.NewGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
+	s, err := site.NewGibbs(g, rand.New(rand.NewPCG(1, 1)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

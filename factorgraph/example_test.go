@@ -7,7 +7,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 )
 
 // The README's quick start: a three-variable chain, Poisson-Gibbs, and the
@@ -25,7 +25,7 @@ func Example_quickStart() {
 		return
 	}
 
-	s, err := gibbs.NewPoissonGibbs(g, rand.New(rand.NewPCG(1, 2)), nil) // λ = L² by default
+	s, err := site.NewPoissonGibbs(g, rand.New(rand.NewPCG(1, 2)), nil) // λ = L² by default
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 // FuzzBuild builds factor graphs from arbitrary bytes — scopes out of range
@@ -76,7 +77,7 @@ func FuzzBuild(f *testing.F) {
 			return
 		}
 		for _, name := range []string{"gibbs", "pgibbs", "auto", "gibbs-its"} {
-			s, err := gibbs.New(name, g, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{MaxTries: 1000})
+			s, err := samplers.New(name, g, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{MaxTries: 1000})
 			if err != nil {
 				continue
 			}

@@ -4,11 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/factorgraph"
 )
-
-// Model returns the model the chain samples.
-func (c *core) Model() factorgraph.Model { return c.m }
 
 // StepsPerSweep returns the expected number of s's Steps that make one
 // sweep-equivalent (as many variable updates as there are free variables),
@@ -61,14 +57,6 @@ func (s Sweeper) Restore(data []byte) error {
 
 // Where implements chain.Locator for the sampler's panics.
 func (s Sweeper) Where() string { return where(s.Sampler) }
-
-// Where implements chain.Locator: the workers share one state.
-func (c *Chromatic) Where() string {
-	if l, ok := c.workers[0].(interface{ Where() string }); ok {
-		return l.Where()
-	}
-	return ""
-}
 
 func where(s any) string {
 	if l, ok := s.(interface{ Where() string }); ok {

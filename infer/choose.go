@@ -15,15 +15,19 @@ import (
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/blocked"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 )
 
 // Spec names a sampler the chooser can build: "site" (single-site
 // updates, plain Gibbs or Poisson-Gibbs variable by variable, the cheaper:
-// gibbs.NewAuto), or a registry name of package gibbs ("block", "sw",
+// samplers.NewAuto), or a registry name of package gibbs ("block", "sw",
 // "wolff") and, for "block", its configuration.
 type Spec struct {
 	Name  string
-	Block gibbs.BlockConfig
+	Block blocked.Config
 }
 
 // String names the spec as the CLI does: "auto", "block width 8",
@@ -39,19 +43,19 @@ func (s Spec) String() string {
 }
 
 // New builds the sampler of s on g drawing from r (a Wolff sampler's
-// clusters a step tuned first: see gibbs.Wolff.TuneClusters).
+// clusters a step tuned first: see cluster.Wolff.TuneClusters).
 func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
 	switch s.Name {
 	case "site":
-		return gibbs.NewMixed(g, r, opt)
+		return site.NewMixed(g, r, opt)
 	case "block":
-		return gibbs.NewBlockedWith(g, r, opt, nil, s.Block)
+		return blocked.NewBlockedWith(g, r, opt, nil, s.Block)
 	}
-	smp, err := gibbs.New(s.Name, g, r, opt)
+	smp, err := samplers.New(s.Name, g, r, opt)
 	if err != nil {
 		return nil, err
 	}
-	if w, ok := smp.(*gibbs.Wolff); ok {
+	if w, ok := smp.(*cluster.Wolff); ok {
 		if _, err := w.TuneClusters(wolffTuneSweeps); err != nil {
 			return nil, err
 		}
@@ -208,17 +212,17 @@ func candidates(g *factorgraph.Graph) []Spec {
 	if n := len(g.Free()); n > 2048 {
 		vars = max(64, 1<<int(math.Log2(2e6/float64(n))))
 	}
-	block := func(cfg gibbs.BlockConfig) Spec {
+	block := func(cfg blocked.Config) Spec {
 		cfg.MaxVars = vars
 		return Spec{Name: "block", Block: cfg}
 	}
 	return []Spec{
 		{Name: "site"},
-		block(gibbs.BlockConfig{MaxWidth: 4}),
-		block(gibbs.BlockConfig{MaxWidth: 8}),
-		block(gibbs.BlockConfig{MaxWidth: 12}),
-		block(gibbs.BlockConfig{MaxWidth: 16, MaxTable: 1 << 18}),
-		block(gibbs.BlockConfig{Forests: true}),
+		block(blocked.Config{MaxWidth: 4}),
+		block(blocked.Config{MaxWidth: 8}),
+		block(blocked.Config{MaxWidth: 12}),
+		block(blocked.Config{MaxWidth: 16, MaxTable: 1 << 18}),
+		block(blocked.Config{Forests: true}),
 		{Name: "sw"},
 		{Name: "wolff"},
 	}
@@ -253,7 +257,7 @@ func feasible(g *factorgraph.Graph, x []float64) bool {
 // duplicateBlocks reports whether smp is a Blocked sampler whose blocks a
 // previous candidate had, recording its blocks in seen if not.
 func duplicateBlocks(smp gibbs.Sampler, seen *[][][]int) bool {
-	b, ok := smp.(*gibbs.Blocked)
+	b, ok := smp.(*blocked.Blocked)
 	if !ok {
 		return false
 	}

@@ -3,6 +3,8 @@ package infer
 import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/blocked"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
 )
 
 // The cost model prices a sampler's work in nanoseconds from its counters,
@@ -30,16 +32,16 @@ const (
 func stepCost(smp gibbs.Sampler) float64 {
 	g := model(smp)
 	switch s := smp.(type) {
-	case *gibbs.Blocked:
+	case *blocked.Blocked:
 		total := 0.0
 		bs := s.Blocks()
 		for _, b := range bs {
 			total += blockCost(b)
 		}
 		return total / float64(len(bs))
-	case *gibbs.SwendsenWang:
+	case *cluster.SwendsenWang:
 		return costCluster*float64(len(g.Free())) + costEvent*pairSum(g)
-	case *gibbs.Wolff:
+	case *cluster.Wolff:
 		// A tuned step updates about a sweep's worth of sites.
 		n := float64(len(g.Free()))
 		return costCluster*n + costEvent*2*pairSum(g)
@@ -53,7 +55,7 @@ func costOf(smp gibbs.Sampler, before, after gibbs.Stats) float64 {
 	g := model(smp)
 	updates := float64(after.Steps - before.Steps)
 	switch s := smp.(type) {
-	case *gibbs.Blocked:
+	case *blocked.Blocked:
 		// Per variable updated: the blocks' cost over their sizes.
 		cost, vars := 0.0, 0
 		for _, b := range s.Blocks() {
@@ -61,7 +63,7 @@ func costOf(smp gibbs.Sampler, before, after gibbs.Stats) float64 {
 			vars += len(b.Vars)
 		}
 		return updates * cost / float64(max(vars, 1))
-	case *gibbs.SwendsenWang, *gibbs.Wolff:
+	case *cluster.SwendsenWang, *cluster.Wolff:
 		return costCluster*updates + costEvent*float64(after.Picks-before.Picks)
 	}
 	d := meanDomain(g)
@@ -69,7 +71,7 @@ func costOf(smp gibbs.Sampler, before, after gibbs.Stats) float64 {
 }
 
 // blockCost returns the cost model's price of one update of block b.
-func blockCost(b gibbs.BlockInfo) float64 {
+func blockCost(b blocked.Info) float64 {
 	return costBlock + costEntry*b.Entries + costTab*max(b.Work-b.Entries, 0)
 }
 

@@ -11,6 +11,9 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/blocked"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 // gibbsRun runs samplers of package gibbs on a factor graph for potts, uai,
@@ -242,7 +245,7 @@ func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
 		out.Sweeps += sw / float64(len(g.samplers))
 	}
 	out.ClustersPerStep = clustersPerStep(g.samplers)
-	if b, ok := g.samplers[0].(*gibbs.Blocked); ok {
+	if b, ok := g.samplers[0].(*blocked.Blocked); ok {
 		out.Blocks = blockStats(b.Blocks())
 	}
 	if len(g.margs) > 0 {
@@ -289,7 +292,7 @@ func (out gibbsOutput) print(tw io.Writer) {
 }
 
 // wolffTuneSweeps is the sweeps' worth of single-cluster updates a round
-// of -clusters auto tunes on (gibbs.Wolff.TuneClusters).
+// of -clusters auto tunes on (cluster.Wolff.TuneClusters).
 const wolffTuneSweeps = 5
 
 // newSampler builds the sampler of -sampler on m drawing from r, a usage
@@ -305,14 +308,14 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 		return s, nil
 	}
 	if f.sampler == "block" {
-		s, err = gibbs.NewBlockedWith(m, r, opts, nil, f.block)
+		s, err = blocked.NewBlockedWith(m, r, opts, nil, f.block)
 	} else {
-		s, err = gibbs.New(f.sampler, m, r, opts)
+		s, err = samplers.New(f.sampler, m, r, opts)
 	}
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	w, ok := s.(*gibbs.Wolff)
+	w, ok := s.(*cluster.Wolff)
 	switch {
 	case !ok || f.clusters == "":
 		return s, nil
@@ -332,7 +335,7 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 func clustersPerStep(samplers []gibbs.Sampler) []int {
 	var ks []int
 	for _, s := range samplers {
-		if w, ok := s.(*gibbs.Wolff); ok {
+		if w, ok := s.(*cluster.Wolff); ok {
 			ks = append(ks, w.Clusters())
 		}
 	}
@@ -367,7 +370,7 @@ type blocks struct {
 }
 
 // blockStats summarises a blocked sampler's blocks.
-func blockStats(bs []gibbs.BlockInfo) *blocks {
+func blockStats(bs []blocked.Info) *blocks {
 	b := &blocks{Count: len(bs)}
 	for _, x := range bs {
 		b.MeanVars += float64(len(x.Vars)) / float64(len(bs))

@@ -20,6 +20,8 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/chromatic"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
@@ -310,10 +312,10 @@ func (r *latticeRun) job() job {
 			var s gibbs.Sampler
 			if f.sampler == "chromatic" {
 				var factory gibbs.Factory
-				if factory, err = gibbs.FactoryOf(f.update); err != nil {
+				if factory, err = samplers.FactoryOf(f.update); err != nil {
 					return nil, usagef("-update: %v", err)
 				}
-				s, err = gibbs.NewChromatic(factory, r.l, r.classes, rngs[:w], &opts)
+				s, err = chromatic.NewChromatic(factory, r.l, r.classes, rngs[:w], &opts)
 				if err != nil {
 					return nil, usagef("%v", err)
 				}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/pgibbs/pgibbs/cmd/pgibbs/internal/progress"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,9 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgibbs/pgibbs/cmd/pgibbs/internal/progress"
+	"github.com/pgibbs/pgibbs/gibbs/blocked"
+
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag/convplot"
-	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/infer"
 )
 
@@ -46,17 +47,17 @@ type runFlags struct {
 	quiet       bool
 	chain, of   int // -chain k -of K: run chain k of a K-chain run (of = 0: all here)
 
-	maxMemory string            // -max-memory
-	maxDraws  float64           // -max-draws
-	clusters  string            // -clusters of -sampler wolff: "auto" or a count
-	plot      string            // -plot DIR: convergence pictures
-	plotted   []string          // the files -plot wrote
-	untilRhat float64           // -until-rhat (0: no stopping rule)
-	block     gibbs.BlockConfig // -width, -forests, -boundary of -sampler block (uai)
-	minESS    float64           // -min-ess
-	estimator string            // -estimator of the marginals: "rb" or "counts"
-	spec      *infer.Spec       // the sampler -sampler auto chose (uai), or nil
-	started   time.Time         // when the command started (-seconds counts from then for auto)
+	maxMemory string         // -max-memory
+	maxDraws  float64        // -max-draws
+	clusters  string         // -clusters of -sampler wolff: "auto" or a count
+	plot      string         // -plot DIR: convergence pictures
+	plotted   []string       // the files -plot wrote
+	untilRhat float64        // -until-rhat (0: no stopping rule)
+	block     blocked.Config // -width, -forests, -boundary of -sampler block (uai)
+	minESS    float64        // -min-ess
+	estimator string         // -estimator of the marginals: "rb" or "counts"
+	spec      *infer.Spec    // the sampler -sampler auto chose (uai), or nil
+	started   time.Time      // when the command started (-seconds counts from then for auto)
 
 	// inputs and outputs name the subcommand's flags that name files: they
 	// are made absolute, so that a resumed or merged run reads and writes

@@ -12,7 +12,8 @@ import (
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/blocked"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 func init() {
@@ -134,7 +135,7 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 			"-max-memory, or of this machine's memory)"),
 	}
 	bf := addBlockFlags(fs)
-	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(gibbs.Names(), ", ") + autoHelp, iters: 1000000, estimator: true})
+	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(samplers.Names(), ", ") + autoHelp, iters: 1000000, estimator: true})
 	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out", "anytime"}
 	u.f = f
 	err := f.parse(e, args)
@@ -144,8 +145,8 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 	if *u.model == "" {
 		return nil, usagef("-model is required")
 	}
-	if !slices.Contains(gibbs.Names(), f.sampler) {
-		return nil, usagef("-sampler %q: want one of %s", f.sampler, strings.Join(gibbs.Names(), ", "))
+	if !slices.Contains(samplers.Names(), f.sampler) {
+		return nil, usagef("-sampler %q: want one of %s", f.sampler, strings.Join(samplers.Names(), ", "))
 	}
 	if f.block, err = bf.config(f); err != nil {
 		return nil, err
@@ -315,23 +316,23 @@ func addBlockFlags(fs *flag.FlagSet) blockFlags {
 	}
 }
 
-// config returns the BlockConfig of the flags, a usage error if they are
+// config returns the blocked.Config of the flags, a usage error if they are
 // set for another sampler than block, out of range or contradictory.
-func (b blockFlags) config(f *runFlags) (gibbs.BlockConfig, error) {
+func (b blockFlags) config(f *runFlags) (blocked.Config, error) {
 	for _, name := range []string{"width", "forests", "boundary"} {
 		if f.set[name] && f.sampler != "block" {
-			return gibbs.BlockConfig{}, usagef("-%s applies to -sampler block only", name)
+			return blocked.Config{}, usagef("-%s applies to -sampler block only", name)
 		}
 	}
 	if f.set["width"] && (*b.width < 1 || *b.width > 30) {
-		return gibbs.BlockConfig{}, usagef("-width %d: the elimination width of -sampler block, 1 to 30", *b.width)
+		return blocked.Config{}, usagef("-width %d: the elimination width of -sampler block, 1 to 30", *b.width)
 	}
 	if *b.forests && f.set["width"] {
-		return gibbs.BlockConfig{}, usagef("-forests and -width: choose one (forests are trees, of width 1)")
+		return blocked.Config{}, usagef("-forests and -width: choose one (forests are trees, of width 1)")
 	}
-	bnd, err := gibbs.ParseBoundary(*b.boundary)
+	bnd, err := blocked.ParseBoundary(*b.boundary)
 	if err != nil {
-		return gibbs.BlockConfig{}, usagef("-boundary: %v", err)
+		return blocked.Config{}, usagef("-boundary: %v", err)
 	}
-	return gibbs.BlockConfig{MaxWidth: *b.width, Forests: *b.forests, Boundary: bnd}, nil
+	return blocked.Config{MaxWidth: *b.width, Forests: *b.forests, Boundary: bnd}, nil
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 // uaiFiles writes a small model to a temporary directory: three variables,
@@ -78,7 +78,7 @@ func TestUAIJSON(t *testing.T) {
 // with evidence and a hard factor.
 func TestUAISamplers(t *testing.T) {
 	model, evid, mar := uaiFiles(t)
-	for _, name := range gibbs.Names() {
+	for _, name := range samplers.Names() {
 		code, stdout, stderr := runCLI(t, "uai", "-model", model, "-evidence", evid, "-mar", mar,
 			"-sampler", name, "-iters", "3000", "-json")
 		if isContinuousSampler(name) {

@@ -10,6 +10,7 @@ import (
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 // Sampler names one curve of a figure: a sampler of package gibbs with its
@@ -19,9 +20,9 @@ type Sampler struct {
 	Key string
 	// Label is the legend entry ("Poisson-Gibbs, λ = L²").
 	Label string
-	// Name is the sampler's name for gibbs.New.
+	// Name is the sampler's name for samplers.New.
 	Name string
-	// Options are passed to gibbs.New (Init is set by the driver).
+	// Options are passed to samplers.New (Init is set by the driver).
 	Options gibbs.Options
 	// Iters caps the updates of each run; zero means the figure's default.
 	Iters int64
@@ -177,7 +178,7 @@ type runTrace struct {
 func (r *metricRun) run(ctx context.Context, seed uint64, prog harness.Progress) (*runTrace, error) {
 	opts := r.spec.Options
 	opts.Init = r.init
-	s, err := gibbs.New(r.spec.Name, r.model, harness.RandStream(seed, r.src), &opts)
+	s, err := samplers.New(r.spec.Name, r.model, harness.RandStream(seed, r.src), &opts)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", r.spec.Key, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/models/potts"
 )
 
@@ -136,7 +137,7 @@ func checkSamplers(specs []Sampler, defIters int64) error {
 			return fmt.Errorf("sampler %q has no key", sp.Name)
 		case seen[sp.Key]:
 			return fmt.Errorf("sampler key %q used twice", sp.Key)
-		case !slices.Contains(gibbs.Names(), sp.Name):
+		case !slices.Contains(samplers.Names(), sp.Name):
 			return fmt.Errorf("%s: unknown sampler %q", sp.Key, sp.Name)
 		case sp.Iters < 0 || (sp.Iters == 0 && defIters < 1):
 			return fmt.Errorf("%s: %d updates: need at least 1", sp.Key, max(sp.Iters, defIters))

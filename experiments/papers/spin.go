@@ -18,6 +18,7 @@ import (
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/models/spin"
 )
 
@@ -118,7 +119,7 @@ func (s SpinSettings) validate() error {
 		return fmt.Errorf("spin: smoothing %v: need a finite eps ≥ 0", s.Eps)
 	case s.Budget < 0:
 		return fmt.Errorf("spin: negative budget %v", s.Budget)
-	case !slices.Contains(gibbs.Names(), t.Sampler):
+	case !slices.Contains(samplers.Names(), t.Sampler):
 		return fmt.Errorf("spin: unknown truth sampler %q", t.Sampler)
 	case t.Chains < 2 || t.Iters < 2 || t.Burn < 0:
 		return fmt.Errorf("spin: truth of %d chains × %d updates (burn %d): need ≥ 2 chains, ≥ 2 updates", t.Chains, t.Iters, t.Burn)
@@ -213,7 +214,7 @@ func runTruth(ctx context.Context, g factorgraph.Model, s SpinSettings, cfg harn
 	chains := make([]*chain.Chain, t.Chains)
 	for c := range chains {
 		opts := t.Options
-		smp, err := gibbs.New(t.Sampler, g, harness.RandStream(cfg.Seed, truthStream+uint64(c)), &opts)
+		smp, err := samplers.New(t.Sampler, g, harness.RandStream(cfg.Seed, truthStream+uint64(c)), &opts)
 		if err != nil {
 			return nil, nil, err
 		}

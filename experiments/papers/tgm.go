@@ -13,6 +13,7 @@ import (
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/models/tgm"
 )
 
@@ -207,7 +208,7 @@ func runTGMChains(ctx context.Context, s TGMSettings, g factorgraph.Model, cfg h
 func runTGMChain(ctx context.Context, s TGMSettings, g factorgraph.Model, sp Sampler, r *rand.Rand, prog harness.Progress) (tgmChain, error) {
 	iters := itersOf(sp, s.Iters)
 	opts := sp.Options
-	smp, err := gibbs.New(sp.Name, g, r, &opts)
+	smp, err := samplers.New(sp.Name, g, r, &opts)
 	if err != nil {
 		return tgmChain{}, fmt.Errorf("bench: %s: %w", sp.Key, err)
 	}

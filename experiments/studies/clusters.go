@@ -16,6 +16,10 @@ import (
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/chromatic"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
@@ -24,7 +28,7 @@ import (
 // convention π(s) ∝ exp(β Σ_<ij> s_i s_j) of package lattice.
 var IsingBetaC = math.Log(1+math.Sqrt2) / 2
 
-// Keys of the cluster study's samplers (the names of gibbs.New).
+// Keys of the cluster study's samplers (the names of samplers.New).
 const (
 	ClustersGibbs  = "gibbs"  // single-site heat bath, checkerboard sweeps
 	ClustersPGibbs = "pgibbs" // single-site Poisson-Gibbs (λ = L²)
@@ -69,7 +73,7 @@ type ClustersSettings struct {
 	Sizes []int
 	Beta  float64
 	// Tau are the samplers of the τ study with their sweeps at each size.
-	// "gibbs" and "pgibbs" run checkerboard sweeps (gibbs.NewChromatic with
+	// "gibbs" and "pgibbs" run checkerboard sweeps (chromatic.NewChromatic with
 	// one worker over Lattice.Colouring's classes: every site once a sweep,
 	// one colour class after the other), "sw" Swendsen–Wang sweeps, "wolff"
 	// steps of Wolff clusters tuned to a sweep's worth (Wolff.TuneClusters
@@ -651,7 +655,7 @@ func (j *tauJob) run(ctx context.Context, l *lat.Lattice, s ClustersSettings, se
 	fail := func(err error) error {
 		return fmt.Errorf("bench: clusters: %s at L = %d: %w", j.sampler, l.Params().Size, err)
 	}
-	sw, err := gibbs.NewSwendsenWang(l, r, nil)
+	sw, err := cluster.NewSwendsenWang(l, r, nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -666,15 +670,15 @@ func (j *tauJob) run(ctx context.Context, l *lat.Lattice, s ClustersSettings, se
 		if err != nil {
 			return fail(err)
 		}
-		f, err := gibbs.FactoryOf(j.sampler)
+		f, err := samplers.FactoryOf(j.sampler)
 		if err != nil {
 			return fail(err)
 		}
-		if smp, err = gibbs.NewChromatic(f, l, classes, []*rand.Rand{r}, opt); err != nil {
+		if smp, err = chromatic.NewChromatic(f, l, classes, []*rand.Rand{r}, opt); err != nil {
 			return fail(err)
 		}
 	case ClustersWolff:
-		w, err := gibbs.NewWolff(l, r, opt)
+		w, err := cluster.NewWolff(l, r, opt)
 		if err != nil {
 			return fail(err)
 		}
@@ -730,7 +734,7 @@ func costPoint(ctx context.Context, s ClustersSettings, kn ClustersKernel, n int
 	if err != nil {
 		return nil, err
 	}
-	sw, err := gibbs.NewSwendsenWang(l, harness.RandStream(seed, stream), nil)
+	sw, err := cluster.NewSwendsenWang(l, harness.RandStream(seed, stream), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -746,7 +750,7 @@ func costPoint(ctx context.Context, s ClustersSettings, kn ClustersKernel, n int
 		var smp gibbs.Sampler = sw
 		c := swc
 		if key == ClustersPGibbs {
-			pg, err := gibbs.NewPoissonGibbs(l, harness.RandStream(seed, stream+1), &gibbs.Options{Init: sw.State()})
+			pg, err := site.NewPoissonGibbs(l, harness.RandStream(seed, stream+1), &gibbs.Options{Init: sw.State()})
 			if err != nil {
 				return nil, err
 			}

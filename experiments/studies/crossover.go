@@ -14,6 +14,7 @@ import (
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/baseline"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 	"github.com/pgibbs/pgibbs/models/potts"
@@ -317,11 +318,11 @@ func (cr *crossoverRun) powerFamily(ctx context.Context) (CrossoverFamily, error
 // the library's Gibbs and Poisson-Gibbs on m, and fills pt's timings and
 // Poisson-Gibbs's work per update.
 func (cr *crossoverRun) measure(ctx context.Context, pt *CrossoverPoint, m factorgraph.Model, stencil, csr crossTimer) error {
-	g, err := gibbs.NewGibbs(m, harness.RandStream(cr.seed, cr.stream), nil)
+	g, err := site.NewGibbs(m, harness.RandStream(cr.seed, cr.stream), nil)
 	if err != nil {
 		return err
 	}
-	pg, err := gibbs.NewPoissonGibbs(m, harness.RandStream(cr.seed, cr.stream+1), &gibbs.Options{LambdaScale: cr.s.LambdaScale})
+	pg, err := site.NewPoissonGibbs(m, harness.RandStream(cr.seed, cr.stream+1), &gibbs.Options{LambdaScale: cr.s.LambdaScale})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/experiments/harness"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	lat "github.com/pgibbs/pgibbs/models/lattice"
 )
 
@@ -442,7 +442,7 @@ func runFSSStage(ctx context.Context, jobs []*fssJob, s FSSSettings, chains int,
 // state, then sweeps measured ones, and returns its Series.
 func fssChain(ctx context.Context, l *lat.Lattice, burn, sweeps int64, seed, stream uint64, prog harness.Progress) (lat.Series, error) {
 	r := harness.RandStream(seed, stream)
-	sw, err := gibbs.NewSwendsenWang(l, r, nil)
+	sw, err := cluster.NewSwendsenWang(l, r, nil)
 	if err != nil {
 		return lat.Series{}, err
 	}

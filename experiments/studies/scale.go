@@ -11,7 +11,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/sysmem"
 	"github.com/pgibbs/pgibbs/models/potts"
 )
@@ -123,7 +123,7 @@ func scalePoint(ctx context.Context, p potts.Params, s ScaleSettings, seed uint6
 	pt := ScalePoint{Width: p.Width, Vars: g.NumVars(), Pairs: g.NumFactors(), BuildSeconds: time.Since(t0).Seconds(),
 		GraphBytes: float64(g.Bytes())}
 	pt.PairsPerSecond = float64(pt.Pairs) / pt.BuildSeconds
-	pg, err := gibbs.NewPoissonGibbs(g, rand.New(chain.Source(seed, 0)), nil)
+	pg, err := site.NewPoissonGibbs(g, rand.New(chain.Source(seed, 0)), nil)
 	if err != nil {
 		return pt, err
 	}
@@ -132,7 +132,7 @@ func scalePoint(ctx context.Context, p potts.Params, s ScaleSettings, seed uint6
 		return pt, err
 	}
 	pg = nil // its tables go before Gibbs's are made
-	gb, err := gibbs.NewGibbs(g, rand.New(chain.Source(seed, 1)), nil)
+	gb, err := site.NewGibbs(g, rand.New(chain.Source(seed, 1)), nil)
 	if err != nil {
 		return pt, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/edgelist"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/models/potts"
 )
 
@@ -74,9 +75,9 @@ func TestRoundTripPotts(t *testing.T) {
 		name string
 		make func(g *factorgraph.Graph, r *rand.Rand) (gibbs.Sampler, error)
 	}{
-		{"gibbs", func(g *factorgraph.Graph, r *rand.Rand) (gibbs.Sampler, error) { return gibbs.NewGibbs(g, r, nil) }},
+		{"gibbs", func(g *factorgraph.Graph, r *rand.Rand) (gibbs.Sampler, error) { return site.NewGibbs(g, r, nil) }},
 		{"pgibbs", func(g *factorgraph.Graph, r *rand.Rand) (gibbs.Sampler, error) {
-			return gibbs.NewPoissonGibbs(g, r, nil)
+			return site.NewPoissonGibbs(g, r, nil)
 		}},
 	} {
 		s1, err := s.make(want, rand.New(rand.NewPCG(3, 4)))

@@ -12,6 +12,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 // This file checks that Gibbs and Poisson-Gibbs, run on the factor graphs
@@ -32,7 +33,7 @@ func chainRun(t *testing.T, g factorgraph.Model, sampler string, opt gibbs.Optio
 	runs := make([]*chain.Chain, chains)
 	margs := make([]*chain.Marginals, chains)
 	for c, r := range chain.Streams(seed, chains) {
-		s, err := gibbs.New(sampler, g, r, &opt)
+		s, err := samplers.New(sampler, g, r, &opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 // BenchmarkRead reads shared model files (throughput in MB/s).
@@ -58,7 +58,7 @@ func BenchmarkStep(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run("model="+tc.model+"/sampler="+tc.sampler, func(b *testing.B) {
-			s, err := gibbs.New(tc.sampler, g, rand.New(rand.NewPCG(1, 2)), nil)
+			s, err := samplers.New(tc.sampler, g, rand.New(rand.NewPCG(1, 2)), nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/compiled"
 )
 
@@ -106,9 +107,9 @@ func mustSameChains(t *testing.T, a, b *factorgraph.Graph, steps int) {
 		name string
 		make func(g *factorgraph.Graph, r *rand.Rand) (gibbs.Sampler, error)
 	}{
-		{"gibbs", func(g *factorgraph.Graph, r *rand.Rand) (gibbs.Sampler, error) { return gibbs.NewGibbs(g, r, nil) }},
+		{"gibbs", func(g *factorgraph.Graph, r *rand.Rand) (gibbs.Sampler, error) { return site.NewGibbs(g, r, nil) }},
 		{"pgibbs", func(g *factorgraph.Graph, r *rand.Rand) (gibbs.Sampler, error) {
-			return gibbs.NewPoissonGibbs(g, r, nil)
+			return site.NewPoissonGibbs(g, r, nil)
 		}},
 	} {
 		s1, err1 := s.make(a, rand.New(rand.NewPCG(7, 11)))

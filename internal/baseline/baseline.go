@@ -517,7 +517,7 @@ func absInt(a int) int {
 // IsingChainFFBS samples an open chain of n binary variables x_i ∈ {0, 1}
 // with Potts pairs w_i·[x_i = x_{i+1}] and fields u_i(x_i) jointly, by
 // forward filtering and backward sampling: what a user writes for one
-// chain-shaped block, the honest baseline of gibbs.Blocked. The weights
+// chain-shaped block, the honest baseline of blocked.Blocked. The weights
 // are exponentiated once, at construction; a pass is multiply-adds, one
 // division a variable to keep the forward probabilities normalised, and one
 // uniform variate a variable.

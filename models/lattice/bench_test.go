@@ -12,6 +12,9 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/chromatic"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/models/potts"
 )
 
@@ -111,7 +114,7 @@ func BenchmarkStep(b *testing.B) {
 	} {
 		b.Run(fmt.Sprintf("model=%s/sampler=%s", tc.model, tc.sampler), func(b *testing.B) {
 			m := benchModel(b, tc.model)
-			s, err := gibbs.New(tc.sampler, m, rand.New(rand.NewPCG(1, 2)), nil)
+			s, err := samplers.New(tc.sampler, m, rand.New(rand.NewPCG(1, 2)), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -140,7 +143,7 @@ func BenchmarkScaling(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("model=%s/sampler=%s", model, sampler), func(b *testing.B) {
 				m := benchModel(b, model)
-				s, err := gibbs.New(sampler, m, rand.New(rand.NewPCG(1, 2)), nil)
+				s, err := samplers.New(sampler, m, rand.New(rand.NewPCG(1, 2)), nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -163,7 +166,7 @@ func BenchmarkSweepStep(b *testing.B) {
 	for _, model := range []string{"gauss20", "gauss1000", "power1000"} {
 		b.Run("model="+model+"/sampler=pgibbs", func(b *testing.B) {
 			m := benchModel(b, model)
-			s, err := gibbs.New("pgibbs", m, rand.New(rand.NewPCG(1, 2)), nil)
+			s, err := samplers.New("pgibbs", m, rand.New(rand.NewPCG(1, 2)), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -236,7 +239,7 @@ func BenchmarkChromatic(b *testing.B) {
 		}
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("model=%s/sampler=%s/workers=%d", tc.model, tc.sampler, workers), func(b *testing.B) {
-				c, err := gibbs.NewChromatic(gibbsFactory(b, tc.sampler), l, classes, chain.Streams(1, workers), nil)
+				c, err := chromatic.NewChromatic(gibbsFactory(b, tc.sampler), l, classes, chain.Streams(1, workers), nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -299,7 +302,7 @@ func equilibratedIsing(b *testing.B, kernel string, n int) clusterModel {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sw, err := gibbs.NewSwendsenWang(l, rand.New(rand.NewPCG(uint64(n), 1)), nil)
+	sw, err := cluster.NewSwendsenWang(l, rand.New(rand.NewPCG(uint64(n), 1)), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -337,14 +340,14 @@ func BenchmarkClusterSweep(b *testing.B) {
 					k := 0 // Wolff's clusters a step
 					switch sampler {
 					case "sw":
-						sw, err := gibbs.NewSwendsenWang(m.l, r, opt)
+						sw, err := cluster.NewSwendsenWang(m.l, r, opt)
 						if err != nil {
 							b.Fatal(err)
 						}
 						sw.Sweep() // allocates the union–find arrays
 						s = sw
 					case "wolff":
-						w, err := gibbs.NewWolff(m.l, r, opt)
+						w, err := cluster.NewWolff(m.l, r, opt)
 						if err != nil {
 							b.Fatal(err)
 						}

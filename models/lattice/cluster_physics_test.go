@@ -2,12 +2,13 @@ package lattice
 
 import (
 	"fmt"
-	"github.com/pgibbs/pgibbs/diag"
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 // Physics validation of the cluster samplers (Swendsen–Wang and Wolff, with
@@ -36,11 +37,11 @@ func skipClusterPhysicsShort(t *testing.T) {
 // the |m| series with its blocked-jackknife error.
 func clusterRun(t *testing.T, l *Lattice, name string, burn, sweeps int, seed uint64) (energy, binder diag.Estimate) {
 	t.Helper()
-	s, err := gibbs.New(name, l, rand.New(rand.NewPCG(seed, 0x5eed)), nil)
+	s, err := samplers.New(name, l, rand.New(rand.NewPCG(seed, 0x5eed)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, ok := s.(*gibbs.Wolff); ok {
+	if w, ok := s.(*cluster.Wolff); ok {
 		if _, err := w.TuneClusters(10); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
 // This file proves that the implicit model is the model it claims to be:
@@ -141,7 +142,7 @@ const zLimit = 5
 const exactSteps = 200000
 
 func TestExactness(t *testing.T) {
-	samplers := []struct {
+	cases := []struct {
 		name string
 		opt  gibbs.Options
 	}{
@@ -155,9 +156,9 @@ func TestExactness(t *testing.T) {
 			t.Parallel()
 			l := mustNew(t, tc.p)
 			pi := exactPi(tc.p)
-			for si, sc := range samplers {
+			for si, sc := range cases {
 				opt := sc.opt
-				s, err := gibbs.New(sc.name, l, rand.New(rand.NewPCG(uint64(ci), uint64(si))), &opt)
+				s, err := samplers.New(sc.name, l, rand.New(rand.NewPCG(uint64(ci), uint64(si))), &opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -227,7 +228,7 @@ func TestExactnessCatchesBrokenLattices(t *testing.T) {
 					continue
 				}
 				l := bc.build(t, tc.p)
-				s, err := gibbs.New(bc.sampler, l, rand.New(rand.NewPCG(uint64(ci), 99)), nil)
+				s, err := samplers.New(bc.sampler, l, rand.New(rand.NewPCG(uint64(ci), 99)), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/chromatic"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
@@ -23,7 +25,7 @@ func Example() {
 	}
 	fmt.Printf("%d sites, K = %d offsets, %.3g pair factors\n", l.Sites(), l.NumOffsets(), l.PairFactors())
 	fmt.Printf("Σ_j J_ij = %.4f, L = 2β·ΣJ = %.4f\n", l.CouplingSum(), l.L())
-	s, err := gibbs.New("pgibbs", l, rand.New(rand.NewPCG(1, 2)), nil)
+	s, err := samplers.New("pgibbs", l, rand.New(rand.NewPCG(1, 2)), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -51,12 +53,12 @@ func ExampleMeasurer() {
 		fmt.Println(err)
 		return
 	}
-	f, err := gibbs.FactoryOf("gibbs")
+	f, err := samplers.FactoryOf("gibbs")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	c, err := gibbs.NewChromatic(f, l, classes, chain.Streams(1, 2), &gibbs.Options{Init: make([]float64, l.Sites())})
+	c, err := chromatic.NewChromatic(f, l, classes, chain.Streams(1, 2), &gibbs.Options{Init: make([]float64, l.Sites())})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/chromatic"
 )
 
 // The exact torus results are checked against the density of states g(k) of
@@ -309,7 +310,7 @@ func TestIsingTorusSampled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := gibbs.NewChromatic(gibbsFactory(t, "gibbs"), l, classes, chain.Streams(5, 2), &gibbs.Options{})
+	c, err := chromatic.NewChromatic(gibbsFactory(t, "gibbs"), l, classes, chain.Streams(5, 2), &gibbs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

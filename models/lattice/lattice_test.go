@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/models/potts"
 )
@@ -451,7 +451,7 @@ func TestSamplersRun(t *testing.T) {
 		{"gibbs", disc}, {"pgibbs", disc}, {"auto", disc}, {"mgpmh", disc},
 		{"pgda", cont}, {"pgits", cont}, {"gibbs-its", cont}, {"pg-rejection", cont},
 	} {
-		s, err := gibbs.New(tc.name, tc.l, rand.New(rand.NewPCG(1, 2)), nil)
+		s, err := samplers.New(tc.name, tc.l, rand.New(rand.NewPCG(1, 2)), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -467,7 +467,7 @@ func TestSamplersRun(t *testing.T) {
 	}
 	// MIN-Gibbs needs global factor access, which an implicit lattice of
 	// n·K/2 factors does not offer.
-	if _, err := gibbs.New("mingibbs", disc, rand.New(rand.NewPCG(1, 2)), nil); err == nil {
+	if _, err := samplers.New("mingibbs", disc, rand.New(rand.NewPCG(1, 2)), nil); err == nil {
 		t.Error("MIN-Gibbs accepted a lattice")
 	}
 }

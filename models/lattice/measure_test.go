@@ -2,12 +2,15 @@ package lattice
 
 import (
 	"context"
-	"github.com/pgibbs/pgibbs/diag"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/gibbs/chromatic"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -156,7 +159,7 @@ func TestMeasurerObserve(t *testing.T) {
 				t.Fatal(err)
 			}
 			direct, _ := NewMeasurer(l, nil, ExactEnergy)
-			s, err := gibbs.New(name, l, rand.New(rand.NewPCG(1, 1)), nil)
+			s, err := samplers.New(name, l, rand.New(rand.NewPCG(1, 1)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +176,7 @@ func TestMeasurerObserve(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, err := gibbs.NewChromatic(gibbsFactory(t, name), l, classes, chain.Streams(1, 2), nil)
+				c, err := chromatic.NewChromatic(gibbsFactory(t, name), l, classes, chain.Streams(1, 2), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -306,7 +309,7 @@ func TestMeasurerSnapshot(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				s, err := gibbs.New(name, l, rand.New(ssrc), nil)
+				s, err := samplers.New(name, l, rand.New(ssrc), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

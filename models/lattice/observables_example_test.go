@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
@@ -16,7 +16,7 @@ import (
 func swChains(l *lattice.Lattice, k int, sweeps int64) ([]lattice.Series, error) {
 	var out []lattice.Series
 	for _, r := range chain.Streams(1, k) {
-		sw, err := gibbs.NewSwendsenWang(l, r, nil)
+		sw, err := cluster.NewSwendsenWang(l, r, nil)
 		if err != nil {
 			return nil, err
 		}

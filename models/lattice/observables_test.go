@@ -3,13 +3,15 @@ package lattice
 import (
 	"context"
 	"fmt"
-	"github.com/pgibbs/pgibbs/diag"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
+
 	"github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/gibbs"
 )
 
 // exactObservables returns the Observables' exact values on the tiny
@@ -63,7 +65,7 @@ func named(o Observables) map[string]diag.Estimate {
 // sweeps then sweeps measured ones, and returns its Series.
 func swSeries(t *testing.T, l *Lattice, sweeps, burn int64, seed uint64) Series {
 	t.Helper()
-	sw, err := gibbs.NewSwendsenWang(l, rand.New(rand.NewPCG(seed, 0xf55)), nil)
+	sw, err := cluster.NewSwendsenWang(l, rand.New(rand.NewPCG(seed, 0xf55)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +154,7 @@ func TestObservablesCatchBroken(t *testing.T) {
 	exact := exactObservables(t, p)
 
 	t.Run("signed-m", func(t *testing.T) {
-		sw, err := gibbs.NewSwendsenWang(l, rand.New(rand.NewPCG(3, 4)), nil)
+		sw, err := cluster.NewSwendsenWang(l, rand.New(rand.NewPCG(3, 4)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +203,7 @@ func TestObservablesCatchBroken(t *testing.T) {
 		var tau float64
 		cells := 0
 		for c := range chains {
-			s, err := gibbs.New("gibbs", l, rand.New(rand.NewPCG(5, uint64(c))), nil)
+			s, err := samplers.New("gibbs", l, rand.New(rand.NewPCG(5, uint64(c))), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

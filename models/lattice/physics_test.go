@@ -2,9 +2,11 @@ package lattice
 
 import (
 	"fmt"
-	"github.com/pgibbs/pgibbs/diag"
 	"math"
 	"testing"
+
+	"github.com/pgibbs/pgibbs/diag"
+	"github.com/pgibbs/pgibbs/gibbs/chromatic"
 
 	"gonum.org/v1/gonum/mathext"
 
@@ -74,7 +76,7 @@ func simulate(t *testing.T, l *Lattice, sampler string, sweeps, burn int, seed u
 	if cold {
 		opt.Init = make([]float64, l.Sites())
 	}
-	c, err := gibbs.NewChromatic(gibbsFactory(t, sampler), l, classes, chain.Streams(seed, 2), opt)
+	c, err := chromatic.NewChromatic(gibbsFactory(t, sampler), l, classes, chain.Streams(seed, 2), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,29 @@
+package core
+
+// ExactUpdate resamples discrete variable i from its full conditional
+// (Algorithm 1).
+func (c *Core) ExactUpdate(i int) {
+	switch {
+	case c.KG != nil:
+		c.exactCompiled(i)
+	case c.Tor != nil:
+		c.exactTorus(i)
+	default:
+		c.exactGeneric(i)
+	}
+}
+
+// exactGeneric is exactUpdate through the model's interface.
+func (c *Core) exactGeneric(i int) {
+	c.Stat.Steps++
+	u := c.U[:c.M.Domain(i).Size]
+	clear(u)
+	soft, hard := c.M.Degree(i)
+	for k := range soft + hard {
+		if !c.addExact(i, k, u) || c.Spend(len(u)) {
+			return
+		}
+	}
+	c.Stat.Factors += int64(soft + hard)
+	c.set(i, u)
+}

@@ -1,0 +1,21 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/pgibbs/pgibbs/blocks"
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// CheckSiteMoves refuses, for a sampler called name that updates one
+// variable at a time, a model with a hard factor that fixes one of its
+// variables given the others (blocks.FrozenSite): the chain would be
+// reducible.
+func CheckSiteMoves(name string, m factorgraph.Model) error {
+	fl := blocks.FrozenSite(m)
+	if fl == nil {
+		return nil
+	}
+	return fmt.Errorf("gibbs: %s: single-site updates never change variable %d: hard %s fixes it given the factor's other variables, yet it takes more than one value in states of positive probability, so the chain would stay in the value it starts in; update the factor's %s together with blocked Gibbs (NewBlocked, -sampler block) or the registry's auto",
+		name, fl.Var, fl.Factor, blocks.VarList(fl.Scope))
+}

@@ -1,0 +1,71 @@
+package core
+
+import (
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// HardEnergies sets h[v] to the sum of the hard factors of A[i] at x_{i←v}
+// (0 everywhere without hard factors). It reports false after an error.
+func (c *Core) HardEnergies(i int, h []float64) bool {
+	if c.KG != nil {
+		return c.HardCompiled(i, h)
+	}
+	clear(h)
+	soft, hard := c.M.Degree(i)
+	for k := soft; k < soft+hard; k++ {
+		if !c.addExact(i, k, h) {
+			return false
+		}
+	}
+	c.Stat.Factors += int64(hard)
+	return true
+}
+
+// AddScaled adds coef·φ̃(x_{i←v}) of the k-th factor of A[i] (bound mk) to
+// dst[v] for every v, checking each value against the factor's range. It
+// reports false after recording an error.
+func (c *Core) AddScaled(i, k int, mk, coef float64, dst []float64) bool {
+	buf := c.Buf[:len(dst)]
+	c.M.EvalAll(i, k, c.X, buf)
+	lo, hi := factorgraph.Limits(mk)
+	for v, t := range buf {
+		if !(t >= lo && t <= hi) {
+			c.Fail(factorgraph.CheckError(c.M, i, k, t))
+			return false
+		}
+		dst[v] += coef * t
+	}
+	return true
+}
+
+// SoftDelta returns Σ_{soft φ∈A[i]} φ̃(x_{i←v}) − φ̃(x_{i←cur}), evaluating
+// every soft factor of A[i] at both values.
+func (c *Core) SoftDelta(i, cur, v int) (float64, bool) {
+	if c.KG != nil {
+		return c.softDeltaCompiled(i, cur, v)
+	}
+	soft, _ := c.M.Degree(i)
+	du := 0.0
+	for k := range soft {
+		mk := c.M.Bound(i, k)
+		lo, hi := factorgraph.Limits(mk)
+		a := c.M.Eval(i, k, c.X)
+		c.X[i] = float64(v)
+		b := c.M.Eval(i, k, c.X)
+		c.X[i] = float64(cur)
+		if !(a >= lo && a <= hi) {
+			c.Fail(factorgraph.CheckError(c.M, i, k, a))
+			return 0, false
+		}
+		if !(b >= lo && b <= hi) {
+			c.Fail(factorgraph.CheckError(c.M, i, k, b))
+			return 0, false
+		}
+		du += b - a
+		if c.Spend(2) {
+			return 0, false
+		}
+	}
+	c.Stat.Factors += int64(soft)
+	return du, true
+}

@@ -1,0 +1,357 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+
+	gibbs "github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/internal/compiled"
+)
+
+// LambdaOf returns λ: Lambda, or LambdaScale·L².
+func LambdaOf(o *gibbs.Options, l float64) (float64, error) {
+	return ResolveLambda("λ", o.Lambda, o.LambdaScale, "L", l)
+}
+
+// Lambda2Of returns λ2 of DoubleMIN-Gibbs: Lambda2, or Lambda2Scale·L².
+func Lambda2Of(o *gibbs.Options, l float64) (float64, error) {
+	return ResolveLambda("λ2", o.Lambda2, o.Lambda2Scale, "L", l)
+}
+
+// ResolveLambda returns abs, or scale·q² for the model quantity q called
+// qname (L, or Ψ for MIN-Gibbs), +Inf if that overflows.
+func ResolveLambda(name string, abs, scale float64, qname string, q float64) (float64, error) {
+	switch {
+	case abs < 0 || math.IsNaN(abs) || math.IsInf(abs, 0):
+		return 0, fmt.Errorf("%s = %v: need a finite %s > 0", name, abs, name)
+	case scale < 0 || math.IsNaN(scale) || math.IsInf(scale, 0):
+		return 0, fmt.Errorf("%s scale = %v: need a finite scale > 0", name, scale)
+	case abs > 0 && scale > 0:
+		return 0, fmt.Errorf("both %s and %s scale set: choose one", name, name)
+	case abs > 0:
+		return abs, nil
+	}
+	if scale == 0 {
+		scale = 1
+	}
+	if q == 0 {
+		// No soft factor: nothing to minibatch, and the samplers reduce to
+		// exact updates over the hard factors; λ plays no part.
+		return 0, nil
+	}
+	// An overflow gives +Inf: the constructors' limit on the work of a
+	// step (Options.MaxDraws) refuses it, saying so, and Mixed updates
+	// every variable exactly.
+	return scale * q * q, nil
+}
+
+// Core is the state every sampler shares.
+type Core struct {
+	M        factorgraph.Model
+	R        *rand.Rand
+	X        []float64
+	Free     []int
+	AllFree  bool // free is 0, 1, …, n−1: pick needs no lookup (identityFree)
+	Clamped  []bool
+	Stat     gibbs.Stats
+	Failure  error
+	U, Buf   []float64   // per-value energies and factor values, len ≥ max domain size
+	Buf2     []float64   // a second per-value buffer
+	UpdateFn func(i int) // the sampler's Update, for Step and Sweep
+
+	// PG is the Poisson minibatch of the samplers that draw one per
+	// update (PoissonGibbs, Mixed), or nil.
+	PG *PGState
+
+	KG   *compiled.Graph // the model's compiled neighbourhoods, or nil (compiled.go)
+	Tor  *compiled.Torus // the model's compiled torus form, or nil (torus.go)
+	Size []int32         // domain size of each variable (0: continuous)
+
+	// Interruption (interrupt.go): done closes when the step under way
+	// must stop (nil: never); an update that sees it closed sets aborted
+	// and returns without changing x. budget counts down the work until
+	// the next look at done on paths that count as they go; saved is x at
+	// the start of an interruptible sweep, or a Chromatic worker's journal
+	// of its sweep (runChunk), which saved01 holds instead, one byte a
+	// value, where the values are 0 and 1 (nnHeat2).
+	Done    <-chan struct{}
+	Aborted bool
+	Budget  int
+	Saved   []float64
+	Saved01 []uint8
+
+	// Rao–Blackwellisation (conditional.go): while record is set, the last
+	// update's draw: variable condI, weights condW and their total, at
+	// stats.Steps = condAt.
+	Recording bool
+	CondI     int
+	CondW     []float64
+	CondTot   float64
+	CondAt    int64
+}
+
+// NewCore checks the model and options common to all samplers and sets up
+// the state. discrete says the sampler handles only discrete variables.
+func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, discrete bool) (Core, error) {
+	if m == nil {
+		return Core{}, fmt.Errorf("gibbs: %s: nil model", name)
+	}
+	if r == nil {
+		return Core{}, fmt.Errorf("gibbs: %s: nil *rand.Rand", name)
+	}
+	n := m.NumVars()
+	c := Core{M: m, R: r, Free: m.Free(), Clamped: make([]bool, n), Budget: spendEvery}
+	c.AllFree = identityFree(c.Free, n)
+	if len(c.Free) == 0 {
+		return Core{}, fmt.Errorf("gibbs: %s: every variable is observed; nothing to sample", name)
+	}
+	maxD := 1
+	c.Size = make([]int32, n)
+	if k, ok := m.(Kerneler); ok {
+		c.KG = k.Kernel()
+	}
+	if t, ok := m.(toruser); ok {
+		c.Tor = t.Torus()
+	}
+	for i := range n {
+		d := m.Domain(i)
+		c.Size[i] = int32(d.Size)
+		if _, ok := m.Observed(i); ok {
+			c.Clamped[i] = true
+		} else if discrete && !d.IsDiscrete() {
+			return Core{}, fmt.Errorf("gibbs: %s: variable %d is continuous on %v; %s samples discrete variables only", name, i, d, name)
+		}
+		maxD = max(maxD, d.Size)
+	}
+	c.U = make([]float64, maxD)
+	c.Buf = make([]float64, maxD)
+	c.Buf2 = make([]float64, maxD)
+	if opt == nil {
+		opt = &gibbs.Options{}
+	}
+	if opt.Init != nil {
+		if len(opt.Init) != n {
+			return Core{}, fmt.Errorf("gibbs: %s: initial state has %d values for %d variables", name, len(opt.Init), n)
+		}
+		c.X = append([]float64(nil), opt.Init...)
+		for i, v := range c.X {
+			if ov, ok := m.Observed(i); ok {
+				c.X[i] = ov
+				continue
+			}
+			if d := m.Domain(i); !d.Contains(v) {
+				return Core{}, fmt.Errorf("gibbs: %s: initial value %v of variable %d outside its domain %v", name, v, i, d)
+			}
+		}
+	} else {
+		c.X = factorgraph.RandomState(m, r)
+		if c.checkHard() != nil {
+			// Zeros make the random state impossible: search for a
+			// feasible one where the model supports it.
+			if f, ok := m.(feasibler); ok {
+				x, err := f.FeasibleState(r, 0)
+				if err != nil {
+					return Core{}, fmt.Errorf("gibbs: %s: initial state: %w", name, err)
+				}
+				c.X = x
+			}
+		}
+	}
+	if err := c.checkHard(); err != nil {
+		return Core{}, fmt.Errorf("gibbs: %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// NewSiteCore is newChain for a sampler that updates one variable at a
+// time: it first refuses a model with a hard factor whose variables such
+// updates can never change (checkSiteMoves), on which the chain would be
+// reducible.
+func NewSiteCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, discrete bool) (Core, error) {
+	if err := CheckSiteMoves(name, m); err != nil {
+		return Core{}, err
+	}
+	return NewCore(name, m, r, opt, discrete)
+}
+
+// feasibler is a model that can find a state of positive probability
+// (factorgraph.Graph.FeasibleState).
+type feasibler interface {
+	FeasibleState(r *rand.Rand, maxNodes int) ([]float64, error)
+}
+
+// checkHard verifies that no hard factor rules out the current state.
+func (c *Core) checkHard() error {
+	for i := range c.M.NumVars() {
+		soft, hard := c.M.Degree(i)
+		for k := soft; k < soft+hard; k++ {
+			v := c.M.Eval(i, k, c.X)
+			if math.IsInf(v, -1) {
+				name, _, _ := c.M.Describe(i, k)
+				return fmt.Errorf("initial state has zero probability: %s is −Inf", name)
+			}
+			if !factorgraph.InRange(v, math.Inf(1)) {
+				return factorgraph.CheckError(c.M, i, k, v)
+			}
+		}
+	}
+	return nil
+}
+
+// State returns the current state; the caller must not modify it.
+func (c *Core) State() []float64 { return c.X }
+
+// Updates implements chain.Counter.
+func (c *Core) Updates() (int64, int) { return c.Stat.Steps, len(c.Free) }
+
+// Stats returns the counters.
+func (c *Core) Stats() gibbs.Stats { return c.Stat }
+
+// Err returns the first error a step detected, or nil.
+func (c *Core) Err() error { return c.Failure }
+
+// Share makes the chain work on x, a state of the same model shared with
+// other chains (the workers of a Chromatic), instead of its own copy.
+func (c *Core) Share(x []float64) { c.X = x }
+
+// Resume sets the counters and clears the error: the chain goes on from a
+// restored state.
+func (c *Core) Resume(st gibbs.Stats) {
+	c.Stat = st
+	c.Failure = nil
+}
+
+// Pick returns a free variable chosen uniformly.
+func (c *Core) Pick() int {
+	if c.AllFree {
+		return c.R.IntN(len(c.Free))
+	}
+	return c.Free[c.R.IntN(len(c.Free))]
+}
+
+// Fail records the first error.
+func (c *Core) Fail(err error) {
+	if c.Failure == nil {
+		c.Failure = err
+	}
+}
+
+// addExact adds the exact shifted values of the k-th factor of A[i] at
+// every value of discrete variable i to u, checking each against the
+// factor's range. It reports false after recording an error.
+func (c *Core) addExact(i, k int, u []float64) bool {
+	buf := c.Buf[:len(u)]
+	c.M.EvalAll(i, k, c.X, buf)
+	lo, hi := factorgraph.Limits(c.M.Bound(i, k))
+	for v, s := range buf {
+		if !(s >= lo && s <= hi) {
+			c.Fail(factorgraph.CheckError(c.M, i, k, s))
+			return false
+		}
+		u[v] += s
+	}
+	return true
+}
+
+// Accept is the Metropolis–Hastings test of a proposal with log acceptance
+// ratio logr: true with probability min(1, e^logr), a uniform drawn only
+// when logr < 0; an accepted proposal is counted.
+func (c *Core) Accept(logr float64) bool {
+	if logr >= 0 || math.Log(c.R.Float64()) < logr {
+		c.Stat.Accepted++
+		return true
+	}
+	return false
+}
+
+// SampleLog draws v with probability ∝ exp(u[v]) by max-subtracted
+// exponentials, overwriting u. It returns −1 if every u[v] is −Inf.
+func SampleLog(r *rand.Rand, u []float64) int {
+	v, _ := sampleLogTotal(r, u)
+	return v
+}
+
+// sampleLogTotal is sampleLog that also returns the total of the weights
+// it leaves in u.
+func sampleLogTotal(r *rand.Rand, u []float64) (int, float64) {
+	mx := math.Inf(-1)
+	for _, e := range u {
+		mx = max(mx, e)
+	}
+	if math.IsInf(mx, -1) {
+		return -1, 0
+	}
+	total := 0.0
+	for v, e := range u {
+		u[v] = math.Exp(e - mx)
+		total += u[v]
+	}
+	return DrawWeights(r.Float64()*total, u), total
+}
+
+// DrawWeights returns the first v with t < w[0] + … + w[v], for t drawn
+// uniformly below the total of the weights (the last positive weight if
+// rounding left t at or above the total).
+func DrawWeights(t float64, w []float64) int {
+	last := 0
+	for v, wv := range w {
+		if wv > 0 {
+			last = v
+			if t < wv {
+				return v
+			}
+			t -= wv
+		}
+	}
+	return last
+}
+
+// set finishes a discrete update of i from the energies u.
+func (c *Core) set(i int, u []float64) {
+	v, total := sampleLogTotal(c.R, u)
+	if v < 0 {
+		c.Fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
+		return
+	}
+	c.X[i] = float64(v)
+	if c.Recording {
+		c.drew(i, u, total)
+	}
+}
+
+// Where implements chain.Locator: after a panic in a step (a user's factor
+// that panics), it names the first factor that panics when evaluated at the
+// chain's state, at every value of the variable it is read for. It costs
+// nothing until then: it looks only when asked.
+func (c *Core) Where() string {
+	buf := make([]float64, len(c.U))
+	for i := range c.M.NumVars() {
+		soft, hard := c.M.Degree(i)
+		d := max(int(c.Size[i]), 1)
+		for k := range soft + hard {
+			if panics(func() {
+				c.M.Eval(i, k, c.X)
+				if c.Size[i] > 0 {
+					c.M.EvalAll(i, k, c.X, buf[:d])
+				}
+			}) {
+				name, _, _ := c.M.Describe(i, k)
+				return fmt.Sprintf("%s, read for variable %d, panics at the chain's state", name, i)
+			}
+		}
+	}
+	return ""
+}
+
+// panics reports whether f panics.
+func panics(f func()) (p bool) {
+	defer func() { p = recover() != nil }()
+	f()
+	return false
+}
+
+// Model returns the model the chain samples.
+func (c *Core) Model() factorgraph.Model { return c.M }

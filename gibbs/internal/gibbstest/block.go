@@ -1,0 +1,39 @@
+package gibbstest
+
+import (
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// PottsChain is a chain of n binary variables with Potts pairs of weight w
+// between neighbours and a field h on every variable (h·x_i).
+func PottsChain(t testing.TB, n int, w, h float64) *factorgraph.Graph {
+	b := factorgraph.NewBuilder()
+	b.AddVariables(n, factorgraph.Discrete(2))
+	for i := range n {
+		b.AddFactor(factorgraph.NewTable([]int{i}, []int{2}, []float64{0, h}))
+		if i+1 < n {
+			b.AddFactor(factorgraph.NewPotts(i, i+1, w))
+		}
+	}
+	return Build(t, b)
+}
+
+// GridPotts is a side×side grid of binary Potts pairs of weight w.
+func GridPotts(t testing.TB, side int, w float64) *factorgraph.Graph {
+	b := factorgraph.NewBuilder()
+	b.AddVariables(side*side, factorgraph.Discrete(2))
+	for r := range side {
+		for c := range side {
+			i := r*side + c
+			if c+1 < side {
+				b.AddFactor(factorgraph.NewPotts(i, i+1, w))
+			}
+			if r+1 < side {
+				b.AddFactor(factorgraph.NewPotts(i, i+side, w))
+			}
+		}
+	}
+	return Build(t, b)
+}

@@ -1,0 +1,36 @@
+package site
+
+import (
+	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/internal/core"
+)
+
+// Which of package chain's interfaces the samplers of this package
+// implement, checked at compile time: each is a gibbs.Sampler (so a
+// chain.Kernel), a chain.Interrupter, a chain.Snapshotter, a chain.Counter
+// and a chain.Locator.
+var (
+	_ gibbs.Sampler     = (*Gibbs)(nil)
+	_ gibbs.Sampler     = (*PoissonGibbs)(nil)
+	_ gibbs.Sampler     = (*Mixed)(nil)
+	_ chain.Interrupter = (*Gibbs)(nil)
+	_ chain.Interrupter = (*PoissonGibbs)(nil)
+	_ chain.Interrupter = (*Mixed)(nil)
+	_ chain.Snapshotter = (*Gibbs)(nil)
+	_ chain.Snapshotter = (*PoissonGibbs)(nil)
+	_ chain.Snapshotter = (*Mixed)(nil)
+	_ chain.Counter     = (*Gibbs)(nil)
+	_ chain.Counter     = (*PoissonGibbs)(nil)
+	_ chain.Counter     = (*Mixed)(nil)
+	_ chain.Locator     = (*Gibbs)(nil)
+	_ chain.Locator     = (*PoissonGibbs)(nil)
+	_ chain.Locator     = (*Mixed)(nil)
+	_ chain.Conditioner = (*Gibbs)(nil)
+	_ chain.Conditioner = (*Mixed)(nil)
+	_ chain.Conditioner = (*PoissonGibbs)(nil)
+)
+
+// base is the state every sampler of the family shares (the chain, its
+// counters, interruption and snapshots), embedded under an unexported name.
+type base = core.Core

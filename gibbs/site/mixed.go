@@ -1,0 +1,107 @@
+package site
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	gibbs "github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/internal/core"
+)
+
+// Mixed chooses, variable by variable, the cheaper of two exact updates: a
+// plain Gibbs update where the expected Poisson-Gibbs minibatch, L_i(λ/L + 1)
+// draws (λ_i + L_i in the per-variable variant), is not smaller than the
+// number of soft factors of A[i], and a Poisson-Gibbs update otherwise: its
+// expected minibatch is never larger than A[i]. Each update leaves π
+// invariant on its own (the Poisson variables are redrawn at each step),
+// so any such mixture does too. Options are those of PoissonGibbs; a λ so
+// large that L² overflows, or a factor range so wide that no minibatch
+// could be drawn, only makes every update a plain Gibbs one. A step
+// evaluates at most |A[i]|·D_i factor values or draws a minibatch smaller
+// than A[i], and Options.MaxDraws bounds that.
+type Mixed struct {
+	*PoissonGibbs
+	exact       []bool // exact[i]: update i by plain Gibbs
+	nGibbs, nPG int
+}
+
+// NewMixed returns a Mixed sampler on m.
+func NewMixed(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Mixed, error) {
+	if opt == nil {
+		opt = &gibbs.Options{}
+	}
+	c, err := core.NewSiteCore("Auto", m, r, opt, true)
+	if err != nil {
+		return nil, err
+	}
+	pg := &PoissonGibbs{base: c}
+	if pg.PG, err = core.NewPG(&pg.base, opt); err != nil {
+		return nil, fmt.Errorf("gibbs: Auto: %w", err)
+	}
+	a := &Mixed{PoissonGibbs: pg, exact: make([]bool, m.NumVars())}
+	a.UpdateFn = a.Update // Step and Sweep use Auto's choice
+	var vars []int        // the minibatch updates
+	for _, i := range pg.Free {
+		soft, _ := m.Degree(i)
+		if pg.PG.Draws(m, i) >= float64(soft) {
+			a.exact[i] = true
+			a.nGibbs++
+		} else {
+			vars = append(vars, i)
+			a.nPG++
+		}
+	}
+	if err := a.check(opt); err != nil {
+		return nil, err
+	}
+	if err := pg.PG.Init(&pg.base, vars); err != nil {
+		return nil, fmt.Errorf("gibbs: Auto: %w", err)
+	}
+	return a, nil
+}
+
+// check refuses the sampler if a step would exceed Options.MaxDraws.
+func (a *Mixed) check(opt *gibbs.Options) error {
+	limit, err := core.MaxDrawsOf(opt)
+	if err != nil {
+		return fmt.Errorf("gibbs: auto: %w", err)
+	}
+	c := &a.base
+	w := c.WorstUpdate(func(i int) float64 {
+		if a.exact[i] {
+			return c.ExactWork(i)
+		}
+		return c.MinibatchWork(i, a.PG.Draws(c.M, i), c.Values(i))
+	})
+	if !(w.Work > limit) {
+		return nil
+	}
+	soft, hard := c.M.Degree(w.I)
+	what := fmt.Sprintf("evaluate about %.2g factor values (variable %d: |A[i]| = %d factors at D = %d values)", w.Work, w.I, soft+hard, c.Size[w.I])
+	if !a.exact[w.I] {
+		d := a.PG.Draws(c.M, w.I)
+		what = fmt.Sprintf("%s (variable %d, %s)", core.DrawText(d, w.Work), w.I, core.LambdaText("λ", opt.Lambda, opt.LambdaScale, "L", a.PG.Lambda))
+	}
+	return core.TooMuch("auto", what, limit, "each update already is the cheaper of gibbs's and pgibbs's; raise Options.MaxDraws to run steps this long")
+}
+
+// Kinds returns how many free variables Mixed updates by plain Gibbs and by
+// Poisson-Gibbs.
+func (a *Mixed) Kinds() (gibbs, poissonGibbs int) { return a.nGibbs, a.nPG }
+
+// Exact reports whether variable i is updated by plain Gibbs (true) or by
+// Poisson-Gibbs (false).
+func (a *Mixed) Exact(i int) bool { return a.exact[i] }
+
+// Update resamples variable i by the update chosen for it.
+func (a *Mixed) Update(i int) {
+	if a.Failure != nil || a.Clamped[i] {
+		return
+	}
+	if a.exact[i] {
+		a.ExactUpdate(i)
+		return
+	}
+	a.PoissonGibbs.Update(i)
+}

@@ -1,0 +1,45 @@
+package site
+
+// LocalUpdates implements worker: a Gibbs update reads A[i] only.
+func (*Gibbs) LocalUpdates() bool { return true }
+
+// LocalUpdates implements worker: a Poisson-Gibbs update reads A[i] only.
+func (*PoissonGibbs) LocalUpdates() bool { return true }
+
+// LocalUpdates implements worker: both updates of Mixed read A[i] only.
+func (*Mixed) LocalUpdates() bool { return true }
+
+// UpdateVars is Update(i) for each i of vars in turn (a Chromatic worker's
+// share of a colour class), with one loop over the sites of a torus model
+// instead of a call per site.
+func (s *Gibbs) UpdateVars(vars []int, journal bool) {
+	if s.Failure != nil || s.TorusVars(vars, journal) {
+		return
+	}
+	if journal {
+		s.Journal(vars)
+	}
+	for _, i := range vars {
+		if s.Update(i); s.Aborted {
+			return
+		}
+	}
+}
+
+// UpdateVars is Update(i) for each i of vars in turn: where every variable
+// is updated by plain Gibbs (a lattice whose minibatch would not be
+// smaller than its K neighbours: a nearest-neighbour one), Gibbs's loop
+// over the sites of a torus model, so that auto costs what gibbs does.
+func (a *Mixed) UpdateVars(vars []int, journal bool) {
+	if a.Failure != nil || (a.nPG == 0 && a.TorusVars(vars, journal)) {
+		return
+	}
+	if journal {
+		a.Journal(vars)
+	}
+	for _, i := range vars {
+		if a.Update(i); a.Aborted {
+			return
+		}
+	}
+}
