@@ -251,7 +251,7 @@ func BenchmarkIsingSweep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := chromatic.NewChromatic(f, l, classes, chain.Streams(1, workers), nil)
+			c, err := chromatic.New(f, l, classes, chain.Streams(1, workers), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -277,7 +277,7 @@ func BenchmarkIsingSweep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := chromatic.NewChromatic(f, l, classes, chain.Streams(1, workers), nil)
+			c, err := chromatic.New(f, l, classes, chain.Streams(1, workers), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -529,7 +529,7 @@ func BenchmarkBlockedChain(b *testing.B) {
 	}
 	for _, rb := range []bool{false, true} {
 		b.Run(fmt.Sprintf("model=chain1000/sampler=block/rb=%v", rb), func(b *testing.B) {
-			s, err := blocked.NewBlockedWith(g, rand.New(rand.NewPCG(1, 2)), nil, [][]int{all}, blocked.Config{})
+			s, err := blocked.NewWith(g, rand.New(rand.NewPCG(1, 2)), nil, [][]int{all}, blocked.Config{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -15,8 +15,8 @@ import (
 type Config struct {
 	// MaxWidth is the largest elimination width (the number of other
 	// variables in a table of the elimination, the clique size less one)
-	// of a block Build makes. Zero means DefaultWidth. (blocked.NewBlocked
-	// and NewBlockedWith read a zero as "chosen from the model": see
+	// of a block Build makes. Zero means DefaultWidth. (blocked.New
+	// and blocked.NewWith read a zero as "chosen from the model": see
 	// gibbs.Config.) User blocks are bounded by MaxTable only.
 	MaxWidth int
 	// MaxTable is the largest table of a block's elimination, in entries
@@ -201,7 +201,7 @@ func (ig *interaction) links(free []int) []link {
 // Where the bounds keep the variables of a hard factor apart so that one
 // of them would never change — fixed, in every block holding it, by the
 // factor's variables outside that block (the equality x0 = x1 split into
-// {0} and {1}; see NewBlockedWith) — a block of the factor's free
+// {0} and {1}; see blocked.NewWith) — a block of the factor's free
 // variables is added, beyond MaxWidth and MaxVars if need be; a factor
 // whose variables' joint table exceeds MaxTable is an error naming it.
 //

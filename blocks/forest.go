@@ -53,7 +53,7 @@ import (
 // come first, then those of B, then the variables left alone; each lists
 // its variables in an elimination order within the bounds (a tree's leaves
 // first). A hard link the forests split so that a variable would never
-// change gets a block of its own after them, as in Build. NewBlocked
+// change gets a block of its own after them, as in Build. blocked.New
 // uses these blocks when Config.Forests is set.
 func Forests(m Model, cfg Config) ([][]int, error) {
 	cfg.Forests = true

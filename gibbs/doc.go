@@ -82,7 +82,7 @@
 // hard factor that fixes one of its variables given the others (the
 // equality x0 = x1, a pedigree's deterministic link) can freeze it, and
 // the samplers that update one variable at a time refuse such a model,
-// naming the factor, as NewBlockedWith refuses blocks that leave a
+// naming the factor, as blocked.NewWith refuses blocks that leave a
 // variable so fixed in every block holding it; blocks.Build and
 // blocks.Forests add a block of the factor's variables instead, and the
 // registry's auto chooses blocks there.

@@ -153,7 +153,7 @@ type Options struct {
 	MaxDraws float64
 
 	// SingleSite makes the registry's auto build single-site updates (an
-	// Mixed), never blocks: NewChromatic's workers update one variable at a
+	// Mixed), never blocks: chromatic.New's workers update one variable at a
 	// time.
 	SingleSite bool
 }

@@ -49,7 +49,7 @@ func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs
 	case "site":
 		return site.NewMixed(g, r, opt)
 	case "block":
-		return blocked.NewBlockedWith(g, r, opt, nil, s.Block)
+		return blocked.NewWith(g, r, opt, nil, s.Block)
 	}
 	smp, err := samplers.New(s.Name, g, r, opt)
 	if err != nil {

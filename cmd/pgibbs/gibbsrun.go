@@ -308,7 +308,7 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 		return s, nil
 	}
 	if f.sampler == "block" {
-		s, err = blocked.NewBlockedWith(m, r, opts, nil, f.block)
+		s, err = blocked.NewWith(m, r, opts, nil, f.block)
 	} else {
 		s, err = samplers.New(f.sampler, m, r, opts)
 	}

@@ -315,7 +315,7 @@ func (r *latticeRun) job() job {
 				if factory, err = samplers.FactoryOf(f.update); err != nil {
 					return nil, usagef("-update: %v", err)
 				}
-				s, err = chromatic.NewChromatic(factory, r.l, r.classes, rngs[:w], &opts)
+				s, err = chromatic.New(factory, r.l, r.classes, rngs[:w], &opts)
 				if err != nil {
 					return nil, usagef("%v", err)
 				}

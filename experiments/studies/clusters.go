@@ -73,7 +73,7 @@ type ClustersSettings struct {
 	Sizes []int
 	Beta  float64
 	// Tau are the samplers of the τ study with their sweeps at each size.
-	// "gibbs" and "pgibbs" run checkerboard sweeps (chromatic.NewChromatic with
+	// "gibbs" and "pgibbs" run checkerboard sweeps (chromatic.New with
 	// one worker over Lattice.Colouring's classes: every site once a sweep,
 	// one colour class after the other), "sw" Swendsen–Wang sweeps, "wolff"
 	// steps of Wolff clusters tuned to a sweep's worth (Wolff.TuneClusters
@@ -674,7 +674,7 @@ func (j *tauJob) run(ctx context.Context, l *lat.Lattice, s ClustersSettings, se
 		if err != nil {
 			return fail(err)
 		}
-		if smp, err = chromatic.NewChromatic(f, l, classes, []*rand.Rand{r}, opt); err != nil {
+		if smp, err = chromatic.New(f, l, classes, []*rand.Rand{r}, opt); err != nil {
 			return fail(err)
 		}
 	case ClustersWolff:

@@ -112,18 +112,18 @@ var (
 	_ chain.Interrupter = (*Blocked)(nil)
 )
 
-// NewBlocked returns a blocked Gibbs sampler on m drawing from r, with the
+// New returns a blocked Gibbs sampler on m drawing from r, with the
 // blocks blocks.Build makes, of a width chosen from the model (see
 // Config.MaxWidth). m must be a *factorgraph.Graph (a model listing
 // its factors) of discrete variables. Only opt.Init, opt.MaxDraws (a block
 // update's factor values and table entries are bounded by it) and, for
 // minibatched boundaries, opt.Lambda and opt.LambdaScale (λ_B = Lambda, or
 // LambdaScale·L_B², default L_B²) are used; opt may be nil.
-func NewBlocked(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Blocked, error) {
-	return NewBlockedWith(m, r, opt, nil, Config{})
+func New(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Blocked, error) {
+	return NewWith(m, r, opt, nil, Config{})
 }
 
-// NewBlockedWith is NewBlocked with the blocks given: each a list of free
+// NewWith is New with the blocks given: each a list of free
 // variables, none twice in a block, every free variable in one block at
 // least (blocks may overlap), and no block whose elimination needs a table
 // larger than cfg.MaxTable. A block is eliminated in the best (by largest
@@ -134,7 +134,7 @@ func NewBlocked(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Blocked
 // the factor's variables outside that block, are refused: no update would
 // ever change it (the equality x0 = x1 with blocks {0} and {1}). Every
 // error names the block, variable or factor at fault.
-func NewBlockedWith(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, sets [][]int, cfg Config) (*Blocked, error) {
+func NewWith(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, sets [][]int, cfg Config) (*Blocked, error) {
 	const name = "block"
 	bm, ok := m.(blockModel)
 	if !ok {

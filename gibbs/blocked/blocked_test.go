@@ -48,7 +48,7 @@ func blockedCase(name string, blocks func(*factorgraph.Graph) [][]int, cfg Confi
 		if blocks != nil {
 			b = blocks(m.(*factorgraph.Graph))
 		}
-		return NewBlockedWith(m, r, &gibbs.Options{Init: init}, b, cfg)
+		return NewWith(m, r, &gibbs.Options{Init: init}, b, cfg)
 	}, Steps: steps}
 }
 
@@ -139,7 +139,7 @@ func TestBlockedCatchesBroken(t *testing.T) {
 	gibbstest.SkipShort(t)
 	broken := func(blocks func(*factorgraph.Graph) [][]int, breakIt func(*Blocked)) func(tg gibbstest.Graph) (gibbs.Sampler, error) {
 		return func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			s, err := NewBlockedWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 17)), &gibbs.Options{Init: tg.Init}, blocks(tg.G), Config{})
+			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 17)), &gibbs.Options{Init: tg.Init}, blocks(tg.G), Config{})
 			if err == nil {
 				breakIt(s)
 			}
@@ -150,7 +150,7 @@ func TestBlockedCatchesBroken(t *testing.T) {
 		{Name: "Blocked/dropped-boundary-factor", New: broken(overlappingBlocks, dropBoundary), Steps: 2 * blockSteps},
 		{Name: "Blocked/backward-wrong-variable", New: broken(oneBlock, wrongConditioning), Steps: 2 * blockSteps},
 		{Name: "Blocked/hard-zeros-ignored", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			return NewBlockedWith(softZeros{tg.G}, rand.New(rand.NewPCG(tg.Seed, 17)), &gibbs.Options{Init: tg.Init}, oneBlock(tg.G), Config{})
+			return NewWith(softZeros{tg.G}, rand.New(rand.NewPCG(tg.Seed, 17)), &gibbs.Options{Init: tg.Init}, oneBlock(tg.G), Config{})
 		}, Steps: 2 * blockSteps},
 	})
 }
@@ -179,7 +179,7 @@ func TestBlockedMixing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, err := NewBlocked(g, rand.New(rand.NewPCG(3, 3)), &gibbs.Options{Init: init})
+	bs, err := New(g, rand.New(rand.NewPCG(3, 3)), &gibbs.Options{Init: init})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestBuildBlocks(t *testing.T) {
 		if !slices.EqualFunc(blocks, again, slices.Equal) {
 			t.Errorf("%+v: two builds differ", cfg)
 		}
-		s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, blocks, cfg)
+		s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, blocks, cfg)
 		if err != nil {
 			t.Fatalf("%+v: %v", cfg, err)
 		}
@@ -308,22 +308,22 @@ func TestBlockedRefusals(t *testing.T) {
 		{nil, Config{}, struct{ factorgraph.Model }{g.G}, "does not list its factors"},
 	}
 	for _, tc := range cases {
-		_, err := NewBlockedWith(tc.m, r, &gibbs.Options{Init: g.Init}, tc.blocks, tc.cfg)
+		_, err := NewWith(tc.m, r, &gibbs.Options{Init: g.Init}, tc.blocks, tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("blocks %v, %+v: error %v, want one containing %q", tc.blocks, tc.cfg, err, tc.want)
 		}
 	}
-	if _, err := NewBlocked(gibbstest.SmallPotts(t), r, &gibbs.Options{MaxDraws: 10}); err == nil || !strings.Contains(err.Error(), "Options.MaxDraws") {
+	if _, err := New(gibbstest.SmallPotts(t), r, &gibbs.Options{MaxDraws: 10}); err == nil || !strings.Contains(err.Error(), "Options.MaxDraws") {
 		t.Errorf("a block beyond MaxDraws: %v", err)
 	}
-	if _, err := NewBlockedWith(gibbstest.SmallPotts(t), r, &gibbs.Options{Lambda: 1e12}, nil, Config{MaxWidth: 1, Boundary: BoundaryPoisson}); err == nil || !strings.Contains(err.Error(), "a smaller λ_B") {
+	if _, err := NewWith(gibbstest.SmallPotts(t), r, &gibbs.Options{Lambda: 1e12}, nil, Config{MaxWidth: 1, Boundary: BoundaryPoisson}); err == nil || !strings.Contains(err.Error(), "a smaller λ_B") {
 		t.Errorf("a minibatched boundary beyond MaxDraws: %v", err)
 	}
 	b := factorgraph.NewBuilder()
 	b.AddVariable(factorgraph.Interval(0, 1))
 	b.AddVariable(factorgraph.Discrete(2))
 	b.AddFactor(factorgraph.NewFunc([]int{0, 1}, 0, 1, func(x []float64) float64 { return x[0] * x[1] }))
-	if _, err := NewBlocked(gibbstest.Build(t, b), r, nil); err == nil || !strings.Contains(err.Error(), "discrete variables only") {
+	if _, err := New(gibbstest.Build(t, b), r, nil); err == nil || !strings.Contains(err.Error(), "discrete variables only") {
 		t.Errorf("a continuous variable: %v", err)
 	}
 }
@@ -333,7 +333,7 @@ func TestBlockedRefusals(t *testing.T) {
 func TestBlockedZeroAllocations(t *testing.T) {
 	for _, g := range []*factorgraph.Graph{gibbstest.SmallPotts(t), gibbstest.Graphs(t)[9].G, gibbstest.PottsChain(t, 30, 2, 0.1)} {
 		for _, cfg := range []Config{{MaxWidth: 3}, {MaxWidth: 1, Boundary: BoundaryPoisson}} {
-			s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, cfg)
+			s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,7 +364,7 @@ func checkNoAllocs(t *testing.T, g *factorgraph.Graph, s *Blocked) {
 func TestBlockedSteps(t *testing.T) {
 	g := gibbstest.Graphs(t)[6]
 	blocks := overlappingBlocks(g.G)
-	s, err := NewBlockedWith(g.G, rand.New(rand.NewPCG(2, 2)), &gibbs.Options{Init: g.Init}, blocks, Config{})
+	s, err := NewWith(g.G, rand.New(rand.NewPCG(2, 2)), &gibbs.Options{Init: g.Init}, blocks, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestBlockedSteps(t *testing.T) {
 // after is that of a sampler never interrupted.
 func TestBlockedInterrupt(t *testing.T) {
 	g := gibbstest.GridPotts(t, 12, 0.3) // one update: thousands of table entries
-	mk := func(r *rand.Rand) (gibbs.Sampler, error) { return NewBlocked(g, r, nil) }
+	mk := func(r *rand.Rand) (gibbs.Sampler, error) { return New(g, r, nil) }
 	gibbstest.AbortOnce(t, "block step", mk, gibbstest.Step)
 	gibbstest.AbortOnce(t, "block sweep", mk, gibbstest.Sweep)
 }
@@ -416,7 +416,7 @@ func TestBlockedSnapshot(t *testing.T) {
 	g := gibbstest.Graphs(t)[8]
 	blocks := overlappingBlocks(g.G)
 	mk := func(seed uint64) *Blocked {
-		s, err := NewBlockedWith(g.G, rand.New(rand.NewPCG(seed, 1)), &gibbs.Options{Init: g.Init}, blocks, Config{})
+		s, err := NewWith(g.G, rand.New(rand.NewPCG(seed, 1)), &gibbs.Options{Init: g.Init}, blocks, Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,14 +434,14 @@ func TestBlockedSnapshot(t *testing.T) {
 	if b.next != a.next || !bytes.Equal(gibbstest.SnapshotOf(t, b), snap) {
 		t.Errorf("restored sampler differs: next %d, want %d", b.next, a.next)
 	}
-	other, err := NewBlockedWith(g.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: g.Init}, oneBlock(g.G), Config{})
+	other, err := NewWith(g.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: g.Init}, oneBlock(g.G), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := other.Restore(snap); err == nil || !strings.Contains(err.Error(), "other blocks") {
 		t.Errorf("restore with other blocks: %v", err)
 	}
-	poisson, err := NewBlockedWith(g.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: g.Init}, blocks, Config{Boundary: BoundaryPoisson})
+	poisson, err := NewWith(g.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: g.Init}, blocks, Config{Boundary: BoundaryPoisson})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +471,7 @@ func TestBlockedUAI(t *testing.T) {
 	}
 	for _, cfg := range []Config{{MaxWidth: 8}, {}} {
 		start := time.Now()
-		s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, cfg)
+		s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -515,7 +515,7 @@ func BenchmarkBlockedUAI(b *testing.B) {
 		for _, w := range []int{4, 12} {
 			for _, rb := range []bool{false, true} {
 				b.Run(fmt.Sprintf("model=%s/width=%d/rb=%v", model, w, rb), func(b *testing.B) {
-					s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, Config{MaxWidth: w})
+					s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, Config{MaxWidth: w})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -542,7 +542,7 @@ func TestBlockedConditionalExact(t *testing.T) {
 	for _, tg := range gibbstest.Graphs(t) {
 		joint := gibbstest.Enumerate(tg.G)
 		for _, blocks := range [][][]int{oneBlock(tg.G), overlappingBlocks(tg.G), nil} {
-			s, err := NewBlockedWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 5)), &gibbs.Options{Init: tg.Init}, blocks, Config{MaxWidth: 1})
+			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 5)), &gibbs.Options{Init: tg.Init}, blocks, Config{MaxWidth: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -669,7 +669,7 @@ func TestBlockedRaoBlackwell(t *testing.T) {
 				if c.blocks != nil {
 					blocks = c.blocks(tg.G)
 				}
-				s, err := NewBlockedWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 79)), &gibbs.Options{Init: tg.Init}, blocks, c.cfg)
+				s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 79)), &gibbs.Options{Init: tg.Init}, blocks, c.cfg)
 				if err != nil {
 					t.Fatal(err)
 				}

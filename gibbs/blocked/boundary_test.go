@@ -19,7 +19,7 @@ func poissonBlockCase(name string, blocks func(*factorgraph.Graph) [][]int, w in
 		if blocks != nil {
 			b = blocks(m.(*factorgraph.Graph))
 		}
-		return NewBlockedWith(m, r, &gibbs.Options{Init: init, LambdaScale: scale}, b, Config{MaxWidth: w, Boundary: BoundaryPoisson})
+		return NewWith(m, r, &gibbs.Options{Init: init, LambdaScale: scale}, b, Config{MaxWidth: w, Boundary: BoundaryPoisson})
 	}, Steps: 2 * blockSteps}
 }
 
@@ -69,7 +69,7 @@ func TestBlockedPoissonBoundaryCatchesBroken(t *testing.T) {
 	gibbstest.SkipShort(t)
 	broken := func(breakIt func(*Blocked)) func(tg gibbstest.Graph) (gibbs.Sampler, error) {
 		return func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			s, err := NewBlockedWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 29)), &gibbs.Options{Init: tg.Init, LambdaScale: 0.1}, nil,
+			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 29)), &gibbs.Options{Init: tg.Init, LambdaScale: 0.1}, nil,
 				Config{MaxWidth: 1, Boundary: BoundaryPoisson})
 			if err == nil {
 				breakIt(s)
@@ -99,7 +99,7 @@ func TestBlockedPoissonBoundaryCost(t *testing.T) {
 		mode      Boundary
 		minibatch bool
 	}{{BoundaryAuto, true}, {BoundaryPoisson, true}, {BoundaryExact, false}} {
-		s, err := NewBlockedWith(g, rand.New(rand.NewPCG(3, 3)), nil, blocks, Config{Boundary: c.mode})
+		s, err := NewWith(g, rand.New(rand.NewPCG(3, 3)), nil, blocks, Config{Boundary: c.mode})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,8 +12,8 @@ import (
 // defaults.
 type Config struct {
 	// MaxWidth, MaxTable, MaxVars and Forests are blocks.Config's (see
-	// there), with one difference: a zero MaxWidth lets NewBlocked and
-	// NewBlockedWith (no blocks given) choose the width from the model —
+	// there), with one difference: a zero MaxWidth lets New and
+	// NewWith (no blocks given) choose the width from the model —
 	// on a model with deterministic links the widest of 12, 8 and 4 whose
 	// updates cost at most 80 single-site updates a variable, otherwise 4
 	// (see NewAuto). User blocks are bounded by MaxTable only, and Blocked

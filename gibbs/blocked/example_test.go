@@ -33,7 +33,7 @@ func ExampleBoundary() {
 		blocks = append(blocks, []int{i, i + 1, i + 2, i + 3})
 	}
 	for _, mode := range []blocked.Boundary{blocked.BoundaryExact, blocked.BoundaryPoisson} {
-		s, err := blocked.NewBlockedWith(g, rand.New(rand.NewPCG(1, 2)), nil, blocks, blocked.Config{Boundary: mode})
+		s, err := blocked.NewWith(g, rand.New(rand.NewPCG(1, 2)), nil, blocks, blocked.Config{Boundary: mode})
 		if err != nil {
 			fmt.Println(err)
 			return

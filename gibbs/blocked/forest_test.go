@@ -191,7 +191,7 @@ func shapeOf(g *factorgraph.Graph, blocks [][]int) forestShape {
 // sparse graph and graphs with evidence, the forest blocks cover every free
 // variable exactly once, hold no evidence, fit the bounds, are forests
 // (all of them where the graph can be peeled by degree ≤ 3), are built
-// deterministically and are the blocks of NewBlocked with Forests; on grids
+// deterministically and are the blocks of New with Forests; on grids
 // they are two colours of few trees (two combs when uniform).
 func TestBuildForests(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 11))
@@ -256,12 +256,12 @@ func TestBuildForests(t *testing.T) {
 		}
 		cfg := tc.cfg
 		cfg.Forests = true
-		s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, cfg)
+		s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if !slices.EqualFunc(s.blocks, blocks, slices.Equal) {
-			t.Errorf("%s: NewBlockedWith with Forests has other blocks than BuildForests", tc.name)
+			t.Errorf("%s: NewWith with Forests has other blocks than BuildForests", tc.name)
 		}
 		full, _ := cfg.withDefaults()
 		for _, bi := range s.Blocks() {
@@ -354,14 +354,14 @@ func TestForestExactness(t *testing.T) {
 
 // TestForestCatchesBroken: the same check rejects forest blocks whose
 // updates drop a boundary factor or condition the backward pass on the
-// wrong variable, and NewBlockedWith refuses forest blocks that leave a
+// wrong variable, and NewWith refuses forest blocks that leave a
 // variable out.
 func TestForestCatchesBroken(t *testing.T) {
 	gibbstest.SkipShort(t)
 	graphs := append(gibbstest.Graphs(t), forestGraphs(t)...)
 	broken := func(breakIt func(*Blocked)) func(tg gibbstest.Graph) (gibbs.Sampler, error) {
 		return func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			s, err := NewBlockedWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 23)), &gibbs.Options{Init: tg.Init}, nil, Config{Forests: true})
+			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 23)), &gibbs.Options{Init: tg.Init}, nil, Config{Forests: true})
 			if err == nil {
 				breakIt(s)
 			}
@@ -379,7 +379,7 @@ func TestForestCatchesBroken(t *testing.T) {
 		if len(blocks[len(blocks)-1]) == 0 {
 			blocks = blocks[:len(blocks)-1]
 		}
-		_, err := NewBlockedWith(tg.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: tg.Init}, blocks, Config{})
+		_, err := NewWith(tg.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: tg.Init}, blocks, Config{})
 		if want := "free variable " + strconv.Itoa(left) + " is in no block"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("graph %d: forest blocks without variable %d: error %v, want one containing %q", tg.Seed, left, err, want)
 		}
@@ -520,7 +520,7 @@ func TestForestMixing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs, err := NewBlockedWith(g, rand.New(rand.NewPCG(seed, 3)), &gibbs.Options{Init: init}, nil, Config{Forests: true})
+		fs, err := NewWith(g, rand.New(rand.NewPCG(seed, 3)), &gibbs.Options{Init: init}, nil, Config{Forests: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -559,7 +559,7 @@ func meanAbsError(t *testing.T, exact []float64, s gibbs.Sampler, updates int64)
 	return e
 }
 
-// TestForestRefusals: BuildForests and NewBlockedWith with Forests refuse
+// TestForestRefusals: BuildForests and NewWith with Forests refuse
 // bad graphs, models and bounds with errors, never panics.
 func TestForestRefusals(t *testing.T) {
 	grid := gibbstest.Build(t, couplingGrid(t, 3, 3, 3, false, false, nil, uniform(1)))
@@ -574,7 +574,7 @@ func TestForestRefusals(t *testing.T) {
 	}
 	blocked := func(m factorgraph.Model, opt *gibbs.Options, cfg Config) func() error {
 		cfg.Forests = true
-		return func() error { _, err := NewBlockedWith(m, r, opt, nil, cfg); return err }
+		return func() error { _, err := NewWith(m, r, opt, nil, cfg); return err }
 	}
 	cases := []struct {
 		name string
@@ -641,7 +641,7 @@ func ExampleBuildForests() {
 	for r := range side {
 		fmt.Println(strings.Join(name[r*side:(r+1)*side], " "))
 	}
-	s, err := NewBlockedWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, Config{Forests: true})
+	s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, Config{Forests: true})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -172,7 +172,7 @@ func TestFrozenLinkExactness(t *testing.T) {
 	}, 23, 1)
 	broken := func(breakIt func(*Blocked)) func(tg gibbstest.Graph) (gibbs.Sampler, error) {
 		return func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			s, err := NewBlockedWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 23)), &gibbs.Options{Init: tg.Init}, nil, Config{MaxVars: 2})
+			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 23)), &gibbs.Options{Init: tg.Init}, nil, Config{MaxVars: 2})
 			if err == nil {
 				breakIt(s)
 			}

@@ -66,7 +66,7 @@ type worker interface {
 	Base() *core.Core
 }
 
-// NewChromatic returns a chromatic sampler on m with one worker per RNG in
+// New returns a chromatic sampler on m with one worker per RNG in
 // rngs, each built by f (see FactoryOf) with opt: worker 0 draws or takes
 // the initial state as a single sampler would, and the others work on it.
 // f must build samplers of this package whose updates read only A[i]
@@ -74,7 +74,7 @@ type worker interface {
 // refused. The registry's auto builds its single-site Mixed here, never
 // blocks. classes must partition the free variables of m; if m implements
 // factorgraph.Adjacency the classes are checked to share no factor.
-func NewChromatic(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Rand, opt *gibbs.Options) (*Chromatic, error) {
+func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Rand, opt *gibbs.Options) (*Chromatic, error) {
 	if f == nil {
 		return nil, errors.New("gibbs: chromatic: nil factory")
 	}

@@ -32,7 +32,7 @@ func TestChromaticExactness(t *testing.T) {
 		for _, tg := range gibbstest.Graphs(t) {
 			classes := tg.G.Colouring()
 			rngs := chain.Streams(tg.Seed, 2)
-			c, err := NewChromatic(factoryOf(t, name), tg.G, classes, rngs, &gibbs.Options{Init: tg.Init})
+			c, err := New(factoryOf(t, name), tg.G, classes, rngs, &gibbs.Options{Init: tg.Init})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestChromaticExactness(t *testing.T) {
 func TestChromaticDeterministic(t *testing.T) {
 	g := gibbstest.SmallPotts(t)
 	run := func() []float64 {
-		c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), chain.Streams(3, 4), nil)
+		c, err := New(factoryOf(t, "pgibbs"), g, g.Colouring(), chain.Streams(3, 4), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestChromaticDeterministic(t *testing.T) {
 // sampler, by single-site steps or (in a Sweeper) by parallel sweeps.
 func TestChromaticSampler(t *testing.T) {
 	g := gibbstest.SmallPotts(t)
-	c, err := NewChromatic(factoryOf(t, "pgibbs"), g, g.Colouring(), chain.Streams(5, 3), nil)
+	c, err := New(factoryOf(t, "pgibbs"), g, g.Colouring(), chain.Streams(5, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,12 +143,12 @@ func TestChromaticErrors(t *testing.T) {
 		{"range", "gibbs", [][]int{{99}}, "out of range"},
 		{"global sampler", "mingibbs", g.Colouring(), "reads more than A[i]"},
 	} {
-		_, err := NewChromatic(factoryOf(t, tc.sampler), g, tc.classes, chain.Streams(1, 2), nil)
+		_, err := New(factoryOf(t, tc.sampler), g, tc.classes, chain.Streams(1, 2), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := NewChromatic(factoryOf(t, "gibbs"), g, g.Colouring(), nil, nil); err == nil {
+	if _, err := New(factoryOf(t, "gibbs"), g, g.Colouring(), nil, nil); err == nil {
 		t.Error("no workers accepted")
 	}
 	// A sampler from outside the package (here a wrapper) cannot be a
@@ -157,10 +157,10 @@ func TestChromaticErrors(t *testing.T) {
 		s, err := site.NewGibbs(m, r, opt)
 		return gibbstest.Outsider{Sampler: s}, err
 	}
-	if _, err := NewChromatic(wrapped, g, g.Colouring(), chain.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "gibbstest.Outsider is not one of the family") {
+	if _, err := New(wrapped, g, g.Colouring(), chain.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "gibbstest.Outsider is not one of the family") {
 		t.Errorf("outside sampler: %v", err)
 	}
-	if _, err := NewChromatic(nil, g, g.Colouring(), chain.Streams(1, 2), nil); err == nil {
+	if _, err := New(nil, g, g.Colouring(), chain.Streams(1, 2), nil); err == nil {
 		t.Error("nil factory accepted")
 	}
 	var _ factorgraph.Adjacency = g

@@ -23,7 +23,7 @@ func ExampleChromatic() {
 		fmt.Println(err)
 		return
 	}
-	c, err := chromatic.NewChromatic(f, g, classes, chain.Streams(1, 2), nil)
+	c, err := chromatic.New(f, g, classes, chain.Streams(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -40,7 +40,7 @@ func TestChromaticJournal(t *testing.T) {
 							init[i] = negZero
 						}
 					}
-					c, err := NewChromatic(factoryOf(t, name), l, classes, chain.Streams(3, workers), &gibbs.Options{Init: init})
+					c, err := New(factoryOf(t, name), l, classes, chain.Streams(3, workers), &gibbs.Options{Init: init})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -24,7 +24,7 @@ func chromaticRun(t *testing.T, name string, g *factorgraph.Graph, classes [][]i
 		srcs = append(srcs, src)
 		rngs = append(rngs, rand.New(src))
 	}
-	c, err := NewChromatic(factoryOf(t, name), g, classes, rngs, &gibbs.Options{Init: init})
+	c, err := New(factoryOf(t, name), g, classes, rngs, &gibbs.Options{Init: init})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -14,7 +14,7 @@ import (
 // chains freeze — at least a tenth of the links between free variables are
 // deterministic (a hard factor with zeros) or strong (factor ranges
 // summing to 1 or more) — and blocks can absorb them at a cost of at most
-// 80 single-site updates per variable (the width chosen as NewBlocked
+// 80 single-site updates per variable (the width chosen as blocked.New
 // does), a Blocked sampler; otherwise a Mixed sampler (plain Gibbs or
 // Poisson-Gibbs variable by variable). A model with a hard factor that
 // would freeze single-site updates (see NewGibbs) always gets blocks,

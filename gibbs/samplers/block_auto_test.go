@@ -13,13 +13,13 @@ import (
 // TestAutoSamplerChoice: the registry's auto runs blocks where single-site
 // chains freeze and blocks are affordable (strongly coupled chains, hard
 // zeros linking variables), and Auto elsewhere (weak couplings, a dense
-// weak graph); NewBlocked's width follows the same rule.
+// weak graph); blocked.New's width follows the same rule.
 func TestAutoSamplerChoice(t *testing.T) {
 	cases := []struct {
 		name    string
 		g       *factorgraph.Graph
 		blocked bool
-		width   int // NewBlocked's largest block width, 0: not checked
+		width   int // blocked.New's largest block width, 0: not checked
 	}{
 		{"strong chain", gibbstest.PottsChain(t, 30, 8, 0.1), true, 1},
 		{"weak chain", gibbstest.PottsChain(t, 30, 0.5, 0.1), false, 1},
@@ -35,7 +35,7 @@ func TestAutoSamplerChoice(t *testing.T) {
 			if _, ok := s.(*blocked.Blocked); ok != c.blocked {
 				t.Errorf("auto built %T, blocked %v", s, c.blocked)
 			}
-			b, err := blocked.NewBlocked(c.g, rand.New(rand.NewPCG(1, 1)), nil)
+			b, err := blocked.New(c.g, rand.New(rand.NewPCG(1, 1)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestAutoSamplerChoice(t *testing.T) {
 					w = max(w, bi.Width)
 				}
 				if w != c.width {
-					t.Errorf("NewBlocked: width %d, want %d", w, c.width)
+					t.Errorf("blocked.New: width %d, want %d", w, c.width)
 				}
 			}
 		})

@@ -17,7 +17,7 @@ func TestClusterChromatic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"sw", "wolff"} {
-		if _, err := chromatic.NewChromatic(factoryOf(t, name), l, classes, chain.Streams(1, 2), nil); err == nil {
+		if _, err := chromatic.New(factoryOf(t, name), l, classes, chain.Streams(1, 2), nil); err == nil {
 			t.Errorf("Chromatic ran %s workers", name)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 // TestFrozenLinks: the single-site samplers refuse a model with a hard
 // factor that fixes one of its variables given the others, and
-// NewBlockedWith blocks that leave a variable so fixed in every block
+// blocked.NewWith blocks that leave a variable so fixed in every block
 // holding it; models where the link can move, or where the rest of the
 // model pins it to one assignment, are accepted, and auto and built blocks
 // take every one of them.
@@ -23,7 +23,7 @@ func TestFrozenLinks(t *testing.T) {
 		n, d   int
 		hard   func(b *factorgraph.Builder)
 		frozen string // the single-site refusal, "" if accepted
-		// blocks and the refusal of NewBlockedWith ("" if accepted)
+		// blocks and the refusal of blocked.NewWith ("" if accepted)
 		blocks  [][]int
 		blocked string
 	}{
@@ -77,7 +77,7 @@ func TestFrozenLinks(t *testing.T) {
 				t.Errorf("%s: %s: error %v, want one containing %q", tt.name, name, err, tt.frozen)
 			}
 		}
-		_, err := blocked.NewBlockedWith(g, r, nil, tt.blocks, blocked.Config{})
+		_, err := blocked.NewWith(g, r, nil, tt.blocks, blocked.Config{})
 		switch {
 		case tt.blocked == "" && err != nil:
 			t.Errorf("%s: blocks %v refused: %v", tt.name, tt.blocks, err)

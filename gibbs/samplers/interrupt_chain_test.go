@@ -109,7 +109,7 @@ func interruptKinds() []interruptKind {
 		{"sweeper", single("pgibbs", lop, gibbs.Options{Lambda: 1.2e7, MaxDraws: unlimited}, true)},
 		{"chromatic", func(t testing.TB) *chain.Chain {
 			srcs := []*rand.PCG{chain.Source(21, 0), chain.Source(21, 1)}
-			c, err := chromatic.NewChromatic(factoryOf(t, "pgibbs"), lop(t), [][]int{{0, 2}, {1}}, []*rand.Rand{rand.New(srcs[0]), rand.New(srcs[1])},
+			c, err := chromatic.New(factoryOf(t, "pgibbs"), lop(t), [][]int{{0, 2}, {1}}, []*rand.Rand{rand.New(srcs[0]), rand.New(srcs[1])},
 				&gibbs.Options{Lambda: 1.2e7, MaxDraws: unlimited})
 			if err != nil {
 				t.Fatal(err)

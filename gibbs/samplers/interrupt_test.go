@@ -151,7 +151,7 @@ func TestAbortedChromatic(t *testing.T) {
 		for _, name := range []string{"gibbs", "pgibbs"} {
 			mk := func(seed uint64) (gibbs.Sampler, []*rand.PCG, error) {
 				srcs := []*rand.PCG{chain.Source(seed, 0), chain.Source(seed, 1)}
-				s, err := chromatic.NewChromatic(factoryOf(t, name), tc.m, tc.classes, []*rand.Rand{rand.New(srcs[0]), rand.New(srcs[1])},
+				s, err := chromatic.New(factoryOf(t, name), tc.m, tc.classes, []*rand.Rand{rand.New(srcs[0]), rand.New(srcs[1])},
 					&gibbs.Options{Lambda: 1e6, MaxDraws: math.Inf(1)})
 				return s, srcs, err
 			}
@@ -179,7 +179,7 @@ func TestInterruptChannelNoEffect(t *testing.T) {
 		kernels["sweeper "+name] = func() chain.Kernel { return gibbs.Sweeper{Sampler: kernels[name]().(gibbs.Sampler)} }
 	}
 	kernels["chromatic"] = func() chain.Kernel {
-		c, err := chromatic.NewChromatic(factoryOf(t, "pgibbs"), lop, [][]int{{0, 2}, {1}}, chain.Streams(5, 2), &gibbs.Options{Lambda: 1e5, MaxDraws: math.Inf(1)})
+		c, err := chromatic.New(factoryOf(t, "pgibbs"), lop, [][]int{{0, 2}, {1}}, chain.Streams(5, 2), &gibbs.Options{Lambda: 1e5, MaxDraws: math.Inf(1)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ var registry = []struct {
 	new  gibbs.Factory
 }{
 	{"auto", NewAuto},
-	{"block", factory(blocked.NewBlocked)},
+	{"block", factory(blocked.New)},
 	{"doublemin", factory(mingibbs.NewDoubleMINGibbs)},
 	{"gibbs", factory(site.NewGibbs)},
 	{"gibbs-da", factory(continuous.NewGibbsDA)},

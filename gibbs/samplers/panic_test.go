@@ -49,7 +49,7 @@ func TestPanicBecomesError(t *testing.T) {
 			switch kind {
 			case "chromatic":
 				var s *chromatic.Chromatic
-				s, err = chromatic.NewChromatic(mustFactory(t, "gibbs"), g, classes, chain.Streams(uint64(k), 2), nil)
+				s, err = chromatic.New(mustFactory(t, "gibbs"), g, classes, chain.Streams(uint64(k), 2), nil)
 				kern = gibbs.Sweeper{Sampler: s}
 			default:
 				var s gibbs.Sampler

@@ -69,7 +69,7 @@ func TestTorusHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := chromatic.NewChromatic(factoryOf(t, "gibbs"), l, classes, chain.Streams(1, 2), nil)
+	ch, err := chromatic.New(factoryOf(t, "gibbs"), l, classes, chain.Streams(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func torusSampler(t *testing.T, name string, l *lattice.Lattice, seed uint64) (g
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := chromatic.NewChromatic(factoryOf(t, "gibbs"), l, classes, chain.Streams(seed, 2), nil)
+		c, err := chromatic.New(factoryOf(t, "gibbs"), l, classes, chain.Streams(seed, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +292,7 @@ func TestChromaticPoolStops(t *testing.T) {
 	}
 	before := settle()
 	func() {
-		c, err := chromatic.NewChromatic(factoryOf(t, "pgibbs"), l, classes, chain.Streams(1, 3), nil)
+		c, err := chromatic.New(factoryOf(t, "pgibbs"), l, classes, chain.Streams(1, 3), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -100,7 +100,7 @@ func TestBulkChains(t *testing.T) {
 		{"doublemin", true, func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
 			return mingibbs.NewDoubleMINGibbs(m, r, nil)
 		}},
-		{"block", true, func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return blocked.NewBlocked(m, r, nil) }},
+		{"block", true, func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return blocked.New(m, r, nil) }},
 		{"sw", false, func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
 			return cluster.NewSwendsenWang(m, r, nil)
 		}},

@@ -26,7 +26,7 @@ type Gibbs struct {
 // pedigree) is refused, naming the factor: no single-site update could
 // change that variable, so the chain would be reducible. The other
 // single-site samplers (Poisson-Gibbs, Mixed, the MIN family, the
-// continuous samplers) refuse it too; blocks move it (NewBlocked, or the
+// continuous samplers) refuse it too; blocks move it (blocked.New, or the
 // registry's auto).
 func NewGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Gibbs, error) {
 	if opt == nil {

@@ -239,7 +239,7 @@ func BenchmarkChromatic(b *testing.B) {
 		}
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("model=%s/sampler=%s/workers=%d", tc.model, tc.sampler, workers), func(b *testing.B) {
-				c, err := chromatic.NewChromatic(gibbsFactory(b, tc.sampler), l, classes, chain.Streams(1, workers), nil)
+				c, err := chromatic.New(gibbsFactory(b, tc.sampler), l, classes, chain.Streams(1, workers), nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -4,7 +4,7 @@ import "fmt"
 
 // Colouring returns the sites partitioned into colour classes of which no
 // two sites are coupled, each class in increasing order: the classes of
-// chromatic.NewChromatic, whose sites are conditionally independent given the
+// chromatic.New, whose sites are conditionally independent given the
 // other classes and can be updated in parallel.
 //
 // When every axis has an even number of sites and every offset has an odd

@@ -34,7 +34,7 @@ func TestAxisColouring(t *testing.T) {
 	}
 }
 
-// TestColouring: the colourings are proper (chromatic.NewChromatic checks them
+// TestColouring: the colourings are proper (chromatic.New checks them
 // through the lattice's Neighbours) on every kind of finite-range lattice,
 // with 2 classes for the nearest-neighbour kernel on an even torus.
 func TestColouring(t *testing.T) {
@@ -63,7 +63,7 @@ func TestColouring(t *testing.T) {
 		if tc.classes > 0 && len(classes) != tc.classes {
 			t.Errorf("%v: %d classes, want %d", l, len(classes), tc.classes)
 		}
-		if _, err := chromatic.NewChromatic(gibbsFactory(t, "gibbs"), l, classes, chain.Streams(1, 2), nil); err != nil {
+		if _, err := chromatic.New(gibbsFactory(t, "gibbs"), l, classes, chain.Streams(1, 2), nil); err != nil {
 			t.Errorf("%v: %v", l, err)
 		}
 	}
@@ -75,7 +75,7 @@ func TestColouring(t *testing.T) {
 		c := l.Coords(nil, i)
 		bad[(c[0]+c[1])%2] = append(bad[(c[0]+c[1])%2], i)
 	}
-	if _, err := chromatic.NewChromatic(gibbsFactory(t, "gibbs"), l, bad, chain.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "share a factor") {
+	if _, err := chromatic.New(gibbsFactory(t, "gibbs"), l, bad, chain.Streams(1, 2), nil); err == nil || !strings.Contains(err.Error(), "share a factor") {
 		t.Errorf("odd-torus checkerboard: %v", err)
 	}
 	// A kernel reaching across the torus has no parallel colouring.
@@ -113,7 +113,7 @@ func TestChromaticExactness(t *testing.T) {
 	}
 	pi := exactPi(p)
 	for _, name := range []string{"gibbs", "pgibbs"} {
-		c, err := chromatic.NewChromatic(gibbsFactory(t, name), l, classes, chain.Streams(7, 2), nil)
+		c, err := chromatic.New(gibbsFactory(t, name), l, classes, chain.Streams(7, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestChromaticExactness(t *testing.T) {
 	}
 	// Deterministic for a fixed number of workers.
 	run := func() []float64 {
-		c, _ := chromatic.NewChromatic(gibbsFactory(t, "pgibbs"), l, classes, chain.Streams(3, 2), nil)
+		c, _ := chromatic.New(gibbsFactory(t, "pgibbs"), l, classes, chain.Streams(3, 2), nil)
 		for range 200 {
 			c.Sweep()
 		}

@@ -93,7 +93,7 @@
 // whatever K is, which is what makes 10⁶-site long-range models cost about
 // what the paper's 400-site model does per step; plain Gibbs costs O(K). The
 // MIN-Gibbs estimators, which need the global factor list, do not apply.
-// A *Lattice also implements factorgraph.Adjacency, so chromatic.NewChromatic can
+// A *Lattice also implements factorgraph.Adjacency, so chromatic.New can
 // check a colouring, and [Lattice.Colouring] returns a proper colouring for
 // finite-range kernels (a checkerboard for nearest neighbours on an even
 // torus): colour classes are conditionally independent given the rest and

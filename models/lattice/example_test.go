@@ -58,7 +58,7 @@ func ExampleMeasurer() {
 		fmt.Println(err)
 		return
 	}
-	c, err := chromatic.NewChromatic(f, l, classes, chain.Streams(1, 2), &gibbs.Options{Init: make([]float64, l.Sites())})
+	c, err := chromatic.New(f, l, classes, chain.Streams(1, 2), &gibbs.Options{Init: make([]float64, l.Sites())})
 	if err != nil {
 		fmt.Println(err)
 		return

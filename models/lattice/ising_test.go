@@ -310,7 +310,7 @@ func TestIsingTorusSampled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := chromatic.NewChromatic(gibbsFactory(t, "gibbs"), l, classes, chain.Streams(5, 2), &gibbs.Options{})
+	c, err := chromatic.New(gibbsFactory(t, "gibbs"), l, classes, chain.Streams(5, 2), &gibbs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

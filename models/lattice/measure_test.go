@@ -176,7 +176,7 @@ func TestMeasurerObserve(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, err := chromatic.NewChromatic(gibbsFactory(t, name), l, classes, chain.Streams(1, 2), nil)
+				c, err := chromatic.New(gibbsFactory(t, name), l, classes, chain.Streams(1, 2), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

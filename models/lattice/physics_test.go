@@ -76,7 +76,7 @@ func simulate(t *testing.T, l *Lattice, sampler string, sweeps, burn int, seed u
 	if cold {
 		opt.Init = make([]float64, l.Sites())
 	}
-	c, err := chromatic.NewChromatic(gibbsFactory(t, sampler), l, classes, chain.Streams(seed, 2), opt)
+	c, err := chromatic.New(gibbsFactory(t, sampler), l, classes, chain.Streams(seed, 2), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
