@@ -2,6 +2,9 @@ package gibbs
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
 
 	"github.com/pgibbs/pgibbs/chain"
 )
@@ -20,8 +23,8 @@ import (
 // returns the first error; check it after a run. A Chromatic is a Sampler
 // too.
 //
-// The optional interfaces of package chain: every sampler of this package
-// implements chain.Interrupter (after SetInterrupt(done), a Step or Sweep
+// The optional interfaces of package chain: every sampler of the family
+// implements chain.Interrupter (after SetInterrupt(Done), a Step or Sweep
 // under way when done closes stops within milliseconds and leaves the
 // sampler exactly as it was before it; Step then returns chain.Aborted,
 // see Sweeper for sweeps; the caller puts its random generator back, as
@@ -93,7 +96,7 @@ func ratio(a, b int64) float64 {
 	return float64(a) / float64(b)
 }
 
-// Options configures the samplers of this package. The zero value gives
+// Options configures the samplers of the family. The zero value gives
 // every sampler the defaults of the papers.
 type Options struct {
 	// Init is the initial state (copied). Nil draws each free variable
@@ -158,7 +161,16 @@ type Options struct {
 	SingleSite bool
 }
 
+// DefaultMaxTries bounds the proposals of one rejection-sampling draw; past
+// it the sampler stops with an error rather than loop for ever.
+const DefaultMaxTries = 10_000_000
+
 // DefaultMaxDraws is the default of Options.MaxDraws: 10⁷ draws or factor
 // evaluations, a step of a few tenths of a second at most on compiled
 // factors and of a few seconds on slow user factors.
 const DefaultMaxDraws = 1e7
+
+// Factory builds a sampler on m drawing from r, as the constructors of this
+// package do (opt may be nil). FactoryOf returns the factory of a sampler
+// by name; chromatic.New builds its workers with one.
+type Factory func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error)

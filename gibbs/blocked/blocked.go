@@ -59,7 +59,7 @@ import (
 // model where every variable touches many weak factors the boundary is
 // most of the work (see Boundary, Config.Boundary; exact by the same
 // augmentation). Step updates the next block in a fixed cyclic order and
-// returns −1 (chain.Any); Sweep updates every block once; Update(i)
+// returns −1 (chain.Any); Sweep updates every block once; Update(I)
 // updates the first block holding i. Stats.Steps counts the variables
 // resampled (a block of k variables adds k), Stats.Factors the factors
 // tabulated (each factor touching the block once an update, as plain Gibbs
@@ -92,7 +92,7 @@ type Blocked struct {
 	cnt   []int
 	vals  []float64
 
-	// The marginals of the last update's block (block_marginals.go): its
+	// The marginals of the last update's block (marginals.go): its
 	// index (−1: none), each variable's marginal, views of them, and the
 	// exponentiated belief of a bucket.
 	condB   int
@@ -100,7 +100,7 @@ type Blocked struct {
 	condOut [][]float64
 	lin     []float64
 
-	// The Poisson-minibatched boundaries (block_poisson.go): the counts
+	// The Poisson-minibatched boundaries (boundary.go): the counts
 	// s_φ of the current update and the draw's source.
 	counts *minibatch.Counts
 	src    boundarySource
@@ -307,7 +307,7 @@ func (s *Blocked) Step() int {
 // interrupted sweep leaves the sampler as it was before it.
 func (s *Blocked) Sweep() { s.RunSweep() }
 
-// sweep is Sweep; it reports false if the sweep was interrupted (what a
+// RunSweep is Sweep; it reports false if the sweep was interrupted (what a
 // Sweeper's step runs).
 func (s *Blocked) RunSweep() bool {
 	if s.Done != nil {
@@ -514,9 +514,12 @@ func (s *Blocked) StepsPerSweep() float64 {
 	return max(1, float64(len(s.Free))*float64(len(s.plans))/float64(max(vars, 1)))
 }
 
+// LocalUpdates reports false: a block step changes many variables, so
+// chromatic.New refuses it as a worker.
 func (*Blocked) LocalUpdates() bool { return false }
 
-func (*Blocked) Kind() string { return "block" }
+// SnapshotKind returns "block", the kind of a Blocked's snapshots.
+func (*Blocked) SnapshotKind() string { return "block" }
 
 // blockedState is a Blocked snapshot: the chain's state, the block the
 // next Step updates, and the blocks (checked on Restore).
@@ -550,7 +553,7 @@ func (s *Blocked) Snapshot() ([]byte, error) {
 		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", s.Failure)
 	}
 	return json.Marshal(blockedState{
-		ChainState: core.ChainState{SnapshotHeader: core.Header(s.Kind()), X: s.X, Stats: s.Stat},
+		ChainState: core.ChainState{SnapshotHeader: core.Header(s.SnapshotKind()), X: s.X, Stats: s.Stat},
 		Next:       s.next,
 		Blocks:     s.blocks,
 		Lambdas:    s.lambdas(),
@@ -564,7 +567,7 @@ func (s *Blocked) Restore(data []byte) error {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return fmt.Errorf("gibbs: restore block: %w", err)
 	}
-	if st.Kind == s.Kind() {
+	if st.Kind == s.SnapshotKind() {
 		if !slices.EqualFunc(st.Blocks, s.blocks, slices.Equal) {
 			return fmt.Errorf("gibbs: restore block: the snapshot has other blocks (%d, the sampler %d)", len(st.Blocks), len(s.blocks))
 		}
@@ -575,7 +578,7 @@ func (s *Blocked) Restore(data []byte) error {
 			return fmt.Errorf("gibbs: restore block: next block %d out of range [0, %d)", st.Next, len(s.plans))
 		}
 	}
-	if _, err := s.RestoreState(s.Kind(), data); err != nil {
+	if _, err := s.RestoreState(s.SnapshotKind(), data); err != nil {
 		return err
 	}
 	s.next = st.Next

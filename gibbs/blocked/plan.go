@@ -26,7 +26,7 @@ type blockPlan struct {
 	ivars   []int    // vars as []int (what Conditionals reports)
 	stats   elim.Stats
 	work    float64   // factor values and bucket table entries of an update
-	bnd     *boundary // the Poisson-minibatched boundary (block_poisson.go), or nil
+	bnd     *boundary // the Poisson-minibatched boundary (boundary.go), or nil
 	nExact  int       // the factors tabulated exactly
 }
 

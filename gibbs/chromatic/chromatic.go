@@ -33,7 +33,7 @@ import (
 // state).
 //
 // A Chromatic is a Sampler: Sweep is the parallel sweep, while Step and
-// Update(i) update one variable on the caller's goroutine with worker 0.
+// Update(I) update one variable on the caller's goroutine with worker 0.
 type Chromatic struct {
 	workers []worker
 	chunks  [][][]int // chunks[class][worker]
@@ -45,7 +45,7 @@ type Chromatic struct {
 	stats []gibbs.Stats   // the workers' counters at the start of an interruptible sweep
 }
 
-// worker is a sampler of this package as a Chromatic runs it.
+// worker is a sampler of the family as a Chromatic runs it.
 type worker interface {
 	gibbs.Sampler
 	Model() factorgraph.Model
@@ -59,8 +59,8 @@ type worker interface {
 	// x_i, the variables of A[i] and the sampler's own scratch space, so
 	// that variables sharing no factor can be updated in parallel.
 	LocalUpdates() bool
-	// Kind is the sampler's kind in snapshots.
-	Kind() string
+	// SnapshotKind is the sampler's kind in snapshots.
+	SnapshotKind() string
 	// Base returns the sampler's shared state: its interrupt channel, the
 	// flag of an aborted update, its counters and scratch space.
 	Base() *core.Core
@@ -69,7 +69,7 @@ type worker interface {
 // New returns a chromatic sampler on m with one worker per RNG in
 // rngs, each built by f (see FactoryOf) with opt: worker 0 draws or takes
 // the initial state as a single sampler would, and the others work on it.
-// f must build samplers of this package whose updates read only A[i]
+// f must build samplers of the family whose updates read only A[i]
 // (gibbs, pgibbs, auto, mgpmh or a continuous sampler); any other is
 // refused. The registry's auto builds its single-site Mixed here, never
 // blocks. classes must partition the free variables of m; if m implements
@@ -110,8 +110,8 @@ func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Ran
 		if w == 0 {
 			c.x = wk.State()
 		} else {
-			if k0 := c.workers[0].Kind(); wk.Kind() != k0 {
-				return nil, fmt.Errorf("gibbs: chromatic: the factory built a %s sampler for worker %d, a %s one for worker 0", wk.Kind(), w, k0)
+			if k0 := c.workers[0].SnapshotKind(); wk.SnapshotKind() != k0 {
+				return nil, fmt.Errorf("gibbs: chromatic: the factory built a %s sampler for worker %d, a %s one for worker 0", wk.SnapshotKind(), w, k0)
 			}
 			wk.Share(c.x)
 		}
@@ -138,7 +138,7 @@ func asWorker(s gibbs.Sampler) (worker, error) {
 		return nil, fmt.Errorf("gibbs: chromatic: sampler %T is not one of the family's single-site samplers; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", s)
 	}
 	if !w.LocalUpdates() {
-		return nil, fmt.Errorf("gibbs: chromatic: sampler %q reads more than A[i] in an update; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", w.Kind())
+		return nil, fmt.Errorf("gibbs: chromatic: sampler %q reads more than A[i] in an update; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", w.SnapshotKind())
 	}
 	return w, nil
 }
@@ -194,7 +194,7 @@ func checkColouring(m factorgraph.Model, classes [][]int) error {
 // it.
 func (c *Chromatic) Sweep() { c.RunSweep() }
 
-// sweep is Sweep; it reports false if the sweep was interrupted. With an
+// RunSweep is Sweep; it reports false if the sweep was interrupted. With an
 // interrupt channel, each worker first copies the old values of the
 // variables of its share of a class (in parallel, into its own journal),
 // the workers look at the channel between blocks of variables and inside
@@ -508,7 +508,7 @@ func (c *Chromatic) Snapshot() ([]byte, error) {
 	if err := c.Err(); err != nil {
 		return nil, fmt.Errorf("gibbs: chromatic: snapshot of a sampler that stopped on an error: %w", err)
 	}
-	st := chromaticState{Version: core.SnapshotVersion, Kind: "chromatic", Sampler: c.workers[0].Kind(),
+	st := chromaticState{Version: core.SnapshotVersion, Kind: "chromatic", Sampler: c.workers[0].SnapshotKind(),
 		Workers: len(c.workers), Layout: c.layout(), Sweeps: c.sweeps, X: c.x}
 	for _, s := range c.workers {
 		st.Stats = append(st.Stats, s.Stats())
@@ -527,7 +527,7 @@ func (c *Chromatic) Restore(data []byte) error {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return fmt.Errorf("gibbs: restore chromatic: %w", err)
 	}
-	kind := c.workers[0].Kind()
+	kind := c.workers[0].SnapshotKind()
 	switch {
 	case st.Version != core.SnapshotVersion:
 		return fmt.Errorf("gibbs: restore chromatic: snapshot version %d, this build reads %d", st.Version, core.SnapshotVersion)

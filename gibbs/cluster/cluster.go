@@ -19,11 +19,11 @@ import (
 //
 // Step is one Swendsen–Wang update of every free variable (plus O(Σ D_i)
 // with unary terms) and returns −1 (chain.Any); Sweep is the same update.
-// Update(i) is one Wolff cluster update seeded at i (see Wolff).
+// Update(I) is one Wolff cluster update seeded at i (see Wolff).
 //
 // The models are ferromagnetic Potts models with arbitrary unary terms,
 //
-//	π(x) ∝ exp(Σ_{i<j} K_ij δ(x_i, x_j) + Σ_i h_i(x_i)),   K_ij ≥ 0,
+//	π(X) ∝ exp(Σ_{i<j} K_ij δ(x_i, x_j) + Σ_i h_i(x_i)),   K_ij ≥ 0,
 //
 // where h_i sums the unary factors of variable i (any kind, soft or hard:
 // h_i(v) = −Inf rules v out) and the factors whose other variables are all
@@ -105,7 +105,7 @@ type SwendsenWang struct {
 // Poisson-process bonds (Fukui & Todo 2009; see SwendsenWang for the
 // bond process, the models served and the counters).
 //
-// Update(i) grows the cluster of seed i: with a the seed's value, each
+// Update(I) grows the cluster of seed i: with a the seed's value, each
 // member j draws Poisson(K_j) bond events, each to a neighbour k picked
 // with probability K_jk/K_j, and adds k if x_k = a and k is not yet a
 // member (so a free pair {j, k} of agreeing spins is bonded with
@@ -130,12 +130,12 @@ type SwendsenWang struct {
 // the pairs j ∈ C, k ∉ C with x_k = a. Let b ≠ a and x' be x with C set to
 // b (C is then the set of changed sites, so no other cluster leads from x
 // to x'). From x' the same C is built with probability I_C·Π_{∂_b} e^{−K_jk}
-// (inside C the spins agree in both states). The target gives π(x)/π(x') =
+// (inside C the spins agree in both states). The target gives π(X)/π(x') =
 // exp(Σ_{∂_a} K − Σ_{∂_b} K)·H_C(a)/H_C(b), with H_C(v) = exp(Σ_{j∈C} h_j(v)),
 // the pairs inside C and outside it being unchanged. The seed is uniform
 // over the free variables, |C|/n of them in C, in both directions, so
 //
-//	π(x)P(x→x') / π(x')P(x'→x) = [H_C(a)/H_C(b)]·[Q_C(a→b)/Q_C(b→a)],
+//	π(X)P(x→x') / π(x')P(x'→x) = [H_C(a)/H_C(b)]·[Q_C(a→b)/Q_C(b→a)],
 //
 // the boundary factors cancelling, and every choice of Q_C makes it 1: the
 // uniform flip and the lone variable's uniform draw are symmetric and used
@@ -225,7 +225,7 @@ func (s *SwendsenWang) Step() int {
 // Sweep performs one Swendsen–Wang update of every free variable (Step).
 func (s *SwendsenWang) Sweep() { s.RunSweep() }
 
-// sweep is one Swendsen–Wang update; it reports false if it was
+// RunSweep is one Swendsen–Wang update; it reports false if it was
 // interrupted. (It is what a Sweeper's step runs.)
 func (s *SwendsenWang) RunSweep() bool {
 	if s.Failure != nil {
@@ -258,7 +258,7 @@ func (w *Wolff) Step() int {
 // Sweep is Step.
 func (w *Wolff) Sweep() { w.RunSweep() }
 
-// sweep is Step; it reports false if the step was interrupted.
+// RunSweep is Step; it reports false if the step was interrupted.
 func (w *Wolff) RunSweep() bool {
 	w.moved = true
 	if w.Failure != nil {
@@ -384,21 +384,26 @@ func (w *Wolff) StepsPerSweep() float64 {
 	return 1
 }
 
+// LocalUpdates reports false: a Swendsen–Wang step changes many variables, so
+// chromatic.New refuses it as a worker.
 func (*SwendsenWang) LocalUpdates() bool { return false }
 
-// LocalUpdates implements worker (see SwendsenWang's).
+// LocalUpdates reports false: a Wolff step changes many variables, so
+// chromatic.New refuses it as a worker.
 func (*Wolff) LocalUpdates() bool { return false }
 
-func (*SwendsenWang) Kind() string { return "sw" }
+// SnapshotKind returns "sw", the kind of a SwendsenWang's snapshots.
+func (*SwendsenWang) SnapshotKind() string { return "sw" }
 
-func (*Wolff) Kind() string { return "wolff" }
+// SnapshotKind returns "wolff", the kind of a Wolff's snapshots.
+func (*Wolff) SnapshotKind() string { return "wolff" }
 
 // Snapshot implements chain.Snapshotter.
-func (s *SwendsenWang) Snapshot() ([]byte, error) { return s.SnapshotState(s.Kind(), nil) }
+func (s *SwendsenWang) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
 func (s *SwendsenWang) Restore(data []byte) error {
-	_, err := s.RestoreState(s.Kind(), data)
+	_, err := s.RestoreState(s.SnapshotKind(), data)
 	return err
 }
 
@@ -415,7 +420,7 @@ func (w *Wolff) Snapshot() ([]byte, error) {
 		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", w.Failure)
 	}
 	return json.Marshal(wolffState{
-		ChainState: core.ChainState{SnapshotHeader: core.Header(w.Kind()), X: w.X, Stats: w.Stat},
+		ChainState: core.ChainState{SnapshotHeader: core.Header(w.SnapshotKind()), X: w.X, Stats: w.Stat},
 		Clusters:   w.perStep,
 	})
 }
@@ -426,10 +431,10 @@ func (w *Wolff) Restore(data []byte) error {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return fmt.Errorf("gibbs: restore wolff: %w", err)
 	}
-	if st.Kind == w.Kind() && st.Clusters < 1 {
+	if st.Kind == w.SnapshotKind() && st.Clusters < 1 {
 		return errors.New("gibbs: restore wolff: snapshot lacks the clusters a step makes")
 	}
-	if _, err := w.RestoreState(w.Kind(), data); err != nil {
+	if _, err := w.RestoreState(w.SnapshotKind(), data); err != nil {
 		return err
 	}
 	w.perStep, w.moved = st.Clusters, true

@@ -316,7 +316,7 @@ func (c *clusters) record(a float64) {
 // draws Poisson(K_i) events to neighbours ∝ K_ij and adds those that agree
 // with the seed and are not members yet. It returns the events drawn, and
 // false if it was interrupted: it looks at the channel each time the work
-// of the step (c.work: events and members, over all its clusters) passes
+// of the step (c.Work: events and members, over all its clusters) passes
 // pollEvery units.
 func (c *clusters) growGraph() (int, bool) {
 	b, r, x, mark, epoch := &c.b, c.R, c.X, c.mark, c.markEpoch

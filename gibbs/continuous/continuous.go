@@ -21,10 +21,6 @@ const (
 	methodRejection               // uniform proposals under an exact envelope
 )
 
-// DefaultMaxTries bounds the proposals of one rejection-sampling draw; past
-// it the sampler stops with an error rather than loop for ever.
-const DefaultMaxTries = 10_000_000
-
 // Continuous is the type of the six continuous-state samplers of the
 // paper, built by NewGibbsITS, NewGibbsDA, NewGibbsRejection (exact
 // energies) and NewPGITS, NewPGDA, NewPGRejection (Poisson-minibatched
@@ -98,7 +94,7 @@ func newContinuous(name, regName string, meth method, minibatched bool, m factor
 		s.degK = 10
 	}
 	if s.maxTries == 0 {
-		s.maxTries = DefaultMaxTries
+		s.maxTries = gibbs.DefaultMaxTries
 	}
 	switch {
 	case s.degM < 1 || s.degM > 1<<16:
@@ -144,7 +140,7 @@ func (s *Continuous) checkModel() error {
 }
 
 // checkWork resolves λ of a minibatched sampler and refuses the sampler if
-// a step would exceed Options.MaxDraws (see limits.go); a rejection
+// a step would exceed Options.MaxDraws (see gibbs/internal/core, limits.go); a rejection
 // sampler's tries are bounded by Options.MaxTries instead, and the limit
 // applies to one try.
 func (s *Continuous) checkWork(opt *gibbs.Options, minibatched bool) error {
@@ -460,7 +456,7 @@ func floorHard(u []float64) {
 }
 
 // rejection draws x_i by rejection from the uniform distribution on its
-// interval under the envelope exp(bound): bound = L_i for the exact energy,
+// interval under the envelope exp(Bound): bound = L_i for the exact energy,
 // Σ s_φ log(1 + L/λ) for the minibatched one.
 func (s *Continuous) rejection(i int, d factorgraph.Domain) {
 	bound := s.M.Li(i)
@@ -546,3 +542,22 @@ func NewGibbsRejection(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*
 func NewPGRejection(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Continuous, error) {
 	return newContinuous("PGRejection", "pg-rejection", methodRejection, true, m, r, opt)
 }
+
+// LocalUpdates reports whether an update of x_i reads and writes only x_i
+// and A[i] (chromatic.New takes such workers only): a continuous update reads A[i] only.
+func (*Continuous) LocalUpdates() bool { return true }
+
+// Snapshot implements chain.Snapshotter.
+func (s *Continuous) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
+
+// Restore implements chain.Snapshotter.
+func (s *Continuous) Restore(data []byte) error {
+	_, err := s.RestoreState(s.SnapshotKind(), data)
+	return err
+}
+
+// SnapshotKind is the continuous sampler's snapshot kind, its name in messages:
+// "GibbsITS", "GibbsDA", "PGITS", "PGDA", "GibbsRejection" or
+// "PGRejection" (the kinds of the six types it replaces, so that their
+// snapshots still restore).
+func (s *Continuous) SnapshotKind() string { return s.name }

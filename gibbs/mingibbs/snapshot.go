@@ -5,17 +5,17 @@ import (
 )
 
 // Snapshot implements chain.Snapshotter.
-func (s *MGPMH) Snapshot() ([]byte, error) { return s.SnapshotState(s.Kind(), nil) }
+func (s *MGPMH) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
-func (s *MGPMH) Restore(data []byte) error { _, err := s.RestoreState(s.Kind(), data); return err }
+func (s *MGPMH) Restore(data []byte) error { _, err := s.RestoreState(s.SnapshotKind(), data); return err }
 
 // Snapshot implements chain.Snapshotter; the state includes the cached estimate ε.
-func (s *MINGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.Kind(), &s.eps) }
+func (s *MINGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), &s.eps) }
 
 // Restore implements chain.Snapshotter.
 func (s *MINGibbs) Restore(data []byte) error {
-	st, err := s.RestoreState(s.Kind(), data)
+	st, err := s.RestoreState(s.SnapshotKind(), data)
 	if err == nil {
 		if st.Eps == nil {
 			return errors.New("gibbs: restore mingibbs: snapshot lacks the cached estimate ε")
@@ -26,11 +26,11 @@ func (s *MINGibbs) Restore(data []byte) error {
 }
 
 // Snapshot implements chain.Snapshotter; the state includes the cached estimate ε.
-func (s *DoubleMINGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.Kind(), &s.eps) }
+func (s *DoubleMINGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), &s.eps) }
 
 // Restore implements chain.Snapshotter.
 func (s *DoubleMINGibbs) Restore(data []byte) error {
-	st, err := s.RestoreState(s.Kind(), data)
+	st, err := s.RestoreState(s.SnapshotKind(), data)
 	if err == nil {
 		if st.Eps == nil {
 			return errors.New("gibbs: restore doublemin: snapshot lacks the cached estimate ε")
@@ -40,8 +40,11 @@ func (s *DoubleMINGibbs) Restore(data []byte) error {
 	return err
 }
 
-func (*MGPMH) Kind() string { return "mgpmh" }
+// SnapshotKind returns "mgpmh", the kind of a MGPMH's snapshots.
+func (*MGPMH) SnapshotKind() string { return "mgpmh" }
 
-func (*MINGibbs) Kind() string { return "mingibbs" }
+// SnapshotKind returns "mingibbs", the kind of a MINGibbs's snapshots.
+func (*MINGibbs) SnapshotKind() string { return "mingibbs" }
 
-func (*DoubleMINGibbs) Kind() string { return "doublemin" }
+// SnapshotKind returns "doublemin", the kind of a DoubleMINGibbs's snapshots.
+func (*DoubleMINGibbs) SnapshotKind() string { return "doublemin" }

@@ -1,29 +1,31 @@
 package site
 
 // Snapshot implements chain.Snapshotter.
-func (s *Gibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.Kind(), nil) }
+func (s *Gibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
-func (s *Gibbs) Restore(data []byte) error { _, err := s.RestoreState(s.Kind(), data); return err }
+func (s *Gibbs) Restore(data []byte) error { _, err := s.RestoreState(s.SnapshotKind(), data); return err }
 
 // Snapshot implements chain.Snapshotter.
-func (s *PoissonGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.Kind(), nil) }
+func (s *PoissonGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
 func (s *PoissonGibbs) Restore(data []byte) error {
-	_, err := s.RestoreState(s.Kind(), data)
+	_, err := s.RestoreState(s.SnapshotKind(), data)
 	return err
 }
 
 // Snapshot implements chain.Snapshotter.
-func (a *Mixed) Snapshot() ([]byte, error) { return a.SnapshotState(a.Kind(), nil) }
+func (a *Mixed) Snapshot() ([]byte, error) { return a.SnapshotState(a.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
-func (a *Mixed) Restore(data []byte) error { _, err := a.RestoreState(a.Kind(), data); return err }
+func (a *Mixed) Restore(data []byte) error { _, err := a.RestoreState(a.SnapshotKind(), data); return err }
 
-// The kinds of the samplers' snapshots (and of a Chromatic's workers).
-func (*Gibbs) Kind() string { return "gibbs" }
+// SnapshotKind returns "gibbs", the kind of a Gibbs's snapshots.
+func (*Gibbs) SnapshotKind() string { return "gibbs" }
 
-func (*PoissonGibbs) Kind() string { return "pgibbs" }
+// SnapshotKind returns "pgibbs", the kind of a PoissonGibbs's snapshots.
+func (*PoissonGibbs) SnapshotKind() string { return "pgibbs" }
 
-func (*Mixed) Kind() string { return "auto" }
+// SnapshotKind returns "auto", the kind of a Mixed's snapshots.
+func (*Mixed) SnapshotKind() string { return "auto" }

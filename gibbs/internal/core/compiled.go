@@ -29,7 +29,7 @@ func (c *Core) exactCompiled(i int) {
 
 // AddCompiled adds Σ φ(x_{i←v}) over the soft factors of A[i] (and the hard
 // ones if hard is set) to u[v] for every v, lower bounds left out, using
-// c.buf2 as scratch (u must be another slice). It returns the number of
+// c.Buf2 as scratch (u must be another slice). It returns the number of
 // factors, or false after recording an error of a generic factor.
 func (c *Core) AddCompiled(i int, u []float64, hard bool) (int, bool) {
 	k := c.KG
@@ -136,11 +136,11 @@ func (c *Core) addOp(i int, o *compiled.Op, u []float64) bool {
 // compiledUpdate resamples discrete variable i by Poisson-Gibbs over the
 // compiled A[i] (Algorithm 2).
 //
-// The counts s_φ ~ Poisson(aM_φ + φ̃(x)), a = λ/L, are drawn as the sum of
+// The counts s_φ ~ Poisson(aM_φ + φ̃(X)), a = λ/L, are drawn as the sum of
 // two independent thinned processes (Statement 1, split by superposition):
 // B1 ~ Poisson(a·L_i) picks ∝ M_φ, all kept, give Poisson(aM_φ) copies of
 // each φ; B2 ~ Poisson(L_i) picks ∝ M_φ, each kept with probability
-// φ̃(x)/M_φ, give Poisson(φ̃(x)) more. The sum is Poisson(aM_φ + φ̃(x)),
+// φ̃(X)/M_φ, give Poisson(φ̃(X)) more. The sum is Poisson(aM_φ + φ̃(X)),
 // independent across φ, exactly as the single thinned draw of DESIGN §5.2,
 // with the same expected number of picks, L_i(a + 1). For a Potts pair φ̃/M_φ
 // is 0 or 1, so its picks need no uniform variate at all, and its term of
@@ -219,7 +219,7 @@ func (p *PGState) drawHead(c *Core, i int, xi float64, n []int32, b1, b2 int) (i
 }
 
 // drawPicks draws b1 picks kept (phase 1) and b2 kept with probability
-// φ̃(x)/M_φ (phase 2) from tab — its head, or its light factors' bands if
+// φ̃(X)/M_φ (phase 2) from tab — its head, or its light factors' bands if
 // light —, in chunks of at most pollEvery picks between which it looks at
 // the interrupt channel. It returns the distinct factors picked, or false
 // after recording an error or if the update must stop.
@@ -282,7 +282,7 @@ func (p *PGState) keepHead(c *Core, tab *compiled.HeadTable, n []int32, b int) i
 }
 
 // thinHead draws phase 2 from a head table: b picks ∝ M_φ, each kept with
-// probability φ̃(x)/M_φ (Statement 1's thinning). A Potts pick is kept
+// probability φ̃(X)/M_φ (Statement 1's thinning). A Potts pick is kept
 // where φ̃ = M_φ, a W > 0 pair that agrees or a W < 0 pair that differs,
 // with no uniform variate. It returns the distinct factors newly picked,
 // or false after recording an error.
@@ -356,7 +356,7 @@ func newPick(seen []uint32, k int, epoch uint32) int {
 }
 
 // thin keeps a phase-2 pick of the table or generic soft factor j of A[i]
-// with probability φ̃(x)/M_φ. It reports false after recording an error.
+// with probability φ̃(X)/M_φ. It reports false after recording an error.
 func (p *PGState) thin(c *Core, i, j int, o *compiled.Op, xi float64) bool {
 	t, ok := p.softValue(c, i, o, xi)
 	if !ok {
@@ -372,7 +372,7 @@ func (p *PGState) thin(c *Core, i, j int, o *compiled.Op, xi float64) bool {
 // are drawn directly (v, see initDirect). By Poisson splitting the B1 and
 // B2 picks ∝ M_φ give each factor independent counts, Poisson(aM_φ) in
 // phase 1 and Poisson(M_φ) in phase 2, of which phase 2's are kept with
-// probability φ̃(x)/M_φ: so each heavy factor gets its two counts from
+// probability φ̃(X)/M_φ: so each heavy factor gets its two counts from
 // guide tables shared by equal means (a run of equal small ones one count
 // for the run, each copy on a uniform member), a Potts pair keeps its
 // phase-2 copies where φ̃ = M_φ, and only the light factors are picked,
@@ -541,7 +541,7 @@ func (p *PGState) addCopy(c *Core, i, j int, ref int32, xi float64, n []int32, p
 }
 
 // thinCount keeps each of s phase-2 copies of the table or generic soft
-// factor k of A[i] with probability φ̃(x)/M_φ (one evaluation for all),
+// factor k of A[i] with probability φ̃(X)/M_φ (one evaluation for all),
 // looking at the interrupt channel every pollEvery copies. It reports false
 // after recording an error or if the update must stop.
 func (p *PGState) thinCount(c *Core, i, k, s int, xi float64) bool {
@@ -568,7 +568,7 @@ func (p *PGState) thinCount(c *Core, i, k, s int, xi float64) bool {
 }
 
 // thinLight draws b phase-2 picks of directUpdate's light factors, each
-// kept with probability φ̃(x)/M_φ. It returns the distinct factors newly
+// kept with probability φ̃(X)/M_φ. It returns the distinct factors newly
 // picked, or false after recording an error.
 func (p *PGState) thinLight(c *Core, i int, xi float64, tab *compiled.HeadTable, n []int32, b int) (int, bool) {
 	seen, epoch := p.seen, p.epoch
@@ -710,11 +710,11 @@ func (p *PGState) initDirect(c *Core, vars []int) {
 }
 
 // genIDs maps the means (phase 1, phase 2) of initDirect's generators to
-// their index in p.pool and p.pool2.
+// their index in p.Pool and p.Pool2.
 type genIDs map[[2]float64]int32
 
-// genOf returns the index of the generators of Poisson(mean1) (p.pool)
-// and Poisson(mean2) (p.pool2), adding them if no earlier variable needed
+// genOf returns the index of the generators of Poisson(mean1) (p.Pool)
+// and Poisson(mean2) (p.Pool2), adding them if no earlier variable needed
 // those means.
 func (p *PGState) genOf(ids genIDs, mean1, mean2 float64) int32 {
 	g, ok := ids[[2]float64{mean1, mean2}]
@@ -769,7 +769,7 @@ func (p *PGState) internShape(shapes map[string]int32, shape []int32) int32 {
 	return off
 }
 
-// The fields of a variable's record in p.rec (recordLayout): a's two
+// The fields of a variable's record in p.Rec (recordLayout): a's two
 // words, its shape, h, lgen, domain size and hard factors, then from
 // recRefs its heavy factors' references.
 const (
@@ -789,7 +789,7 @@ const (
 // words, 64 bytes: the variable i's from i·recLen, aligned to cache
 // lines), when that costs at most a quarter more than the two arrays (the
 // heads of a lattice are of one size): directUpdate then reads one or two
-// adjacent cache lines found from i alone, not a line of p.hot and one or
+// adjacent cache lines found from i alone, not a line of p.Hot and one or
 // two of p.refs, on a graph far larger than the cache.
 func (p *PGState) recordLayout() {
 	stride := 0
@@ -870,7 +870,7 @@ func (p *PGState) gen(c *Core, i int) *pgGen {
 	return &p.tmp
 }
 
-// softValue returns φ̃(x) of a compiled table or generic soft factor of
+// softValue returns φ̃(X) of a compiled table or generic soft factor of
 // A[i] at the current state (x_i = xi), checking a generic factor's range;
 // false after recording an error, or if the update must stop (a generic
 // factor's evaluation counts as work, see spend).
@@ -969,8 +969,8 @@ func powWeights(w []float64, n []int32, pow []float64, full float64) float64 {
 }
 
 // softDeltaCompiled is softDelta over the compiled A[i]: the exact soft
-// conditional at every value, one pass over A[i] (into c.u, which MGPMH
-// does not otherwise use; addCompiled takes c.buf2).
+// conditional at every value, one pass over A[i] (into c.U, which MGPMH
+// does not otherwise use; addCompiled takes c.Buf2).
 func (c *Core) softDeltaCompiled(i, cur, v int) (float64, bool) {
 	u := c.U[:c.Size[i]]
 	clear(u)

@@ -54,7 +54,7 @@ type Core struct {
 	R        *rand.Rand
 	X        []float64
 	Free     []int
-	AllFree  bool // free is 0, 1, …, n−1: pick needs no lookup (identityFree)
+	AllFree  bool // Free is 0, 1, …, n−1: Pick needs no lookup (identityFree)
 	Clamped  []bool
 	Stat     gibbs.Stats
 	Failure  error
@@ -70,22 +70,22 @@ type Core struct {
 	Tor  *compiled.Torus // the model's compiled torus form, or nil (torus.go)
 	Size []int32         // domain size of each variable (0: continuous)
 
-	// Interruption (interrupt.go): done closes when the step under way
-	// must stop (nil: never); an update that sees it closed sets aborted
-	// and returns without changing x. budget counts down the work until
-	// the next look at done on paths that count as they go; saved is x at
+	// Interruption (step.go): Done closes when the step under way
+	// must stop (nil: never); an update that sees it closed sets Aborted
+	// and returns without changing X. Budget counts down the work until
+	// the next look at Done on paths that count as they go; Saved is X at
 	// the start of an interruptible sweep, or a Chromatic worker's journal
-	// of its sweep (runChunk), which saved01 holds instead, one byte a
-	// value, where the values are 0 and 1 (nnHeat2).
+	// of its sweep, which Saved01 holds instead, one byte a value, where
+	// the values are 0 and 1 (nnHeat2).
 	Done    <-chan struct{}
 	Aborted bool
 	Budget  int
 	Saved   []float64
 	Saved01 []uint8
 
-	// Rao–Blackwellisation (conditional.go): while record is set, the last
-	// update's draw: variable condI, weights condW and their total, at
-	// stats.Steps = condAt.
+	// Rao–Blackwellisation (conditional.go): while Recording is set, the
+	// last update's draw: variable CondI, weights CondW and their total
+	// CondTot, at Stat.Steps = CondAt.
 	Recording bool
 	CondI     int
 	CondW     []float64
@@ -168,7 +168,7 @@ func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options,
 
 // NewSiteCore is newChain for a sampler that updates one variable at a
 // time: it first refuses a model with a hard factor whose variables such
-// updates can never change (checkSiteMoves), on which the chain would be
+// updates can never change (CheckSiteMoves), on which the chain would be
 // reducible.
 func NewSiteCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, discrete bool) (Core, error) {
 	if err := CheckSiteMoves(name, m); err != nil {

@@ -9,7 +9,7 @@ import (
 const PollEvery = 1 << 14
 
 // spendEvery is the number of units of work between two looks at the
-// interrupt channel on the paths that count their work as they go (spend):
+// interrupt channel on the paths that count their work as they go (Spend):
 // those whose unit is an interface call, a user factor or a row of a table.
 const spendEvery = 1 << 10
 
@@ -81,7 +81,7 @@ func (c *Core) Step() int {
 // it.
 func (c *Core) Sweep() { c.RunSweep() }
 
-// sweep is Sweep; it reports false if the sweep was interrupted.
+// RunSweep is Sweep; it reports false if the sweep was interrupted.
 func (c *Core) RunSweep() bool {
 	if c.Done == nil {
 		for _, i := range c.Free {

@@ -190,7 +190,7 @@ type VarsUpdater interface {
 	UpdateVars(vars []int, journal bool)
 }
 
-// UpdateVars calls s.Update(i) for each i of vars in turn, in one call when
+// UpdateVars calls s.Update(I) for each i of vars in turn, in one call when
 // s has a loop of its own.
 func UpdateVars(s gibbs.Sampler, vars []int) {
 	if u, ok := s.(VarsUpdater); ok {
@@ -202,7 +202,7 @@ func UpdateVars(s gibbs.Sampler, vars []int) {
 	}
 }
 
-// Journal appends the values of vars to c.saved.
+// Journal appends the values of vars to c.Saved.
 func (c *Core) Journal(vars []int) {
 	for _, i := range vars {
 		c.Saved = append(c.Saved, c.X[i])
@@ -256,7 +256,7 @@ func (c *Core) nnHeat2(vars []int, journal bool) {
 	c.Stat.Factors += 4 * int64(len(vars))
 }
 
-// nnHeat2Journal is nnHeat2 appending each site's old value to c.saved01
+// nnHeat2Journal is nnHeat2 appending each site's old value to c.Saved01
 // in the same loop (its cache line is the one the update writes), one byte
 // a value: an eighth of the memory traffic of a float64 journal. (A loop of
 // its own: a test of journal a site costs the plain loop 5%.)
