@@ -8,7 +8,10 @@ import (
 func (s *MGPMH) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
-func (s *MGPMH) Restore(data []byte) error { _, err := s.RestoreState(s.SnapshotKind(), data); return err }
+func (s *MGPMH) Restore(data []byte) error {
+	_, err := s.RestoreState(s.SnapshotKind(), data)
+	return err
+}
 
 // Snapshot implements chain.Snapshotter; the state includes the cached estimate ε.
 func (s *MINGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), &s.eps) }

@@ -4,7 +4,10 @@ package site
 func (s *Gibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
-func (s *Gibbs) Restore(data []byte) error { _, err := s.RestoreState(s.SnapshotKind(), data); return err }
+func (s *Gibbs) Restore(data []byte) error {
+	_, err := s.RestoreState(s.SnapshotKind(), data)
+	return err
+}
 
 // Snapshot implements chain.Snapshotter.
 func (s *PoissonGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
@@ -19,7 +22,10 @@ func (s *PoissonGibbs) Restore(data []byte) error {
 func (a *Mixed) Snapshot() ([]byte, error) { return a.SnapshotState(a.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
-func (a *Mixed) Restore(data []byte) error { _, err := a.RestoreState(a.SnapshotKind(), data); return err }
+func (a *Mixed) Restore(data []byte) error {
+	_, err := a.RestoreState(a.SnapshotKind(), data)
+	return err
+}
 
 // SnapshotKind returns "gibbs", the kind of a Gibbs's snapshots.
 func (*Gibbs) SnapshotKind() string { return "gibbs" }
