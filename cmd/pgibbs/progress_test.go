@@ -37,12 +37,13 @@ func TestPottsProgress(t *testing.T) {
 	var term syncBuffer
 	start := time.Now()
 	fast := func() time.Time { return start.Add(10 * time.Since(start)) }
-	f := &runFlags{command: "potts", sampler: "gibbs", iters: 2_000_000, chains: 2, seed: 1, bar: progress.NewTo(&term, true, fast)}
+	f := &runFlags{command: "potts", sampler: "pgibbs", iters: 2_000_000, chains: 2, seed: 1, bar: progress.NewTo(&term, true, fast)}
 	g, err := potts.New(potts.Params{Width: 4, States: 3, Beta: 1, Gamma: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Long enough for a few 250 ms ticks.
+	// Long enough for a few 250 ms ticks (Poisson-Gibbs: plain Gibbs on
+	// this small model can finish before the first).
 	run := &gibbsRun{f: f, model: g}
 	if _, err := f.execute(context.Background(), run.job()); err != nil {
 		t.Fatal(err)
