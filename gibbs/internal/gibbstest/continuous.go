@@ -23,13 +23,6 @@ func Fn(vars []int, lo, hi float64, f func(x []float64) float64) factorgraph.Fac
 
 func ContGraphs(t *testing.T) []ContGraph {
 	t.Helper()
-	build := func(b *factorgraph.Builder) *factorgraph.Graph {
-		g, err := b.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
 	var out []ContGraph
 
 	// One variable, a bumpy steep density.
@@ -37,7 +30,7 @@ func ContGraphs(t *testing.T) []ContGraph {
 	b.AddVariable(factorgraph.Interval(0, 1))
 	b.AddFactor(Fn([]int{0}, -3, 3, func(x []float64) float64 { return 3 * math.Sin(5*x[0]) }))
 	b.AddFactor(Fn([]int{0}, 0, 6, func(x []float64) float64 { return 6 * x[0] * x[0] }))
-	out = append(out, ContGraph{Name: "1d-bumpy", G: build(b), Bins: 10}) // L = 12: ~500 rejection tries a step
+	out = append(out, ContGraph{Name: "1d-bumpy", G: Build(t, b), Bins: 10}) // L = 12: ~500 rejection tries a step
 
 	// One variable with 30 weak factors: minibatching has something to do.
 	b = factorgraph.NewBuilder()
@@ -46,7 +39,7 @@ func ContGraphs(t *testing.T) []ContGraph {
 		w, c := 0.15, 0.7*float64(k)
 		b.AddFactor(Fn([]int{0}, -w, w, func(x []float64) float64 { return w * math.Cos(float64(k%7+1)*x[0]+c) }))
 	}
-	out = append(out, ContGraph{Name: "1d-30-factors", G: build(b), Bins: 10}) // ~100 rejection tries a step
+	out = append(out, ContGraph{Name: "1d-30-factors", G: Build(t, b), Bins: 10}) // ~100 rejection tries a step
 
 	// Two variables on different intervals, coupled.
 	b = factorgraph.NewBuilder()
@@ -55,7 +48,7 @@ func ContGraphs(t *testing.T) []ContGraph {
 	b.AddFactor(Fn([]int{0}, -4, 0, func(x []float64) float64 { return -x[0] * x[0] }))
 	b.AddFactor(Fn([]int{0, 1}, -2, 4, func(x []float64) float64 { return 2 * x[0] * x[1] }))
 	b.AddFactor(Fn([]int{1}, -1, 1, func(x []float64) float64 { return math.Sin(6 * x[1]) }))
-	out = append(out, ContGraph{Name: "2d", G: build(b), Bins: 6, Rejection: true})
+	out = append(out, ContGraph{Name: "2d", G: Build(t, b), Bins: 6, Rejection: true})
 
 	// A chain of three.
 	b = factorgraph.NewBuilder()
@@ -63,7 +56,7 @@ func ContGraphs(t *testing.T) []ContGraph {
 	b.AddFactor(Fn([]int{0, 1}, 0, 3, func(x []float64) float64 { return 3 * x[0] * x[1] }))
 	b.AddFactor(Fn([]int{1, 2}, -2, 0, func(x []float64) float64 { return -2 * (x[1] - x[2]) * (x[1] - x[2]) }))
 	b.AddFactor(Fn([]int{0}, -1, 1, func(x []float64) float64 { return math.Cos(4 * x[0]) }))
-	out = append(out, ContGraph{Name: "3d-chain", G: build(b), Bins: 5, Rejection: true})
+	out = append(out, ContGraph{Name: "3d-chain", G: Build(t, b), Bins: 5, Rejection: true})
 
 	// Mixed: a continuous variable coupled to a discrete one.
 	b = factorgraph.NewBuilder()
@@ -71,7 +64,7 @@ func ContGraphs(t *testing.T) []ContGraph {
 	b.AddVariable(factorgraph.Discrete(3))
 	b.AddFactor(Fn([]int{0, 1}, -2, 2, func(x []float64) float64 { return 2 * (x[1] - 1) * x[0] }))
 	b.AddFactor(factorgraph.NewTable([]int{1}, []int{3}, []float64{0.5, 0, 1}))
-	out = append(out, ContGraph{Name: "mixed", G: build(b), Bins: 10, Rejection: true})
+	out = append(out, ContGraph{Name: "mixed", G: Build(t, b), Bins: 10, Rejection: true})
 
 	// A hard factor forbids x0 > 0.7 (a density with a jump to zero).
 	b = factorgraph.NewBuilder()
@@ -83,7 +76,7 @@ func ContGraphs(t *testing.T) []ContGraph {
 		return 0
 	}))
 	b.AddFactor(Fn([]int{0, 1}, 0, 2, func(x []float64) float64 { return 2 * x[0] * x[1] }))
-	out = append(out, ContGraph{Name: "hard", G: build(b), Bins: 10, Hard: true})
+	out = append(out, ContGraph{Name: "hard", G: Build(t, b), Bins: 10, Hard: true})
 
 	// The truncated Gaussian mixture of §4.3 with 30 data, β = 0.05 and the
 	// MH papers' box [−3, 3]² with the Gibbs paper's priors: L ≈ 16, so that
