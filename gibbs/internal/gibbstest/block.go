@@ -9,12 +9,26 @@ import (
 // PottsChain is a chain of n binary variables with Potts pairs of weight w
 // between neighbours and a field h on every variable (h·x_i).
 func PottsChain(t testing.TB, n int, w, h float64) *factorgraph.Graph {
+	return binaryPotts(t, n, w, h, func(i, j int) bool { return j == i+1 })
+}
+
+// DenseWeak is a complete graph of n binary variables with a Potts pair of
+// weight w between every two and a field h on each.
+func DenseWeak(t testing.TB, n int, w, h float64) *factorgraph.Graph {
+	return binaryPotts(t, n, w, h, func(i, j int) bool { return true })
+}
+
+// binaryPotts is n binary variables, each with a field h and, after it, a
+// Potts pair of weight w to every later variable j that linked(i, j) says.
+func binaryPotts(t testing.TB, n int, w, h float64, linked func(i, j int) bool) *factorgraph.Graph {
 	b := factorgraph.NewBuilder()
 	b.AddVariables(n, factorgraph.Discrete(2))
 	for i := range n {
 		b.AddFactor(factorgraph.NewTable([]int{i}, []int{2}, []float64{0, h}))
-		if i+1 < n {
-			b.AddFactor(factorgraph.NewPotts(i, i+1, w))
+		for j := i + 1; j < n; j++ {
+			if linked(i, j) {
+				b.AddFactor(factorgraph.NewPotts(i, j, w))
+			}
 		}
 	}
 	return Build(t, b)

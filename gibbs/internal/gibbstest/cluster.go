@@ -24,13 +24,8 @@ func RandomClusterGraph(t *testing.T, seed uint64, fields, hard, evidence bool) 
 		if attempt > 100 {
 			t.Fatalf("seed %d: no random cluster graph", seed)
 		}
-		b := factorgraph.NewBuilder()
-		n := 3 + r.IntN(3)
-		sizes := make([]int, n)
-		for i := range n {
-			sizes[i] = 2 + r.IntN(3)
-			b.AddVariable(factorgraph.Discrete(sizes[i]))
-		}
+		b, sizes := randomVars(r)
+		n := len(sizes)
 		for i := range n {
 			for j := i + 1; j < n; j++ {
 				for r.Float64() < 0.6 {

@@ -27,13 +27,8 @@ func RandomGraph(t *testing.T, seed uint64, hard, evidence bool) Graph {
 		if attempt > 100 {
 			t.Fatalf("seed %d: no connected random graph", seed)
 		}
-		b := factorgraph.NewBuilder()
-		n := 3 + r.IntN(3)
-		sizes := make([]int, n)
-		for i := range n {
-			sizes[i] = 2 + r.IntN(3)
-			b.AddVariable(factorgraph.Discrete(sizes[i]))
-		}
+		b, sizes := randomVars(r)
+		n := len(sizes)
 		nf := n + r.IntN(2*n)
 		for range nf {
 			arity := 1 + r.IntN(3)
@@ -117,15 +112,7 @@ func Enumerate(g *factorgraph.Graph) []float64 {
 		logp[s] = e
 		mx = max(mx, e)
 	}
-	total := 0.0
-	for s := range logp {
-		logp[s] = math.Exp(logp[s] - mx)
-		total += logp[s]
-	}
-	for s := range logp {
-		logp[s] /= total
-	}
-	return logp
+	return normalise(logp, mx)
 }
 
 func MarginalsOf(g *factorgraph.Graph, joint []float64) [][]float64 {
@@ -378,4 +365,31 @@ func CheckBroken(t *testing.T, graphs []Graph, broken []BrokenCase) {
 			t.Logf("rejected on %d of %d graphs (largest z %.1f)", caught, len(graphs), worst)
 		})
 	}
+}
+
+// normalise turns logp, log-weights whose largest is mx, into the
+// probabilities they define, in place.
+func normalise(logp []float64, mx float64) []float64 {
+	total := 0.0
+	for s := range logp {
+		logp[s] = math.Exp(logp[s] - mx)
+		total += logp[s]
+	}
+	for s := range logp {
+		logp[s] /= total
+	}
+	return logp
+}
+
+// randomVars returns a builder holding 3–5 discrete variables of 2–4
+// values each, drawn from r, and their sizes.
+func randomVars(r *rand.Rand) (*factorgraph.Builder, []int) {
+	b := factorgraph.NewBuilder()
+	n := 3 + r.IntN(3)
+	sizes := make([]int, n)
+	for i := range n {
+		sizes[i] = 2 + r.IntN(3)
+		b.AddVariable(factorgraph.Discrete(sizes[i]))
+	}
+	return b, sizes
 }

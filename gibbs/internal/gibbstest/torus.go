@@ -35,15 +35,7 @@ func LatticePi(l *lattice.Lattice) []float64 {
 		logp[s] = -l.Params().Beta * float64(n) * l.Energy(x)
 		mx = max(mx, logp[s])
 	}
-	total := 0.0
-	for s := range logp {
-		logp[s] = math.Exp(logp[s] - mx)
-		total += logp[s]
-	}
-	for s := range logp {
-		logp[s] /= total
-	}
-	return logp
+	return normalise(logp, mx)
 }
 
 func DecodeLattice(s, q int, x []float64) {
