@@ -53,7 +53,7 @@
 // # Running chains
 //
 // A [Sampler] advances by Step (random scan), Sweep (systematic scan) or
-// Update(I); Step returns the variable it updated. Running chains lives in
+// Update(i); Step returns the variable it updated. Running chains lives in
 // package chain: a Sampler is a step kernel (chain.Kernel) as it is, a step
 // resampling one random variable, and [Sweeper] wraps it into a kernel
 // whose step is one systematic Sweep (so steps count sweeps, not updates).

@@ -24,7 +24,7 @@ import (
 // too.
 //
 // The optional interfaces of package chain: every sampler of the family
-// implements chain.Interrupter (after SetInterrupt(Done), a Step or Sweep
+// implements chain.Interrupter (after SetInterrupt(done), a Step or Sweep
 // under way when done closes stops within milliseconds and leaves the
 // sampler exactly as it was before it; Step then returns chain.Aborted,
 // see Sweeper for sweeps; the caller puts its random generator back, as

@@ -59,7 +59,7 @@ import (
 // model where every variable touches many weak factors the boundary is
 // most of the work (see Boundary, Config.Boundary; exact by the same
 // augmentation). Step updates the next block in a fixed cyclic order and
-// returns −1 (chain.Any); Sweep updates every block once; Update(I)
+// returns −1 (chain.Any); Sweep updates every block once; Update(i)
 // updates the first block holding i. Stats.Steps counts the variables
 // resampled (a block of k variables adds k), Stats.Factors the factors
 // tabulated (each factor touching the block once an update, as plain Gibbs

@@ -359,7 +359,7 @@ func checkNoAllocs(t *testing.T, g *factorgraph.Graph, s *Blocked) {
 }
 
 // TestBlockedSteps: a step updates the blocks in turn and counts their
-// variables; a sweep updates each once; Update(I) the first block holding
+// variables; a sweep updates each once; Update(i) the first block holding
 // i, and evidence not at all.
 func TestBlockedSteps(t *testing.T) {
 	g := gibbstest.Graphs(t)[6]

@@ -18,16 +18,16 @@ import (
 // the single variable.
 //
 // With L_B = Σ_{φ∈∂B} M_φ over the block's soft boundary factors ∂B and a
-// parameter λ_B, each update draws s_φ ~ Poisson(λ_B·M_φ/L_B + φ̃(X)) for
+// parameter λ_B, each update draws s_φ ~ Poisson(λ_B·M_φ/L_B + φ̃(x)) for
 // φ ∈ ∂B (by thinning: λ_B + L_B alias picks on average, whatever |∂B| is)
 // and then draws x_B jointly, by elimination, from
 //
-//	π(x_B | x_−B, s) ∝ exp(Σ_{φ∋B, φ∉∂B} φ̃(X)) · Π_{φ∈∂B, s_φ>0} (1 + L_B·φ̃(X)/(λ_B·M_φ))^{s_φ},
+//	π(x_B | x_−B, s) ∝ exp(Σ_{φ∋B, φ∉∂B} φ̃(x)) · Π_{φ∈∂B, s_φ>0} (1 + L_B·φ̃(x)/(λ_B·M_φ))^{s_φ},
 //
 // so that only the factors with s_φ > 0 are tabulated. It is exact by the
-// augmentation of Algorithm 2: the joint π(X)·Π_{φ∈∂B} Poisson(s_φ;
-// λ_B M_φ/L_B + φ̃(X)) has x-marginal π, and its conditional of x_B given
-// (x_−B, s) is the display (the Poisson's e^{−φ̃(X)} cancels π's e^{φ̃(X)},
+// augmentation of Algorithm 2: the joint π(x)·Π_{φ∈∂B} Poisson(s_φ;
+// λ_B M_φ/L_B + φ̃(x)) has x-marginal π, and its conditional of x_B given
+// (x_−B, s) is the display (the Poisson's e^{−φ̃(x)} cancels π's e^{φ̃(x)},
 // and the constants (λ_B M_φ/L_B)^{s_φ} drop out). An update is two Gibbs
 // steps of that joint, s given x and then x_B given the rest, each leaving
 // it invariant; forgetting s leaves π invariant. Factors inside the block
@@ -148,7 +148,7 @@ func (p *blockPlan) unmark() {
 }
 
 // boundarySource is the minibatch.Source of a block's boundary draw: picks
-// by M_φ, kept with probability (aM_φ + φ̃(X))/(M_φ(a + 1)) at the current
+// by M_φ, kept with probability (aM_φ + φ̃(x))/(M_φ(a + 1)) at the current
 // state. A factor value out of its range is recorded in err and never kept.
 type boundarySource struct {
 	s   *Blocked

@@ -16,7 +16,7 @@ import (
 )
 
 // couplingGrid is a rows×cols grid of variables with d values (a torus if
-// wrap), Potts pairs of weight w(R) between neighbours and, if field, a
+// wrap), Potts pairs of weight w(r) between neighbours and, if field, a
 // random unary table on each variable; r drives w and the fields.
 func couplingGrid(t testing.TB, rows, cols, d int, wrap, field bool, r *rand.Rand, w func(r *rand.Rand) float64) *factorgraph.Builder {
 	t.Helper()

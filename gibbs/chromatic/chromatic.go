@@ -33,7 +33,7 @@ import (
 // state).
 //
 // A Chromatic is a Sampler: Sweep is the parallel sweep, while Step and
-// Update(I) update one variable on the caller's goroutine with worker 0.
+// Update(i) update one variable on the caller's goroutine with worker 0.
 type Chromatic struct {
 	workers []worker
 	chunks  [][][]int // chunks[class][worker]

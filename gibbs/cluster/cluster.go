@@ -19,11 +19,11 @@ import (
 //
 // Step is one Swendsen–Wang update of every free variable (plus O(Σ D_i)
 // with unary terms) and returns −1 (chain.Any); Sweep is the same update.
-// Update(I) is one Wolff cluster update seeded at i (see Wolff).
+// Update(i) is one Wolff cluster update seeded at i (see Wolff).
 //
 // The models are ferromagnetic Potts models with arbitrary unary terms,
 //
-//	π(X) ∝ exp(Σ_{i<j} K_ij δ(x_i, x_j) + Σ_i h_i(x_i)),   K_ij ≥ 0,
+//	π(x) ∝ exp(Σ_{i<j} K_ij δ(x_i, x_j) + Σ_i h_i(x_i)),   K_ij ≥ 0,
 //
 // where h_i sums the unary factors of variable i (any kind, soft or hard:
 // h_i(v) = −Inf rules v out) and the factors whose other variables are all
@@ -105,7 +105,7 @@ type SwendsenWang struct {
 // Poisson-process bonds (Fukui & Todo 2009; see SwendsenWang for the
 // bond process, the models served and the counters).
 //
-// Update(I) grows the cluster of seed i: with a the seed's value, each
+// Update(i) grows the cluster of seed i: with a the seed's value, each
 // member j draws Poisson(K_j) bond events, each to a neighbour k picked
 // with probability K_jk/K_j, and adds k if x_k = a and k is not yet a
 // member (so a free pair {j, k} of agreeing spins is bonded with
@@ -130,12 +130,12 @@ type SwendsenWang struct {
 // the pairs j ∈ C, k ∉ C with x_k = a. Let b ≠ a and x' be x with C set to
 // b (C is then the set of changed sites, so no other cluster leads from x
 // to x'). From x' the same C is built with probability I_C·Π_{∂_b} e^{−K_jk}
-// (inside C the spins agree in both states). The target gives π(X)/π(x') =
+// (inside C the spins agree in both states). The target gives π(x)/π(x') =
 // exp(Σ_{∂_a} K − Σ_{∂_b} K)·H_C(a)/H_C(b), with H_C(v) = exp(Σ_{j∈C} h_j(v)),
 // the pairs inside C and outside it being unchanged. The seed is uniform
 // over the free variables, |C|/n of them in C, in both directions, so
 //
-//	π(X)P(x→x') / π(x')P(x'→x) = [H_C(a)/H_C(b)]·[Q_C(a→b)/Q_C(b→a)],
+//	π(x)P(x→x') / π(x')P(x'→x) = [H_C(a)/H_C(b)]·[Q_C(a→b)/Q_C(b→a)],
 //
 // the boundary factors cancelling, and every choice of Q_C makes it 1: the
 // uniform flip and the lone variable's uniform draw are symmetric and used

@@ -456,7 +456,7 @@ func floorHard(u []float64) {
 }
 
 // rejection draws x_i by rejection from the uniform distribution on its
-// interval under the envelope exp(Bound): bound = L_i for the exact energy,
+// interval under the envelope exp(bound): bound = L_i for the exact energy,
 // Σ s_φ log(1 + L/λ) for the minibatched one.
 func (s *Continuous) rejection(i int, d factorgraph.Domain) {
 	bound := s.M.Li(i)

@@ -94,7 +94,7 @@ func (e *estimator) estimateCompiled(c *core.Core, x []float64) (eps float64, pi
 }
 
 // drawCompiled is proposal.draw over the compiled A[i]: B ~ Poisson(λL_i/L)
-// picks ∝ M_φ, all kept, log ψ(U) = Σ_φ s_φ (L/(λM_φ)) φ̃(x_{i←u}); a Potts
+// picks ∝ M_φ, all kept, log ψ(u) = Σ_φ s_φ (L/(λM_φ)) φ̃(x_{i←u}); a Potts
 // pair adds L/λ at the value of its other variable (or, W < 0, at every
 // other value: −L/λ there up to a constant).
 func (p *proposal) drawCompiled(c *core.Core, i int) int {

@@ -44,7 +44,7 @@ func newEstimator(m factorgraph.GlobalModel, lambda float64) (*estimator, error)
 // error.
 var errAborted = errors.New("gibbs: update interrupted")
 
-// estimate returns a fresh ε(X) drawn with c's generator, the number of
+// estimate returns a fresh ε(x) drawn with c's generator, the number of
 // picks and the number of distinct factors evaluated, or an error for a
 // factor value outside its range, or errAborted if the update must stop.
 func (e *estimator) estimate(c *core.Core, x []float64) (eps float64, picks, factors int, err error) {
@@ -189,7 +189,7 @@ func (s *MINGibbs) Update(i int) {
 // proposal is the local minibatch proposal of MGPMH and DoubleMIN-Gibbs:
 // s_φ ~ Poisson(λM_φ/L) for φ ∈ A[i], independent of x, and
 //
-//	log ψ(U) = Σ_{s_φ>0} s_φ (L/(λM_φ)) φ̃(x_{i←u}).
+//	log ψ(u) = Σ_{s_φ>0} s_φ (L/(λM_φ)) φ̃(x_{i←u}).
 type proposal struct {
 	lambda float64
 	li     []float64 // L_i
@@ -277,7 +277,7 @@ func (p *proposal) sample(c *core.Core, i int, w, logPsi []float64) int {
 
 // MGPMH is Minibatch-Gibbs-Proposal Metropolis–Hastings (De Sa, Chen & Wong
 // 2018): a local minibatch s_φ ~ Poisson(λM_φ/L), φ ∈ A[i], drawn
-// independently of x, gives the proposal ψ(U) ∝ exp(Σ s_φ (L/(λM_φ))
+// independently of x, gives the proposal ψ(u) ∝ exp(Σ s_φ (L/(λM_φ))
 // φ̃(x_{i←u})); a draw v ~ ψ is accepted with probability
 //
 //	min(1, exp(U_i(v) − U_i(x_i)) · ψ(x_i)/ψ(v)),

@@ -72,7 +72,7 @@ func TestClusterAbortedStep(t *testing.T) {
 		gibbstest.AbortOnce(t, tc.label, tc.mk, tc.step)
 		t.Logf("%s: %v", tc.label, time.Since(start).Round(time.Millisecond))
 	}
-	// Update(I) outside a step: an aborted cluster changes nothing.
+	// Update(i) outside a step: an aborted cluster changes nothing.
 	w, err := cluster.NewWolff(l, rand.New(rand.NewPCG(1, 1)), zeros)
 	if err != nil {
 		t.Fatal(err)

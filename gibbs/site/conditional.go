@@ -19,8 +19,8 @@ func (a *Mixed) Conditional() (int, []float64, float64) { return a.LastCondition
 //
 // given the Poisson counts s drawn at the current x (Algorithm 2). Its
 // average over the chain estimates π's marginal without bias: the update is
-// a Gibbs step of the augmented target π(X)·P(s | x), P(s | x) = Π_φ
-// Poisson(s_φ; λM_φ/L + φ̃(X)), whose x-marginal is π. Before the draw of
+// a Gibbs step of the augmented target π(x)·P(s | x), P(s | x) = Π_φ
+// Poisson(s_φ; λM_φ/L + φ̃(x)), whose x-marginal is π. Before the draw of
 // x_i, x ~ π and s | x ~ P(s | x) (at stationarity), so (x_−i, s) has its
 // law under the joint, and ρ(v) = P_joint(x_i = v | x_−i, s); its mean over
 // (x_−i, s) is P_joint(x_i = v) = π_i(v). As for exact Gibbs, the

@@ -8,7 +8,7 @@
 // factors, up to Δ.
 //
 // [PoissonGibbs] (Algorithm 2) augments π with one Poisson variable per
-// factor, s_φ | x ~ Poisson(λM_φ/L + φ̃(X)), and resamples x_i from
+// factor, s_φ | x ~ Poisson(λM_φ/L + φ̃(x)), and resamples x_i from
 //
 //	ρ(v) ∝ exp(Σ_{s_φ>0} s_φ log(1 + L φ̃(x_{i←v})/(λM_φ))),
 //

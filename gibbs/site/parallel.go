@@ -12,7 +12,7 @@ func (*PoissonGibbs) LocalUpdates() bool { return true }
 // and A[i] (chromatic.New takes such workers only): both updates of Mixed read A[i] only.
 func (*Mixed) LocalUpdates() bool { return true }
 
-// UpdateVars is Update(I) for each i of vars in turn (a Chromatic worker's
+// UpdateVars is Update(i) for each i of vars in turn (a Chromatic worker's
 // share of a colour class), with one loop over the sites of a torus model
 // instead of a call per site.
 func (s *Gibbs) UpdateVars(vars []int, journal bool) {
@@ -29,7 +29,7 @@ func (s *Gibbs) UpdateVars(vars []int, journal bool) {
 	}
 }
 
-// UpdateVars is Update(I) for each i of vars in turn: where every variable
+// UpdateVars is Update(i) for each i of vars in turn: where every variable
 // is updated by plain Gibbs (a lattice whose minibatch would not be
 // smaller than its K neighbours: a nearest-neighbour one), Gibbs's loop
 // over the sites of a torus model, so that auto costs what gibbs does.

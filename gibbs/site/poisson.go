@@ -12,7 +12,7 @@ import (
 // PoissonGibbs is Poisson-minibatching Gibbs sampling on discrete variables
 // (Algorithm 2 of Zhang & De Sa, NeurIPS 2019).
 //
-// Each factor φ gets an auxiliary count s_φ | x ~ Poisson(λM_φ/L + φ̃(X));
+// Each factor φ gets an auxiliary count s_φ | x ~ Poisson(λM_φ/L + φ̃(x));
 // given s, the conditional of x_i is
 //
 //	ρ(v) ∝ exp(U_v),   U_v = Σ_{φ∈A[i], s_φ>0} s_φ · log(1 + L·φ̃(x_{i←v})/(λM_φ)),
@@ -23,7 +23,7 @@ import (
 // Gibbs when λ ≥ 2L (Theorem 1). The counts are drawn all at once in
 // O(λ + L) expected time by thinning (Statement 1): B ~ Poisson(L_i(λ/L+1)),
 // B alias picks of φ ∈ A[i] with probability M_φ/L_i, each kept with
-// probability (λM_φ/L + φ̃(X))/(M_φ(λ/L+1)). No step scans A[i]: the expected
+// probability (λM_φ/L + φ̃(x))/(M_φ(λ/L+1)). No step scans A[i]: the expected
 // number of distinct factors touched is at most λ + L whatever |A[i]| is.
 //
 // Hard factors of A[i] are added to U_v exactly. The default λ is L²; see

@@ -136,11 +136,11 @@ func (c *Core) addOp(i int, o *compiled.Op, u []float64) bool {
 // compiledUpdate resamples discrete variable i by Poisson-Gibbs over the
 // compiled A[i] (Algorithm 2).
 //
-// The counts s_φ ~ Poisson(aM_φ + φ̃(X)), a = λ/L, are drawn as the sum of
+// The counts s_φ ~ Poisson(aM_φ + φ̃(x)), a = λ/L, are drawn as the sum of
 // two independent thinned processes (Statement 1, split by superposition):
 // B1 ~ Poisson(a·L_i) picks ∝ M_φ, all kept, give Poisson(aM_φ) copies of
 // each φ; B2 ~ Poisson(L_i) picks ∝ M_φ, each kept with probability
-// φ̃(X)/M_φ, give Poisson(φ̃(X)) more. The sum is Poisson(aM_φ + φ̃(X)),
+// φ̃(x)/M_φ, give Poisson(φ̃(x)) more. The sum is Poisson(aM_φ + φ̃(x)),
 // independent across φ, exactly as the single thinned draw of DESIGN §5.2,
 // with the same expected number of picks, L_i(a + 1). For a Potts pair φ̃/M_φ
 // is 0 or 1, so its picks need no uniform variate at all, and its term of
@@ -219,7 +219,7 @@ func (p *PGState) drawHead(c *Core, i int, xi float64, n []int32, b1, b2 int) (i
 }
 
 // drawPicks draws b1 picks kept (phase 1) and b2 kept with probability
-// φ̃(X)/M_φ (phase 2) from tab — its head, or its light factors' bands if
+// φ̃(x)/M_φ (phase 2) from tab — its head, or its light factors' bands if
 // light —, in chunks of at most pollEvery picks between which it looks at
 // the interrupt channel. It returns the distinct factors picked, or false
 // after recording an error or if the update must stop.
@@ -282,7 +282,7 @@ func (p *PGState) keepHead(c *Core, tab *compiled.HeadTable, n []int32, b int) i
 }
 
 // thinHead draws phase 2 from a head table: b picks ∝ M_φ, each kept with
-// probability φ̃(X)/M_φ (Statement 1's thinning). A Potts pick is kept
+// probability φ̃(x)/M_φ (Statement 1's thinning). A Potts pick is kept
 // where φ̃ = M_φ, a W > 0 pair that agrees or a W < 0 pair that differs,
 // with no uniform variate. It returns the distinct factors newly picked,
 // or false after recording an error.
@@ -356,7 +356,7 @@ func newPick(seen []uint32, k int, epoch uint32) int {
 }
 
 // thin keeps a phase-2 pick of the table or generic soft factor j of A[i]
-// with probability φ̃(X)/M_φ. It reports false after recording an error.
+// with probability φ̃(x)/M_φ. It reports false after recording an error.
 func (p *PGState) thin(c *Core, i, j int, o *compiled.Op, xi float64) bool {
 	t, ok := p.softValue(c, i, o, xi)
 	if !ok {
@@ -372,7 +372,7 @@ func (p *PGState) thin(c *Core, i, j int, o *compiled.Op, xi float64) bool {
 // are drawn directly (v, see initDirect). By Poisson splitting the B1 and
 // B2 picks ∝ M_φ give each factor independent counts, Poisson(aM_φ) in
 // phase 1 and Poisson(M_φ) in phase 2, of which phase 2's are kept with
-// probability φ̃(X)/M_φ: so each heavy factor gets its two counts from
+// probability φ̃(x)/M_φ: so each heavy factor gets its two counts from
 // guide tables shared by equal means (a run of equal small ones one count
 // for the run, each copy on a uniform member), a Potts pair keeps its
 // phase-2 copies where φ̃ = M_φ, and only the light factors are picked,
@@ -541,7 +541,7 @@ func (p *PGState) addCopy(c *Core, i, j int, ref int32, xi float64, n []int32, p
 }
 
 // thinCount keeps each of s phase-2 copies of the table or generic soft
-// factor k of A[i] with probability φ̃(X)/M_φ (one evaluation for all),
+// factor k of A[i] with probability φ̃(x)/M_φ (one evaluation for all),
 // looking at the interrupt channel every pollEvery copies. It reports false
 // after recording an error or if the update must stop.
 func (p *PGState) thinCount(c *Core, i, k, s int, xi float64) bool {
@@ -568,7 +568,7 @@ func (p *PGState) thinCount(c *Core, i, k, s int, xi float64) bool {
 }
 
 // thinLight draws b phase-2 picks of directUpdate's light factors, each
-// kept with probability φ̃(X)/M_φ. It returns the distinct factors newly
+// kept with probability φ̃(x)/M_φ. It returns the distinct factors newly
 // picked, or false after recording an error.
 func (p *PGState) thinLight(c *Core, i int, xi float64, tab *compiled.HeadTable, n []int32, b int) (int, bool) {
 	seen, epoch := p.seen, p.epoch
@@ -870,7 +870,7 @@ func (p *PGState) gen(c *Core, i int) *pgGen {
 	return &p.tmp
 }
 
-// softValue returns φ̃(X) of a compiled table or generic soft factor of
+// softValue returns φ̃(x) of a compiled table or generic soft factor of
 // A[i] at the current state (x_i = xi), checking a generic factor's range;
 // false after recording an error, or if the update must stop (a generic
 // factor's evaluation counts as work, see spend).

@@ -26,7 +26,7 @@ type Worst struct {
 	I    int
 }
 
-// WorstUpdate returns the largest of work(I) over the free variables.
+// WorstUpdate returns the largest of work(i) over the free variables.
 func (c *Core) WorstUpdate(work func(i int) float64) Worst {
 	w := Worst{Work: math.Inf(-1), I: -1}
 	free := c.Free
@@ -200,7 +200,7 @@ func (c *Core) continuousExact(points float64) float64 {
 	}).Work, 0)
 }
 
-// checkWork refuses sampler name on c when the largest work(I) over the
+// checkWork refuses sampler name on c when the largest work(i) over the
 // free variables exceeds the limit of opt; describe says what a step of
 // the worst variable would do and what to use instead.
 func (c *Core) checkWork(opt *gibbs.Options, name string, work func(i int) float64, describe func(w Worst) (what, instead string)) error {

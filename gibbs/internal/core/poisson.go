@@ -113,10 +113,10 @@ func (p *PGState) scale(m factorgraph.Model, i int) (l, lambda float64) {
 // Draw draws the counts s_φ of the soft factors of A[i] at the current
 // state into p.Counts. It reports false after recording an error.
 //
-// It draws Statement 1's counts s_φ ~ Poisson(aM_φ + φ̃(X)), a = λ/L, as
+// It draws Statement 1's counts s_φ ~ Poisson(aM_φ + φ̃(x)), a = λ/L, as
 // the sum of two independent thinned processes (see compiledUpdate for the
 // argument): B1 ~ Poisson(a·L_i) picks ∝ M_φ, all kept, evaluate nothing;
-// B2 ~ Poisson(L_i) picks ∝ M_φ, each kept with probability φ̃(X)/M_φ. The
+// B2 ~ Poisson(L_i) picks ∝ M_φ, each kept with probability φ̃(x)/M_φ. The
 // B2 picks are all drawn before any is evaluated, so that the memory reads
 // of the picks and then of the picked factors overlap.
 func (p *PGState) Draw(c *Core, i int) bool {
@@ -252,7 +252,7 @@ func (p *PGState) Cache(c *Core, i int) bool {
 	return true
 }
 
-// Bound returns max_x U_s(X) = Σ s_φ log(1 + L/λ), the envelope of
+// Bound returns max_x U_s(x) = Σ s_φ log(1 + L/λ), the envelope of
 // PG-rejection, for the cached draw.
 func (p *PGState) Bound() float64 {
 	n := 0.0

@@ -190,7 +190,7 @@ type VarsUpdater interface {
 	UpdateVars(vars []int, journal bool)
 }
 
-// UpdateVars calls s.Update(I) for each i of vars in turn, in one call when
+// UpdateVars calls s.Update(i) for each i of vars in turn, in one call when
 // s has a loop of its own.
 func UpdateVars(s gibbs.Sampler, vars []int) {
 	if u, ok := s.(VarsUpdater); ok {

@@ -20,7 +20,7 @@ func NewLattice(t testing.TB, p lattice.Params) *lattice.Lattice {
 }
 
 // LatticePi returns π over the states of l (site 0 fastest) from its exact
-// energy: π(X) ∝ exp(−β·n·Energy(X)).
+// energy: π(x) ∝ exp(−β·n·Energy(x)).
 func LatticePi(l *lattice.Lattice) []float64 {
 	n, q := l.Sites(), l.Domain(0).Size
 	size := 1
