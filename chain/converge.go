@@ -291,9 +291,9 @@ func Judge(qs [][][]float64, name func(int) string, c Criteria) Verdict {
 		if math.IsNaN(bulk) {
 			bulk = 0
 		}
-		v.RHatMax = maxDefined(v.RHatMax, r)
-		v.BulkESSMin = minDefined(v.BulkESSMin, bulk)
-		v.TailESSMin = minDefined(v.TailESSMin, tail)
+		v.RHatMax = nanMerge(math.Max, v.RHatMax, r)
+		v.BulkESSMin = nanMerge(math.Min, v.BulkESSMin, bulk)
+		v.TailESSMin = nanMerge(math.Min, v.TailESSMin, tail)
 		switch {
 		case math.IsInf(r, 1):
 			fails = append(fails, failure{name(q) + " (stuck: constant in each chain at different values)", math.Inf(1)})
@@ -359,22 +359,13 @@ func allEqual(chains [][]float64) bool {
 	return true
 }
 
-func maxDefined(a, b float64) float64 {
+// nanMerge returns f(a, b), or whichever of a and b is not NaN.
+func nanMerge(f func(a, b float64) float64, a, b float64) float64 {
 	switch {
 	case math.IsNaN(b):
 		return a
 	case math.IsNaN(a):
 		return b
 	}
-	return math.Max(a, b)
-}
-
-func minDefined(a, b float64) float64 {
-	switch {
-	case math.IsNaN(b):
-		return a
-	case math.IsNaN(a):
-		return b
-	}
-	return math.Min(a, b)
+	return f(a, b)
 }

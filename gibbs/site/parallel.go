@@ -15,34 +15,10 @@ func (*Mixed) LocalUpdates() bool { return true }
 // UpdateVars is Update(i) for each i of vars in turn (a Chromatic worker's
 // share of a colour class), with one loop over the sites of a torus model
 // instead of a call per site.
-func (s *Gibbs) UpdateVars(vars []int, journal bool) {
-	if s.Failure != nil || s.TorusVars(vars, journal) {
-		return
-	}
-	if journal {
-		s.Journal(vars)
-	}
-	for _, i := range vars {
-		if s.Update(i); s.Aborted {
-			return
-		}
-	}
-}
+func (s *Gibbs) UpdateVars(vars []int, journal bool) { s.UpdateEach(vars, journal, true) }
 
 // UpdateVars is Update(i) for each i of vars in turn: where every variable
 // is updated by plain Gibbs (a lattice whose minibatch would not be
 // smaller than its K neighbours: a nearest-neighbour one), Gibbs's loop
 // over the sites of a torus model, so that auto costs what gibbs does.
-func (a *Mixed) UpdateVars(vars []int, journal bool) {
-	if a.Failure != nil || (a.nPG == 0 && a.TorusVars(vars, journal)) {
-		return
-	}
-	if journal {
-		a.Journal(vars)
-	}
-	for _, i := range vars {
-		if a.Update(i); a.Aborted {
-			return
-		}
-	}
-}
+func (a *Mixed) UpdateVars(vars []int, journal bool) { a.UpdateEach(vars, journal, a.nPG == 0) }

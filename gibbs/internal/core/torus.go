@@ -202,6 +202,25 @@ func UpdateVars(s gibbs.Sampler, vars []int) {
 	}
 }
 
+// UpdateEach updates the variables of vars in turn with UpdateFn (a
+// Chromatic worker's share of a colour class), after journalling them if
+// journal is set; where torus is set and the model has a torus form, the
+// torus loop does it instead, with no call per site. It stops at an
+// aborted update.
+func (c *Core) UpdateEach(vars []int, journal, torus bool) {
+	if c.Failure != nil || (torus && c.TorusVars(vars, journal)) {
+		return
+	}
+	if journal {
+		c.Journal(vars)
+	}
+	for _, i := range vars {
+		if c.UpdateFn(i); c.Aborted {
+			return
+		}
+	}
+}
+
 // Journal appends the values of vars to c.Saved.
 func (c *Core) Journal(vars []int) {
 	for _, i := range vars {
