@@ -114,15 +114,22 @@ func (r *FSSResult) shiftTable() harness.Table {
 	t := harness.Table{Header: []string{"model", "sizes fitted", "β_c from β_peak(L) = β_c + a/L", "against β_c", "a", "χ²"}}
 	for _, f := range r.Shifts {
 		m := r.model(f.Model)
-		var sizes []int
-		for _, p := range r.Points {
-			if p.Model == f.Model && p.Size >= f.MinSize && !p.Peak.Edge {
-				sizes = append(sizes, p.Size)
-			}
-		}
+		sizes := r.fittedSizes(f.Model, f.MinSize)
 		t.Rows = append(t.Rows, []string{f.Model, fmt.Sprint(sizes), pm(f.BetaC, f.Err, 6), versus(m, f.BetaC, f.Err), harness.FmtG(f.Slope, 3), harness.FmtG(f.Chi2, 3)})
 	}
 	return t
+}
+
+// fittedSizes returns the sizes of model, from minSize up, whose χ peak
+// lies inside the scanned β range: the points a fit uses.
+func (r *FSSResult) fittedSizes(model string, minSize int) []int {
+	var sizes []int
+	for _, p := range r.Points {
+		if p.Model == model && p.Size >= minSize && !p.Peak.Edge {
+			sizes = append(sizes, p.Size)
+		}
+	}
+	return sizes
 }
 
 // versus compares an estimate of β_c with the model's exact value, or
@@ -144,12 +151,7 @@ func (r *FSSResult) fitTable() harness.Table {
 	t := harness.Table{Header: []string{"model", "sizes fitted", "γ/ν", "expected", "A (χ_max ≈ A·L^(γ/ν))", "χ²"}}
 	for _, f := range r.Fits {
 		m := r.model(f.Model)
-		var sizes []int
-		for _, p := range r.Points {
-			if p.Model == f.Model && p.Size >= f.MinSize && !p.Peak.Edge {
-				sizes = append(sizes, p.Size)
-			}
-		}
+		sizes := r.fittedSizes(f.Model, f.MinSize)
 		exp := "–"
 		if !math.IsNaN(m.GammaNu) {
 			exp = fmt.Sprintf("%g (%s)", m.GammaNu, m.GammaNuNote)
