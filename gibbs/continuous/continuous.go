@@ -284,14 +284,8 @@ func (s *Continuous) energy(i int, at, u []float64) bool {
 		from = soft
 	}
 	for k := from; k < soft+hard; k++ {
-		t := s.section(i, k, at)
-		lo, hi := factorgraph.Limits(s.M.Bound(i, k))
-		for v, tv := range t {
-			if !(tv >= lo && tv <= hi) {
-				s.Fail(factorgraph.CheckError(s.M, i, k, tv))
-				return false
-			}
-			u[v] += tv
+		if !s.AddChecked(i, k, s.section(i, k, at), u) {
+			return false
 		}
 		if s.Spend(len(at)) {
 			return false

@@ -245,8 +245,15 @@ func (c *Core) Fail(err error) {
 func (c *Core) addExact(i, k int, u []float64) bool {
 	buf := c.Buf[:len(u)]
 	c.M.EvalAll(i, k, c.X, buf)
+	return c.AddChecked(i, k, buf, u)
+}
+
+// AddChecked adds vals, the values of factor k of A[i], to u, checking
+// each against the factor's range. It reports false after recording an
+// error.
+func (c *Core) AddChecked(i, k int, vals, u []float64) bool {
 	lo, hi := factorgraph.Limits(c.M.Bound(i, k))
-	for v, s := range buf {
+	for v, s := range vals {
 		if !(s >= lo && s <= hi) {
 			c.Fail(factorgraph.CheckError(c.M, i, k, s))
 			return false
