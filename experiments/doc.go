@@ -35,7 +35,7 @@
 // of the seed and the settings. To change a setting, call the driver in
 // package papers or studies yourself.
 //
-// The error messages of these packages keep the prefix "bench:" of the
-// package the experiments came from, so that `pgibbs reproduce` prints
-// what it printed before.
+// The error messages of these packages start with "experiments:" (they
+// said "bench:", the package the experiments came from, before it kept
+// only the benchmarks).
 package experiments

@@ -69,15 +69,15 @@ var (
 // what `pgibbs reproduce` runs, and its first line names that command.
 func Reproduce(ctx context.Context, name string, quick bool, dir string, cfg harness.Config, w io.Writer) ([]string, error) {
 	if !slices.Contains(figures, name) {
-		return nil, fmt.Errorf("bench: unknown figure %q: want one of %s", name, strings.Join(figures, ", "))
+		return nil, fmt.Errorf("experiments: unknown figure %q: want one of %s", name, strings.Join(figures, ", "))
 	}
 	if dir == "" {
 		dir = "."
 	}
 	if st, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	} else if !st.IsDir() {
-		return nil, fmt.Errorf("bench: %s is not a directory", dir)
+		return nil, fmt.Errorf("experiments: %s is not a directory", dir)
 	}
 	if cfg.Dir == "" {
 		cfg.Dir = dir

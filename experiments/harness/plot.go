@@ -110,7 +110,7 @@ func canvasFor(ext string, w, h vg.Length, drawFn func(draw.Canvas)) (io.WriterT
 		drawFn(draw.New(c))
 		return c, nil
 	}
-	return nil, fmt.Errorf("bench: unknown plot format %q", ext)
+	return nil, fmt.Errorf("experiments: unknown plot format %q", ext)
 }
 
 func writeFile(path string, w io.WriterTo) error {

@@ -180,7 +180,7 @@ func (r *metricRun) run(ctx context.Context, seed uint64, prog harness.Progress)
 	opts.Init = r.init
 	s, err := samplers.New(r.spec.Name, r.model, harness.RandStream(seed, r.src), &opts)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %s: %w", r.spec.Key, err)
+		return nil, fmt.Errorf("experiments: %s: %w", r.spec.Key, err)
 	}
 	obs, metric := r.observe()
 	tc := newTimedChain(&chain.Chain{Kernel: s, Observers: []chain.Observer{obs}})
@@ -190,7 +190,7 @@ func (r *metricRun) run(ctx context.Context, seed uint64, prog harness.Progress)
 	tr := &runTrace{}
 	for _, c := range logCheckpoints(r.first, r.iters, r.perDec) {
 		if err := tc.advance(ctx, c, r.budget, report); err != nil {
-			return nil, fmt.Errorf("bench: %s: %w", r.spec.Key, err)
+			return nil, fmt.Errorf("experiments: %s: %w", r.spec.Key, err)
 		}
 		if tc.c.Done() < c { // the budget ran out before the checkpoint
 			tr.capped = true
@@ -198,7 +198,7 @@ func (r *metricRun) run(ctx context.Context, seed uint64, prog harness.Progress)
 		}
 		v, err := metric()
 		if err != nil {
-			return nil, fmt.Errorf("bench: %s at %d updates: %w", r.spec.Key, c, err)
+			return nil, fmt.Errorf("experiments: %s at %d updates: %w", r.spec.Key, c, err)
 		}
 		tr.iters = append(tr.iters, c)
 		tr.seconds = append(tr.seconds, tc.elapsed.Seconds())

@@ -387,7 +387,7 @@ func TestValidation(t *testing.T) {
 	zero := p
 	zero.Iters = 0
 	for name, s := range map[string]PottsSettings{"init": badInit, "duplicate key": dup, "unknown": unknown, "zero iters": zero, "no samplers": p.Only()} {
-		if _, err := Potts(ctx, s, cfg); err == nil || !strings.HasPrefix(err.Error(), "bench: ") {
+		if _, err := Potts(ctx, s, cfg); err == nil || !strings.HasPrefix(err.Error(), "experiments: ") {
 			t.Errorf("%s: err %v", name, err)
 		}
 	}

@@ -51,7 +51,7 @@ type curveFigure struct {
 func writeCurveFigure(dir, fig string, figs map[string]curveFigure, curves []Curve) ([]string, error) {
 	f, ok := figs[fig]
 	if !ok {
-		return nil, fmt.Errorf("bench: no figure %q here", fig)
+		return nil, fmt.Errorf("experiments: no figure %q here", fig)
 	}
 	if f.keys != nil {
 		curves = selectCurves(curves, f.keys)

@@ -95,7 +95,7 @@ func (cp curvePlot) plot() (*plot.Plot, error) {
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return nil, fmt.Errorf("bench: plot %s: %w", c.Key, err)
+			return nil, fmt.Errorf("experiments: plot %s: %w", c.Key, err)
 		}
 		st := harness.LineStyles[k%len(harness.LineStyles)]
 		l.Color = st.Color
@@ -149,12 +149,12 @@ type heatPanel struct {
 // dir/name.svg. It returns the paths written.
 func writeHeatMaps(dir, name, xlabel, ylabel string, panels []heatPanel, zmax float64) ([]string, error) {
 	if len(panels) == 0 {
-		return nil, fmt.Errorf("bench: no heat map panels")
+		return nil, fmt.Errorf("experiments: no heat map panels")
 	}
 	top := 0.0
 	for _, hp := range panels {
 		if len(hp.z) != hp.nx*hp.ny || hp.nx < 1 || hp.ny < 1 {
-			return nil, fmt.Errorf("bench: heat map %q: %d values for %d×%d cells", hp.title, len(hp.z), hp.nx, hp.ny)
+			return nil, fmt.Errorf("experiments: heat map %q: %d values for %d×%d cells", hp.title, len(hp.z), hp.nx, hp.ny)
 		}
 		top = max(top, maxOf(hp.z))
 	}

@@ -162,17 +162,17 @@ func itersOf(sp Sampler, def int64) int64 {
 // time.
 func Potts(ctx context.Context, s PottsSettings, cfg harness.Config) (*PottsResult, error) {
 	if err := s.Params.Validate(); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	if err := checkSamplers(s.Samplers, s.Iters); err != nil {
-		return nil, fmt.Errorf("bench: potts: %w", err)
+		return nil, fmt.Errorf("experiments: potts: %w", err)
 	}
 	if s.Init < 0 || s.Init >= s.Params.States {
-		return nil, fmt.Errorf("bench: potts: initial value %d outside 0..%d", s.Init, s.Params.States-1)
+		return nil, fmt.Errorf("experiments: potts: initial value %d outside 0..%d", s.Init, s.Params.States-1)
 	}
 	g, err := potts.New(s.Params)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	n := g.NumVars()
 	init := make([]float64, n)

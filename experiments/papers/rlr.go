@@ -97,15 +97,15 @@ type RLRResult struct {
 // budget, so it is not reproducible bit for bit.
 func RLR(ctx context.Context, s RLRSettings, cfg harness.Config) (*RLRResult, error) {
 	if s.Budget <= 0 || s.MaxDraws < 20 || len(s.Rows) == 0 {
-		return nil, fmt.Errorf("bench: rlr: budget %v, %d draws, %d samplers", s.Budget, s.MaxDraws, len(s.Rows))
+		return nil, fmt.Errorf("experiments: rlr: budget %v, %d draws, %d samplers", s.Budget, s.MaxDraws, len(s.Rows))
 	}
 	reg, err := targets.GenerateRobustLinear(s.N, s.D, s.Nu, harness.RandStream(cfg.Seed, 0x71f))
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	mode := make([]float64, s.D)
 	if err := reg.Mode(mode); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	cov, err := rlrCovariance(reg, mode)
 	if err != nil {
@@ -119,7 +119,7 @@ func RLR(ctx context.Context, s RLRSettings, cfg harness.Config) (*RLRResult, er
 		defer stop()
 		smp, err := newRLRSampler(s, s.Rows[k], reg, mode, cov, harness.RandStream(cfg.Seed, uint64(k)))
 		if err != nil {
-			return fmt.Errorf("bench: %s: %w", s.Rows[k].Key, err)
+			return fmt.Errorf("experiments: %s: %w", s.Rows[k].Key, err)
 		}
 		out[k], err = runRLR(ctx, s, s.Rows[k], smp)
 		return err
@@ -163,7 +163,7 @@ func runRLR(ctx context.Context, s RLRSettings, row RLRRow, smp mh.Sampler) (RLR
 		if ctx.Err() != nil {
 			return RLRResultRow{}, ctx.Err()
 		}
-		return RLRResultRow{}, fmt.Errorf("bench: %s: %w", row.Key, err)
+		return RLRResultRow{}, fmt.Errorf("experiments: %s: %w", row.Key, err)
 	}
 	sec := time.Since(start).Seconds()
 	st := smp.Stats()
@@ -172,7 +172,7 @@ func runRLR(ctx context.Context, s RLRSettings, row RLRRow, smp mh.Sampler) (RLR
 	for _, d := range tr.Draws() {
 		e, err := diag.ESS([][]float64{d})
 		if err != nil {
-			return r, fmt.Errorf("bench: %s: ESS: %w", row.Key, err)
+			return r, fmt.Errorf("experiments: %s: ESS: %w", row.Key, err)
 		}
 		if math.IsNaN(e) { // a chain that never moved
 			e = 0
@@ -227,7 +227,7 @@ func rlrCovariance(reg *targets.RobustLinear, mode []float64) ([]float64, error)
 	}
 	var inv mat.Dense
 	if err := inv.Inverse(mat.NewDense(d, d, h)); err != nil {
-		return nil, fmt.Errorf("bench: rlr: Hessian at the mode: %w", err)
+		return nil, fmt.Errorf("experiments: rlr: Hessian at the mode: %w", err)
 	}
 	cov := make([]float64, d*d)
 	for a := range d {

@@ -134,11 +134,11 @@ func (s SpinSettings) validate() error {
 // by diag.SymmetricKL at checkpoints.
 func Spin(ctx context.Context, s SpinSettings, cfg harness.Config) (*SpinResult, error) {
 	if err := s.validate(); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	g, err := spin.New(s.Params)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	res := &SpinResult{Settings: s, L: g.L(), Delta: g.MaxDegree()}
 	if err := res.truth(ctx, g, cfg); err != nil {
@@ -186,12 +186,12 @@ func (r *SpinResult) truth(ctx context.Context, g factorgraph.Model, cfg harness
 			r.TruthSelfKL, err = diag.SymmetricKL(a, b, s.Eps)
 			return err
 		case !errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("bench: truth cache: %w", err)
+			return fmt.Errorf("experiments: truth cache: %w", err)
 		}
 	}
 	a, b, err := runTruth(ctx, g, s, cfg)
 	if err != nil {
-		return fmt.Errorf("bench: truth: %w", err)
+		return fmt.Errorf("experiments: truth: %w", err)
 	}
 	r.Truth = pool(a, b)
 	if r.TruthSelfKL, err = diag.SymmetricKL(a, b, s.Eps); err != nil {
@@ -199,7 +199,7 @@ func (r *SpinResult) truth(ctx context.Context, g factorgraph.Model, cfg harness
 	}
 	if r.TruthFile != "" {
 		if err := writeTruth(r.TruthFile, a, b); err != nil {
-			return fmt.Errorf("bench: truth cache: %w", err)
+			return fmt.Errorf("experiments: truth cache: %w", err)
 		}
 	}
 	return nil

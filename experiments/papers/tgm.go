@@ -149,15 +149,15 @@ func (s TGMSettings) validate() error {
 // box, which also gives the mass outside the window.
 func TGM(ctx context.Context, s TGMSettings, cfg harness.Config) (*TGMResult, error) {
 	if err := s.validate(); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	model, err := tgm.Generate(s.Config, harness.RandStream(s.DataSeed, 0x7e5a))
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	g, err := model.Graph()
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	res := &TGMResult{Settings: s, L: g.L()}
 	if err := res.truth(ctx, model, cfg); err != nil {
@@ -210,7 +210,7 @@ func runTGMChain(ctx context.Context, s TGMSettings, g factorgraph.Model, sp Sam
 	opts := sp.Options
 	smp, err := samplers.New(sp.Name, g, r, &opts)
 	if err != nil {
-		return tgmChain{}, fmt.Errorf("bench: %s: %w", sp.Key, err)
+		return tgmChain{}, fmt.Errorf("experiments: %s: %w", sp.Key, err)
 	}
 	h, err := newHistObserver(s)
 	if err != nil {
@@ -272,7 +272,7 @@ type histObserver struct{ h *diag.Hist2D }
 func newHistObserver(s TGMSettings) (*histObserver, error) {
 	h, err := diag.NewHist2D(s.X0, s.X1, s.NX, s.Y0, s.Y1, s.NY)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	return &histObserver{h}, nil
 }
@@ -320,7 +320,7 @@ func newBinnedLogLik(m *tgm.Model, bins int) (*binnedLogLik, error) {
 	cfg := m.Config()
 	bm, err := tgm.New(cfg, means)
 	if err != nil {
-		return nil, fmt.Errorf("bench: binned data: %w", err)
+		return nil, fmt.Errorf("experiments: binned data: %w", err)
 	}
 	s2 := cfg.SigmaY2
 	w := max(math.Abs(cfg.Box.Lo2), math.Abs(cfg.Box.Hi2))
@@ -349,7 +349,7 @@ func (r *TGMResult) truth(ctx context.Context, model *tgm.Model, cfg harness.Con
 	gr := newTGMGrid(s)
 	fine, coarse, err := gr.logDensities(ctx, bl, cfg)
 	if err != nil {
-		return fmt.Errorf("bench: truth: %w", err)
+		return fmt.Errorf("experiments: truth: %w", err)
 	}
 	var p []float64
 	p, r.TruthOutside, r.Mode = gr.normalise(fine, coarse)

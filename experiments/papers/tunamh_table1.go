@@ -92,11 +92,11 @@ type Table1Result struct {
 // r), the average batch size after burn-in.
 func TunaMHTable1(ctx context.Context, s Table1Settings, cfg harness.Config) (*Table1Result, error) {
 	if len(s.Rows) == 0 {
-		return nil, fmt.Errorf("bench: table 1: no samplers")
+		return nil, fmt.Errorf("experiments: table 1: no samplers")
 	}
 	for _, r := range s.Rows {
 		if !slices.Contains(mh.Names(), r.Name) || r.Steps < 1 {
-			return nil, fmt.Errorf("bench: table 1: %s: sampler %q, %d steps", r.Key, r.Name, r.Steps)
+			return nil, fmt.Errorf("experiments: table 1: %s: sampler %q, %d steps", r.Key, r.Name, r.Steps)
 		}
 	}
 	runs := cfg.NumRuns()
@@ -106,7 +106,7 @@ func TunaMHTable1(ctx context.Context, s Table1Settings, cfg harness.Config) (*T
 		models[r], err = tgm.Generate(s.Config, harness.RandStream(cfg.Seed, 0xda7a0000+uint64(r)))
 		return err
 	}); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	res := &Table1Result{Settings: s, L: models[0].SumRanges()}
 	for i := range models[0].N() {
@@ -144,16 +144,16 @@ func runTable1(ctx context.Context, row MHRow, init []float64, model *tgm.Model,
 	o.Init = init
 	smp, err := mh.New(row.Name, model.Target(), r, &o)
 	if err != nil {
-		return table1Run{}, fmt.Errorf("bench: %s: %w", row.Key, err)
+		return table1Run{}, fmt.Errorf("experiments: %s: %w", row.Key, err)
 	}
 	c := &chain.Chain{Kernel: smp}
 	if err := advanceBy(ctx, c, int64(row.Steps/10), 64, prog); err != nil {
-		return table1Run{}, fmt.Errorf("bench: %s: %w", row.Key, err)
+		return table1Run{}, fmt.Errorf("experiments: %s: %w", row.Key, err)
 	}
 	before := smp.Stats()
 	start := time.Now()
 	if err := advanceBy(ctx, c, int64(row.Steps), 64, prog); err != nil {
-		return table1Run{}, fmt.Errorf("bench: %s: %w", row.Key, err)
+		return table1Run{}, fmt.Errorf("experiments: %s: %w", row.Key, err)
 	}
 	el := time.Since(start)
 	st := smp.Stats()

@@ -183,7 +183,7 @@ const minChainSweeps = 16
 
 func (s ClustersSettings) validate(chains int) error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("bench: clusters: "+format, args...)
+		return fmt.Errorf("experiments: clusters: "+format, args...)
 	}
 	if len(s.Tau) == 0 && len(s.CostSides) == 0 {
 		return bad("nothing to run")
@@ -317,20 +317,20 @@ type TauEstimate struct {
 // well below Err whenever N ≫ W.
 func integratedTime(chains [][]float64, c float64) (TauEstimate, error) {
 	if len(chains) == 0 {
-		return TauEstimate{}, errors.New("bench: τ of no chains")
+		return TauEstimate{}, errors.New("experiments: τ of no chains")
 	}
 	if !(c > 0) {
-		return TauEstimate{}, fmt.Errorf("bench: window constant %v", c)
+		return TauEstimate{}, fmt.Errorf("experiments: window constant %v", c)
 	}
 	nMin, n := math.MaxInt, 0
 	var sum float64
 	for k, x := range chains {
 		if len(x) < 8 {
-			return TauEstimate{}, fmt.Errorf("bench: τ of chain %d: %d values, need at least 8", k, len(x))
+			return TauEstimate{}, fmt.Errorf("experiments: τ of chain %d: %d values, need at least 8", k, len(x))
 		}
 		for i, v := range x {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return TauEstimate{}, fmt.Errorf("bench: τ of chain %d: value %d is %v", k, i, v)
+				return TauEstimate{}, fmt.Errorf("experiments: τ of chain %d: value %d is %v", k, i, v)
 			}
 			sum += v
 		}
@@ -359,7 +359,7 @@ func integratedTime(chains [][]float64, c float64) (TauEstimate, error) {
 	}
 	g0 := gamma[0]
 	if !(g0 > 0) {
-		return TauEstimate{}, errors.New("bench: τ of a constant series")
+		return TauEstimate{}, errors.New("experiments: τ of a constant series")
 	}
 	est := TauEstimate{N: n, Mean: mean, Tau: 1}
 	for w := 1; w <= maxLag; w++ {
@@ -536,7 +536,7 @@ func (res *ClustersResult) runTau(ctx context.Context, cfg harness.Config) error
 	for k, n := range s.Sizes {
 		l, err := lat.New(lat.Params{Dim: 2, Size: n, Coupling: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: s.Beta})
 		if err != nil {
-			return fmt.Errorf("bench: clusters: %w", err)
+			return fmt.Errorf("experiments: clusters: %w", err)
 		}
 		lattices[k] = l
 	}
@@ -610,7 +610,7 @@ func (res *ClustersResult) gatherTau(jobs []*tauJob, lattices []*lat.Lattice) er
 			pt.StepSweeps /= float64(chains) * float64(pt.Sweeps) * float64(pt.Sites)
 			est, err := integratedTime(series, s.WindowC)
 			if err != nil {
-				return fmt.Errorf("bench: clusters: %s at L = %d: %w", sp.Key, pt.Size, err)
+				return fmt.Errorf("experiments: clusters: %s at L = %d: %w", sp.Key, pt.Size, err)
 			}
 			pt.Tau = est
 			res.Tau = append(res.Tau, pt)
@@ -653,7 +653,7 @@ func (j *tauJob) run(ctx context.Context, l *lat.Lattice, s ClustersSettings, se
 		return nil
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("bench: clusters: %s at L = %d: %w", j.sampler, l.Params().Size, err)
+		return fmt.Errorf("experiments: clusters: %s at L = %d: %w", j.sampler, l.Params().Size, err)
 	}
 	sw, err := cluster.NewSwendsenWang(l, r, nil)
 	if err != nil {
@@ -717,7 +717,7 @@ func (res *ClustersResult) runCost(ctx context.Context, cfg harness.Config) erro
 		for _, n := range s.CostSides {
 			pts, err := costPoint(ctx, s, kn, n, cfg.Seed, stream)
 			if err != nil {
-				return fmt.Errorf("bench: clusters: %s kernel, side %d: %w", kn.Key, n, err)
+				return fmt.Errorf("experiments: clusters: %s kernel, side %d: %w", kn.Key, n, err)
 			}
 			stream += 2
 			res.Cost = append(res.Cost, pts...)

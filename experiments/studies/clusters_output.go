@@ -317,12 +317,12 @@ func (r *ClustersResult) tauPlot() (*plot.Plot, error) {
 		st := harness.LineStyles[(k+1)%len(harness.LineStyles)]
 		sc, err := plotter.NewScatter(pts.XYs)
 		if err != nil {
-			return nil, fmt.Errorf("bench: clusters plot: %w", err)
+			return nil, fmt.Errorf("experiments: clusters plot: %w", err)
 		}
 		sc.Color, sc.Shape, sc.Radius = st.Color, clustersGlyphs[k%len(clustersGlyphs)], vg.Points(2.5)
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
-			return nil, fmt.Errorf("bench: clusters plot: %w", err)
+			return nil, fmt.Errorf("experiments: clusters plot: %w", err)
 		}
 		eb.Color = st.Color
 		p.Add(sc, eb)
@@ -330,7 +330,7 @@ func (r *ClustersResult) tauPlot() (*plot.Plot, error) {
 		if !math.IsNaN(f.Z) {
 			line, err := plotter.NewLine(plotter.XYs{{X: lo, Y: f.A * math.Pow(lo, f.Z)}, {X: hi, Y: f.A * math.Pow(hi, f.Z)}})
 			if err != nil {
-				return nil, fmt.Errorf("bench: clusters plot: %w", err)
+				return nil, fmt.Errorf("experiments: clusters plot: %w", err)
 			}
 			line.Color, line.Dashes, line.Width = st.Color, st.Dashes, vg.Points(1.2)
 			p.Add(line)
@@ -360,7 +360,7 @@ func (r *ClustersResult) costPlot() (*plot.Plot, error) {
 			}
 			l, sc, err := plotter.NewLinePoints(xy)
 			if err != nil {
-				return nil, fmt.Errorf("bench: clusters cost plot: %w", err)
+				return nil, fmt.Errorf("experiments: clusters cost plot: %w", err)
 			}
 			c := harness.LineStyles[(ki+1)%len(harness.LineStyles)].Color
 			l.Color, l.Width = c, vg.Points(1.3)

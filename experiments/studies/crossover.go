@@ -98,38 +98,38 @@ func CrossoverPaper(quick bool) CrossoverSettings {
 
 func (s CrossoverSettings) validate() error {
 	if len(s.GaussWidths)+len(s.PowerSides) == 0 {
-		return errors.New("bench: crossover: no model")
+		return errors.New("experiments: crossover: no model")
 	}
 	if len(s.GaussWidths) > 0 {
 		if err := s.Gauss.Validate(); err != nil {
-			return fmt.Errorf("bench: crossover: %w", err)
+			return fmt.Errorf("experiments: crossover: %w", err)
 		}
 	}
 	for _, w := range s.GaussWidths {
 		if w < 2 {
-			return fmt.Errorf("bench: crossover: Gaussian width %d < 2", w)
+			return fmt.Errorf("experiments: crossover: Gaussian width %d < 2", w)
 		}
 	}
 	for _, n := range s.PowerSides {
 		if n < 3 {
-			return fmt.Errorf("bench: crossover: power-law side %d < 3", n)
+			return fmt.Errorf("experiments: crossover: power-law side %d < 3", n)
 		}
 	}
 	switch {
 	case len(s.GaussWidths) > 0 && s.Gauss.States > baseline.MaxStates:
-		return fmt.Errorf("bench: crossover: %d Potts states: the hand-written loop takes at most %d", s.Gauss.States, baseline.MaxStates)
+		return fmt.Errorf("experiments: crossover: %d Potts states: the hand-written loop takes at most %d", s.Gauss.States, baseline.MaxStates)
 	case len(s.PowerSides) > 0 && (s.PowerStates < 2 || s.PowerStates > baseline.MaxStates):
-		return fmt.Errorf("bench: crossover: %d power-law Potts states: need 2 to %d", s.PowerStates, baseline.MaxStates)
+		return fmt.Errorf("experiments: crossover: %d power-law Potts states: need 2 to %d", s.PowerStates, baseline.MaxStates)
 	case len(s.PowerSides) > 0 && !(s.PowerSigma > 0):
-		return fmt.Errorf("bench: crossover: σ = %v: need σ > 0", s.PowerSigma)
+		return fmt.Errorf("experiments: crossover: σ = %v: need σ > 0", s.PowerSigma)
 	case len(s.PowerSides) > 0 && !(s.PowerL > 0):
-		return fmt.Errorf("bench: crossover: L = %v: need L > 0", s.PowerL)
+		return fmt.Errorf("experiments: crossover: L = %v: need L > 0", s.PowerL)
 	case s.LambdaScale < 0:
-		return fmt.Errorf("bench: crossover: λ scale %v < 0", s.LambdaScale)
+		return fmt.Errorf("experiments: crossover: λ scale %v < 0", s.LambdaScale)
 	case s.Warm < 0 || s.Target <= 0:
-		return fmt.Errorf("bench: crossover: warm-up %v, target %v: need a warm-up ≥ 0 and a target > 0", s.Warm, s.Target)
+		return fmt.Errorf("experiments: crossover: warm-up %v, target %v: need a warm-up ≥ 0 and a target > 0", s.Warm, s.Target)
 	case s.Reps < 0:
-		return fmt.Errorf("bench: crossover: %d repetitions", s.Reps)
+		return fmt.Errorf("experiments: crossover: %d repetitions", s.Reps)
 	}
 	return nil
 }
@@ -272,7 +272,7 @@ func (cr *crossoverRun) gaussFamily(ctx context.Context) (CrossoverFamily, error
 		p.Width = w
 		g, err := potts.New(p)
 		if err != nil {
-			return fam, fmt.Errorf("bench: crossover: %w", err)
+			return fam, fmt.Errorf("experiments: crossover: %w", err)
 		}
 		csr, err := baseline.NewPottsHeatBath(p, harness.RandStream(cr.seed, cr.stream+2))
 		if err != nil {
@@ -284,7 +284,7 @@ func (cr *crossoverRun) gaussFamily(ctx context.Context) (CrossoverFamily, error
 		}
 		pt := CrossoverPoint{Size: w, Sites: g.NumVars(), Delta: g.MaxDegree(), MeanDegree: csr.MeanDegree(), Beta: p.Beta, L: g.L()}
 		if err := cr.measure(ctx, &pt, g, handTimer(st.Step), handTimer(csr.Step)); err != nil {
-			return fam, fmt.Errorf("bench: crossover: Gaussian width %d: %w", w, err)
+			return fam, fmt.Errorf("experiments: crossover: Gaussian width %d: %w", w, err)
 		}
 		fam.Points = append(fam.Points, pt)
 	}
@@ -299,7 +299,7 @@ func (cr *crossoverRun) powerFamily(ctx context.Context) (CrossoverFamily, error
 	for _, n := range s.PowerSides {
 		p, l, err := PowerLawLattice(n, s.PowerStates, s.PowerSigma, s.PowerL)
 		if err != nil {
-			return fam, fmt.Errorf("bench: crossover: %w", err)
+			return fam, fmt.Errorf("experiments: crossover: %w", err)
 		}
 		st, err := baseline.NewLatticeHeatBath(p, harness.RandStream(cr.seed, cr.stream+2))
 		if err != nil {
@@ -307,7 +307,7 @@ func (cr *crossoverRun) powerFamily(ctx context.Context) (CrossoverFamily, error
 		}
 		pt := CrossoverPoint{Size: n, Sites: l.Sites(), Delta: l.MaxDegree(), MeanDegree: float64(l.MaxDegree()), Beta: p.Beta, L: l.L()}
 		if err := cr.measure(ctx, &pt, l, handTimer(st.Step), nil); err != nil {
-			return fam, fmt.Errorf("bench: crossover: power-law side %d: %w", n, err)
+			return fam, fmt.Errorf("experiments: crossover: power-law side %d: %w", n, err)
 		}
 		fam.Points = append(fam.Points, pt)
 	}

@@ -180,7 +180,7 @@ func (r *CrossoverResult) plot() (*plot.Plot, error) {
 			}
 			l, sc, err := plotter.NewLinePoints(xy)
 			if err != nil {
-				return nil, fmt.Errorf("bench: crossover plot: %w", err)
+				return nil, fmt.Errorf("experiments: crossover plot: %w", err)
 			}
 			st := crossoverFamilyStyle[f.Key]
 			l.Color, l.Dashes, l.Width = crossoverColours[key], st.dash, vg.Points(1.3)

@@ -101,7 +101,7 @@ func FSSPaper(quick bool) FSSSettings {
 }
 
 func (s FSSSettings) validate(chains int) error {
-	bad := func(format string, args ...any) error { return fmt.Errorf("bench: fss: "+format, args...) }
+	bad := func(format string, args ...any) error { return fmt.Errorf("experiments: fss: "+format, args...) }
 	if len(s.Models) == 0 {
 		return bad("no models")
 	}
@@ -324,7 +324,7 @@ func fssJobs(s FSSSettings, states []*fssState, stage, chains int) ([]*fssJob, e
 			}
 			l, err := lat.New(lat.Params{Dim: 2, Size: m.Sizes[si], Coupling: m.Kernel, Spin: lat.Ising(), Beta: beta})
 			if err != nil {
-				return nil, fmt.Errorf("bench: fss: %s at L = %d: %w", m.Key, m.Sizes[si], err)
+				return nil, fmt.Errorf("experiments: fss: %s at L = %d: %w", m.Key, m.Sizes[si], err)
 			}
 			jobs = append(jobs, &fssJob{model: mi, size: si, stage: stage, l: l, beta0: beta, sweeps: m.Sweeps[si] / int64(chains)})
 		}
@@ -340,14 +340,14 @@ func fssCollect(s FSSSettings, states []*fssState, jobs []*fssJob, stage int) er
 		st := states[indexOf(s.Models, j.model, j.size)]
 		run, rw, err := j.pool(s)
 		if err != nil {
-			return fmt.Errorf("bench: fss: %s at L = %d, stage %d: %w", s.Models[j.model].Key, s.Models[j.model].Sizes[j.size], stage+1, err)
+			return fmt.Errorf("experiments: fss: %s at L = %d, stage %d: %w", s.Models[j.model].Key, s.Models[j.model].Sizes[j.size], stage+1, err)
 		}
 		st.pt.Runs = append(st.pt.Runs, run)
 		st.rws = append(st.rws, rw)
 		if stage > 0 {
 			chk, err := fssCheck(st.rws[stage-1], stage-1, stage, run)
 			if err != nil {
-				return fmt.Errorf("bench: fss: %s at L = %d: %w", st.pt.Model, st.pt.Size, err)
+				return fmt.Errorf("experiments: fss: %s at L = %d: %w", st.pt.Model, st.pt.Size, err)
 			}
 			st.pt.Checks = append(st.pt.Checks, chk)
 			st.done = !run.Peak.Edge
@@ -366,7 +366,7 @@ func (res *FSSResult) finish(states []*fssState) error {
 	for _, st := range states {
 		curve, err := fssCurve(st.rws[0], s.CurvePoints)
 		if err != nil {
-			return fmt.Errorf("bench: fss: %s at L = %d: %w", st.pt.Model, st.pt.Size, err)
+			return fmt.Errorf("experiments: fss: %s at L = %d: %w", st.pt.Model, st.pt.Size, err)
 		}
 		st.pt.Curve = curve
 		res.Points = append(res.Points, *st.pt)
@@ -431,7 +431,7 @@ func runFSSStage(ctx context.Context, jobs []*fssJob, s FSSSettings, chains int,
 		start := time.Now()
 		ser, err := fssChain(ctx, t.j.l, s.Burn, t.j.sweeps, cfg.Seed, stream, prog)
 		if err != nil {
-			return fmt.Errorf("bench: fss: L = %d, β = %.6g: %w", t.j.l.Params().Size, t.j.beta0, err)
+			return fmt.Errorf("experiments: fss: L = %d, β = %.6g: %w", t.j.l.Params().Size, t.j.beta0, err)
 		}
 		t.j.series[t.c], t.j.seconds[t.c] = ser, time.Since(start).Seconds()
 		return nil

@@ -377,12 +377,12 @@ func (r *FSSResult) chiPlot() (*plot.Plot, error) {
 		st := harness.LineStyles[(k+1)%len(harness.LineStyles)]
 		sc, err := plotter.NewScatter(pts.XYs)
 		if err != nil {
-			return nil, fmt.Errorf("bench: fss plot: %w", err)
+			return nil, fmt.Errorf("experiments: fss plot: %w", err)
 		}
 		sc.Color, sc.Shape, sc.Radius = st.Color, clustersGlyphs[k%len(clustersGlyphs)], vg.Points(2.5)
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
-			return nil, fmt.Errorf("bench: fss plot: %w", err)
+			return nil, fmt.Errorf("experiments: fss plot: %w", err)
 		}
 		eb.Color = st.Color
 		p.Add(sc, eb)
@@ -394,7 +394,7 @@ func (r *FSSResult) chiPlot() (*plot.Plot, error) {
 			lo, hi := pts.XYs[0].X, pts.XYs[len(pts.XYs)-1].X
 			line, err := plotter.NewLine(plotter.XYs{{X: lo, Y: f.A * math.Pow(lo, f.GammaNu)}, {X: hi, Y: f.A * math.Pow(hi, f.GammaNu)}})
 			if err != nil {
-				return nil, fmt.Errorf("bench: fss plot: %w", err)
+				return nil, fmt.Errorf("experiments: fss plot: %w", err)
 			}
 			line.Color, line.Dashes, line.Width = st.Color, st.Dashes, vg.Points(1.2)
 			p.Add(line)
@@ -453,7 +453,7 @@ func (r *FSSResult) binderPlot(m FSSModel) (*plot.Plot, error) {
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return nil, fmt.Errorf("bench: fss plot: %w", err)
+			return nil, fmt.Errorf("experiments: fss plot: %w", err)
 		}
 		st := harness.LineStyles[k%len(harness.LineStyles)]
 		l.Color, l.Dashes, l.Width = st.Color, st.Dashes, vg.Points(1.2)
@@ -467,7 +467,7 @@ func (r *FSSResult) binderPlot(m FSSModel) (*plot.Plot, error) {
 	if !math.IsNaN(ref) && ref >= lo && ref <= hi && yhi > ylo {
 		v, err := plotter.NewLine(plotter.XYs{{X: ref, Y: ylo}, {X: ref, Y: yhi}})
 		if err != nil {
-			return nil, fmt.Errorf("bench: fss plot: %w", err)
+			return nil, fmt.Errorf("experiments: fss plot: %w", err)
 		}
 		v.Color, v.Dashes = harness.LineStyles[5].Color, []vg.Length{vg.Points(2), vg.Points(2)}
 		p.Add(v)
@@ -481,7 +481,7 @@ func (r *FSSResult) binderPlot(m FSSModel) (*plot.Plot, error) {
 // dir/name.svg.
 func savePanels(plots []*plot.Plot, dir, name string) ([]string, error) {
 	if len(plots) == 0 {
-		return nil, fmt.Errorf("bench: no panels for %s", name)
+		return nil, fmt.Errorf("experiments: no panels for %s", name)
 	}
 	return harness.SaveRow(plots, dir, name, harness.PlotWidth*vg.Length(len(plots))*0.8, harness.PlotHeight, vg.Points(8), vg.Points(4))
 }

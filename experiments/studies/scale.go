@@ -77,7 +77,7 @@ type ScaleResult struct {
 // next width.
 func Scale(ctx context.Context, s ScaleSettings, cfg harness.Config) (*ScaleResult, error) {
 	if len(s.Widths) == 0 || s.PGUpdates < 1 || s.GibbsUpdates < 1 || s.Reps < 1 {
-		return nil, errors.New("bench: scale: want widths, updates ≥ 1 and reps ≥ 1")
+		return nil, errors.New("experiments: scale: want widths, updates ≥ 1 and reps ≥ 1")
 	}
 	budget := s.MaxBytes
 	if budget == 0 {
@@ -91,7 +91,7 @@ func Scale(ctx context.Context, s ScaleSettings, cfg harness.Config) (*ScaleResu
 		p := s.Model
 		p.Width = w
 		if err := p.Validate(); err != nil {
-			return nil, fmt.Errorf("bench: scale: %w", err)
+			return nil, fmt.Errorf("experiments: scale: %w", err)
 		}
 		// The graph, and Poisson-Gibbs's tables and state: about a tenth
 		// more (measured up to width 516).
@@ -118,7 +118,7 @@ func scalePoint(ctx context.Context, p potts.Params, s ScaleSettings, seed uint6
 	t0 := time.Now()
 	g, err := potts.New(p)
 	if err != nil {
-		return ScalePoint{}, fmt.Errorf("bench: scale: width %d: %w", p.Width, err)
+		return ScalePoint{}, fmt.Errorf("experiments: scale: width %d: %w", p.Width, err)
 	}
 	pt := ScalePoint{Width: p.Width, Vars: g.NumVars(), Pairs: g.NumFactors(), BuildSeconds: time.Since(t0).Seconds(),
 		GraphBytes: float64(g.Bytes())}

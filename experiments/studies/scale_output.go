@@ -77,7 +77,7 @@ func (r *ScaleResult) plot() (*plot.Plot, error) {
 		}
 		l, sc, err := plotter.NewLinePoints(xy)
 		if err != nil {
-			return nil, fmt.Errorf("bench: scale plot: %w", err)
+			return nil, fmt.Errorf("experiments: scale plot: %w", err)
 		}
 		st := harness.LineStyles[k%len(harness.LineStyles)]
 		l.Color, l.Dashes, l.Width = st.Color, st.Dashes, vg.Points(1.3)

@@ -90,7 +90,7 @@ func UAIScores(ctx context.Context, s UAISettings, cfg harness.Config) (*UAIResu
 			}
 		}
 		if len(models) == 0 {
-			return nil, fmt.Errorf("bench: no model with a .MAR file in %s", s.Dir)
+			return nil, fmt.Errorf("experiments: no model with a .MAR file in %s", s.Dir)
 		}
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
@@ -100,7 +100,7 @@ func UAIScores(ctx context.Context, s UAISettings, cfg harness.Config) (*UAIResu
 	for _, name := range models {
 		row, err := uaiRow(ctx, s, name)
 		if err != nil {
-			return res, fmt.Errorf("bench: %s: %w", name, err)
+			return res, fmt.Errorf("experiments: %s: %w", name, err)
 		}
 		res.Rows = append(res.Rows, row)
 		prog.Add(1)
