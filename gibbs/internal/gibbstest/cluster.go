@@ -8,10 +8,6 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
-// ClusterName reports whether name is a cluster sampler, which runs only on
-// ferromagnetic Potts models.
-func ClusterName(name string) bool { return name == "sw" || name == "wolff" }
-
 // RandomClusterGraph returns a random graph the cluster samplers accept: 3–5
 // variables of domain sizes 2–4, Potts pairs of weights in [0, 1.6) (some
 // doubled), and optionally unary tables (with hard zeros if hard) and a

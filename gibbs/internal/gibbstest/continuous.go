@@ -9,6 +9,9 @@ import (
 	"github.com/pgibbs/pgibbs/models/tgm"
 )
 
+// ContGraph is a test graph with continuous variables: its name, the
+// graph, the histogram bins per continuous variable, and whether it has a
+// hard factor and is cheap enough for the rejection samplers.
 type ContGraph struct {
 	Name      string
 	G         *factorgraph.Graph
@@ -17,10 +20,12 @@ type ContGraph struct {
 	Rejection bool // cheap enough for the rejection samplers (small L)
 }
 
+// Fn is factorgraph.NewFunc: a factor over vars with range [lo, hi].
 func Fn(vars []int, lo, hi float64, f func(x []float64) float64) factorgraph.Factor {
 	return factorgraph.NewFunc(vars, lo, hi, f)
 }
 
+// ContGraphs are the continuous samplers' exactness tests' graphs.
 func ContGraphs(t *testing.T) []ContGraph {
 	t.Helper()
 	var out []ContGraph

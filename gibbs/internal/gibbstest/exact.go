@@ -20,6 +20,9 @@ type Graph struct {
 	Seed uint64
 }
 
+// RandomGraph returns a random connected discrete graph of 3–5 variables
+// (with hard zeros if hard, and an observed variable if evidence) whose
+// feasible states single-site moves connect.
 func RandomGraph(t *testing.T, seed uint64, hard, evidence bool) Graph {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 0xfeed))
@@ -80,6 +83,7 @@ func StateIndex(g *factorgraph.Graph, x []float64) int {
 	return idx
 }
 
+// Decode sets x to the state of index idx (StateIndex's inverse).
 func Decode(g *factorgraph.Graph, idx int, x []float64) {
 	for i := range g.NumVars() {
 		d := g.Domain(i).Size
@@ -115,6 +119,8 @@ func Enumerate(g *factorgraph.Graph) []float64 {
 	return normalise(logp, mx)
 }
 
+// MarginalsOf returns each variable's marginal under the joint
+// distribution joint (indexed by StateIndex).
 func MarginalsOf(g *factorgraph.Graph, joint []float64) [][]float64 {
 	out := make([][]float64, g.NumVars())
 	for i := range out {
@@ -263,6 +269,8 @@ const MinVisits = 10
 // score 12 to 100.
 const ZLimit = 6
 
+// SamplerCase is a sampler under test: its name, its constructor from a
+// model, an RNG and an initial state, and its run length (0: ExactSteps).
 type SamplerCase struct {
 	Name  string
 	New   func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error)
@@ -293,6 +301,7 @@ func Graphs(t *testing.T) []Graph {
 	return gs
 }
 
+// ExactSteps is the default run length of an exactness check.
 const ExactSteps = 200000
 
 // MinSteps is the run length for MIN-Gibbs, whose steps cost D·λ = D·Ψ²

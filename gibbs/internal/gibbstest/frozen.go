@@ -53,4 +53,5 @@ func Cube(k, d int) ([]int, []float64) {
 	return sizes, make([]float64, total)
 }
 
+// Equal accepts the assignments of two variables that agree.
 func Equal(v []int) bool { return v[0] == v[1] }

@@ -22,6 +22,8 @@ func ClosedChannel() <-chan struct{} {
 	return ch
 }
 
+// SnapshotOf returns s's snapshot, failing t if s is not a
+// chain.Snapshotter or the snapshot fails.
 func SnapshotOf(t testing.TB, s gibbs.Sampler) []byte {
 	t.Helper()
 	b, err := s.(chain.Snapshotter).Snapshot()
@@ -78,6 +80,8 @@ func AbortOnceWith(t *testing.T, label string, mk func(seed uint64) (gibbs.Sampl
 	}
 }
 
+// Step runs one step of s.
 func Step(s gibbs.Sampler) int { return s.Step() }
 
+// Sweep runs one sweep of s.
 func Sweep(s gibbs.Sampler) int { return gibbs.Sweeper{Sampler: s}.Step() }

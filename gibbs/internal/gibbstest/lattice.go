@@ -10,6 +10,7 @@ import (
 	"github.com/pgibbs/pgibbs/models/lattice"
 )
 
+// NewLattice builds the lattice of p, failing t on an error.
 func NewLattice(t testing.TB, p lattice.Params) *lattice.Lattice {
 	t.Helper()
 	l, err := lattice.New(p)
@@ -38,6 +39,8 @@ func LatticePi(l *lattice.Lattice) []float64 {
 	return normalise(logp, mx)
 }
 
+// DecodeLattice sets x to the state of index s of a lattice of q-state
+// spins (LatticePi's order).
 func DecodeLattice(s, q int, x []float64) {
 	for i := range x {
 		x[i] = float64(s % q)

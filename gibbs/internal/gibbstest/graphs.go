@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/models/potts"
 )
 
 // PottsChain is a chain of n binary variables with Potts pairs of weight w
@@ -50,4 +51,25 @@ func GridPotts(t testing.TB, side int, w float64) *factorgraph.Graph {
 		}
 	}
 	return Build(t, b)
+}
+
+// SmallPotts is the 4×4 three-state Gaussian-kernel Potts model (β = 1,
+// γ = 0.5) of package potts.
+func SmallPotts(t testing.TB) *factorgraph.Graph {
+	t.Helper()
+	g, err := potts.New(potts.Params{Width: 4, States: 3, Beta: 1, Gamma: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// Build builds b, failing t on an error.
+func Build(t testing.TB, b *factorgraph.Builder) *factorgraph.Graph {
+	t.Helper()
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -1,11 +1,5 @@
 package gibbstest
 
-import (
-	"testing"
-
-	"github.com/pgibbs/pgibbs/factorgraph"
-)
-
 // ContinuousName reports whether the sampler called name samples
 // continuous variables (and refuses a model without any).
 func ContinuousName(name string) bool {
@@ -16,11 +10,6 @@ func ContinuousName(name string) bool {
 	return false
 }
 
-func Build(t testing.TB, b *factorgraph.Builder) *factorgraph.Graph {
-	t.Helper()
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+// ClusterName reports whether name is a cluster sampler, which runs only on
+// ferromagnetic Potts models.
+func ClusterName(name string) bool { return name == "sw" || name == "wolff" }
