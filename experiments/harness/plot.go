@@ -53,6 +53,28 @@ func LogLogPlot(title, xlabel, ylabel string) *plot.Plot {
 	return p
 }
 
+// AddSeries adds xy to p as a line through markers, 1.3 pt wide with
+// markers of radius 2.5 pt, in colour c with dashes (nil: solid) and the
+// marker shape (nil: the default ring), and labels it in the legend. An
+// empty xy adds nothing.
+func AddSeries(p *plot.Plot, xy plotter.XYs, c color.Color, dashes []vg.Length, shape draw.GlyphDrawer, label string) error {
+	if len(xy) == 0 {
+		return nil
+	}
+	l, sc, err := plotter.NewLinePoints(xy)
+	if err != nil {
+		return err
+	}
+	l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1.3)
+	sc.Color, sc.Radius = c, vg.Points(2.5)
+	if shape != nil {
+		sc.Shape = shape
+	}
+	p.Add(l, sc)
+	p.Legend.Add(label, l, sc)
+	return nil
+}
+
 // SavePlot saves p, PlotWidth × PlotHeight, as dir/name.png and
 // dir/name.svg, and returns the paths written.
 func SavePlot(p *plot.Plot, dir, name string) ([]string, error) {

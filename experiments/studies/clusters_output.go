@@ -355,21 +355,15 @@ func (r *ClustersResult) costPlot() (*plot.Plot, error) {
 					xy = append(xy, plotter.XY{X: float64(pt.Sites), Y: pt.Median})
 				}
 			}
-			if len(xy) == 0 {
-				continue
-			}
-			l, sc, err := plotter.NewLinePoints(xy)
-			if err != nil {
-				return nil, fmt.Errorf("experiments: clusters cost plot: %w", err)
+			var dashes []vg.Length
+			if si > 0 {
+				dashes = []vg.Length{vg.Points(5), vg.Points(2)}
 			}
 			c := harness.LineStyles[(ki+1)%len(harness.LineStyles)].Color
-			l.Color, l.Width = c, vg.Points(1.3)
-			if si > 0 {
-				l.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
+			label := fmt.Sprintf("%s, %s (β = %.4g)", ClustersCostName(key), kn.Key, kn.Beta)
+			if err := harness.AddSeries(p, xy, c, dashes, clustersGlyphs[si%len(clustersGlyphs)], label); err != nil {
+				return nil, fmt.Errorf("experiments: clusters cost plot: %w", err)
 			}
-			sc.Color, sc.Shape, sc.Radius = c, clustersGlyphs[si%len(clustersGlyphs)], vg.Points(2.5)
-			p.Add(l, sc)
-			p.Legend.Add(fmt.Sprintf("%s, %s (β = %.4g)", ClustersCostName(key), kn.Key, kn.Beta), l, sc)
 		}
 	}
 	return p, nil

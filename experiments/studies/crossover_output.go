@@ -175,18 +175,10 @@ func (r *CrossoverResult) plot() (*plot.Plot, error) {
 					xy = append(xy, plotter.XY{X: float64(pt.Delta), Y: tm.Median})
 				}
 			}
-			if len(xy) == 0 {
-				continue
-			}
-			l, sc, err := plotter.NewLinePoints(xy)
-			if err != nil {
+			st := crossoverFamilyStyle[f.Key]
+			if err := harness.AddSeries(p, xy, crossoverColours[key], st.dash, st.glyph, crossoverNames[key]+", "+crossoverNames[f.Key]); err != nil {
 				return nil, fmt.Errorf("experiments: crossover plot: %w", err)
 			}
-			st := crossoverFamilyStyle[f.Key]
-			l.Color, l.Dashes, l.Width = crossoverColours[key], st.dash, vg.Points(1.3)
-			sc.Color, sc.Shape, sc.Radius = crossoverColours[key], st.glyph, vg.Points(2.5)
-			p.Add(l, sc)
-			p.Legend.Add(crossoverNames[key]+", "+crossoverNames[f.Key], l, sc)
 		}
 	}
 	return p, nil

@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/pgibbs/pgibbs/experiments/harness"
 )
@@ -72,18 +71,10 @@ func (r *ScaleResult) plot() (*plot.Plot, error) {
 				xy = append(xy, plotter.XY{X: float64(pt.Pairs), Y: y})
 			}
 		}
-		if len(xy) == 0 {
-			continue
-		}
-		l, sc, err := plotter.NewLinePoints(xy)
-		if err != nil {
+		st := harness.LineStyles[k%len(harness.LineStyles)]
+		if err := harness.AddSeries(p, xy, st.Color, st.Dashes, nil, sr.name); err != nil {
 			return nil, fmt.Errorf("experiments: scale plot: %w", err)
 		}
-		st := harness.LineStyles[k%len(harness.LineStyles)]
-		l.Color, l.Dashes, l.Width = st.Color, st.Dashes, vg.Points(1.3)
-		sc.Color, sc.Radius = st.Color, vg.Points(2.5)
-		p.Add(l, sc)
-		p.Legend.Add(sr.name, l, sc)
 	}
 	return p, nil
 }
