@@ -219,18 +219,7 @@ func (c *Chromatic) RunSweep() bool {
 		}
 	}
 	for class, chunk := range c.chunks {
-		if p != nil {
-			p.journal = journal
-			p.wg.Add(len(p.start))
-			for _, ch := range p.start {
-				ch <- class
-			}
-		}
-		runChunk(c.workers[0], chunk[0], journal)
-		if p != nil {
-			p.wg.Wait()
-			p.rethrow()
-		}
+		c.runClass(p, class, chunk, journal)
 		if journal && c.aborted() {
 			c.rollback(class)
 			return false
@@ -238,6 +227,26 @@ func (c *Chromatic) RunSweep() bool {
 	}
 	c.sweeps++
 	return true
+}
+
+// runClass updates colour class class: the pool's workers their chunks,
+// worker 0 its own on this goroutine. It returns once every worker is
+// done, even when worker 0's update panics (a user's factor), so that no
+// worker still runs when the panic reaches the caller; a worker's panic is
+// rethrown here.
+func (c *Chromatic) runClass(p *sweepPool, class int, chunk [][]int, journal bool) {
+	if p == nil {
+		runChunk(c.workers[0], chunk[0], journal)
+		return
+	}
+	p.journal = journal
+	p.wg.Add(len(p.start))
+	for _, ch := range p.start {
+		ch <- class
+	}
+	defer p.rethrow()
+	defer p.wg.Wait()
+	runChunk(c.workers[0], chunk[0], journal)
 }
 
 // aborted reports whether a worker aborted an update or the interrupt
