@@ -170,7 +170,7 @@ const DefaultMaxTries = 10_000_000
 // factors and of a few seconds on slow user factors.
 const DefaultMaxDraws = 1e7
 
-// Factory builds a sampler on m drawing from r, as the constructors of this
-// package do (opt may be nil). FactoryOf returns the factory of a sampler
-// by name; chromatic.New builds its workers with one.
+// Factory builds a sampler on m drawing from r, as the constructors of the
+// family do (opt may be nil). samplers.FactoryOf returns the factory of a
+// sampler by name; chromatic.New builds its workers with one.
 type Factory func(m factorgraph.Model, r *rand.Rand, opt *Options) (Sampler, error)

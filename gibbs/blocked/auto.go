@@ -91,7 +91,7 @@ func planWork(plans []*blockPlan) float64 {
 }
 
 // stickyShare is the share of the links between free variables that must
-// be deterministic or strong for NewAuto to consider blocks, and
+// be deterministic or strong for samplers.NewAuto to consider blocks, and
 // stickyRange the range (summed over the soft factors linking a pair) of a
 // strong link: odds of e ≈ 2.7 to 1 between two values of one variable
 // given the other. Chains of such links already make single-site chains
@@ -104,7 +104,7 @@ const (
 )
 
 // NewIfSticky returns the Blocked sampler the registry's auto runs on m
-// (see NewAuto), or nil where single-site updates are the choice.
+// (see samplers.NewAuto), or nil where single-site updates are the choice.
 func NewIfSticky(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Blocked, error) {
 	if bm, ok := m.(blockModel); ok {
 		// Single-site updates that cannot move a hard link are no choice.

@@ -16,7 +16,7 @@ type Config struct {
 	// NewWith (no blocks given) choose the width from the model —
 	// on a model with deterministic links the widest of 12, 8 and 4 whose
 	// updates cost at most 80 single-site updates a variable, otherwise 4
-	// (see NewAuto). User blocks are bounded by MaxTable only, and Blocked
+	// (see samplers.NewAuto). User blocks are bounded by MaxTable only, and Blocked
 	// eliminates every block in the order of smallest tables, whose width
 	// may exceed MaxWidth where domain sizes differ.
 	MaxWidth, MaxTable, MaxVars int

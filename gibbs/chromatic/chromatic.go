@@ -67,7 +67,7 @@ type worker interface {
 }
 
 // New returns a chromatic sampler on m with one worker per RNG in
-// rngs, each built by f (see FactoryOf) with opt: worker 0 draws or takes
+// rngs, each built by f (see samplers.FactoryOf) with opt: worker 0 draws or takes
 // the initial state as a single sampler would, and the others work on it.
 // f must build samplers of the family whose updates read only A[i]
 // (gibbs, pgibbs, auto, mgpmh or a continuous sampler); any other is

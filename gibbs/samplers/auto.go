@@ -17,7 +17,7 @@ import (
 // 80 single-site updates per variable (the width chosen as blocked.New
 // does), a Blocked sampler; otherwise a Mixed sampler (plain Gibbs or
 // Poisson-Gibbs variable by variable). A model with a hard factor that
-// would freeze single-site updates (see NewGibbs) always gets blocks,
+// would freeze single-site updates (see site.NewGibbs) always gets blocks,
 // whatever they cost. Both are exact; the choice depends
 // on the model only, so the same seed gives the same chain. The workers of
 // a Chromatic, which update one variable at a time, are always Mixed. The
