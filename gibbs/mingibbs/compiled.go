@@ -139,7 +139,7 @@ func (p *proposal) drawCompiled(c *core.Core, i int) int {
 				}
 				continue
 			}
-			if !c.AddScaled(i, int(o.Ref), o.M, coef, logPsi) {
+			if !addScaled(c, i, int(o.Ref), o.M, coef, logPsi) {
 				return -1
 			}
 		}

@@ -125,7 +125,7 @@ func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*MINGib
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: %w", err)
 	}
-	if err := c.CheckMIN(opt, lambda, g.Psi()); err != nil {
+	if err := checkMIN(&c, opt, lambda, g.Psi()); err != nil {
 		return nil, err
 	}
 	est, err := newEstimator(g, lambda)
@@ -253,7 +253,7 @@ func (p *proposal) draw(c *core.Core, i int) int {
 			k := int(k32)
 			mk := c.M.Bound(i, k)
 			coef := float64(p.counts.Count(k)) * l / (p.lambda * mk) // s_φ L/(λM_φ)
-			if !c.AddScaled(i, k, mk, coef, logPsi) || c.Spend(d) {
+			if !addScaled(c, i, k, mk, coef, logPsi) || c.Spend(d) {
 				return -1
 			}
 		}
@@ -302,7 +302,7 @@ func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*MGPMH, er
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MGPMH: %w", err)
 	}
-	if err := c.CheckMGPMH(opt, lambda); err != nil {
+	if err := checkMGPMH(&c, opt, lambda); err != nil {
 		return nil, err
 	}
 	if err := minibatch.CheckMean(lambda); err != nil {
@@ -330,7 +330,7 @@ func (s *MGPMH) Update(i int) {
 	}
 	// Exact soft energies of A[i] at both values (hard factors cancel
 	// between U_i and ψ, which both contain them).
-	du, ok := s.SoftDelta(i, cur, v)
+	du, ok := softDelta(&s.base, i, cur, v)
 	if !ok {
 		return
 	}
@@ -379,7 +379,7 @@ func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
 	}
-	if err := c.CheckDoubleMIN(opt, lambda, lambda2); err != nil {
+	if err := checkDoubleMIN(&c, opt, lambda, lambda2); err != nil {
 		return nil, err
 	}
 	if err := minibatch.CheckMean(lambda); err != nil {

@@ -967,17 +967,3 @@ func powWeights(w []float64, n []int32, pow []float64, full float64) float64 {
 	}
 	return total
 }
-
-// softDeltaCompiled is softDelta over the compiled A[i]: the exact soft
-// conditional at every value, one pass over A[i] (into c.U, which MGPMH
-// does not otherwise use; addCompiled takes c.Buf2).
-func (c *Core) softDeltaCompiled(i, cur, v int) (float64, bool) {
-	u := c.U[:c.Size[i]]
-	clear(u)
-	n, ok := c.AddCompiled(i, u, false)
-	if !ok {
-		return 0, false
-	}
-	c.Stat.Factors += int64(n)
-	return u[v] - u[cur], true
-}

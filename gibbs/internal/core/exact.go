@@ -27,3 +27,20 @@ func (c *Core) exactGeneric(i int) {
 	c.Stat.Factors += int64(soft + hard)
 	c.set(i, u)
 }
+
+// HardEnergies sets h[v] to the sum of the hard factors of A[i] at x_{i←v}
+// (0 everywhere without hard factors). It reports false after an error.
+func (c *Core) HardEnergies(i int, h []float64) bool {
+	if c.KG != nil {
+		return c.HardCompiled(i, h)
+	}
+	clear(h)
+	soft, hard := c.M.Degree(i)
+	for k := soft; k < soft+hard; k++ {
+		if !c.addExact(i, k, h) {
+			return false
+		}
+	}
+	c.Stat.Factors += int64(hard)
+	return true
+}

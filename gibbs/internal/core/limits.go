@@ -80,8 +80,8 @@ func (c *Core) autoWork() float64 {
 	}).Work, 0)
 }
 
-// useAuto is the advice of a refusal to use Mixed, with its cost here.
-func (c *Core) useAuto() string {
+// UseAuto is the advice of a refusal to use Mixed, with its cost here.
+func (c *Core) UseAuto() string {
 	return fmt.Sprintf("use auto (about %.2g draws and factor values a step here)", c.autoWork())
 }
 
@@ -185,7 +185,7 @@ func (c *Core) CheckExact(opt *gibbs.Options, name string) error {
 	}
 	soft, hard := c.M.Degree(w.I)
 	what := fmt.Sprintf("evaluate about %.2g factor values (variable %d: |A[i]| = %d factors at D = %d values)", w.Work, w.I, soft+hard, c.Size[w.I])
-	return TooMuch(name, what, limit, c.useAuto())
+	return TooMuch(name, what, limit, c.UseAuto())
 }
 
 // continuousExact returns the largest work of an exact-energy continuous
@@ -200,10 +200,10 @@ func (c *Core) continuousExact(points float64) float64 {
 	}).Work, 0)
 }
 
-// checkWork refuses sampler name on c when the largest work(i) over the
+// CheckWork refuses sampler name on c when the largest work(i) over the
 // free variables exceeds the limit of opt; describe says what a step of
 // the worst variable would do and what to use instead.
-func (c *Core) checkWork(opt *gibbs.Options, name string, work func(i int) float64, describe func(w Worst) (what, instead string)) error {
+func (c *Core) CheckWork(opt *gibbs.Options, name string, work func(i int) float64, describe func(w Worst) (what, instead string)) error {
 	limit, err := MaxDrawsOf(opt)
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", name, err)
@@ -214,55 +214,4 @@ func (c *Core) checkWork(opt *gibbs.Options, name string, work func(i int) float
 	}
 	what, instead := describe(w)
 	return TooMuch(name, what, limit, instead)
-}
-
-// CheckMIN refuses MIN-Gibbs with batch parameter lambda (psi: Ψ).
-func (c *Core) CheckMIN(opt *gibbs.Options, lambda, psi float64) error {
-	work := func(i int) float64 {
-		_, hard := c.M.Degree(i)
-		return (c.Values(i)-1)*lambda + float64(hard)*c.Values(i)
-	}
-	return c.checkWork(opt, "mingibbs", work, func(w Worst) (string, string) {
-		what := fmt.Sprintf("draw about %.2g factors (variable %d: D − 1 = %d global estimates of %s draws each, Ψ = %.2g)",
-			w.Work, w.I, c.Size[w.I]-1, LambdaText("λ", opt.Lambda, opt.LambdaScale, "Ψ", lambda), psi)
-		return what, c.useAuto() + ", or a smaller λ"
-	})
-}
-
-// proposalWork is the work of MGPMH's and DoubleMIN-Gibbs's local proposal
-// for variable i with batch parameter lambda: λL_i/L draws and the kept
-// factors evaluated at D_i values, the hard ones too.
-func (c *Core) proposalWork(i int, lambda float64) float64 {
-	l := c.M.L()
-	if l == 0 {
-		_, hard := c.M.Degree(i)
-		return float64(hard) * c.Values(i)
-	}
-	return c.MinibatchWork(i, lambda*c.M.Li(i)/l, c.Values(i))
-}
-
-// CheckMGPMH refuses MGPMH with batch parameter lambda.
-func (c *Core) CheckMGPMH(opt *gibbs.Options, lambda float64) error {
-	work := func(i int) float64 {
-		soft, _ := c.M.Degree(i)
-		return c.proposalWork(i, lambda) + float64(soft)*c.Values(i)
-	}
-	return c.checkWork(opt, "mgpmh", work, func(w Worst) (string, string) {
-		soft, hard := c.M.Degree(w.I)
-		what := fmt.Sprintf("draw and evaluate about %.2g factors (variable %d: a proposal with %s, L = %.2g, and the exact correction over |A[i]| = %d factors at D = %d values)",
-			w.Work, w.I, LambdaText("λ", opt.Lambda, opt.LambdaScale, "L", lambda), c.M.L(), soft+hard, c.Size[w.I])
-		return what, "use a smaller λ, or " + c.useAuto()[4:]
-	})
-}
-
-// CheckDoubleMIN refuses DoubleMIN-Gibbs with batch parameters lambda
-// (local) and lambda2 (global).
-func (c *Core) CheckDoubleMIN(opt *gibbs.Options, lambda, lambda2 float64) error {
-	work := func(i int) float64 { return c.proposalWork(i, lambda) + lambda2 }
-	return c.checkWork(opt, "doublemin", work, func(w Worst) (string, string) {
-		what := fmt.Sprintf("draw about %.2g factors (variable %d: a proposal with %s and a global estimate with %s, L = %.2g)",
-			w.Work, w.I, LambdaText("λ", opt.Lambda, opt.LambdaScale, "L", lambda),
-			LambdaText("λ2", opt.Lambda2, opt.Lambda2Scale, "L", lambda2), c.M.L())
-		return what, "use a smaller λ or λ2, or " + c.useAuto()[4:]
-	})
 }

@@ -1,30 +1,14 @@
-package core
+package mingibbs
 
 import (
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 )
 
-// HardEnergies sets h[v] to the sum of the hard factors of A[i] at x_{i←v}
-// (0 everywhere without hard factors). It reports false after an error.
-func (c *Core) HardEnergies(i int, h []float64) bool {
-	if c.KG != nil {
-		return c.HardCompiled(i, h)
-	}
-	clear(h)
-	soft, hard := c.M.Degree(i)
-	for k := soft; k < soft+hard; k++ {
-		if !c.addExact(i, k, h) {
-			return false
-		}
-	}
-	c.Stat.Factors += int64(hard)
-	return true
-}
-
-// AddScaled adds coef·φ̃(x_{i←v}) of the k-th factor of A[i] (bound mk) to
+// addScaled adds coef·φ̃(x_{i←v}) of the k-th factor of A[i] (bound mk) to
 // dst[v] for every v, checking each value against the factor's range. It
 // reports false after recording an error.
-func (c *Core) AddScaled(i, k int, mk, coef float64, dst []float64) bool {
+func addScaled(c *core.Core, i, k int, mk, coef float64, dst []float64) bool {
 	buf := c.Buf[:len(dst)]
 	c.M.EvalAll(i, k, c.X, buf)
 	lo, hi := factorgraph.Limits(mk)
@@ -38,11 +22,11 @@ func (c *Core) AddScaled(i, k int, mk, coef float64, dst []float64) bool {
 	return true
 }
 
-// SoftDelta returns Σ_{soft φ∈A[i]} φ̃(x_{i←v}) − φ̃(x_{i←cur}), evaluating
+// softDelta returns Σ_{soft φ∈A[i]} φ̃(x_{i←v}) − φ̃(x_{i←cur}), evaluating
 // every soft factor of A[i] at both values.
-func (c *Core) SoftDelta(i, cur, v int) (float64, bool) {
+func softDelta(c *core.Core, i, cur, v int) (float64, bool) {
 	if c.KG != nil {
-		return c.softDeltaCompiled(i, cur, v)
+		return softDeltaCompiled(c, i, cur, v)
 	}
 	soft, _ := c.M.Degree(i)
 	du := 0.0
@@ -68,4 +52,18 @@ func (c *Core) SoftDelta(i, cur, v int) (float64, bool) {
 	}
 	c.Stat.Factors += int64(soft)
 	return du, true
+}
+
+// softDeltaCompiled is softDelta over the compiled A[i]: the exact soft
+// conditional at every value, one pass over A[i] (into c.U, which MGPMH
+// does not otherwise use; addCompiled takes c.Buf2).
+func softDeltaCompiled(c *core.Core, i, cur, v int) (float64, bool) {
+	u := c.U[:c.Size[i]]
+	clear(u)
+	n, ok := c.AddCompiled(i, u, false)
+	if !ok {
+		return 0, false
+	}
+	c.Stat.Factors += int64(n)
+	return u[v] - u[cur], true
 }
