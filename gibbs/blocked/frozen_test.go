@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -164,7 +165,11 @@ func TestFrozenLinkExactness(t *testing.T) {
 	graphs := frozenGraphs(t)
 	gibbstest.CheckExact(t, graphs, []gibbstest.SamplerCase{
 		{Name: "auto", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
-			return NewIfSticky(m, r, &gibbs.Options{Init: init})
+			b, err := NewIfSticky(m, r, &gibbs.Options{Init: init})
+			if err == nil && b == nil {
+				return nil, errors.New("auto chose single-site updates on a frozen graph")
+			}
+			return b, err
 		}, Steps: blockSteps},
 		blockedCase("Blocked/auto", nil, Config{}, blockSteps),
 		blockedCase("Blocked/one-variable-blocks", nil, Config{MaxVars: 1}, blockSteps),
