@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -414,7 +415,7 @@ const reachableBudget = 100_000
 // gives up, a value counts as reachable.
 func (lc *linkCheck) reachable(v int, feasible [][]int32, k int) int {
 	fs, ok := lc.m.(interface {
-		FeasibleStateGiven(r *rand.Rand, maxNodes int, given map[int]float64) ([]float64, error)
+		FeasibleStateGiven(ctx context.Context, r *rand.Rand, maxNodes int, given map[int]float64) ([]float64, error)
 	})
 	r := rand.New(rand.NewPCG(uint64(v), 0xf502e))
 	n := 0
@@ -425,7 +426,7 @@ func (lc *linkCheck) reachable(v int, feasible [][]int32, k int) int {
 		}
 		tried = append(tried, t[k])
 		if ok {
-			_, err := fs.FeasibleStateGiven(r, reachableBudget, map[int]float64{v: float64(t[k])})
+			_, err := fs.FeasibleStateGiven(context.TODO(), r, reachableBudget, map[int]float64{v: float64(t[k])})
 			if errors.Is(err, factorgraph.ErrNoFeasibleState) {
 				continue
 			}

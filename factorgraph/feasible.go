@@ -1,6 +1,7 @@
 package factorgraph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -26,8 +27,8 @@ var ErrNoFeasibleState = errors.New("factorgraph: no state has positive probabil
 // The search gives up after maxNodes assignments (≤ 0 means 10⁶) with an
 // error suggesting an explicit initial state; it returns ErrNoFeasibleState
 // when it has proved that none exists.
-func (g *Graph) FeasibleState(r *rand.Rand, maxNodes int) ([]float64, error) {
-	return g.FeasibleStateGiven(r, maxNodes, nil)
+func (g *Graph) FeasibleState(ctx context.Context, r *rand.Rand, maxNodes int) ([]float64, error) {
+	return g.FeasibleStateGiven(ctx, r, maxNodes, nil)
 }
 
 // FeasibleStateGiven is FeasibleState with the free variables in given
@@ -35,7 +36,7 @@ func (g *Graph) FeasibleState(r *rand.Rand, maxNodes int) ([]float64, error) {
 // has a state of positive probability in which they take those values
 // (ErrNoFeasibleState: provably none). A value outside its variable's
 // domain, or given for an observed variable, is an error.
-func (g *Graph) FeasibleStateGiven(r *rand.Rand, maxNodes int, given map[int]float64) ([]float64, error) {
+func (g *Graph) FeasibleStateGiven(ctx context.Context, r *rand.Rand, maxNodes int, given map[int]float64) ([]float64, error) {
 	if maxNodes <= 0 {
 		maxNodes = 1_000_000
 	}
@@ -50,7 +51,7 @@ func (g *Graph) FeasibleStateGiven(r *rand.Rand, maxNodes int, given map[int]flo
 			return nil, fmt.Errorf("factorgraph: FeasibleStateGiven: value %v of variable %d outside its domain %v", v, i, g.domains[i])
 		}
 	}
-	s := &search{g: g, r: r, x: make([]float64, n), assigned: make([]bool, n), budget: maxNodes}
+	s := &search{ctx: ctx, g: g, r: r, x: make([]float64, n), assigned: make([]bool, n), budget: maxNodes}
 	s.allowed = make([][]bool, n)
 	s.left = make([]int, n)
 	for i, d := range g.domains {
@@ -100,6 +101,7 @@ func (g *Graph) FeasibleStateGiven(r *rand.Rand, maxNodes int, given map[int]flo
 }
 
 type search struct {
+	ctx        context.Context
 	g          *Graph
 	r          *rand.Rand
 	x          []float64
@@ -187,6 +189,11 @@ func (s *search) solve() (bool, error) {
 		}
 		if s.budget--; s.budget < 0 {
 			return false, fmt.Errorf("factorgraph: gave up searching for a state of positive probability after the node budget; pass an initial state")
+		}
+		if s.budget%1024 == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return false, fmt.Errorf("factorgraph: search for a state of positive probability: %w", err)
+			}
 		}
 		s.x[i], s.assigned[i] = float64(v), true
 		if s.propagate(i) {

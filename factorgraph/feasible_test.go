@@ -1,6 +1,7 @@
 package factorgraph
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -48,7 +49,7 @@ func TestFeasibleStateQueens(t *testing.T) {
 	g := queens(t, 8)
 	seen := map[[8]float64]bool{}
 	for seed := range uint64(5) {
-		x, err := g.FeasibleState(rand.New(rand.NewPCG(seed, 1)), 0)
+		x, err := g.FeasibleState(context.Background(), rand.New(rand.NewPCG(seed, 1)), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,11 +62,11 @@ func TestFeasibleStateQueens(t *testing.T) {
 		t.Errorf("5 seeds gave %d distinct starting states; the search should randomise", len(seen))
 	}
 	// 3 queens cannot be placed on a 3×3 board.
-	if _, err := queens(t, 3).FeasibleState(rand.New(rand.NewPCG(1, 1)), 0); !errors.Is(err, ErrNoFeasibleState) {
+	if _, err := queens(t, 3).FeasibleState(context.Background(), rand.New(rand.NewPCG(1, 1)), 0); !errors.Is(err, ErrNoFeasibleState) {
 		t.Errorf("3 queens: %v, want ErrNoFeasibleState", err)
 	}
 	// A tiny node budget gives up with a clear error.
-	if _, err := queens(t, 12).FeasibleState(rand.New(rand.NewPCG(1, 1)), 3); err == nil || errors.Is(err, ErrNoFeasibleState) {
+	if _, err := queens(t, 12).FeasibleState(context.Background(), rand.New(rand.NewPCG(1, 1)), 3); err == nil || errors.Is(err, ErrNoFeasibleState) {
 		t.Errorf("budget of 3 nodes: %v, want a give-up error", err)
 	}
 }
@@ -82,7 +83,7 @@ func TestFeasibleStateEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := g.FeasibleState(rand.New(rand.NewPCG(1, 1)), 0)
+	x, err := g.FeasibleState(context.Background(), rand.New(rand.NewPCG(1, 1)), 0)
 	if err != nil || x[0] != 1 || x[1] != 1 {
 		t.Errorf("FeasibleState = %v, %v; want x0 = x1 = 1", x, err)
 	}
@@ -91,7 +92,7 @@ func TestFeasibleStateEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.FeasibleState(rand.New(rand.NewPCG(1, 1)), 0); !errors.Is(err, ErrNoFeasibleState) {
+	if _, err := g.FeasibleState(context.Background(), rand.New(rand.NewPCG(1, 1)), 0); !errors.Is(err, ErrNoFeasibleState) {
 		t.Errorf("contradictory evidence: %v, want ErrNoFeasibleState", err)
 	}
 }
@@ -110,16 +111,16 @@ func TestFeasibleStateGiven(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(1, 1))
 	for v := range 2 {
-		x, err := g.FeasibleStateGiven(r, 0, map[int]float64{1: float64(v)})
+		x, err := g.FeasibleStateGiven(context.Background(), r, 0, map[int]float64{1: float64(v)})
 		if err != nil || x[0] != float64(v) || x[1] != float64(v) || x[2] != 1 {
 			t.Errorf("given x1 = %d: %v, %v; want x0 = x1 = %d, x2 = 1", v, x, err, v)
 		}
 	}
-	if _, err := g.FeasibleStateGiven(r, 0, map[int]float64{0: 0, 1: 1}); !errors.Is(err, ErrNoFeasibleState) {
+	if _, err := g.FeasibleStateGiven(context.Background(), r, 0, map[int]float64{0: 0, 1: 1}); !errors.Is(err, ErrNoFeasibleState) {
 		t.Errorf("given x0 ≠ x1: %v, want ErrNoFeasibleState", err)
 	}
 	for _, given := range []map[int]float64{{2: 0}, {0: 2}, {3: 0}, {-1: 0}} {
-		if _, err := g.FeasibleStateGiven(r, 0, given); err == nil || errors.Is(err, ErrNoFeasibleState) {
+		if _, err := g.FeasibleStateGiven(context.Background(), r, 0, given); err == nil || errors.Is(err, ErrNoFeasibleState) {
 			t.Errorf("given %v: %v, want an error about the given value", given, err)
 		}
 	}

@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"context"
 	"encoding/json"
 	"math/rand/v2"
 
@@ -154,6 +155,15 @@ type Options struct {
 	// (rejection tries are bounded by MaxTries). Zero means
 	// DefaultMaxDraws; +Inf means no limit.
 	MaxDraws float64
+
+	// Context, if not nil, bounds the sampler's construction: the searches
+	// a constructor may run before the first step (a state of positive
+	// probability, blocks and their eliminations, the tuning of clusters)
+	// look at it, and the constructor returns its error, wrapped, once it
+	// is done — a deadline or a signal stops a construction that would
+	// outlast the run's budget. The sampler keeps no reference to it: its
+	// steps are stopped through chain.Interrupter, as chain.Runner does.
+	Context context.Context
 
 	// SingleSite makes the registry's auto build single-site updates (an
 	// Mixed), never blocks: chromatic.New's workers update one variable at a

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"cmp"
+	"context"
 
 	"fmt"
 	"math"
@@ -237,7 +238,7 @@ func pilotOptions(g *factorgraph.Graph, opt ChooseOptions) *gibbs.Options {
 	o.Init = factorgraph.RandomState(g, r)
 	// The search for a feasible state is randomised: a few tries.
 	for try := 0; try < 4 && !feasible(g, o.Init); try++ {
-		if x, err := g.FeasibleState(r, 0); err == nil {
+		if x, err := g.FeasibleState(context.TODO(), r, 0); err == nil {
 			o.Init = x
 		}
 	}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -152,7 +153,7 @@ func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options,
 			// Zeros make the random state impossible: search for a
 			// feasible one where the model supports it.
 			if f, ok := m.(feasibler); ok {
-				x, err := f.FeasibleState(r, 0)
+				x, err := f.FeasibleState(Context(opt), r, 0)
 				if err != nil {
 					return Core{}, fmt.Errorf("gibbs: %s: initial state: %w", name, err)
 				}
@@ -180,7 +181,7 @@ func NewSiteCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Opti
 // feasibler is a model that can find a state of positive probability
 // (factorgraph.Graph.FeasibleState).
 type feasibler interface {
-	FeasibleState(r *rand.Rand, maxNodes int) ([]float64, error)
+	FeasibleState(ctx context.Context, r *rand.Rand, maxNodes int) ([]float64, error)
 }
 
 // checkHard verifies that no hard factor rules out the current state.
@@ -362,3 +363,12 @@ func panics(f func()) (p bool) {
 
 // Model returns the model the chain samples.
 func (c *Core) Model() factorgraph.Model { return c.M }
+
+// Context returns opt's Context, or context.Background() if opt or its
+// Context is nil: what a constructor's searches look at.
+func Context(opt *gibbs.Options) context.Context {
+	if opt == nil || opt.Context == nil {
+		return context.Background()
+	}
+	return opt.Context
+}
