@@ -46,7 +46,7 @@ func BenchmarkPlan(b *testing.B) {
 			g := loadBench(b, name)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Plan(g, Options{MaxBytes: 8 << 30}); err != nil {
+				if _, err := Plan(context.Background(), g, Options{MaxBytes: 8 << 30}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -60,7 +60,7 @@ func BenchmarkSolve(b *testing.B) {
 	for _, name := range benchModels {
 		b.Run("model="+name, func(b *testing.B) {
 			g := loadBench(b, name)
-			comps, err := Plan(g, Options{MaxBytes: 8 << 30})
+			comps, err := Plan(context.Background(), g, Options{MaxBytes: 8 << 30})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -225,7 +225,7 @@ func checkPlan(t *testing.T, g *factorgraph.Graph, comps []*Component) {
 // Solve failed but enumeration found mass, or the reverse) and where.
 func check(t *testing.T, g *factorgraph.Graph, vr variant) (float64, string) {
 	t.Helper()
-	comps, err := Plan(g, Options{})
+	comps, err := Plan(context.Background(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func check(t *testing.T, g *factorgraph.Graph, vr variant) (float64, string) {
 // mustPlan plans g with the default options or fails t.
 func mustPlan(t *testing.T, g *factorgraph.Graph) []*Component {
 	t.Helper()
-	comps, err := Plan(g, Options{})
+	comps, err := Plan(context.Background(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestExactRandom(t *testing.T) {
 				t.Errorf("graph %d: log Z = %v, enumeration %v", k, logZ, wantZ)
 			}
 		}
-		cs, _ := Plan(g, Options{})
+		cs, _ := Plan(context.Background(), g, Options{})
 		comps += len(cs)
 		for _, c := range cs {
 			if m, _ := enumerate(g, c.Vars, touching(g, c.Vars)); m == nil {
@@ -370,11 +370,11 @@ func TestBrokenPasses(t *testing.T) {
 // the randomised restarts.
 func TestPlanDeterministic(t *testing.T) {
 	g := gridModel(t, 9, 9, 3, 1)
-	a, err := Plan(g, Options{Restarts: 64})
+	a, err := Plan(context.Background(), g, Options{Restarts: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Plan(g, Options{Restarts: 64})
+	b, _ := Plan(context.Background(), g, Options{Restarts: 64})
 	for k := range a {
 		if !slices.Equal(a[k].Order, b[k].Order) {
 			t.Fatalf("component %d: orders %v and %v", k, a[k].Order, b[k].Order)
@@ -425,11 +425,11 @@ func gridModel(t testing.TB, rows, cols, d int, sd float64) *factorgraph.Graph {
 // on a grid where min-fill ties abound, find fewer entries.
 func TestRestartsHelp(t *testing.T) {
 	g := gridModel(t, 12, 12, 2, 1)
-	none, err := Plan(g, Options{Restarts: -1})
+	none, err := Plan(context.Background(), g, Options{Restarts: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	some, _ := Plan(g, Options{Restarts: 64})
+	some, _ := Plan(context.Background(), g, Options{Restarts: 64})
 	if some[0].Entries > none[0].Entries {
 		t.Errorf("restarts: %g entries, without %g", some[0].Entries, none[0].Entries)
 	}
@@ -440,7 +440,7 @@ func TestRestartsHelp(t *testing.T) {
 // once gives the same answer each time (run with -race).
 func TestConcurrentSolve(t *testing.T) {
 	g := gridModel(t, 6, 6, 3, 1)
-	comps, err := Plan(g, Options{})
+	comps, err := Plan(context.Background(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestContinuous(t *testing.T) {
 	b.AddFactor(factorgraph.NewFunc([]int{1, c}, -1, 1, func(x []float64) float64 { return x[1] * x[c] }))
 	b.AddFactor(factorgraph.NewTable([]int{0}, []int{2}, []float64{0, 1}))
 	g := build(t, b)
-	comps, err := Plan(g, Options{})
+	comps, err := Plan(context.Background(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestInfeasibleEvidence(t *testing.T) {
 	b.Observe(0, 0)
 	b.Observe(2, 1)
 	g := build(t, b)
-	comps, err := Plan(g, Options{})
+	comps, err := Plan(context.Background(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestBadFactorValue(t *testing.T) {
 			return 0.5
 		}))
 		g := build(t, b)
-		comps, _ := Plan(g, Options{})
+		comps, _ := Plan(context.Background(), g, Options{})
 		_, err := comps[0].Solve(context.Background())
 		var re *factorgraph.RangeError
 		if !errors.As(err, &re) || !strings.Contains(err.Error(), "x0=2 x1=1") || !strings.Contains(err.Error(), "factor 0") {
@@ -119,7 +119,7 @@ func (c *countdown) Err() error {
 // starts, and for one done while it works.
 func TestCancel(t *testing.T) {
 	g := gridModel(t, 15, 15, 2, 1)
-	comps, err := Plan(g, Options{})
+	comps, err := Plan(context.Background(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,12 +148,12 @@ func TestCancel(t *testing.T) {
 // than any table stops the order search itself.
 func TestBudget(t *testing.T) {
 	g := gridModel(t, 10, 10, 2, 1)
-	full, err := Plan(g, Options{})
+	full, err := Plan(context.Background(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, budget := range []float64{full[0].Bytes / 2, 8 * full[0].MaxTable / 4} {
-		comps, err := Plan(g, Options{MaxBytes: budget})
+		comps, err := Plan(context.Background(), g, Options{MaxBytes: budget})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func TestBudget(t *testing.T) {
 	// A time budget: below the estimate, the component is refused; below
 	// three work units an entry of the best order, the search itself.
 	for _, budget := range []time.Duration{full[0].Estimate() / 2, time.Duration(full[0].Entries * nsPerWork)} {
-		comps, err := Plan(g, Options{MaxTime: budget})
+		comps, err := Plan(context.Background(), g, Options{MaxTime: budget})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,12 +176,12 @@ func TestBudget(t *testing.T) {
 			t.Errorf("MaxTime %v (estimate %v): error %v", budget, full[0].Estimate(), c.Err)
 		}
 	}
-	if comps, _ := Plan(g, Options{MaxTime: 2 * full[0].Estimate()}); comps[0].Err != nil {
+	if comps, _ := Plan(context.Background(), g, Options{MaxTime: 2 * full[0].Estimate()}); comps[0].Err != nil {
 		t.Errorf("MaxTime twice the estimate: %v", comps[0].Err)
 	}
 	// A grid of 40 000 variables (width ~200) is refused after a few
 	// thousand picks, not after a full greedy order.
-	big, err := Plan(gridModel(t, 200, 200, 2, 1), Options{})
+	big, err := Plan(context.Background(), gridModel(t, 200, 200, 2, 1), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +190,11 @@ func TestBudget(t *testing.T) {
 	}
 	t.Log(big[0].Err)
 	for _, opt := range []Options{{MaxBytes: -1}, {MaxBytes: math.NaN()}, {MaxTime: -1}} {
-		if _, err := Plan(g, opt); err == nil {
+		if _, err := Plan(context.Background(), g, opt); err == nil {
 			t.Errorf("%+v accepted", opt)
 		}
 	}
-	if _, err := Plan(nil, Options{}); err == nil {
+	if _, err := Plan(context.Background(), nil, Options{}); err == nil {
 		t.Error("nil graph accepted")
 	}
 }
@@ -205,7 +205,7 @@ func TestBytes(t *testing.T) {
 	graphs := []*factorgraph.Graph{gridModel(t, 4, 4, 3, 1), gridModel(t, 12, 12, 2, 1), gridModel(t, 8, 8, 4, 1), starModel(1)}
 	graphs = append(graphs, randomModels(20)...)
 	for k, g := range graphs {
-		comps, err := Plan(g, Options{})
+		comps, err := Plan(context.Background(), g, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,4 +229,38 @@ func TestBytes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPlanContext: Plan stops when its context ends — a cancelled context
+// plans nothing, a deadline stops the search of a large component soon
+// after it passes — and the components left unplanned say why, their Err
+// wrapping the context's error.
+func TestPlanContext(t *testing.T) {
+	g := gridModel(t, 200, 200, 2, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	comps, err := Plan(ctx, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range comps {
+		if !errors.Is(c.Err, context.Canceled) {
+			t.Fatalf("cancelled: component of %d variables: Err %v, want context.Canceled", len(c.Vars), c.Err)
+		}
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	comps, err = Plan(ctx, g, Options{MaxBytes: 1 << 40})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(comps[0].Err, context.DeadlineExceeded) {
+		t.Fatalf("deadline: Err %v, want context.DeadlineExceeded", comps[0].Err)
+	}
+	if took > time.Second {
+		t.Errorf("Plan returned %v after a deadline of 20 ms", took)
+	}
+	t.Logf("Plan returned after %v with a deadline of 20 ms", took)
 }

@@ -29,7 +29,7 @@ func chain() *factorgraph.Graph {
 }
 
 func ExamplePlan() {
-	comps, err := elim.Plan(chain(), elim.Options{})
+	comps, err := elim.Plan(context.Background(), chain(), elim.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func ExamplePlan() {
 
 func ExampleComponent_Solve() {
 	g := chain()
-	comps, err := elim.Plan(g, elim.Options{})
+	comps, err := elim.Plan(context.Background(), g, elim.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

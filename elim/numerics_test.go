@@ -1,6 +1,7 @@
 package elim
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -109,7 +110,7 @@ func TestHugeRanges(t *testing.T) {
 // log-potentials of standard deviation 1) no bucket needs log space.
 func TestLinearWherePossible(t *testing.T) {
 	g := gridModel(t, 8, 8, 3, 1)
-	comps, err := Plan(g, Options{})
+	comps, err := Plan(context.Background(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

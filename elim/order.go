@@ -1,6 +1,7 @@
 package elim
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -167,15 +168,16 @@ func Simulate(adj [][]int32, size []int32, order []int32, limit Stats) (st Stats
 // gives up, returning nil, when the vertex it picks makes a table of more
 // than maxTable entries.
 func GreedyOrder(adj [][]int32, size []int32, h Heuristic, maxTable float64) []int32 {
-	order, _, _ := greedy(adj, size, h, nil, Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)}, math.Inf(1))
+	order, _, _ := greedy(context.Background(), adj, size, h, nil, Stats{Width: math.MaxInt, MaxTable: maxTable, Entries: math.Inf(1)}, math.Inf(1))
 	return order
 }
 
 // greedy is GreedyOrder with its last tie-break by a random priority drawn
 // from r for each vertex (the lower index if r is nil), giving up, with a
 // nil order, as soon as the elimination exceeds limit or its own work
-// exceeds maxWork. It also returns the statistics of the elimination (so
-// far, if it gave up) and its work, in adjacency entries read.
+// exceeds maxWork or ctx is done (it looks every ctxWork adjacency entries
+// read). It also returns the statistics of the elimination (so far, if it
+// gave up) and its work, in adjacency entries read.
 //
 // The live vertices wait in a binary heap ordered by the criteria, and only
 // the vertices whose fill or table an elimination can change (the clique's
@@ -183,7 +185,7 @@ func GreedyOrder(adj [][]int32, size []int32, h Heuristic, maxTable float64) []i
 // rescoring, where a scan of every vertex would cost O(n). The criteria
 // with the final tie-break order the vertices totally, so the heap picks the
 // vertex a scan would.
-func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats, maxWork float64) ([]int32, Stats, float64) {
+func greedy(ctx context.Context, adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats, maxWork float64) ([]int32, Stats, float64) {
 	n := len(adj)
 	e := newGraph(adj)
 	q := &queue{h: h, fill: make([]int, n), table: make([]float64, n), at: make([]int32, n), heap: make([]int32, n)}
@@ -194,11 +196,22 @@ func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats,
 		}
 	}
 	work := 0.0
+	look := float64(ctxWork) // the work at which ctx is looked at next
+	done := func() bool {
+		if work < look {
+			return false
+		}
+		look = work + ctxWork
+		return ctx.Err() != nil
+	}
 	var nb []int32
 	for v := range int32(n) {
 		q.fill[v], q.table[v] = e.fill(v, size, &nb)
 		work += e.cost
 		q.heap[v], q.at[v] = v, v
+		if done() {
+			return nil, Stats{}, work
+		}
 	}
 	for k := n/2 - 1; k >= 0; k-- {
 		q.down(k)
@@ -214,7 +227,7 @@ func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats,
 		st.Width = max(st.Width, len(nb))
 		st.MaxTable = max(st.MaxTable, q.table[best])
 		st.Entries += q.table[best]
-		if !st.Within(limit) || work > maxWork {
+		if !st.Within(limit) || work > maxWork || done() {
 			return nil, st, work
 		}
 		e.gone[best] = true
@@ -239,6 +252,10 @@ func greedy(adj [][]int32, size []int32, h Heuristic, r *rand.Rand, limit Stats,
 	}
 	return order, st, work
 }
+
+// ctxWork is the adjacency entries greedy reads between two looks at its
+// context: a millisecond or two.
+const ctxWork = 1 << 20
 
 // queue is a binary heap of the live vertices, the best first.
 type queue struct {

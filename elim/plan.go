@@ -1,6 +1,7 @@
 package elim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -81,8 +82,11 @@ type Component struct {
 // Plan's own cost grows with the component, about as a fraction of the
 // Solve it plans: a component far over the budgets is refused once the
 // tables of the orders tried exceed them (a grid of 10⁶ binary variables in
-// a few seconds, one of 40 000 in a fraction of one).
-func Plan(g *factorgraph.Graph, opt Options) ([]*Component, error) {
+// a few seconds, one of 40 000 in a fraction of one). Plan looks at ctx
+// every millisecond or two of its search: once ctx is done, the component
+// being planned and those after it are returned unplanned, their Err
+// wrapping ctx.Err() (a caller with a deadline samples them instead).
+func Plan(ctx context.Context, g *factorgraph.Graph, opt Options) ([]*Component, error) {
 	if g == nil {
 		return nil, errors.New("elim: Plan: nil graph")
 	}
@@ -105,7 +109,11 @@ func Plan(g *factorgraph.Graph, opt Options) ([]*Component, error) {
 		local[i] = -1
 	}
 	for k, vars := range comps {
-		out[k] = plan(g, vars, facs[k], opt, k, local)
+		if err := ctx.Err(); err != nil {
+			out[k] = &Component{Vars: vars, g: g, Err: fmt.Errorf("elim: %s: not planned: %w", name(vars), err)}
+			continue
+		}
+		out[k] = plan(ctx, g, vars, facs[k], opt, k, local)
 	}
 	return out, nil
 }
@@ -176,7 +184,7 @@ func name(vars []int) string {
 
 // plan plans component k of g, the variables vars read by the factors facs.
 // local is scratch: −1 for every variable, and left so.
-func plan(g *factorgraph.Graph, vars, facs []int, opt Options, k int, local []int32) *Component {
+func plan(ctx context.Context, g *factorgraph.Graph, vars, facs []int, opt Options, k int, local []int32) *Component {
 	c := &Component{Vars: vars, g: g}
 	for _, v := range vars {
 		if d := g.Domain(v); !d.IsDiscrete() {
@@ -218,8 +226,12 @@ func plan(g *factorgraph.Graph, vars, facs []int, opt Options, k int, local []in
 		limit.Entries = min(limit.Entries, float64(opt.MaxTime)/nsPerWork/3)
 		budget += fmt.Sprintf(", MaxTime = %v", opt.MaxTime)
 	}
-	order, st, ok := search(adj, size, limit, opt.Restarts, uint64(k))
+	order, st, ok := search(ctx, adj, size, limit, opt.Restarts, uint64(k))
 	c.Width, c.MaxTable, c.Entries = st.Width, st.MaxTable, st.Entries
+	if err := ctx.Err(); err != nil && order == nil {
+		c.Err = fmt.Errorf("elim: %s: not planned: %w", name(vars), err)
+		return c
+	}
 	if !ok {
 		var why string
 		switch {
@@ -280,7 +292,10 @@ var restartHeuristic = [...]Heuristic{MinFill, MinFill, MinFill, MinWeight}
 // the grids, hence the mix. Picking the second best vertex now and then
 // (the stochastic greedy orders of Kask, Gelfand, Otten and Dechter, AAAI
 // 2011) did no better there than random tie-breaking.
-func search(adj [][]int32, size []int32, limit Stats, restarts int, stream uint64) (best []int32, bs Stats, ok bool) {
+//
+// Once ctx is done, search returns the best order found so far (nil if
+// none).
+func search(ctx context.Context, adj [][]int32, size []int32, limit Stats, restarts int, stream uint64) (best []int32, bs Stats, ok bool) {
 	consider := func(o []int32, s Stats) bool {
 		if o != nil && (best == nil || s.Entries < bs.Entries || s.Entries == bs.Entries && s.MaxTable < bs.MaxTable) {
 			best, bs = o, s
@@ -291,7 +306,7 @@ func search(adj [][]int32, size []int32, limit Stats, restarts int, stream uint6
 	var first Stats
 	work := 0.0
 	for k, h := range []Heuristic{MinFill, MinWeight} {
-		o, s, w := greedy(adj, size, h, nil, limit, limit.Entries-work)
+		o, s, w := greedy(ctx, adj, size, h, nil, limit, limit.Entries-work)
 		if k == 0 {
 			first = s
 		}
@@ -305,10 +320,10 @@ func search(adj [][]int32, size []int32, limit Stats, restarts int, stream uint6
 		if best != nil {
 			lim.Entries = bs.Entries
 		}
-		if work >= lim.Entries {
+		if work >= lim.Entries || ctx.Err() != nil {
 			break
 		}
-		o, s, w := greedy(adj, size, restartHeuristic[k%len(restartHeuristic)], r, lim, lim.Entries-work)
+		o, s, w := greedy(ctx, adj, size, restartHeuristic[k%len(restartHeuristic)], r, lim, lim.Entries-work)
 		work += w
 		if consider(o, s) {
 			last = k

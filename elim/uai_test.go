@@ -55,7 +55,7 @@ func TestSharedModels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			comps, err := Plan(g, Options{})
+			comps, err := Plan(context.Background(), g, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

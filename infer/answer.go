@@ -8,9 +8,12 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/internal/phase"
 	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
 
@@ -39,16 +42,6 @@ type Options struct {
 	Sampler gibbs.Options
 }
 
-// Shares of the budget: the exact eliminations may take up to exactShare
-// of it by their time estimates, and are stopped at exactLimit of it (a
-// component not done then is sampled); the pilots take up to pilotShare
-// of what is left.
-const (
-	exactShare = 0.75
-	exactLimit = 0.9
-	pilotShare = 0.1
-)
-
 // Answer is what Marginals found.
 type Answer struct {
 	// Marginals[i][v] = P(x_i = v) for every discrete variable (observed
@@ -60,11 +53,17 @@ type Answer struct {
 	// ExactPart is the eliminations' plan and results.
 	ExactPart *ExactPart
 	// Choice is the sampler the pilots chose (nil when every component was
-	// exact), Verdict its chains' convergence, Sweeps their mean length in
-	// sweep-equivalents.
+	// exact, or when no sampler could be chosen in time), Verdict its
+	// chains' convergence, Sweeps their mean length in sweep-equivalents.
 	Choice  *Choice
 	Verdict *chain.Verdict
 	Sweeps  float64
+	// Incomplete, if not empty, says why the answer is less than the
+	// budget was to give: the run was interrupted, or the budget ran out
+	// before the chains had sampled (the marginals of the variables not
+	// exact are then those sampled so far, or uniform where nothing was).
+	// Verdict then says not converged, with the same reason.
+	Incomplete string
 }
 
 // Marginals returns the marginals of g's variables as well as the library
@@ -75,7 +74,17 @@ type Answer struct {
 // error smaller). The answer says which variables are exact, which sampler
 // ran and why, and the sampled part's verdict — read it before trusting
 // the sampled marginals.
+//
+// Every phase — planning, elimination, the pilots (sampler construction
+// included), the chains — ends by its share of opt.Time (Budget), so that
+// Marginals returns within opt.Time of its call whatever the model, a
+// phase that overruns its share handing over to the next. If ctx is
+// cancelled (a signal, the caller's deadline), Marginals returns within
+// about a second the answer so far — the exact components solved, the
+// marginals sampled so far — with Incomplete saying so, together with an
+// error wrapping ctx.Err().
 func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer, error) {
+	start := time.Now()
 	if g == nil {
 		return nil, errors.New("infer: nil graph")
 	}
@@ -88,52 +97,153 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer,
 	if opt.Chains == 0 {
 		opt.Chains = 1
 	}
-	if opt.MaxBytes == 0 {
-		opt.MaxBytes = DefaultMaxBytes()
-	}
-	start := time.Now()
-	ex, err := PlanExact(g, opt.MaxBytes, time.Duration(exactShare*float64(opt.Time)))
-	if err != nil {
+	b := Budget{Start: start, Time: opt.Time}
+	pr, err := Prepare(ctx, g, b, opt)
+	if pr == nil {
 		return nil, err
 	}
-	if err := ex.Solve(ctx, time.Duration(exactLimit*float64(opt.Time))); err != nil {
-		return nil, err
-	}
-	a := &Answer{ExactPart: ex, Exact: make([]bool, g.NumVars()), Marginals: pointMasses(g, nil)}
+	a := &Answer{ExactPart: pr.Exact, Choice: pr.Choice, Exact: make([]bool, g.NumVars()), Marginals: pointMasses(g, nil)}
 	for i := range g.NumVars() {
 		_, a.Exact[i] = g.Observed(i)
 	}
-	if !ex.All() {
-		if err := a.sample(ctx, g, opt, opt.Time-time.Since(start)); err != nil {
-			return nil, err
-		}
+	switch {
+	case err != nil: // interrupted
+		a.stop(fmt.Sprintf("interrupted (%v) before sampling", context.Cause(ctx)))
+	case pr.Exact.All():
+	case pr.Choice == nil:
+		a.stop(pr.Why)
+	default:
+		err = a.sample(ctx, g, opt, pr.Choice, b)
 	}
-	ex.Overlay(a.Marginals, a.Exact)
-	return a, nil
+	pr.Exact.Overlay(a.Marginals, a.Exact)
+	return a, err
 }
 
-// sample chooses a sampler and runs opt.Chains chains of it for the time
-// left, filling the marginals of a.
-func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, left time.Duration) error {
-	ch, err := Choose(g, ChooseOptions{Budget: pilotShare * float64(left.Nanoseconds()), Seed: opt.Seed, Options: opt.Sampler})
-	if err != nil {
-		return err
+// stop marks a as incomplete for reason, its verdict not converged.
+func (a *Answer) stop(reason string) {
+	a.Incomplete = reason
+	if a.Verdict == nil {
+		a.Verdict = &chain.Verdict{}
 	}
-	a.Choice = &ch
+	a.Verdict.Converged = false
+	a.Verdict.Reason = reason
+}
+
+// Prepared is the part of an answer before its chains run: the exact part
+// and, where components are left to sampling, the sampler chosen for them.
+type Prepared struct {
+	Exact *ExactPart
+	// Choice is the sampler the pilots chose (nil when every component is
+	// exact, or when none could be chosen: Why says why), PilotSeconds the
+	// wall time of the pilots.
+	Choice       *Choice
+	Why          string
+	PilotSeconds float64
+}
+
+// Prepare plans and solves the exact part of g (opt.MaxBytes a component)
+// and, if components are left to sample, chooses their sampler (ChooseOptions
+// from opt's Seed and Sampler), each phase by its share of b: planning
+// ends at planShare of the time left, the eliminations may take
+// exactShare of it by their estimates and are stopped at exactLimit, the
+// pilots take pilotShare of what is left then (by the cost model; by the
+// clock, at most pilotLimit). Without b.Time, the eliminations may take
+// NoTimeExact by their estimates and the pilots NoTimePilots. If the
+// budget leaves no time for pilots, or none of the candidates could be
+// built in time, Choice is nil and Why says so. If ctx is cancelled,
+// Prepare returns what it has so far with ctx's error (wrapped).
+func Prepare(ctx context.Context, g *factorgraph.Graph, b Budget, opt Options) (*Prepared, error) {
+	if g == nil {
+		return nil, errors.New("infer: nil graph")
+	}
+	if opt.MaxBytes == 0 {
+		opt.MaxBytes = DefaultMaxBytes()
+	}
+	_, timed := b.Deadline()
+	estimate, solveBy := NoTimeExact, time.Time{}
+	if timed {
+		left := b.Left()
+		estimate = time.Duration(exactShare * float64(left))
+		solveBy = time.Now().Add(time.Duration(exactLimit * float64(left)))
+	}
+	phase.Enter("plan")
+	pctx, cancel := b.share(ctx, planShare)
+	ex, err := PlanExact(pctx, g, opt.MaxBytes, estimate)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	pr := &Prepared{Exact: ex}
+	if interrupted(ctx) {
+		return pr, fmt.Errorf("infer: planning the exact elimination: %w", ctx.Err())
+	}
+	phase.Enter("solve")
+	if err := ex.Solve(ctx, solveBy); err != nil {
+		if interrupted(ctx) {
+			return pr, err
+		}
+		return nil, err
+	}
+	if ex.All() {
+		return pr, nil
+	}
+	budget := NoTimePilots
+	if timed {
+		left := b.Left()
+		budget = pilotShare * float64(left.Nanoseconds())
+		if left <= 0 {
+			pr.Why = "the budget ran out before the pilots could choose a sampler"
+			return pr, nil
+		}
+	}
+	phase.Enter("pilots")
+	cctx, cancel := b.share(ctx, pilotLimit)
+	defer cancel()
+	pilots := time.Now()
+	ch, err := Choose(cctx, g, ChooseOptions{Budget: budget, Seed: opt.Seed, Options: opt.Sampler})
+	pr.PilotSeconds = time.Since(pilots).Seconds()
+	switch {
+	case interrupted(ctx):
+		return pr, fmt.Errorf("infer: choosing a sampler: %w", ctx.Err())
+	case err != nil && cctx.Err() != nil:
+		pr.Why = fmt.Sprintf("no sampler could be chosen within the pilots' share of the budget (%.3g s): %v", pr.PilotSeconds, firstLine(err))
+		return pr, nil
+	case err != nil:
+		return nil, err
+	}
+	pr.Choice = &ch
+	return pr, nil
+}
+
+// sample runs opt.Chains chains of the sampler ch chose for the time left
+// in b (or opt.Sweeps), filling the marginals of a. If the chains cannot
+// be built before the deadline, a is marked incomplete; if ctx is
+// cancelled, the marginals so far are kept and its error returned.
+func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, ch *Choice, b Budget) error {
 	sizes := factorgraph.Sizes(g)
 	mon, err := chain.NewMonitor(chain.Tracked(g.Free(), chain.DefaultTracked), sizes, 2000)
 	if err != nil {
 		return err
 	}
+	phase.Enter("build")
+	bctx, cancel := b.within(ctx)
+	defer cancel()
 	var chains []*chain.Chain
 	var margs []*chain.Marginals
 	var samplers []gibbs.Sampler
 	for k := range opt.Chains {
 		src := chain.Source(opt.Seed, k)
 		o := opt.Sampler
-		o.Init = nil
+		o.Init, o.Context = nil, bctx
 		s, err := ch.Spec.New(g, rand.New(src), &o)
-		if err != nil {
+		switch {
+		case err != nil && interrupted(ctx):
+			a.stop(fmt.Sprintf("interrupted (%v) while building the chains", context.Cause(ctx)))
+			return fmt.Errorf("infer: building the chains: %w", ctx.Err())
+		case err != nil && bctx.Err() != nil:
+			a.stop(fmt.Sprintf("the budget ran out while building the chains of %s", ch.Spec))
+			return nil
+		case err != nil:
 			return err
 		}
 		mg := chain.NewMarginals(sizes)
@@ -148,29 +258,35 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 		chains = append(chains, &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: []chain.Observer{mg, tr}})
 	}
 	// Every remaining second samples: more draws, a smaller error.
-	left -= time.Duration(pilotShare * float64(left))
+	left := b.Left()
 	for _, c := range chains {
-		c.Burn = burnSteps(c.Kernel.(gibbs.Sampler), ch, left)
+		c.Burn = burnSteps(c.Kernel.(gibbs.Sampler), *ch, left)
 	}
 	r := &chain.Runner{Duration: max(left, time.Millisecond)}
 	if opt.Sweeps > 0 {
 		steps := gibbs.StepsPerSweep(samplers[0])
 		r = &chain.Runner{Steps: chains[0].Burn + max(1, int64(math.Round(opt.Sweeps*steps)))}
 	}
-	if err := r.Run(ctx, chains); err != nil {
-		return err
+	phase.Enter("sample")
+	runErr := r.Run(ctx, chains)
+	if runErr != nil && !interrupted(ctx) {
+		return runErr
 	}
 	v := mon.Verdict(opt.Criteria)
 	a.Verdict = &v
 	p := chain.PoolMarginals(margs...)
 	for _, i := range g.Free() {
-		if len(p[i]) > 0 {
+		if floats.Sum(p[i]) > 0 { // nothing observed yet: uniform stays
 			a.Marginals[i] = p[i]
 		}
 	}
 	for _, s := range samplers {
 		sw, _ := chain.Sweeps(s)
 		a.Sweeps += sw / float64(len(samplers))
+	}
+	if runErr != nil {
+		a.stop(fmt.Sprintf("interrupted (%v) after %.3g sweep-equivalents: the marginals so far", context.Cause(ctx), a.Sweeps))
+		return fmt.Errorf("infer: sampling: %w", runErr)
 	}
 	return nil
 }

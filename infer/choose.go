@@ -3,6 +3,7 @@ package infer
 import (
 	"cmp"
 	"context"
+	"errors"
 
 	"fmt"
 	"math"
@@ -20,6 +21,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/gibbs/site"
+	"github.com/pgibbs/pgibbs/internal/phase"
 )
 
 // Spec names a sampler the chooser can build: "site" (single-site
@@ -44,7 +46,8 @@ func (s Spec) String() string {
 }
 
 // New builds the sampler of s on g drawing from r (a Wolff sampler's
-// clusters a step tuned first: see cluster.Wolff.TuneClusters).
+// clusters a step tuned first: see cluster.Wolff.TuneClusters). The
+// construction stops when opt.Context is done (gibbs.Options.Context).
 func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
 	switch s.Name {
 	case "site":
@@ -132,13 +135,24 @@ const (
 // width's, a sweep that would take more than the pilot budget); it does
 // not decide: the measurement does. Every pilot starts from the same
 // random state and runs from its own stream of opt.Seed.
-func Choose(g *factorgraph.Graph, opt ChooseOptions) (Choice, error) {
+//
+// If ctx has a deadline, the pilots end by it: each candidate's
+// construction and pilot get an equal share of the time left when its turn
+// comes, and a candidate that overruns its share is refused, saying so
+// (the only case where the choice depends on the machine's speed). If ctx
+// is cancelled, Choose returns its error at once.
+func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choice, error) {
 	if opt.Budget == 0 {
-		opt.Budget = 2e9
+		opt.Budget = NoTimePilots
 	}
 	cands := candidates(g)
 	var ch Choice
 	per := opt.Budget / float64(len(cands))
+	start, deadline, timed := chooseClock(ctx)
+	init, err := pilotOptions(ctx, g, opt, start, deadline, timed)
+	if err != nil {
+		return ch, err
+	}
 	var seen [][][]int // the block sets of the block candidates so far
 	slowWidth := 0     // the narrowest block width too slow for a pilot (0: none yet)
 	for k, spec := range cands {
@@ -149,18 +163,39 @@ func Choose(g *factorgraph.Graph, opt ChooseOptions) (Choice, error) {
 			ch.Pilots = append(ch.Pilots, p)
 			continue
 		}
-		smp, err := spec.New(g, rand.New(chain.Source(opt.Seed, pilotStream+k)), pilotOptions(g, opt))
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if timed {
+			share := time.Until(deadline) / time.Duration(len(cands)-k)
+			cctx, cancel = context.WithTimeout(ctx, share)
+		}
+		phase.Enter("pilot " + spec.String())
+		o := *init
+		o.Context = cctx
+		smp, err := spec.New(g, rand.New(chain.Source(opt.Seed, pilotStream+k)), &o)
 		switch {
+		case err != nil && cancelled(ctx):
+			cancel()
+			return ch, fmt.Errorf("infer: choosing a sampler: %w", ctx.Err())
+		case err != nil && cctx.Err() != nil:
+			p.Refused = fmt.Sprintf("%s its construction did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))
 		case err != nil:
 			p.Refused = firstLine(err)
 		case duplicateBlocks(smp, &seen):
 			p.Refused = "the same blocks as a narrower width's"
 		default:
-			run(smp, &p, per)
+			run(cctx, smp, &p, per)
+			switch {
+			case cancelled(ctx):
+				cancel()
+				return ch, fmt.Errorf("infer: choosing a sampler: %w", ctx.Err())
+			case cctx.Err() != nil && (p.Refused == "" || strings.Contains(p.Refused, context.DeadlineExceeded.Error())):
+				p = Pilot{Spec: spec, Refused: fmt.Sprintf("%s its pilot did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))}
+			}
 			if w := spec.Block.MaxWidth; spec.Name == "block" && w > 0 && strings.HasPrefix(p.Refused, tooSlow) && slowWidth == 0 {
 				slowWidth = w
 			}
 		}
+		cancel()
 		ch.Pilots = append(ch.Pilots, p)
 	}
 	score(ch.Pilots)
@@ -179,7 +214,7 @@ func Choose(g *factorgraph.Graph, opt ChooseOptions) (Choice, error) {
 	// only the budget kept the pilots from running.
 	var why []string
 	for k, p := range ch.Pilots {
-		if strings.HasPrefix(p.Refused, tooSlow) {
+		if strings.HasPrefix(p.Refused, tooSlow) || strings.HasPrefix(p.Refused, overran) {
 			ch.Spec = cands[k]
 			ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time for pilots (%s)", ch.Spec, p.Refused)
 			return ch, nil
@@ -191,11 +226,32 @@ func Choose(g *factorgraph.Graph, opt ChooseOptions) (Choice, error) {
 
 // tooSlow starts the refusal of a candidate whose pilot does not fit the
 // budget (the model accepts it), tooSlowWider that of blocks wider than
-// blocks too slow.
+// blocks too slow, overran that of a candidate whose construction or pilot
+// overran its share of the pilots' time by the clock.
 const (
 	tooSlow      = "a sweep-equivalent costs about"
 	tooSlowWider = "wider than the too slow"
+	overran      = "out of time:"
 )
+
+// cancelled reports whether ctx was cancelled, rather than past its
+// deadline: a deadline ends the pilots, a cancellation the whole choice.
+func cancelled(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }
+
+// chooseClock returns when the pilots start, the deadline of ctx and
+// whether it has one.
+func chooseClock(ctx context.Context) (start, deadline time.Time, timed bool) {
+	start = time.Now()
+	deadline, timed = ctx.Deadline()
+	return start, deadline, timed
+}
+
+// shareOf returns the time the share ending at cctx's deadline gave,
+// counted from the pilots' start (rounded for messages).
+func shareOf(cctx context.Context, start time.Time) time.Duration {
+	d, _ := cctx.Deadline()
+	return d.Sub(start).Round(time.Millisecond)
+}
 
 // pilotStream is the first stream of the pilots (chains use streams
 // 0, 1, …: the pilots never share one with a chain).
@@ -231,18 +287,33 @@ func candidates(g *factorgraph.Graph) []Spec {
 
 // pilotOptions returns opt's sampler options with the pilots' common
 // starting state: a random one from the seed (a feasible one where zeros
-// rule the random one out), the same for every candidate.
-func pilotOptions(g *factorgraph.Graph, opt ChooseOptions) *gibbs.Options {
+// rule the random one out), the same for every candidate. The search for a
+// feasible state, randomised, has a few tries within a quarter of the
+// pilots' time (when they have a deadline); if ctx is cancelled,
+// pilotOptions returns its error.
+func pilotOptions(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions, start, deadline time.Time, timed bool) (*gibbs.Options, error) {
 	o := opt.Options
 	r := rand.New(chain.Source(opt.Seed, pilotStream-1))
 	o.Init = factorgraph.RandomState(g, r)
-	// The search for a feasible state is randomised: a few tries.
-	for try := 0; try < 4 && !feasible(g, o.Init); try++ {
-		if x, err := g.FeasibleState(context.TODO(), r, 0); err == nil {
+	if feasible(g, o.Init) {
+		return &o, nil
+	}
+	phase.Enter("feasible")
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if timed {
+		sctx, cancel = context.WithDeadline(ctx, start.Add(deadline.Sub(start)/4))
+	}
+	defer cancel()
+	for try := 0; try < 4 && sctx.Err() == nil; try++ {
+		if x, err := g.FeasibleState(sctx, r, 0); err == nil {
 			o.Init = x
+			break
 		}
 	}
-	return &o
+	if cancelled(ctx) {
+		return nil, fmt.Errorf("infer: searching a state of positive probability for the pilots: %w", ctx.Err())
+	}
+	return &o, nil
 }
 
 // feasible reports whether no hard factor is −Inf at x.
@@ -276,8 +347,8 @@ func duplicateBlocks(smp gibbs.Sampler, seen *[][][]int) bool {
 }
 
 // run runs the pilot of smp within budget nanoseconds of the cost model
-// and fills p.
-func run(smp gibbs.Sampler, p *Pilot, budget float64) {
+// and fills p. It stops when ctx is done, leaving p unfilled.
+func run(ctx context.Context, smp gibbs.Sampler, p *Pilot, budget float64) {
 	g := model(smp)
 	perStep := stepCost(smp)
 	stepsPerSweep := gibbs.StepsPerSweep(smp)
@@ -294,24 +365,23 @@ func run(smp gibbs.Sampler, p *Pilot, budget float64) {
 	}
 	burn := int64(math.Round(sweeps / 2 * stepsPerSweep))
 	steps := int64(math.Round(sweeps * stepsPerSweep))
-	for range burn {
-		smp.Step()
+	c := &chain.Chain{Kernel: smp}
+	if err := c.Advance(ctx, burn); err != nil {
+		p.Refused = firstLine(err)
+		return
 	}
 	tr, err := mon.Trace(smp)
 	if err != nil {
 		p.Refused = err.Error()
 		return
 	}
+	c.Observers, c.Burn = []chain.Observer{tr}, burn
 	before, start := smp.Stats(), time.Now()
-	for t := burn; t < steps; t++ {
-		smp.Step()
-		tr.Observe(t-burn+1, chain.Any, smp.State())
-	}
-	p.Seconds = time.Since(start).Seconds()
-	if err := smp.Err(); err != nil {
+	if err := c.Advance(ctx, steps); err != nil {
 		p.Refused = firstLine(err)
 		return
 	}
+	p.Seconds = time.Since(start).Seconds()
 	p.Sweeps = sweeps
 	p.NsPerSweep = costOf(smp, before, smp.Stats()) / (sweeps - sweeps/2)
 	qs, _ := mon.Quantities()

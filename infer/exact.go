@@ -29,11 +29,13 @@ type ExactPart struct {
 // PlanExact plans the exact elimination of every component of g's free
 // variables and marks exact those whose elimination needs at most
 // maxBytes (per component) and whose time estimate (stretched by the
-// memory it touches), with the earlier components', stays within maxTime. A component of continuous variables,
-// or one whose best order found needs more, is left to sampling, with the
-// reason.
-func PlanExact(g *factorgraph.Graph, maxBytes float64, maxTime time.Duration) (*ExactPart, error) {
-	comps, err := elim.Plan(g, elim.Options{MaxBytes: maxBytes, MaxTime: maxTime})
+// memory it touches), with the earlier components', stays within maxTime.
+// A component of continuous variables, or one whose best order found needs
+// more, is left to sampling, with the reason; so is one not planned when
+// ctx ended (elim.Plan: a deadline on the planning). PlanExact fails only
+// for invalid budgets; the caller tells a cancelled ctx by ctx.Err().
+func PlanExact(ctx context.Context, g *factorgraph.Graph, maxBytes float64, maxTime time.Duration) (*ExactPart, error) {
+	comps, err := elim.Plan(ctx, g, elim.Options{MaxBytes: maxBytes, MaxTime: maxTime})
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +43,8 @@ func PlanExact(g *factorgraph.Graph, maxBytes float64, maxTime time.Duration) (*
 	var spent time.Duration
 	for k, c := range comps {
 		switch est := stretched(c); {
+		case c.Err != nil && (errors.Is(c.Err, context.DeadlineExceeded) || errors.Is(c.Err, context.Canceled)):
+			e.Why[k] = "its elimination was not planned within the planning's share of the budget"
 		case c.Err != nil:
 			e.Why[k] = c.Err.Error()
 		case spent+est > maxTime:
@@ -82,11 +86,12 @@ func (e *ExactPart) Any() bool {
 	return false
 }
 
-// Solve solves the exact components, each within what is left of limit
-// (zero: no limit): a component whose elimination is not done by then is
-// handed back to sampling (Exact false, Why saying so) — its time
-// estimate was wrong — and the others are still solved.
-func (e *ExactPart) Solve(ctx context.Context, limit time.Duration) error {
+// Solve solves the exact components, each by deadline (zero: none): a
+// component whose elimination is not done by then is handed back to
+// sampling (Exact false, Why saying so) — its time estimate was wrong —
+// and the others are still tried. If ctx is cancelled, Solve returns its
+// error at once; the components solved so far keep their Results.
+func (e *ExactPart) Solve(ctx context.Context, deadline time.Time) error {
 	start := time.Now()
 	defer func() { e.Seconds = time.Since(start).Seconds() }()
 	for k, c := range e.Components {
@@ -94,16 +99,26 @@ func (e *ExactPart) Solve(ctx context.Context, limit time.Duration) error {
 			continue
 		}
 		cctx, cancel := ctx, context.CancelFunc(func() {})
-		if limit > 0 {
-			cctx, cancel = context.WithTimeout(ctx, limit-time.Since(start))
+		if !deadline.IsZero() {
+			cctx, cancel = context.WithDeadline(ctx, deadline)
 		}
 		r, err := c.Solve(cctx)
 		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
 			e.Exact[k] = false
-			e.Why[k] = fmt.Sprintf("its elimination (estimated %v) was not done within the %v left for it", stretched(c).Round(time.Millisecond), (limit - time.Since(start)).Round(time.Millisecond))
+			e.Why[k] = fmt.Sprintf("its elimination (estimated %v) was not done within the %v it had", stretched(c).Round(time.Millisecond), deadline.Sub(start).Round(time.Millisecond))
 			continue
+		case err != nil && ctx.Err() != nil:
+			// Interrupted: this component and those after it are not
+			// exact; the ones solved keep their results.
+			for j := k; j < len(e.Components); j++ {
+				if e.Exact[j] {
+					e.Exact[j] = false
+					e.Why[j] = "the run was interrupted before its elimination was done"
+				}
+			}
+			return fmt.Errorf("infer: exact elimination: %w", ctx.Err())
 		case err != nil:
 			return fmt.Errorf("infer: exact component of %d variables: %w", len(c.Vars), err)
 		}

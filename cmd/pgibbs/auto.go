@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -23,27 +21,17 @@ type autoRun struct {
 	exact  *infer.ExactPart
 	choice *infer.Choice
 	pilot  float64 // seconds the pilots took
-}
-
-// exactTime returns the time the exact eliminations may take by their
-// estimates, three quarters of -seconds, and the limit at which one still
-// running is stopped and sampled instead, nine tenths; for a run counted
-// in -iters, a minute and none (an exact answer is worth more than any
-// number of updates).
-func (f *runFlags) exactTime() (estimate, limit time.Duration) {
-	if f.seconds > 0 {
-		s := f.seconds * float64(time.Second)
-		return time.Duration(0.75 * s), time.Duration(0.9 * s)
-	}
-	return time.Minute, 0
+	why    string  // why no sampler was chosen although components are left ("" if one was)
 }
 
 // autoPlan plans and solves the exact components of g and, if some are
-// left, chooses their sampler (f.spec) by pilots within a tenth of the
-// budget left; a run of -seconds loses the time both took, and the time
-// the model took to read.
+// left, chooses their sampler (f.spec) by pilots: infer.Prepare, each
+// phase within its share of -seconds counted from the command's start
+// (reading the model counts too: -seconds is the whole answer's), or with
+// a minute of exact elimination by its estimates and 2 s of pilots by the
+// cost model in a run counted in -iters. If ctx is cancelled it returns
+// what it has with ctx's error.
 func (f *runFlags) autoPlan(ctx context.Context, g *factorgraph.Graph, exactMemory string) (*autoRun, error) {
-	start := f.started // reading the model counts too: -seconds is the whole answer's
 	mem, _, err := f.memoryLimit()
 	if err != nil {
 		return nil, err
@@ -57,34 +45,15 @@ func (f *runFlags) autoPlan(ctx context.Context, g *factorgraph.Graph, exactMemo
 			return nil, usagef("-exact-memory %s: %v", exactMemory, err)
 		}
 	}
-	estimate, limit := f.exactTime()
-	ex, err := infer.PlanExact(g, maxBytes, estimate)
-	if err != nil {
+	pr, err := infer.Prepare(ctx, g, f.budget(), infer.Options{MaxBytes: maxBytes, Seed: f.seed, Sampler: f.options()})
+	if pr == nil {
 		return nil, err
 	}
-	if err := ex.Solve(ctx, limit); err != nil {
-		return nil, err
+	a := &autoRun{exact: pr.Exact, choice: pr.Choice, pilot: pr.PilotSeconds, why: pr.Why}
+	if pr.Choice != nil {
+		f.spec = &pr.Choice.Spec
 	}
-	a := &autoRun{exact: ex}
-	if ex.All() {
-		return a, nil
-	}
-	budget := 2e9 // pilots of a run counted in -iters: 2 s of the cost model
-	if f.seconds > 0 {
-		left := f.seconds - time.Since(start).Seconds()
-		budget = math.Max(0.1*left, 0.05) * 1e9
-	}
-	pilots := time.Now()
-	ch, err := infer.Choose(g, infer.ChooseOptions{Budget: budget, Seed: f.seed, Options: f.options()})
-	if err != nil {
-		return nil, err
-	}
-	a.choice, a.pilot = &ch, time.Since(pilots).Seconds()
-	f.spec = &ch.Spec
-	if f.seconds > 0 {
-		f.seconds = math.Max(f.seconds-time.Since(start).Seconds(), 0.05)
-	}
-	return a, nil
+	return a, err
 }
 
 // autoOutput is the JSON record of the auto path's plan and choice.
@@ -102,6 +71,9 @@ type autoOutput struct {
 	LogZ            *float64       `json:"log_z,omitempty"`
 	Parts           []componentOut `json:"component_plans,omitempty"`
 	Choice          *choiceOutput  `json:"choice,omitempty"`
+	// NoChoice says why no sampler was chosen although components are
+	// left to sample (the budget ran out first).
+	NoChoice string `json:"no_choice,omitempty"`
 }
 
 // componentOut describes one component's plan.
@@ -159,6 +131,7 @@ func (a *autoRun) output() *autoOutput {
 	if len(o.Parts) > 20 {
 		o.Parts = nil // many small components: the counts say enough
 	}
+	o.NoChoice = a.why
 	if ch := a.choice; ch != nil {
 		co := &choiceOutput{Sampler: ch.Spec.String(), Reason: ch.Reason, Seconds: a.pilot}
 		for _, p := range ch.Pilots {
@@ -184,6 +157,9 @@ func (o *autoOutput) print(w io.Writer) {
 	if c := o.Choice; c != nil {
 		fmt.Fprintf(w, "sampler chosen\t%s (pilots %.2f s)\n", c.Reason, c.Seconds)
 	}
+	if o.NoChoice != "" {
+		fmt.Fprintf(w, "no sampler chosen\t%s\n", o.NoChoice)
+	}
 }
 
 // exactMarginals returns the marginals of every variable of g when every
@@ -198,7 +174,9 @@ func exactMarginals(g *factorgraph.Graph, ex *infer.ExactPart) [][]float64 {
 			out[i][int(v)] = 1
 		}
 	}
-	ex.Overlay(out, nil)
+	if ex != nil {
+		ex.Overlay(out, nil)
+	}
 	return out
 }
 

@@ -22,6 +22,7 @@ import (
 // (peakRSS).
 func TestMain(m *testing.M) {
 	if os.Getenv("PGIBBS_TEST_MAIN") == "1" {
+		signalAt(os.Getenv("PGIBBS_TEST_SIGNAL_AT"))
 		if file := os.Getenv("PGIBBS_TEST_HWM"); file != "" {
 			code := run(context.Background(), &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
 			writeHWM(file)

@@ -50,7 +50,7 @@ func runDefault(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintln(tw, "sampler\tλ\titerations\tsteps/s\tfactors/step\tdraws/step\tmarginal ℓ2 error\t")
 	var rates [2]float64
 	for k, name := range []string{"gibbs", "pgibbs"} {
-		f := &runFlags{command: "default", sampler: name, seconds: *seconds, chains: 1, seed: *seed, bar: progress.New(e.stderr, *quiet)}
+		f := &runFlags{command: "default", sampler: name, seconds: *seconds, chains: 1, seed: *seed, bar: progress.New(e.stderr, *quiet), started: time.Now()}
 		var mg *chain.Marginals
 		run := &gibbsRun{f: f, model: g, observe: func(int) []chain.Observer {
 			mg = chain.NewMarginals(factorgraph.Sizes(g))
@@ -71,6 +71,10 @@ func runDefault(ctx context.Context, e *env, args []string) error {
 			label, lam, draws = "Poisson-Gibbs", fmt.Sprintf("%.2f", run.lambda()), fmt.Sprintf("%.1f", st.PicksPerStep())
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.1f\t%s\t%.4f\t\n", label, lam, st.Steps, rates[k], st.FactorsPerStep(), draws, l2)
+		if o.interrupted != nil { // the rows so far, then the interruption
+			tw.Flush()
+			return o.interrupted
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -45,7 +47,9 @@ func (g *gibbsRun) job() job {
 	return job{steps: g.f.iters, burn: g.f.burn,
 		build: func(k int) (*chain.Chain, error) {
 			src := chain.Source(g.f.seed, k)
-			s, err := g.f.newSampler(g.model, rand.New(src), &g.opts)
+			opts := g.opts
+			opts.Context = g.f.buildCtx
+			s, err := g.f.newSampler(g.model, rand.New(src), &opts)
 			if err != nil {
 				return nil, err
 			}
@@ -303,7 +307,7 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 	if f.spec != nil {
 		// -sampler auto's choice (its Wolff tuned already).
 		if s, err = f.spec.New(m.(*factorgraph.Graph), r, opts); err != nil {
-			return nil, usagef("%v", err)
+			return nil, refused(err)
 		}
 		return s, nil
 	}
@@ -313,7 +317,7 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 		s, err = samplers.New(f.sampler, m, r, opts)
 	}
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, refused(err)
 	}
 	w, ok := s.(*cluster.Wolff)
 	switch {
@@ -328,6 +332,20 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 		err = w.SetClusters(k)
 	}
 	return s, err
+}
+
+// refused returns the error of a sampler's constructor as the command's: a
+// usage error (the sampler refuses the model or the options), or, for a
+// construction stopped by a signal or the -seconds deadline, the context's
+// error itself.
+func refused(err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("the -seconds budget ran out while the sampler was built (%w)", err)
+	case chain.Stopped(err):
+		return fmt.Errorf("building the sampler: %w", err)
+	}
+	return usagef("%v", err)
 }
 
 // clustersPerStep returns each Wolff sampler's clusters a step (nil for

@@ -81,6 +81,22 @@ type signalError struct{ sig syscall.Signal }
 
 func (e signalError) Error() string { return e.sig.String() }
 
+// interruption says what interrupted a run cancelled through ctx:
+// "interrupted by SIGTERM", or by whatever cancelled ctx.
+func interruption(ctx context.Context) string {
+	var se signalError
+	if errors.As(context.Cause(ctx), &se) {
+		switch se.sig {
+		case syscall.SIGINT:
+			return "interrupted by SIGINT"
+		case syscall.SIGTERM:
+			return "interrupted by SIGTERM"
+		}
+		return "interrupted by signal " + se.sig.String()
+	}
+	return fmt.Sprintf("interrupted (%v)", context.Cause(ctx))
+}
+
 // interruptedStatus is the exit status of a run cancelled through ctx.
 func interruptedStatus(ctx context.Context) int {
 	var se signalError
@@ -120,6 +136,11 @@ func run(ctx context.Context, e *env, args []string) int {
 	err := c.run(ctx, e, args)
 	if err == nil && e.failure != nil {
 		err = e.failure
+	}
+	if err == nil && ctx.Err() != nil {
+		// A signal came as the command finished: its results above are
+		// complete, and it exits as a signalled process does.
+		err = fmt.Errorf("%s as the command finished: the results above are complete (%w)", interruption(ctx), ctx.Err())
 	}
 	var ue *usageError
 	switch {

@@ -20,6 +20,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag/convplot"
 	"github.com/pgibbs/pgibbs/infer"
+	"github.com/pgibbs/pgibbs/internal/phase"
 )
 
 // The run layer every sampling subcommand shares: its flags (runFlags),
@@ -57,7 +58,10 @@ type runFlags struct {
 	minESS    float64        // -min-ess
 	estimator string         // -estimator of the marginals: "rb" or "counts"
 	spec      *infer.Spec    // the sampler -sampler auto chose (uai), or nil
-	started   time.Time      // when the command started (-seconds counts from then for auto)
+	started   time.Time      // when the command started: -seconds counts from then
+	// buildCtx bounds the construction of the chains' samplers: the run's
+	// context, ending at the -seconds deadline (gibbs.Options.Context).
+	buildCtx context.Context
 
 	// inputs and outputs name the subcommand's flags that name files: they
 	// are made absolute, so that a resumed or merged run reads and writes
@@ -104,7 +108,8 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 		d.itersName, d.itersUsage = "iters", "steps per chain (variable updates), burn-in included"
 	}
 	fs.Int64Var(&f.iters, d.itersName, d.iters, d.itersUsage)
-	fs.Float64Var(&f.seconds, "seconds", 0, "run each chain this long (wall clock) instead of -"+d.itersName+"; not reproducible, no checkpoints")
+	fs.Float64Var(&f.seconds, "seconds", 0, "the whole run's wall-clock budget instead of -"+d.itersName+": reading, building and\n"+
+		"sampling end within it (the chains sample for what is left); not reproducible, no checkpoints")
 	fs.Int64Var(&f.burn, "burn", 0, "steps per chain before statistics are collected")
 	fs.IntVar(&f.chains, "chains", 1, "independent chains, run in parallel")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
@@ -384,6 +389,11 @@ type outcome struct {
 	hash    string
 	parts   []*part   // with -chain k -of K: the part to print
 	stop    *stopping // with -until-rhat: why the run stopped
+	// interrupted is the error of a run a signal stopped after its
+	// burn-in (nil otherwise), why says so in words: the results are
+	// those so far.
+	interrupted error
+	why         string
 }
 
 // part is what one chain of a run split across processes reports, for
@@ -397,14 +407,31 @@ type part struct {
 	State   chain.ChainState `json:"state"`
 }
 
+// budget returns the run's time budget: -seconds from the command's
+// start (no Time without -seconds).
+func (f *runFlags) budget() infer.Budget {
+	return infer.Budget{Start: f.started, Time: time.Duration(f.seconds * float64(time.Second))}
+}
+
 // execute builds the chains, restores them from a checkpoint or merged
-// parts, runs them and returns them with the wall time and state hash.
+// parts, runs them and returns them with the wall time and state hash. An
+// interrupted run (ctx cancelled: a signal) that has sampled past its
+// burn-in returns its chains as they stand, out.interrupted saying so: the
+// subcommand reports the results so far, and the command then exits with
+// the interruption's status.
 func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	m, err := f.prepare(j)
 	if err != nil {
 		return nil, err
 	}
 	out := &outcome{}
+	bctx, cancel := context.WithCancel(ctx)
+	if d, ok := f.budget().Deadline(); ok {
+		bctx, cancel = context.WithDeadline(ctx, d)
+	}
+	defer cancel()
+	f.buildCtx = bctx
+	phase.Enter("build")
 	files, err := f.build(j, out)
 	defer func() {
 		for _, c := range files {
@@ -431,6 +458,7 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	}
 	stop := f.watch(out.chains, j.steps)
 	start := time.Now()
+	phase.Enter("sample")
 	err = r.Run(ctx, out.chains)
 	stop()
 	out.seconds = time.Since(start).Seconds()
@@ -442,10 +470,16 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 		out.stop.StoppedBy = "converged"
 	}
 	if err = f.runError(err, complete); err != nil {
-		return nil, err
+		if !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		out.interrupted, out.why = err, interruption(ctx)
 	}
 	for _, c := range out.chains {
 		if c.Done() <= j.burn {
+			if out.interrupted != nil {
+				return nil, out.interrupted
+			}
 			return nil, fmt.Errorf("the run ended after %d steps, within the burn-in", c.Done())
 		}
 	}
@@ -469,8 +503,11 @@ func scaleWork(scale float64, steps, burn int64, chains []*chain.Chain) (int64, 
 // checkpoints, the -until-rhat stopping rule (out.stop records what
 // stopped the run) and the job's check-point hook.
 func (f *runFlags) runner(j job, m meta, out *outcome) (*chain.Runner, error) {
-	r := &chain.Runner{Steps: j.steps, Duration: time.Duration(f.seconds * float64(time.Second)),
-		Checkpoint: f.checkpoint, Every: f.every, Meta: m, Inputs: f.inputPaths()}
+	r := &chain.Runner{Steps: j.steps, Checkpoint: f.checkpoint, Every: f.every, Meta: m, Inputs: f.inputPaths()}
+	if f.seconds > 0 {
+		// -seconds is the whole run's: the chains sample for what is left.
+		r.Duration = max(f.budget().Left(), time.Millisecond)
+	}
 	if r.Duration > 0 {
 		r.Steps = 0
 	}
@@ -507,7 +544,7 @@ func (f *runFlags) finish(j job, m meta, out *outcome, files []*chain.CSV) error
 	if err := f.writePlots(j); err != nil {
 		return err
 	}
-	if f.of > 0 {
+	if f.of > 0 && out.interrupted == nil {
 		st, err := out.chains[0].Save()
 		if err != nil {
 			return err
@@ -677,8 +714,17 @@ type record struct {
 	Parts []*part `json:"parts,omitempty"`
 }
 
-// record returns the shared part of the output.
+// record returns the shared part of the output. An interrupted run is not
+// converged, whatever its diagnostics say, and the command fails after
+// printing it (exit status 130 or 143).
 func (f *runFlags) record(o *outcome, conv convergence) record {
+	if o.interrupted != nil {
+		conv.Converged = false
+		conv.Note = strings.TrimSuffix(fmt.Sprintf("%s after %.3g s of sampling: the results so far; ", o.why, o.seconds)+conv.Note, "; ")
+		if f.env != nil {
+			f.env.failure = o.interrupted
+		}
+	}
 	f.warn(conv)
 	return record{Sampler: f.sampler, Seed: f.seed, Chains: len(o.chains), Burn: f.burn, Seconds: o.seconds,
 		StateSHA256: o.hash, convergence: conv, Parts: o.parts, stopping: o.stop, Plots: f.plotted}

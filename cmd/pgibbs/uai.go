@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
+	"github.com/pgibbs/pgibbs/internal/phase"
 )
 
 func init() {
@@ -73,6 +75,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	f := u.f
 	// The model is streamed into its graph: no Model (scopes and tables
 	// as one slice a factor) is held, only what the output reports of it.
+	phase.Enter("read")
 	pr, err := uai.ReadGraphProblem(*u.model, *u.evid, *u.marFile)
 	if err != nil {
 		return err
@@ -104,6 +107,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	phase.Enter("write")
 	if err := u.write(&o, marginals, any); err != nil {
 		return err
 	}
@@ -159,7 +163,10 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 
 // marginals plans -sampler auto (its exact components overlaid on the
 // anytime solutions), then answers exactly when every component was
-// eliminated, or runs the chains; it fills o's run record.
+// eliminated, or runs the chains; it fills o's run record. Where the
+// budget or a signal leaves nothing sampled, the answer is the exact
+// components and uniform marginals elsewhere, not converged, saying why
+// (partial); an interrupted run then fails after printing it.
 func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, run *gibbsRun, g *factorgraph.Graph, any *uai.AnytimeMAR) ([][]float64, error) {
 	f := u.f
 	var auto *autoRun
@@ -167,10 +174,14 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, run *gibbsRun, g
 		// A resumed run or merged parts plan and choose again: the same
 		// answer for the same seed.
 		var err error
-		if auto, err = f.autoPlan(ctx, g, *u.exactMemory); err != nil {
+		auto, err = f.autoPlan(ctx, g, *u.exactMemory)
+		if auto == nil {
 			return nil, err
 		}
 		o.Auto = auto.output()
+		if err != nil {
+			return u.partial(o, g, auto, interruption(ctx)+" before sampling", err), nil
+		}
 		if any != nil {
 			run.atCheck = func() error {
 				p := chain.PoolMarginals(run.margs...)
@@ -195,8 +206,16 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, run *gibbsRun, g
 		}
 		return marginals, nil
 	}
+	if auto != nil && auto.choice == nil {
+		return u.partial(o, g, auto, auto.why, nil), nil
+	}
 	res, err := f.execute(ctx, run.job())
-	if err != nil {
+	switch {
+	case err != nil && auto != nil && errors.Is(err, context.Canceled):
+		return u.partial(o, g, auto, interruption(ctx)+" before the chains had sampled", err), nil
+	case err != nil && auto != nil && errors.Is(err, context.DeadlineExceeded):
+		return u.partial(o, g, auto, "the -seconds budget ran out while the chains were built", nil), nil
+	case err != nil:
 		return nil, err
 	}
 	marginals := chain.PoolMarginals(run.margs...)
@@ -210,6 +229,28 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, run *gibbsRun, g
 		o.Lambda2 = l2.Lambda2()
 	}
 	return marginals, nil
+}
+
+// partial returns the answer of a run that sampled nothing (why says
+// why): the exact components' marginals, point masses for the evidence
+// and uniform marginals elsewhere, recorded as not converged. err, if not
+// nil, is the interruption the command fails with after printing it.
+func (u *uaiFlags) partial(o *uaiOutput, g *factorgraph.Graph, auto *autoRun, why string, err error) [][]float64 {
+	f := u.f
+	marginals := exactMarginals(g, nil)
+	for _, i := range g.Free() {
+		for v := range marginals[i] {
+			marginals[i][v] = 1 / float64(len(marginals[i]))
+		}
+	}
+	auto.exact.Overlay(marginals, nil)
+	conv := convergence{Note: why + ": nothing was sampled; the variables not solved exactly have uniform marginals"}
+	o.gibbsOutput = gibbsOutput{record: record{Sampler: f.sampler, Seed: f.seed, convergence: conv}}
+	f.warn(conv)
+	if err != nil && f.env != nil {
+		f.env.failure = err
+	}
+	return marginals
 }
 
 // compare fills o's errors of marginals against the exact marginals mar

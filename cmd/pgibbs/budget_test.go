@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pgibbs/pgibbs/factorgraph/uai"
+	"github.com/pgibbs/pgibbs/internal/phase"
+)
+
+// signalAt makes the test binary, run as the command (PGIBBS_TEST_MAIN),
+// send itself SIGTERM as phase name begins (internal/phase), so that a
+// test delivers a real signal in the phase it names.
+func signalAt(name string) {
+	if name == "" {
+		return
+	}
+	sent := false
+	phase.Hook = func(p string) {
+		if p == name && !sent {
+			sent = true
+			fmt.Fprintf(os.Stderr, "test: SIGTERM at %s %d\n", p, time.Now().UnixNano())
+			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		}
+	}
+}
+
+// writeDense writes a generated binary UAI model to dir and returns its
+// path: "kbip" (K_{n,n} of random pair tables and unary fields, a dense
+// RBM's shape), "hubs" (n hubs of degree ~100 in a chain, each of 50·n
+// leaves tied to two random hubs) or "complete" (a complete graph on n
+// variables).
+func writeDense(t testing.TB, dir, kind string, n int) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(uint64(n), 11))
+	var nv int
+	var scopes [][]int
+	switch kind {
+	case "kbip":
+		nv = 2 * n
+		for i := range nv {
+			scopes = append(scopes, []int{i})
+		}
+		for i := range n {
+			for j := range n {
+				scopes = append(scopes, []int{i, n + j})
+			}
+		}
+	case "hubs":
+		leaves := 50 * n
+		nv = n + leaves
+		for k := range leaves {
+			a := r.IntN(n)
+			scopes = append(scopes, []int{a, n + k}, []int{(a + 1 + r.IntN(n-1)) % n, n + k})
+		}
+		for i := 1; i < n; i++ {
+			scopes = append(scopes, []int{i - 1, i})
+		}
+	case "complete":
+		nv = n
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				scopes = append(scopes, []int{i, j})
+			}
+		}
+	default:
+		t.Fatalf("unknown kind %q", kind)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s%d.uai", kind, n))
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "MARKOV\n%d\n%s\n%d\n", nv, strings.TrimSpace(strings.Repeat("2 ", nv)), len(scopes))
+	for _, s := range scopes {
+		fmt.Fprint(w, len(s))
+		for _, v := range s {
+			fmt.Fprint(w, " ", v)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, s := range scopes {
+		fmt.Fprint(w, 1<<len(s))
+		for range 1 << len(s) {
+			fmt.Fprintf(w, " %.5g", math.Exp(0.3*r.NormFloat64()))
+		}
+		fmt.Fprintln(w)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readTime returns the time the library takes to read model.
+func readTime(t *testing.T, model string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if _, err := uai.ReadGraphProblem(model, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// TestUAIBudget: on generated models beyond exact elimination — dense,
+// with hubs, of 10⁵ factors — `pgibbs uai -seconds 2` answers (or says why
+// not) within 1.25 × 2 s plus the model's reading time, every phase
+// included.
+func TestUAIBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for seconds")
+	}
+	dir := t.TempDir()
+	for _, m := range []struct {
+		kind string
+		n    int
+	}{{"kbip", 200}, {"hubs", 200}, {"complete", 448}} {
+		model := writeDense(t, dir, m.kind, m.n)
+		t.Run(filepath.Base(model), func(t *testing.T) {
+			read := readTime(t, model)
+			start := time.Now()
+			code, stdout, stderr := runCLI(t, "uai", "-model", model, "-seconds", "2", "-json")
+			took := time.Since(start)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var out map[string]any
+			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+				t.Fatal(err)
+			}
+			if bound := 2500*time.Millisecond + read; took > bound {
+				t.Errorf("took %v, over 1.25 × -seconds + the reading time (%v) = %v", took, read, bound)
+			}
+			t.Logf("%v (reading %v): converged %v; %v", took.Round(time.Millisecond), read.Round(time.Millisecond), out["converged"], out["convergence_note"])
+		})
+	}
+}
+
+// TestUAISignalInEveryPhase: SIGTERM delivered as each phase of the default
+// (auto) run begins stops it within a second with what it knows: exit
+// status 143, a message on stderr, and — once the model is read — the JSON
+// answer so far, not converged, saying it was interrupted (or, when the
+// signal comes as the results are written, the complete answer).
+func TestUAISignalInEveryPhase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess test")
+	}
+	dir := t.TempDir()
+	kbip := writeDense(t, dir, "kbip", 120)
+	linkage := filepath.Join("..", "..", "..", "shared", "data", "uai-hard", "linkage_16.uai")
+	// A signal in an early phase comes long before -seconds 30 ends; the
+	// late phases are reached within -seconds 3.
+	for _, tc := range []struct {
+		at      string
+		model   string
+		seconds string
+		args    []string
+	}{
+		{"read", kbip, "30", nil},
+		{"plan", kbip, "30", nil},
+		{"solve", kbip, "30", []string{"-exact-memory", "16G"}},
+		{"pilots", kbip, "30", nil},
+		{"pilot block width 4", kbip, "30", nil},
+		{"pilot block forests", kbip, "30", nil},
+		{"pilot sw", kbip, "30", nil},
+		{"feasible", linkage, "30", []string{"-evidence", linkage + ".evid"}},
+		{"build", kbip, "3", nil},
+		{"sample", kbip, "3", nil},
+		{"write", kbip, "3", nil},
+	} {
+		t.Run(tc.at, func(t *testing.T) {
+			if _, err := os.Stat(tc.model); err != nil {
+				t.Skip(err)
+			}
+			args := append([]string{"uai", "-model", tc.model, "-seconds", tc.seconds, "-json"}, tc.args...)
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "PGIBBS_TEST_MAIN=1", "PGIBBS_TEST_SIGNAL_AT="+tc.at)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			end := time.Now()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+				t.Fatalf("%v (stderr %q); want exit status 143", err, stderr.String())
+			}
+			var sent int64
+			if _, err := fmt.Sscanf(stderr.String()[strings.Index(stderr.String(), "test: SIGTERM at "+tc.at)+len("test: SIGTERM at "+tc.at):], " %d", &sent); err != nil {
+				t.Fatalf("no signal sent in phase %s: %q", tc.at, stderr.String())
+			}
+			if lat := end.Sub(time.Unix(0, sent)); lat > time.Second {
+				t.Errorf("stopped %v after the signal, want ≤ 1 s", lat)
+			}
+			if !strings.Contains(stderr.String(), "interrupted") {
+				t.Errorf("stderr does not say the run was interrupted: %q", stderr.String())
+			}
+			if tc.at == "read" {
+				return
+			}
+			var out struct {
+				Converged bool   `json:"converged"`
+				Note      string `json:"convergence_note"`
+			}
+			if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
+				t.Fatalf("no JSON answer so far: %v: %q", err, stdout.String())
+			}
+			if tc.at == "write" {
+				return // the answer was complete: it is written whole
+			}
+			if out.Converged || !strings.Contains(out.Note, "interrupted") {
+				t.Errorf("answer so far: converged %v, note %q; want not converged, saying it was interrupted", out.Converged, out.Note)
+			}
+		})
+	}
+}

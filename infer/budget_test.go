@@ -1,0 +1,205 @@
+package infer
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/phase"
+)
+
+// twoParts is a model of two components: a chain of 6 variables that
+// elimination answers, and a side×side Ising torus (no fields, exact
+// marginals uniform) that a MaxBytes of 1 MiB leaves to sampling.
+func twoParts(t testing.TB, side int) (*factorgraph.Graph, []int) {
+	t.Helper()
+	b := factorgraph.NewBuilder()
+	n := side * side
+	b.AddVariables(n+6, factorgraph.Discrete(2))
+	for i := range n {
+		r, c := i/side, i%side
+		for _, j := range []int{r*side + (c+1)%side, ((r+1)%side)*side + c} {
+			b.AddFactor(factorgraph.NewPotts(i, j, 0.3))
+		}
+	}
+	chainVars := []int{n, n + 1, n + 2, n + 3, n + 4, n + 5}
+	for k := 1; k < len(chainVars); k++ {
+		b.AddFactor(factorgraph.NewTable([]int{chainVars[k-1], chainVars[k]}, []int{2, 2}, []float64{1, -0.5, 0.25, 2}))
+	}
+	b.AddFactor(factorgraph.NewTable([]int{n}, []int{2}, []float64{0, 1}))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, chainVars
+}
+
+// TestMarginalsInterrupted: a cancellation at the start of each phase of
+// Marginals returns within a second the answer so far — the exact
+// component, if it was solved, exact; every other marginal a distribution
+// —, marked incomplete and not converged, with an error wrapping
+// context.Canceled.
+func TestMarginalsInterrupted(t *testing.T) {
+	g, chainVars := twoParts(t, 16)
+	want := bruteChain(t, g, chainVars)
+	defer func() { phase.Hook = nil }()
+	for _, at := range []string{"plan", "solve", "pilots", "pilot site", "pilot block width 4", "build", "sample"} {
+		t.Run(at, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var cancelled time.Time
+			phase.Hook = func(p string) {
+				if p == at && cancelled.IsZero() {
+					cancelled = time.Now()
+					cancel()
+				}
+			}
+			a, err := Marginals(ctx, g, Options{Time: 20 * time.Second, MaxBytes: 1 << 20, Seed: 1})
+			if cancelled.IsZero() {
+				t.Fatalf("phase %s never began", at)
+			}
+			if took := time.Since(cancelled); took > time.Second {
+				t.Errorf("returned %v after the cancellation, want ≤ 1 s", took)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want one wrapping context.Canceled", err)
+			}
+			if a == nil || a.Incomplete == "" || a.Verdict == nil || a.Verdict.Converged {
+				t.Fatalf("answer %+v: want the answer so far, incomplete and not converged", a)
+			}
+			t.Logf("%s: %s", at, a.Incomplete)
+			for i, p := range a.Marginals {
+				if s := p[0] + p[1]; math.Abs(s-1) > 1e-9 {
+					t.Fatalf("x%d: marginal %v sums to %v", i, p, s)
+				}
+			}
+			solved := at != "plan" && at != "solve"
+			for k, v := range chainVars {
+				if a.Exact[v] != solved {
+					t.Fatalf("x%d exact = %v after an interruption at %s", v, a.Exact[v], at)
+				}
+				if solved && math.Abs(a.Marginals[v][1]-want[k]) > 1e-12 {
+					t.Errorf("x%d: P(1) = %v, want %v", v, a.Marginals[v][1], want[k])
+				}
+			}
+		})
+	}
+}
+
+// bruteChain enumerates P(x_v = 1) for the chain's variables (a
+// component: no factor reads a chain variable and another).
+func bruteChain(t *testing.T, g *factorgraph.Graph, vars []int) []float64 {
+	x := make([]float64, g.NumVars())
+	var facs []int
+	for f := range g.NumFactors() {
+		for _, v := range g.Factor(f).Vars() {
+			if v >= vars[0] {
+				facs = append(facs, f)
+				break
+			}
+		}
+	}
+	p, z := make([]float64, len(vars)), 0.0
+	for s := range 1 << len(vars) {
+		for k, v := range vars {
+			x[v] = float64(s >> k & 1)
+		}
+		w := 0.0
+		for _, f := range facs {
+			w += g.Factor(f).Value(x)
+		}
+		w = math.Exp(w)
+		z += w
+		for k := range vars {
+			p[k] += w * float64(s>>k&1)
+		}
+	}
+	for k := range p {
+		p[k] /= z
+	}
+	return p
+}
+
+// denseModels are models on which the phases before sampling cost the
+// most: K_{n,n} of pair tables (a dense RBM's shape; every variable of
+// degree n), and hubs of degree ~100 tied through 10⁴ leaves.
+func denseModels(t testing.TB) map[string]*factorgraph.Graph {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, 7))
+	table := func(b *factorgraph.Builder, vars ...int) {
+		sz := make([]int, len(vars))
+		vals := make([]float64, 1<<len(vars))
+		for k := range sz {
+			sz[k] = 2
+		}
+		for k := range vals {
+			vals[k] = 0.1 * r.NormFloat64()
+		}
+		b.AddFactor(factorgraph.NewTable(vars, sz, vals))
+	}
+	out := map[string]*factorgraph.Graph{}
+	{
+		const n = 150
+		b := factorgraph.NewBuilder()
+		b.AddVariables(2*n, factorgraph.Discrete(2))
+		for i := range 2 * n {
+			table(b, i)
+		}
+		for i := range n {
+			for j := range n {
+				table(b, i, n+j)
+			}
+		}
+		out["K150,150"] = mustBuild(t, b)
+	}
+	{
+		const hubs, leaves = 100, 5000
+		b := factorgraph.NewBuilder()
+		b.AddVariables(hubs+leaves, factorgraph.Discrete(2))
+		for k := range leaves {
+			a := r.IntN(hubs)
+			table(b, a, hubs+k)
+			table(b, (a+1+r.IntN(hubs-1))%hubs, hubs+k)
+		}
+		out["hubs"] = mustBuild(t, b)
+	}
+	return out
+}
+
+func mustBuild(t testing.TB, b *factorgraph.Builder) *factorgraph.Graph {
+	t.Helper()
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestMarginalsBudget: on dense models beyond exact elimination, Marginals
+// answers within 1.25 times its budget, every phase included.
+func TestMarginalsBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for seconds")
+	}
+	const budget = 2 * time.Second
+	for name, g := range denseModels(t) {
+		start := time.Now()
+		a, err := Marginals(context.Background(), g, Options{Time: budget, Seed: 1})
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if took > budget*5/4 {
+			t.Errorf("%s: answered in %v, over 1.25 × the budget %v", name, took, budget)
+		}
+		why := "sampled"
+		if a.Choice != nil {
+			why = a.Choice.Reason
+		}
+		t.Logf("%s: %v; %s; %s", name, took.Round(time.Millisecond), why, a.Incomplete)
+	}
+}
