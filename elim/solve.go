@@ -773,19 +773,47 @@ func scatter(dst, t []float64, ix []int32) {
 // ClampedLogPotential returns Σ φ(x) over the factors of g whose variables
 // are all observed, at the evidence: the part of log Z that belongs to no
 // component (−Inf if such a factor is a zero of the potential at the
-// evidence). log Z of g given its evidence is ClampedLogPotential(g) plus
-// the LogZ of each component's Result.
+// evidence: CheckEvidence then says which). log Z of g given its evidence
+// is ClampedLogPotential(g) plus the LogZ of each component's Result.
 func ClampedLogPotential(g *factorgraph.Graph) float64 {
-	var x []float64
 	sum := 0.0
-	for f := range g.NumFactors() {
-		fac := g.Factor(f)
-		all := true
-		for _, v := range fac.Vars() {
-			_, obs := g.Observed(v)
-			all = all && obs
+	clamped(g, func(_ int, v float64, _ []float64) bool {
+		sum += v
+		return true
+	})
+	return sum
+}
+
+// CheckEvidence returns an error wrapping ErrNoMass, naming the factor and
+// the evidence, if a factor of g whose variables are all observed is zero
+// (−Inf) at the evidence: then no assignment has positive probability,
+// whatever the components' answers, and log Z is −Inf. It returns nil
+// otherwise. A contradiction reached through free variables is found by
+// the Solve of their component (ErrNoMass too).
+func CheckEvidence(g *factorgraph.Graph) error {
+	var err error
+	clamped(g, func(f int, v float64, x []float64) bool {
+		if math.IsInf(v, -1) {
+			err = fmt.Errorf("elim: %s is zero at the evidence %s: %w", g.FactorName(f), state(g.Factor(f).Vars(), x), ErrNoMass)
+			return false
 		}
-		if !all {
+		return true
+	})
+	return err
+}
+
+// clamped calls fn with each factor f of g whose variables are all
+// observed, in order, its value v at the evidence and x, the state of the
+// evidence (other variables 0), until fn returns false.
+func clamped(g *factorgraph.Graph, fn func(f int, v float64, x []float64) bool) {
+	if len(g.Free()) == g.NumVars() {
+		return // no evidence
+	}
+	var x []float64
+	var vars []int
+	for f := range g.NumFactors() {
+		vars = g.FactorVars(vars[:0], f)
+		if slices.ContainsFunc(vars, func(v int) bool { _, obs := g.Observed(v); return !obs }) {
 			continue
 		}
 		if x == nil {
@@ -794,7 +822,8 @@ func ClampedLogPotential(g *factorgraph.Graph) float64 {
 				x[i], _ = g.Observed(i)
 			}
 		}
-		sum += fac.Value(x)
+		if !fn(f, g.Factor(f).Value(x), x) {
+			return
+		}
 	}
-	return sum
 }
