@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/elim"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
@@ -291,19 +293,33 @@ func (out gibbsOutput) print(tw io.Writer) {
 	}
 }
 
+// constructionError is the error of a sampler's constructor as the command
+// reports it: a model with no state of positive probability (evidence of
+// probability zero, elim.ErrNoMass, or hard factors that contradict it,
+// factorgraph.ErrNoFeasibleState) is an error of the model, exit status 1;
+// any other refusal is a usage error (the sampler does not fit the model
+// or the flags), exit status 2.
+func constructionError(err error) error {
+	if errors.Is(err, elim.ErrNoMass) || errors.Is(err, factorgraph.ErrNoFeasibleState) {
+		return err
+	}
+	return usagef("%v", err)
+}
+
 // wolffTuneSweeps is the sweeps' worth of single-cluster updates a round
 // of -clusters auto tunes on (cluster.Wolff.TuneClusters).
 const wolffTuneSweeps = 5
 
 // newSampler builds the sampler of -sampler on m drawing from r, a usage
-// error if the library refuses it; a Wolff sampler gets its -clusters.
+// error if the library refuses it (constructionError); a Wolff sampler gets
+// its -clusters.
 func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Options) (gibbs.Sampler, error) {
 	var s gibbs.Sampler
 	var err error
 	if f.spec != nil {
 		// -sampler auto's choice (its Wolff tuned already).
 		if s, err = f.spec.New(m.(*factorgraph.Graph), r, opts); err != nil {
-			return nil, usagef("%v", err)
+			return nil, constructionError(err)
 		}
 		return s, nil
 	}
@@ -313,7 +329,7 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 		s, err = samplers.New(f.sampler, m, r, opts)
 	}
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, constructionError(err)
 	}
 	w, ok := s.(*cluster.Wolff)
 	switch {
