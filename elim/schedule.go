@@ -58,8 +58,14 @@ type bucket struct {
 	msg    int
 	ins    []input
 	shared int // the input whose table T is, or −1
-	cdims  int // dims[:cdims] make a chunk
-	cn     int // entries of a chunk
+	// root says the bucket has no other variable: it is the last of its
+	// component's bucket tree, its message (one entry) is the component's
+	// Z, and its separator marginal is 1. (Its table may also be a single
+	// row when the other variables all have one value: then it is not a
+	// root, and its message goes on to its parent like any other.)
+	root  bool
+	cdims int // dims[:cdims] make a chunk
+	cn    int // entries of a chunk
 	// levels[j] lists the inputs (but the shared one) whose last dimension
 	// within a chunk is j, and blk[j] = Π dims[:j+1]: a chunk's product is
 	// built up level by level (see solver.product).
@@ -215,6 +221,8 @@ func (l *layer) bucket(v int32) float64 {
 	l.scopes = append(l.scopes, others)
 	if len(others) > 0 {
 		l.pending[others[0]] = append(l.pending[others[0]], bk.msg)
+	} else {
+		bk.root = true
 	}
 	bk.chunk()
 	s.chunk = max(s.chunk, bk.cn)

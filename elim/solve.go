@@ -80,7 +80,8 @@ const ticks = 1 << 21
 // variables, normalises each row into the conditional π(x_v | x_S) of the
 // distribution restricted to the variables not yet eliminated, and sends
 // the message m_v(x_S) = Σ_{x_v} T_v(x_v, x_S) to the bucket of the first
-// eliminated variable of S. The last bucket's message is Z.
+// eliminated variable of S. The last bucket (the root: no other variable,
+// schedule's bucket.root) sends no message on: its message is Z.
 //
 // Downward (the distribute phase of S. L. Lauritzen and D. J.
 // Spiegelhalter, JRSS B 50:157–224, 1988, and of A. P. Dawid, Statistics
@@ -129,6 +130,7 @@ type variant struct {
 	forceLinear  bool // every table and bucket in linear space, whatever its range
 	upwardOnly   bool // the downward pass weighs no bucket by its separator's marginal
 	scatterFirst bool // a bucket projects its conditional, not its marginal, to its children
+	oldRoot      bool // a bucket whose table is one row is taken for a root (issue 32): its message counts in log Z twice
 	logBuckets   *int // if not nil, counts the buckets computed in log space
 }
 
@@ -420,10 +422,21 @@ func (sv *solver) up(bk *bucket) error {
 		}
 	}
 	sv.forms[bk.msg] = fm
-	if bk.dims[0] == bk.t.n { // the last bucket of a component: its message is Z (linear: one entry)
+	if sv.root(bk) { // its message, one entry (linear), is Z
 		sv.logZ += math.Log(msg[0]) + fm.scale
 	}
 	return nil
+}
+
+// root reports whether bk is the root of its component's bucket tree (a
+// bucket with no other variable), or, in the broken variant oldRoot,
+// whether its table is one row (also true of a bucket whose other
+// variables all have one value).
+func (sv *solver) root(bk *bucket) bool {
+	if sv.vr.oldRoot {
+		return bk.dims[0] == bk.t.n
+	}
+	return bk.root
 }
 
 // infeasible is the error of a component with no state of positive
@@ -603,7 +616,11 @@ func normalise(t, msg []float64, d int) (mn, mx float64) {
 }
 
 // logSum sets the chunk t of bk's table to the sum of the logarithms of
-// bk's inputs' values.
+// bk's inputs' values. math.Log, wrong on subnormals on amd64
+// (golang/go#56600), is right here: every nonzero entry of a linear table
+// is a normal number (see Solve: a potential's at least 2^linLo of its
+// largest, which is 1; a message's at least 2^linLo before a rescale, which
+// keeps it above 2^(linLo−20)); the same holds for a component's Z in up.
 func (sv *solver) logSum(bk *bucket, t []float64) {
 	if bk.shared >= 0 {
 		f := sv.forms[bk.ins[bk.shared].tab]
@@ -680,7 +697,7 @@ func (sv *solver) down(bk *bucket) error {
 	sv.indexMaps(bk)
 	msp := sv.s.tabs[bk.msg]
 	ps := sv.arena[msp.off : msp.off+msp.n]
-	if bk.dims[0] == bk.t.n || sv.vr.upwardOnly {
+	if sv.root(bk) || sv.vr.upwardOnly {
 		for k := range ps {
 			ps[k] = 1
 		}
@@ -756,19 +773,47 @@ func scatter(dst, t []float64, ix []int32) {
 // ClampedLogPotential returns Σ φ(x) over the factors of g whose variables
 // are all observed, at the evidence: the part of log Z that belongs to no
 // component (−Inf if such a factor is a zero of the potential at the
-// evidence). log Z of g given its evidence is ClampedLogPotential(g) plus
-// the LogZ of each component's Result.
+// evidence: CheckEvidence then says which). log Z of g given its evidence
+// is ClampedLogPotential(g) plus the LogZ of each component's Result.
 func ClampedLogPotential(g *factorgraph.Graph) float64 {
-	var x []float64
 	sum := 0.0
-	for f := range g.NumFactors() {
-		fac := g.Factor(f)
-		all := true
-		for _, v := range fac.Vars() {
-			_, obs := g.Observed(v)
-			all = all && obs
+	clamped(g, func(_ int, v float64, _ []float64) bool {
+		sum += v
+		return true
+	})
+	return sum
+}
+
+// CheckEvidence returns an error wrapping ErrNoMass, naming the factor and
+// the evidence, if a factor of g whose variables are all observed is zero
+// (−Inf) at the evidence: then no assignment has positive probability,
+// whatever the components' answers, and log Z is −Inf. It returns nil
+// otherwise. A contradiction reached through free variables is found by
+// the Solve of their component (ErrNoMass too).
+func CheckEvidence(g *factorgraph.Graph) error {
+	var err error
+	clamped(g, func(f int, v float64, x []float64) bool {
+		if math.IsInf(v, -1) {
+			err = fmt.Errorf("elim: %s is zero at the evidence %s: %w", g.FactorName(f), state(g.Factor(f).Vars(), x), ErrNoMass)
+			return false
 		}
-		if !all {
+		return true
+	})
+	return err
+}
+
+// clamped calls fn with each factor f of g whose variables are all
+// observed, in order, its value v at the evidence and x, the state of the
+// evidence (other variables 0), until fn returns false.
+func clamped(g *factorgraph.Graph, fn func(f int, v float64, x []float64) bool) {
+	if len(g.Free()) == g.NumVars() {
+		return // no evidence
+	}
+	var x []float64
+	var vars []int
+	for f := range g.NumFactors() {
+		vars = g.FactorVars(vars[:0], f)
+		if slices.ContainsFunc(vars, func(v int) bool { _, obs := g.Observed(v); return !obs }) {
 			continue
 		}
 		if x == nil {
@@ -777,7 +822,8 @@ func ClampedLogPotential(g *factorgraph.Graph) float64 {
 				x[i], _ = g.Observed(i)
 			}
 		}
-		sum += fac.Value(x)
+		if !fn(f, g.Factor(f).Value(x), x) {
+			return
+		}
 	}
-	return sum
 }

@@ -3,6 +3,8 @@ package factorgraph
 import (
 	"fmt"
 	"math"
+
+	"github.com/pgibbs/pgibbs/internal/xmath"
 )
 
 // Factor is one log-potential φ of a factor graph, π(x) ∝ exp(Σ_φ φ(x)).
@@ -116,7 +118,7 @@ func NewProbTable(scope, sizes []int, probs []float64) *Table {
 			logs[k] = math.NaN() // rejected by Validate, naming the entry
 			continue
 		}
-		logs[k] = math.Log(p)
+		logs[k] = xmath.Log(p) // correct on subnormal p too, which math.Log is not on amd64
 	}
 	t := NewTable(scope, sizes, logs)
 	t.neg = neg

@@ -41,7 +41,11 @@
 // sampler adds them exactly, so a chain never enters a state of zero
 // probability. When the random initial state is impossible, the samplers
 // search for a feasible one (factorgraph.Graph.FeasibleState); evidence
-// variables are clamped and never resampled. A chain must also move: a
+// variables are clamped and never resampled. Evidence of probability zero
+// is refused: a factor whose variables are all observed and which is zero
+// there, named (elim.CheckEvidence, elim.ErrNoMass), or a contradiction
+// through free variables the search proves (factorgraph.ErrNoFeasibleState).
+// A chain must also move: a
 // hard factor that fixes one of its variables given the others (the
 // equality x0 = x1, a pedigree's deterministic link) can freeze it, and
 // the samplers that update one variable at a time refuse such a model,

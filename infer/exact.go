@@ -32,9 +32,18 @@ type ExactPart struct {
 // memory it touches), with the earlier components', stays within maxTime.
 // A component of continuous variables, or one whose best order found needs
 // more, is left to sampling, with the reason; so is one not planned when
-// ctx ended (elim.Plan: a deadline on the planning). PlanExact fails only
-// for invalid budgets; the caller tells a cancelled ctx by ctx.Err().
+// ctx ended (elim.Plan: a deadline on the planning); the caller tells a
+// cancelled ctx by ctx.Err(). Evidence of probability zero at a factor
+// whose variables are all observed is an error wrapping elim.ErrNoMass,
+// naming the factor (elim.CheckEvidence); Solve's error for a
+// contradiction reached through free variables wraps it too.
 func PlanExact(ctx context.Context, g *factorgraph.Graph, maxBytes float64, maxTime time.Duration) (*ExactPart, error) {
+	if g == nil {
+		return nil, errors.New("infer: nil graph")
+	}
+	if err := elim.CheckEvidence(g); err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
 	comps, err := elim.Plan(ctx, g, elim.Options{MaxBytes: maxBytes, MaxTime: maxTime})
 	if err != nil {
 		return nil, err
@@ -141,6 +150,21 @@ func (e *ExactPart) Overlay(marg [][]float64, exact []bool) {
 			}
 		}
 	}
+}
+
+// LogZ returns log Z of g given its evidence — elim.ClampedLogPotential(g),
+// the factors whose variables are all observed, plus the LogZ of every
+// component — and true, when every component has been solved exactly; 0
+// and false otherwise. g is the graph e was planned for.
+func (e *ExactPart) LogZ(g *factorgraph.Graph) (float64, bool) {
+	logZ := elim.ClampedLogPotential(g)
+	for k, r := range e.Results {
+		if r == nil || !e.Exact[k] {
+			return 0, false
+		}
+		logZ += r.LogZ
+	}
+	return logZ, true
 }
 
 // ExactVars returns the number of free variables in exact components.

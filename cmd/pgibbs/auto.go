@@ -18,6 +18,7 @@ import (
 
 // autoRun is what the auto path planned, solved and chose.
 type autoRun struct {
+	g      *factorgraph.Graph
 	exact  *infer.ExactPart
 	choice *infer.Choice
 	pilot  float64 // seconds the pilots took
@@ -49,7 +50,7 @@ func (f *runFlags) autoPlan(ctx context.Context, g *factorgraph.Graph, exactMemo
 	if pr == nil {
 		return nil, err
 	}
-	a := &autoRun{exact: pr.Exact, choice: pr.Choice, pilot: pr.PilotSeconds, why: pr.Why}
+	a := &autoRun{g: g, exact: pr.Exact, choice: pr.Choice, pilot: pr.PilotSeconds, why: pr.Why}
 	if pr.Choice != nil {
 		f.spec = &pr.Choice.Spec
 	}
@@ -63,7 +64,8 @@ type autoOutput struct {
 	Method string `json:"method"`
 	// ExactComponents of Components were eliminated exactly, holding
 	// ExactVariables free variables, in ExactSeconds; LogZ is log Z of
-	// the exact part (all of the model's when every component is exact).
+	// the model given the evidence (infer.ExactPart.LogZ), when every
+	// component is exact.
 	Components      int            `json:"components"`
 	ExactComponents int            `json:"exact_components"`
 	ExactVariables  int            `json:"exact_variables"`
@@ -115,17 +117,13 @@ func (a *autoRun) output() *autoOutput {
 	default:
 		o.Method = "sampled"
 	}
-	logZ, all := 0.0, true
 	for k, c := range ex.Components {
 		o.Parts = append(o.Parts, componentOut{Variables: len(c.Vars), Exact: ex.Exact[k], Width: c.Width, Entries: c.Entries, Bytes: c.Bytes, Why: ex.Why[k]})
 		if ex.Exact[k] {
 			o.ExactComponents++
-			logZ += ex.Results[k].LogZ
-		} else {
-			all = false
 		}
 	}
-	if all && len(ex.Components) > 0 {
+	if logZ, ok := ex.LogZ(a.g); ok {
 		o.LogZ = &logZ
 	}
 	if len(o.Parts) > 20 {

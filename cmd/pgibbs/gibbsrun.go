@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/elim"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
@@ -295,19 +296,38 @@ func (out gibbsOutput) print(tw io.Writer) {
 	}
 }
 
+// constructionError is the error of a sampler's constructor as the command
+// reports it: a model with no state of positive probability (evidence of
+// probability zero, elim.ErrNoMass, or hard factors that contradict it,
+// factorgraph.ErrNoFeasibleState) is an error of the model, exit status 1;
+// any other refusal is a usage error (the sampler does not fit the model
+// or the flags), exit status 2.
+func constructionError(err error) error {
+	switch {
+	case errors.Is(err, elim.ErrNoMass) || errors.Is(err, factorgraph.ErrNoFeasibleState):
+		return err
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("the -seconds budget ran out while the sampler was built (%w)", err)
+	case chain.Stopped(err):
+		return fmt.Errorf("building the sampler: %w", err)
+	}
+	return usagef("%v", err)
+}
+
 // wolffTuneSweeps is the sweeps' worth of single-cluster updates a round
 // of -clusters auto tunes on (cluster.Wolff.TuneClusters).
 const wolffTuneSweeps = 5
 
 // newSampler builds the sampler of -sampler on m drawing from r, a usage
-// error if the library refuses it; a Wolff sampler gets its -clusters.
+// error if the library refuses it (constructionError); a Wolff sampler gets
+// its -clusters.
 func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Options) (gibbs.Sampler, error) {
 	var s gibbs.Sampler
 	var err error
 	if f.spec != nil {
 		// -sampler auto's choice (its Wolff tuned already).
 		if s, err = f.spec.New(m.(*factorgraph.Graph), r, opts); err != nil {
-			return nil, refused(err)
+			return nil, constructionError(err)
 		}
 		return s, nil
 	}
@@ -317,7 +337,7 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 		s, err = samplers.New(f.sampler, m, r, opts)
 	}
 	if err != nil {
-		return nil, refused(err)
+		return nil, constructionError(err)
 	}
 	w, ok := s.(*cluster.Wolff)
 	switch {
@@ -332,20 +352,6 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 		err = w.SetClusters(k)
 	}
 	return s, err
-}
-
-// refused returns the error of a sampler's constructor as the command's: a
-// usage error (the sampler refuses the model or the options), or, for a
-// construction stopped by a signal or the -seconds deadline, the context's
-// error itself.
-func refused(err error) error {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("the -seconds budget ran out while the sampler was built (%w)", err)
-	case chain.Stopped(err):
-		return fmt.Errorf("building the sampler: %w", err)
-	}
-	return usagef("%v", err)
 }
 
 // clustersPerStep returns each Wolff sampler's clusters a step (nil for

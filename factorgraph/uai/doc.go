@@ -21,7 +21,10 @@
 // In a BAYES file the last variable of a scope is the child and its table a
 // conditional probability table; the joint is the same product. A zero is
 // a hard constraint: [Model.Graph] makes such a factor a hard factor of the
-// factor graph (log 0 = −Inf), which every sampler evaluates exactly.
+// factor graph (log 0 = −Inf), which every sampler evaluates exactly. The
+// log-potentials are exact to rounding for every positive double, subnormal
+// entries down to 5e-324 included (math.Log, which is not on amd64,
+// golang/go#56600, is corrected there).
 //
 // An evidence file (.evid) lists observed variables, "n v_1 x_1 … v_n
 // x_n"; [ReadEvidenceSamples] documents the older multi-sample form and

@@ -2,10 +2,10 @@ package uai
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/xmath"
 )
 
 // Graph compiles m with evidence ev (nil for none) into a factor graph:
@@ -64,7 +64,7 @@ func constant(f int, c float64) (factorgraph.Factor, error) {
 	if c == 0 {
 		return nil, fmt.Errorf("uai: factor %d: constant factor 0 (zero potential everywhere)", f)
 	}
-	logc := math.Log(c)
+	logc := xmath.Log(c)
 	return factorgraph.NewFunc([]int{0}, logc, logc, func([]float64) float64 { return logc }), nil
 }
 

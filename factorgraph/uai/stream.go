@@ -3,11 +3,11 @@ package uai
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/xmath"
 )
 
 // Info is what a caller needs of a model besides its factor graph, as
@@ -328,7 +328,7 @@ func (st *streamed) readRun(s *scanner, vars, arity []int32, f, pos int, sizes *
 			*cptErr = checkRows(g, int(vars[gpos+a-1]), (*sizes)[a-1], t)
 		}
 		for k, p := range t {
-			t[k] = math.Log(p) // factorgraph.NewProbTable's log-potential: log 0 = −Inf
+			t[k] = xmath.Log(p) // factorgraph.NewProbTable's log-potential: log 0 = −Inf, correct on subnormals
 		}
 	}
 	if cap(values) > len(values) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/elim"
 	"github.com/pgibbs/pgibbs/factorgraph"
 
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
@@ -96,12 +97,22 @@ type Core struct {
 
 // NewCore checks the model and options common to all samplers and sets up
 // the state. discrete says the sampler handles only discrete variables.
+// Evidence of probability zero is refused: at a factor whose variables are
+// all observed, with an error naming it that wraps elim.ErrNoMass
+// (elim.CheckEvidence, for a *factorgraph.Graph); through free variables,
+// by the search for an initial state (factorgraph.ErrNoFeasibleState) or
+// the check of the initial state given.
 func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, discrete bool) (Core, error) {
 	if m == nil {
 		return Core{}, fmt.Errorf("gibbs: %s: nil model", name)
 	}
 	if r == nil {
 		return Core{}, fmt.Errorf("gibbs: %s: nil *rand.Rand", name)
+	}
+	if g, ok := m.(*factorgraph.Graph); ok {
+		if err := elim.CheckEvidence(g); err != nil {
+			return Core{}, fmt.Errorf("gibbs: %s: %w", name, err)
+		}
 	}
 	n := m.NumVars()
 	c := Core{M: m, R: r, Free: m.Free(), Clamped: make([]bool, n), Budget: spendEvery}
