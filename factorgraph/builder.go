@@ -79,6 +79,42 @@ func (b *Builder) AddVariables(n int, d Domain) int {
 // after it.
 func (b *Builder) SetMaxBytes(max float64) { b.maxBytes = max }
 
+// Grow reserves room in the builder's arrays for the table factors and
+// factor values of sz (its Tables, TableVars and Potentials, and its
+// Factors; its other counts are ignored) beyond those it holds, so that
+// the AddTables and AddFactor calls that add them copy none of its arrays
+// as they grow: a reader that knows its file's counts before it adds the
+// factors (package uai, once it has read the scopes) builds without that
+// garbage. As a bulk add, it refuses room that would take the graph over
+// the memory limit: it reserves nothing and makes Build fail, naming the
+// call.
+func (b *Builder) Grow(sz Size) {
+	s := &b.fs
+	want := b.size()
+	want.Tables += max(sz.Tables, 0)
+	want.TableVars += max(sz.TableVars, 0)
+	want.Potentials += max(sz.Potentials, 0)
+	want.Factors += max(sz.Factors, 0)
+	want.FactorVars += max(sz.FactorVars, 0)
+	what := fmt.Sprintf("factorgraph: Grow(%d table factors of %d variables, %d potentials, %d factors) (after %d factors)",
+		sz.Tables, sz.TableVars, sz.Potentials, sz.Factors, s.n)
+	if err := b.checkBytes(want, what); err != nil {
+		b.fail(err)
+		return
+	}
+	if t := max(sz.Tables, 0); t > 0 {
+		s.tab.Off = slices.Grow(s.tab.Off, t+1)
+		s.tab.Pot = slices.Grow(s.tab.Pot, t)
+		s.tab.Vars = slices.Grow(s.tab.Vars, max(sz.TableVars, 0))
+	}
+	if p := max(sz.Potentials, 0); p > 0 {
+		s.tab.Pots, s.pots = slices.Grow(s.tab.Pots, p), slices.Grow(s.pots, p)
+	}
+	if f := max(sz.Factors, 0); f > 0 {
+		s.obj = slices.Grow(s.obj, f)
+	}
+}
+
 // fail records err as the first invalid call, if there is none yet.
 func (b *Builder) fail(err error) {
 	if b.err == nil {

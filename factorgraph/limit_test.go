@@ -63,6 +63,10 @@ func TestMemoryLimit(t *testing.T) {
 				b.AddFactor(f)
 			}
 		}, "factorgraph: Build (2 variables, 5000 factors): the graph needs about 1.21 MB, more than the limit of 512 KB"},
+		{"Grow", 1 << 20, func(b *factorgraph.Builder) {
+			b.AddVariables(2, factorgraph.Discrete(2))
+			b.Grow(factorgraph.Size{Tables: 100000, TableVars: 200000, Potentials: 100000})
+		}, "factorgraph: Grow(100000 table factors of 200000 variables, 100000 potentials, 0 factors) (after 0 factors): the graph needs about"},
 		{"negative limit", -1, func(b *factorgraph.Builder) { b.AddVariables(2, factorgraph.Discrete(2)) },
 			"memory limit -1 (Builder.SetMaxBytes): want a number of bytes > 0"},
 		{"NaN limit", math.NaN(), func(b *factorgraph.Builder) { b.AddVariables(2, factorgraph.Discrete(2)) }, "memory limit NaN"},

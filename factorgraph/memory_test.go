@@ -3,6 +3,7 @@ package factorgraph
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -160,5 +161,48 @@ func TestSizeBytes(t *testing.T) {
 		if w := c.allocWithin; w > 0 && math.Abs(sz.BuildBytes()-alloc) > w*alloc {
 			t.Errorf("%s: BuildBytes %.0f, allocated %.0f", c.name, sz.BuildBytes(), alloc)
 		}
+	}
+}
+
+// TestGrow: after Grow, the AddTables and AddFactor calls it made room for
+// copy none of the builder's arrays, and build the graph they build
+// without it.
+func TestGrow(t *testing.T) {
+	const n, nf = 100, 1000
+	add := func(b *Builder) {
+		for k := range nf / 10 {
+			scopes := make([]int32, 20)
+			for j := range scopes {
+				scopes[j] = int32((k + j) % n)
+			}
+			b.AddTables(scopes, []int{2, 2}, []float64{0, 1, 1, 0.5}) // ten factors sharing a table
+		}
+		b.AddFactor(NewPotts(0, 1, 1))
+	}
+	b := NewBuilder()
+	b.AddVariables(n, Discrete(2))
+	b.Grow(Size{Tables: nf, TableVars: 2 * nf, Potentials: nf / 10, Factors: 1})
+	s := &b.fs
+	before := []any{&s.tab.Off[:1][0], &s.tab.Pot[:1][0], &s.tab.Vars[:1][0], &s.tab.Pots[:1][0], &s.pots[:1][0], &s.obj[:1][0]}
+	add(b)
+	after := []any{&s.tab.Off[0], &s.tab.Pot[0], &s.tab.Vars[0], &s.tab.Pots[0], &s.pots[0], &s.obj[0]}
+	for k := range before {
+		if before[k] != after[k] {
+			t.Errorf("array %d was copied after Grow", k)
+		}
+	}
+	g1, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2 := NewBuilder()
+	b2.AddVariables(n, Discrete(2))
+	add(b2)
+	g2, err := b2.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g1.Kernel().Nbr, g2.Kernel().Nbr) || g1.NumFactors() != g2.NumFactors() || g1.String() != g2.String() {
+		t.Error("Grow changed the graph")
 	}
 }
