@@ -55,7 +55,9 @@ func (b *Builder) AddVariables(n int, d Domain) int {
 	sz := b.size()
 	sz.Vars += n
 	sz.DomainSize = max(sz.DomainSize, d.Size)
-	if err := b.checkBytes(sz, fmt.Sprintf("factorgraph: AddVariables(%d, %v) (after %d variables)", n, d, first)); err != nil {
+	if err := b.checkBytes(sz, func() string {
+		return fmt.Sprintf("factorgraph: AddVariables(%d, %v) (after %d variables)", n, d, first)
+	}); err != nil {
 		b.fail(err)
 		return first
 	}
@@ -96,9 +98,10 @@ func (b *Builder) Grow(sz Size) {
 	want.Potentials += max(sz.Potentials, 0)
 	want.Factors += max(sz.Factors, 0)
 	want.FactorVars += max(sz.FactorVars, 0)
-	what := fmt.Sprintf("factorgraph: Grow(%d table factors of %d variables, %d potentials, %d factors) (after %d factors)",
-		sz.Tables, sz.TableVars, sz.Potentials, sz.Factors, s.n)
-	if err := b.checkBytes(want, what); err != nil {
+	if err := b.checkBytes(want, func() string {
+		return fmt.Sprintf("factorgraph: Grow(%d table factors of %d variables, %d potentials, %d factors) (after %d factors)",
+			sz.Tables, sz.TableVars, sz.Potentials, sz.Factors, s.n)
+	}); err != nil {
 		b.fail(err)
 		return
 	}
@@ -141,9 +144,14 @@ func (b *Builder) size() Size {
 }
 
 // checkBytes refuses a graph of size sz above the builder's memory limit;
-// what names the call.
-func (b *Builder) checkBytes(sz Size, what string) error {
-	return CheckBytes(sz.BuildBytes(), b.maxBytes, what, "Builder.SetMaxBytes")
+// what names the call (formatted only for a refusal).
+func (b *Builder) checkBytes(sz Size, what func() string) error {
+	const setting = "Builder.SetMaxBytes"
+	need := sz.BuildBytes()
+	if limit, err := memoryLimit(b.maxBytes, setting); err == nil && need <= limit {
+		return nil
+	}
+	return CheckBytes(need, b.maxBytes, what(), setting)
 }
 
 // AddFactor adds a factor and returns its index.
@@ -207,7 +215,9 @@ func (b *Builder) Build() (*Graph, error) {
 			return nil, fmt.Errorf("factorgraph: variable %d: %v", i, err)
 		}
 	}
-	if err := b.checkBytes(b.size(), fmt.Sprintf("factorgraph: Build (%d variables, %d factors)", n, b.fs.n)); err != nil {
+	if err := b.checkBytes(b.size(), func() string {
+		return fmt.Sprintf("factorgraph: Build (%d variables, %d factors)", n, b.fs.n)
+	}); err != nil {
 		return nil, err
 	}
 	g := &Graph{

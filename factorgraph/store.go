@@ -132,7 +132,9 @@ func (b *Builder) AddPottsPairs(i, j []int32, w []float64) int {
 	}
 	sz := b.size()
 	sz.Pairs += len(w)
-	if err := b.checkBytes(sz, fmt.Sprintf("factorgraph: AddPottsPairs of %d pairs (after %d factors)", len(w), s.n)); err != nil {
+	if err := b.checkBytes(sz, func() string {
+		return fmt.Sprintf("factorgraph: AddPottsPairs of %d pairs (after %d factors)", len(w), s.n)
+	}); err != nil {
 		b.fail(err)
 		return s.n
 	}
@@ -205,7 +207,9 @@ func (b *Builder) AddTables(scopes []int32, sizes []int, values []float64) int {
 	} else {
 		sz.Potentials += nf
 	}
-	if err := b.checkBytes(sz, fmt.Sprintf("factorgraph: AddTables of %d factors of %d entries (after %d factors)", nf, size, s.n)); err != nil {
+	if err := b.checkBytes(sz, func() string {
+		return fmt.Sprintf("factorgraph: AddTables of %d factors of %d entries (after %d factors)", nf, size, s.n)
+	}); err != nil {
 		b.fail(err)
 		return s.n
 	}
