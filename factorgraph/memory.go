@@ -64,8 +64,8 @@ func bytesOf[T any](s []T) int {
 // refuse by default (gibbs.DefaultMaxDraws): a larger domain could not be
 // sampled without raising that limit, while its buffers would take
 // gigabytes a chain. The bound keeps every domain a sampler's default
-// accepts (lattice models have at most 2¹⁶ Potts states, UAI models a few
-// thousand values) and sizes fit in the int32s the samplers keep.
+// accepts (lattice models have at most 2¹⁶ Potts states, the shared UAI
+// models far fewer values) and sizes fit in the int32s the samplers keep.
 const MaxDomain = 1 << 24
 
 // Size is what the memory of a factor graph depends on, as known before it
@@ -122,11 +122,11 @@ const (
 // bytes Graph.Bytes reports: to a few percent for pairwise models whose
 // kernel decays with distance (the heavy few neighbours of a variable in
 // the head of its pick table, the light rest in bands) and for dense
-// tables (their entries and scopes, exactly). A row of more than
-// headGuess (19) factors of equal weights has them all in its head, up to
-// 20 bytes a factor more than estimated. Table and generic factors are
-// counted as soft factors whose entries are ops: a Potts-form table (a
-// pair) or a hard one costs a little less.
+// tables (their entries and scopes, exactly). A row of 20 to 512 factors
+// of equal weights has them all in its head, 20 bytes a factor more than
+// estimated (a random graph of degree 64 takes 29% more). Table and
+// generic factors are counted as soft factors whose entries are ops: a
+// Potts-form table (a pair) or a hard one costs a little less.
 //
 // It returns a float64 so that no count overflows it.
 func (s Size) GraphBytes() float64 {
