@@ -16,11 +16,20 @@ import (
 // without a heap object per factor: the way to build graphs of 10⁸
 // factors. Either way they are numbered in the order they were added, and
 // the same factors give the same compiled graph, whichever way they came.
+//
+// A builder refuses a graph that would not fit in memory before allocating
+// it: the bulk adds (AddVariables, AddPottsPairs, AddTables) and Build
+// compare the memory of building the graph it would then hold
+// (Size.BuildBytes) with a limit, by default the machine's memory
+// (DefaultMaxBytes; SetMaxBytes changes it). A bulk add over the limit
+// adds nothing and makes Build fail with a *MemoryError naming the call.
 type Builder struct {
 	domains  []Domain
+	maxSize  int // the largest domain size
 	fs       store
 	observed map[int]float64
-	err      error // the first invalid call, reported by Build
+	maxBytes float64 // the memory limit (0: DefaultMaxBytes)
+	err      error   // the first invalid call, reported by Build
 }
 
 // NewBuilder returns an empty builder.
@@ -29,24 +38,120 @@ func NewBuilder() *Builder { return &Builder{} }
 // AddVariable adds a variable with domain d and returns its index.
 func (b *Builder) AddVariable(d Domain) int {
 	b.domains = append(b.domains, d)
+	b.maxSize = max(b.maxSize, d.Size)
 	return len(b.domains) - 1
 }
 
 // AddVariables adds n variables with domain d and returns the index of the
-// first; they are numbered consecutively. A negative n adds nothing and
-// makes Build fail, naming the call.
+// first; they are numbered consecutively. A negative n, or n variables
+// that would take the graph over the memory limit (see SetMaxBytes), add
+// nothing and make Build fail, naming the call.
 func (b *Builder) AddVariables(n int, d Domain) int {
 	first := len(b.domains)
-	if n < 0 && b.err == nil {
-		b.err = fmt.Errorf("factorgraph: AddVariables(%d, %v) (after %d variables): negative number of variables", n, d, first)
+	if n < 0 {
+		b.fail(fmt.Errorf("factorgraph: AddVariables(%d, %v) (after %d variables): negative number of variables", n, d, first))
+		return first
+	}
+	sz := b.size()
+	sz.Vars += n
+	sz.DomainSize = max(sz.DomainSize, d.Size)
+	if err := b.checkBytes(sz, func() string {
+		return fmt.Sprintf("factorgraph: AddVariables(%d, %v) (after %d variables)", n, d, first)
+	}); err != nil {
+		b.fail(err)
+		return first
 	}
 	if n > 0 {
 		b.domains = slices.Grow(b.domains, n)
+		b.maxSize = max(b.maxSize, d.Size)
 	}
 	for range n {
 		b.domains = append(b.domains, d)
 	}
 	return first
+}
+
+// SetMaxBytes sets the memory limit of the graph, in bytes: the bulk adds
+// (AddVariables, AddPottsPairs, AddTables) and Build refuse, before
+// allocating, to take the builder to a graph whose building would need
+// more (Size.BuildBytes of what the builder would hold), with a
+// *MemoryError naming the call, the estimate and the limit. 0 restores
+// the default, DefaultMaxBytes() (the machine's memory); +Inf removes the
+// limit; a negative or NaN max makes Build fail. It applies to the calls
+// after it.
+func (b *Builder) SetMaxBytes(max float64) { b.maxBytes = max }
+
+// Grow reserves room in the builder's arrays for the table factors and
+// factor values of sz (its Tables, TableVars and Potentials, and its
+// Factors; its other counts are ignored) beyond those it holds, so that
+// the AddTables and AddFactor calls that add them copy none of its arrays
+// as they grow: a reader that knows its file's counts before it adds the
+// factors (package uai, once it has read the scopes) builds without that
+// garbage. As a bulk add, it refuses room that would take the graph over
+// the memory limit: it reserves nothing and makes Build fail, naming the
+// call.
+func (b *Builder) Grow(sz Size) {
+	s := &b.fs
+	want := b.size()
+	want.Tables += max(sz.Tables, 0)
+	want.TableVars += max(sz.TableVars, 0)
+	want.Potentials += max(sz.Potentials, 0)
+	want.Factors += max(sz.Factors, 0)
+	want.FactorVars += max(sz.FactorVars, 0)
+	if err := b.checkBytes(want, func() string {
+		return fmt.Sprintf("factorgraph: Grow(%d table factors of %d variables, %d potentials, %d factors) (after %d factors)",
+			sz.Tables, sz.TableVars, sz.Potentials, sz.Factors, s.n)
+	}); err != nil {
+		b.fail(err)
+		return
+	}
+	if t := max(sz.Tables, 0); t > 0 {
+		s.tab.Off = slices.Grow(s.tab.Off, t+1)
+		s.tab.Pot = slices.Grow(s.tab.Pot, t)
+		s.tab.Vars = slices.Grow(s.tab.Vars, max(sz.TableVars, 0))
+	}
+	if p := max(sz.Potentials, 0); p > 0 {
+		s.tab.Pots, s.pots = slices.Grow(s.tab.Pots, p), slices.Grow(s.pots, p)
+	}
+	if f := max(sz.Factors, 0); f > 0 {
+		s.obj = slices.Grow(s.obj, f)
+	}
+}
+
+// fail records err as the first invalid call, if there is none yet.
+func (b *Builder) fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
+
+// size returns the Size of the graph the builder holds (counting the
+// scopes of the factors added as values since the last call).
+func (b *Builder) size() Size {
+	s := &b.fs
+	for _, f := range s.obj[s.objCounted:] {
+		if f != nil { // Build names a nil factor
+			s.objVars += len(f.Vars())
+		}
+	}
+	s.objCounted = len(s.obj)
+	return Size{
+		Vars: len(b.domains), DomainSize: b.maxSize,
+		Pairs:  len(s.pw),
+		Tables: len(s.tab.Pot), TableVars: len(s.tab.Vars), Potentials: len(s.tab.Pots), Entries: s.entries,
+		Factors: len(s.obj), FactorVars: s.objVars,
+	}
+}
+
+// checkBytes refuses a graph of size sz above the builder's memory limit;
+// what names the call (formatted only for a refusal).
+func (b *Builder) checkBytes(sz Size, what func() string) error {
+	const setting = "Builder.SetMaxBytes"
+	need := sz.BuildBytes()
+	if limit, err := memoryLimit(b.maxBytes, setting); err == nil && need <= limit {
+		return nil
+	}
+	return CheckBytes(need, b.maxBytes, what(), setting)
 }
 
 // AddFactor adds a factor and returns its index.
@@ -76,13 +181,17 @@ const MaxFactors = math.MaxInt32
 
 // Build checks the graph and compiles it. It returns an error naming the
 // call, factor or variable for: AddVariables with a negative count, bulk
-// additions whose slices do not fit; a domain of size < 1 or an empty,
-// reversed or infinite interval; a factor scope that is empty, repeats a
-// variable or names a variable out of range; a factor's own validation
-// (for example a table whose size is not the product of its domain sizes,
-// a NaN entry or Potts weight); a declared range with NaN or infinite lo,
-// NaN hi, or lo > hi; evidence outside its variable's domain; more than
-// MaxFactors factors.
+// additions whose slices do not fit; a domain of size < 1 or above
+// MaxDomain, or an empty, reversed or infinite interval; a factor scope
+// that is empty, repeats a variable or names a variable out of range; a
+// factor's own validation (for example a table whose size is not the
+// product of its domain sizes, a NaN entry or Potts weight); a declared
+// range with NaN or infinite lo, NaN hi, or lo > hi; evidence outside its
+// variable's domain; more than MaxFactors factors. A graph whose building
+// would need more memory than the limit (SetMaxBytes; Size.BuildBytes
+// estimates it from the builder's counts) is refused with a *MemoryError
+// before Build allocates anything for it, as is a bulk add that took the
+// builder over it.
 //
 // The graph keeps the factors (and the bulk additions' arrays) as the
 // builder holds them: a builder may be added to and built again, but the
@@ -105,6 +214,11 @@ func (b *Builder) Build() (*Graph, error) {
 		if err := d.validate(); err != nil {
 			return nil, fmt.Errorf("factorgraph: variable %d: %v", i, err)
 		}
+	}
+	if err := b.checkBytes(b.size(), func() string {
+		return fmt.Sprintf("factorgraph: Build (%d variables, %d factors)", n, b.fs.n)
+	}); err != nil {
+		return nil, err
 	}
 	g := &Graph{
 		domains:  slices.Clone(b.domains),
@@ -137,6 +251,7 @@ func (b *Builder) setEvidence(g *Graph) error {
 		g.observed[i] = true
 		g.evidence[i] = v
 	}
+	g.free = make([]int, 0, n-len(b.observed))
 	for i := range n {
 		if !g.observed[i] {
 			g.free = append(g.free, i)

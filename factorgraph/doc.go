@@ -58,6 +58,22 @@
 // edgelist reads a binary edge list of Potts pairs; both build through the
 // bulk adds.
 //
+// # Limits
+//
+// Nothing is allocated for a graph that would not fit. The bulk adds and
+// Build estimate the memory of building the graph from the builder's
+// counts ([Size.BuildBytes]: 133 bytes a variable, 40 a Potts pair and its
+// two row entries, a table factor's scope, record and entries, the pick
+// tables) and refuse, with a [*MemoryError] naming the call, the estimate
+// and the limit, a graph above [Builder.SetMaxBytes], by default the
+// memory of the machine or its container ([DefaultMaxBytes], as the
+// command line's -max-memory). The readers of packages uai and edgelist
+// check the same estimate against their header's counts before reading
+// the rest (their Options.MaxBytes), so that a file of a few bytes
+// declaring 2²⁸ variables is refused at once. A discrete domain has at
+// most [MaxDomain] = 2²⁴ values: every chain keeps rows of D values for a
+// variable's update, and the readers refuse larger cardinalities too.
+//
 // # Coupling conventions
 //
 // Every pairwise model of the module is, in the end, a sum of log-potentials

@@ -13,7 +13,8 @@ type Domain struct {
 	Lo, Hi float64
 }
 
-// Discrete returns the domain {0, …, size−1}.
+// Discrete returns the domain {0, …, size−1}. Build refuses a size below 1
+// or above MaxDomain.
 func Discrete(size int) Domain { return Domain{Size: size} }
 
 // Interval returns the continuous domain [lo, hi].
@@ -33,6 +34,8 @@ func (d Domain) Contains(v float64) bool {
 // validate reports why d is not a usable domain.
 func (d Domain) validate() error {
 	switch {
+	case d.Size > MaxDomain:
+		return fmt.Errorf("domain size %d > %d (MaxDomain: a sampler's update keeps several rows of D values)", d.Size, MaxDomain)
 	case d.Size > 0:
 		return nil
 	case d.Size < 0:

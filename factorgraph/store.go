@@ -39,8 +39,11 @@ type store struct {
 	pa, pb []int32
 	pw     []float64
 
-	tab  compiled.Tabs // the table factors' scopes and potentials (Off has a final sentinel once non-empty)
-	pots []potential   // parallel to tab.Pots
+	tab     compiled.Tabs // the table factors' scopes and potentials (Off has a final sentinel once non-empty)
+	pots    []potential   // parallel to tab.Pots
+	entries int           // the entries of tab.Pots's values, each slice counted once
+
+	objVars, objCounted int // the variables of the scopes of obj[:objCounted]
 }
 
 // potential describes one potential table of the bulk table factors.
@@ -115,17 +118,24 @@ func (s *store) frozen() store {
 //
 // The builder may keep the slices (it does when they are the first Potts
 // pairs added): the caller must not modify them afterwards. Slices of
-// different lengths add nothing and make Build fail, naming the call;
-// the pairs themselves are checked by Build, which names a bad one as it
-// names any factor ("factor 17 (vars 3,9): …").
+// different lengths, or pairs that would take the graph over the memory
+// limit (see SetMaxBytes), add nothing and make Build fail, naming the
+// call; the pairs themselves are checked by Build, which names a bad one
+// as it names any factor ("factor 17 (vars 3,9): …").
 //
 // Graph.Factor returns such a pair as a new *Potts on each call.
 func (b *Builder) AddPottsPairs(i, j []int32, w []float64) int {
 	s := &b.fs
 	if len(i) != len(j) || len(i) != len(w) {
-		if b.err == nil {
-			b.err = fmt.Errorf("factorgraph: AddPottsPairs (after %d factors): %d, %d and %d values in i, j and w", s.n, len(i), len(j), len(w))
-		}
+		b.fail(fmt.Errorf("factorgraph: AddPottsPairs (after %d factors): %d, %d and %d values in i, j and w", s.n, len(i), len(j), len(w)))
+		return s.n
+	}
+	sz := b.size()
+	sz.Pairs += len(w)
+	if err := b.checkBytes(sz, func() string {
+		return fmt.Sprintf("factorgraph: AddPottsPairs of %d pairs (after %d factors)", len(w), s.n)
+	}); err != nil {
+		b.fail(err)
 		return s.n
 	}
 	off := len(s.pw)
@@ -153,16 +163,16 @@ func (b *Builder) AddPottsPairs(i, j []int32, w []float64) int {
 // The builder keeps values (the caller must not modify it afterwards) and
 // copies scopes. Shapes that do not fit (no sizes, a size below 1, scopes
 // not a multiple of A long, values neither T nor T times the number of
-// factors long) add nothing and make Build fail, naming the call; Build
-// checks the tables and scopes as it checks NewTable's, naming the factor.
+// factors long), and tables that would take the graph over the memory
+// limit (see SetMaxBytes), add nothing and make Build fail, naming the
+// call; Build checks the tables and scopes as it checks NewTable's, naming
+// the factor.
 //
 // Graph.Factor returns such a factor as a new *Table on each call.
 func (b *Builder) AddTables(scopes []int32, sizes []int, values []float64) int {
 	s := &b.fs
 	fail := func(format string, args ...any) int {
-		if b.err == nil {
-			b.err = fmt.Errorf("factorgraph: AddTables (after %d factors): "+format, append([]any{s.n}, args...)...)
-		}
+		b.fail(fmt.Errorf("factorgraph: AddTables (after %d factors): "+format, append([]any{s.n}, args...)...))
 		return s.n
 	}
 	a := len(sizes)
@@ -190,6 +200,19 @@ func (b *Builder) AddTables(scopes []int32, sizes []int, values []float64) int {
 	if nf == 0 {
 		return s.n
 	}
+	sz := b.size()
+	sz.Tables, sz.TableVars, sz.Entries = sz.Tables+nf, sz.TableVars+len(scopes), sz.Entries+len(values)
+	if shared {
+		sz.Potentials++
+	} else {
+		sz.Potentials += nf
+	}
+	if err := b.checkBytes(sz, func() string {
+		return fmt.Sprintf("factorgraph: AddTables of %d factors of %d entries (after %d factors)", nf, size, s.n)
+	}); err != nil {
+		b.fail(err)
+		return s.n
+	}
 	sizes = slices.Clone(sizes)
 	strides := make([]int32, a)
 	st := 1
@@ -201,6 +224,7 @@ func (b *Builder) AddTables(scopes []int32, sizes []int, values []float64) int {
 		lo, hi := tableRange(vals)
 		w, ok := pottsForm(sizes, vals)
 		s.tab.Pots = append(s.tab.Pots, compiled.Pot{Values: vals, Strides: strides})
+		s.entries += len(vals)
 		s.pots = append(s.pots, potential{sizes: sizes, lo: lo, hi: hi, pottsW: w, potts: ok})
 	}
 	firstPot := len(s.tab.Pots)

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
 
@@ -33,6 +38,38 @@ func (f *runFlags) memoryLimit() (float64, string, error) {
 	}
 	v := machineMemory()
 	return v, "this machine has (set -max-memory to override)", nil
+}
+
+// readLimit returns the memory limit a command's model readers apply
+// (uai.Options.MaxBytes, edgelist.Options.MaxBytes): -max-memory, or the
+// machine's memory (+Inf when it cannot be read, as checkMemory then
+// checks nothing). It returns -max-memory's usage error.
+func (f *runFlags) readLimit() (float64, error) {
+	limit, _, err := f.memoryLimit()
+	if err != nil {
+		return 0, err
+	}
+	if limit == 0 {
+		return math.Inf(1), nil
+	}
+	return limit, nil
+}
+
+// readError returns a reader's error, a refusal of a model above the
+// memory limit (a *factorgraph.MemoryError) as a usage error that names
+// -max-memory beside the reader's setting, as checkMemory's do: "… more
+// than the limit of 1 GB (Options.MaxBytes; -max-memory)".
+func (f *runFlags) readError(err error) error {
+	var me *factorgraph.MemoryError
+	if !errors.As(err, &me) {
+		return err
+	}
+	flag := "-max-memory"
+	if f.maxMemory == "" {
+		flag = "this machine's memory; set -max-memory to override"
+	}
+	setting := "(" + me.Setting + ")"
+	return usagef("%s", strings.Replace(err.Error(), setting, "("+me.Setting+"; "+flag+")", 1))
 }
 
 // parseBytes reads a size such as 8G (sysmem.Parse).

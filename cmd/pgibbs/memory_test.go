@@ -80,3 +80,27 @@ func TestMemoryEstimate(t *testing.T) {
 		t.Errorf("a 500×500 lattice within 1G: exit %d, %s", code, stderr)
 	}
 }
+
+// TestReadMaxMemory: `pgibbs uai` reads its model within -max-memory: a
+// file whose header declares a graph above it is refused as it is read,
+// with a usage error that names the counts, the estimate and the flag;
+// within it, the model is read and run.
+func TestReadMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.uai")
+	if err := os.WriteFile(big, []byte("MARKOV\n1000000\n2 2 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "uai", "-model", big, "-max-memory", "64M", "-iters", "10")
+	want := big + ": uai: line 2: 1000000 variables: the graph needs about 173 MB, more than the limit of 64 MB (Options.MaxBytes; -max-memory)"
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("1,000,000 variables within 64M: exit %d, %s; want 2, %q", code, stderr, want)
+	}
+	small := filepath.Join(dir, "small.uai")
+	if err := os.WriteFile(small, []byte("MARKOV 2 2 2 1 2 0 1 4 1 2 2 1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "uai", "-model", small, "-max-memory", "64M", "-iters", "10", "-sampler", "gibbs"); code != 0 {
+		t.Errorf("a two-variable model within 64M: exit %d, %s", code, stderr)
+	}
+}

@@ -76,9 +76,13 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	// The model is streamed into its graph: no Model (scopes and tables
 	// as one slice a factor) is held, only what the output reports of it.
 	phase.Enter("read")
-	pr, err := uai.ReadGraphProblem(*u.model, *u.evid, *u.marFile)
+	limit, err := f.readLimit()
 	if err != nil {
 		return err
+	}
+	pr, err := uai.Options{MaxBytes: limit}.ReadGraphProblem(*u.model, *u.evid, *u.marFile)
+	if err != nil {
+		return f.readError(err)
 	}
 	g, m, ev, mar := pr.Graph, pr.Info, pr.Evidence, pr.Exact
 	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}

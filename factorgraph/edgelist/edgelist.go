@@ -32,9 +32,13 @@ const (
 	DefaultMaxVars = 1 << 28
 )
 
-// maxIndex is the largest n and q the format holds: variable indices are
-// int32.
+// maxIndex is the largest n the format holds: variable indices are int32.
+// q is at most factorgraph.MaxDomain.
 const maxIndex = math.MaxInt32
+
+// readerBytes is what a reader allocates besides the graph: its buffered
+// reader and its chunk of records.
+const readerBytes = 2 * chunkRecords * RecordSize
 
 // chunkRecords is the records decoded from one read: 64 KiB.
 const chunkRecords = 4096
@@ -48,6 +52,12 @@ type Options struct {
 	MaxPairs int64
 	// MaxVars is the most variables accepted; 0 means DefaultMaxVars.
 	MaxVars int
+	// MaxBytes is the most memory, in bytes, that reading the file and
+	// building its graph may take, estimated from the header's n and m
+	// (factorgraph.Size.BuildBytes, and the reader's buffers); 0 means
+	// factorgraph.DefaultMaxBytes(), the machine's memory; +Inf, no limit.
+	// The graph's builder gets the same limit.
+	MaxBytes float64
 }
 
 // Pairs is the content of a PGEL file: N variables of Q states and the
@@ -87,8 +97,8 @@ func check(n, q int, i, j []int32, w []float64) error {
 		return fmt.Errorf("edgelist: %d, %d and %d values in i, j and w", len(i), len(j), len(w))
 	case n < 1 || n > maxIndex:
 		return formatErr(8, -1, "%d variables: want 1 to %d", n, maxIndex)
-	case q < 1 || q > maxIndex:
-		return formatErr(12, -1, "%d states: want 1 to %d", q, maxIndex)
+	case q < 1 || q > factorgraph.MaxDomain:
+		return formatErr(12, -1, "%d states: want 1 to %d (factorgraph.MaxDomain)", q, factorgraph.MaxDomain)
 	}
 	for k := range w {
 		if err := checkPair(n, int64(k), i[k], j[k], w[k]); err != nil {
@@ -117,8 +127,9 @@ func checkPair(n int, k int64, a, b int32, x float64) error {
 // Write writes the Potts model of n variables with q states and the pairs
 // w[k]·δ(x_{i[k]}, x_{j[k]}) to dst in the PGEL format. It checks
 // everything first and writes nothing if the model is not valid: slices of
-// different lengths, n or q outside [1, 2³¹−1], a variable out of range, a
-// pair i = j, a NaN or infinite weight.
+// different lengths, n outside [1, 2³¹−1], q outside [1,
+// factorgraph.MaxDomain], a variable out of range, a pair i = j, a NaN or
+// infinite weight.
 func Write(dst io.Writer, n, q int, i, j []int32, w []float64) error {
 	if err := check(n, q, i, j, w); err != nil {
 		return err
@@ -182,13 +193,13 @@ func ReadPairs(r io.Reader) (*Pairs, error) { return Options{}.ReadPairs(r) }
 // Read reads a PGEL file (see ReadPairs) and builds its factor graph: n
 // variables factorgraph.Discrete(q) and the pairs added with one
 // Builder.AddPottsPairs, factor k pair k — the graph potts.New builds from
-// the same pairs.
+// the same pairs. The builder has the memory limit o.MaxBytes.
 func (o Options) Read(r io.Reader) (*factorgraph.Graph, error) {
 	p, err := o.ReadPairs(r)
 	if err != nil {
 		return nil, err
 	}
-	return p.Graph()
+	return p.graph(o.MaxBytes)
 }
 
 // ReadFile is Read on the named file; errors name the file.
@@ -207,9 +218,13 @@ func (o Options) ReadFile(name string) (*factorgraph.Graph, error) {
 
 // Graph builds the factor graph of p: N variables factorgraph.Discrete(Q)
 // and the pairs, with one Builder.AddPottsPairs (the graph keeps p's
-// slices).
-func (p *Pairs) Graph() (*factorgraph.Graph, error) {
+// slices), within the builder's default memory limit.
+func (p *Pairs) Graph() (*factorgraph.Graph, error) { return p.graph(0) }
+
+// graph is Graph with the builder's memory limit maxBytes.
+func (p *Pairs) graph(maxBytes float64) (*factorgraph.Graph, error) {
 	b := factorgraph.NewBuilder()
+	b.SetMaxBytes(maxBytes)
 	b.AddVariables(p.N, factorgraph.Discrete(p.Q))
 	b.AddPottsPairs(p.I, p.J, p.W)
 	g, err := b.Build()
@@ -222,9 +237,11 @@ func (p *Pairs) Graph() (*factorgraph.Graph, error) {
 // ReadPairs reads a PGEL file from r, to its end, and returns its pairs,
 // each checked. It refuses a header whose counts exceed o's limits, or, for
 // an input of known length (an *os.File of a regular file, or a reader with
-// a Len method), do not match the input's length, before allocating
-// anything for them. Errors are *FormatError values naming the byte offset
-// and the pair, or errors of r.
+// a Len method), do not match the input's length, or declare a graph whose
+// reading and building would need more memory than o.MaxBytes, before
+// allocating anything for them. Errors are *FormatError values naming the
+// byte offset and the pair, a *factorgraph.MemoryError naming the header's
+// counts, the estimate and the limit, or errors of r.
 func (o Options) ReadPairs(r io.Reader) (*Pairs, error) {
 	left, known, err := remaining(r)
 	if err != nil {
@@ -241,6 +258,9 @@ func (o Options) ReadPairs(r io.Reader) (*Pairs, error) {
 			return nil, formatErr(left, -1, "truncated: %d pairs make a file of %d bytes, the input has %d", m, total, left)
 		}
 		return nil, formatErr(total, -1, "%d bytes after the trailer (%d pairs make a file of %d bytes, the input has %d)", left-total, m, total, left)
+	}
+	if err := o.checkBytes(n, q, m, known); err != nil {
+		return nil, err
 	}
 
 	p := &Pairs{N: int(n), Q: int(q)}
@@ -283,12 +303,39 @@ func (o Options) readHeader(br *bufio.Reader) (n, q uint32, m uint64, err error)
 	switch {
 	case n < 1 || n > maxIndex || int64(n) > int64(maxVars):
 		return 0, 0, 0, formatErr(8, -1, "%d variables: want 1 to %d", n, min(maxIndex, maxVars))
-	case q < 1 || q > maxIndex:
-		return 0, 0, 0, formatErr(12, -1, "%d states: want 1 to %d", q, maxIndex)
+	case q < 1 || q > factorgraph.MaxDomain:
+		return 0, 0, 0, formatErr(12, -1, "%d states: want 1 to %d (factorgraph.MaxDomain)", q, factorgraph.MaxDomain)
 	case m > uint64(maxPairs) || m > (math.MaxInt-HeaderSize-TrailerSize)/RecordSize:
 		return 0, 0, 0, formatErr(16, -1, "%d pairs (%d bytes): more than the limit of %d pairs (Options.MaxPairs)", m, m*RecordSize, maxPairs)
 	}
 	return n, q, m, nil
+}
+
+// readBytes estimates the memory of reading a PGEL file whose header declares
+// n variables of q states and m pairs, and of building its graph: the
+// graph's (factorgraph.Size.BuildBytes: about 133 bytes a variable and 40
+// a pair, the pairs' 16 included, and the pick tables), the reader's
+// buffers, and on an input of unknown length the pairs' slices as they
+// grow (16 bytes a pair more). Read, ReadFile and ReadPairs refuse a
+// header above Options.MaxBytes.
+func readBytes(n, q int, m int64, known bool) float64 {
+	b := factorgraph.Size{Vars: n, DomainSize: q, Pairs: int(min(m, math.MaxInt32))}.BuildBytes()
+	if m > math.MaxInt32 { // beyond what a graph holds: at least 40 bytes a pair
+		b += 40 * float64(m-math.MaxInt32)
+	}
+	b += readerBytes
+	if !known {
+		b += RecordSize * float64(m)
+	}
+	return b
+}
+
+// checkBytes refuses a header of n variables of q states and m pairs whose
+// reading and graph would exceed o.MaxBytes.
+func (o Options) checkBytes(n, q uint32, m uint64, known bool) error {
+	need := readBytes(int(n), int(q), int64(m), known)
+	what := fmt.Sprintf("edgelist: header declares n = %d variables of q = %d states and m = %d pairs", n, q, m)
+	return factorgraph.CheckBytes(need, o.MaxBytes, what, "Options.MaxBytes")
 }
 
 // readRecords appends the m pair records to p, each checked, reading a

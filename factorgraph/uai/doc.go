@@ -42,9 +42,21 @@
 // [MaxFactors], [MaxTableSize] and [MaxTotalSize] before anything is
 // allocated for them, and slices grow with the tokens actually read, so a
 // short file cannot make the reader allocate much more than its own size.
-// [Model.Write] writes numbers in the shortest form that reads back
-// exactly: Read(Write(m)) equals m. The fuzz targets FuzzRead,
-// FuzzReadEvidence and FuzzReadMarginals check both properties.
+// A cardinality is at most factorgraph.MaxDomain (2²⁴ values: a sampler
+// keeps rows of D values for an update). The memory the model will need
+// is checked against a limit ([Options].MaxBytes, by default the machine's
+// memory, factorgraph.DefaultMaxBytes) as its counts come: once the
+// number of variables is read, once the number of factors is, and once
+// the scopes give the tables' sizes — before the tables are read. For
+// [ReadGraph] it is the memory of reading the model and building its
+// graph (factorgraph.Size.BuildBytes), for [Read] that of the Model's
+// scopes and tables; a model above it is refused with a
+// *factorgraph.MemoryError naming the line, the counts, the estimate and
+// the limit. [Model.Write] writes numbers in the shortest form that reads
+// back exactly: Read(Write(m)) equals m. The fuzz targets FuzzRead,
+// FuzzReadEvidence and FuzzReadMarginals check these properties, FuzzRead
+// and FuzzReadGraph also that no input makes Read or ReadGraph allocate
+// more than a limit of 64 MB.
 //
 // # Sampling
 //
@@ -62,5 +74,6 @@
 // read, to factorgraph.Builder.AddTables in runs of one shape, with no heap
 // object per factor and the tables held once. It returns an [Info] (the
 // type, the cardinalities, the counts) and the errors Read then Graph
-// return, word for word (FuzzReadGraph checks both properties).
+// return, word for word (FuzzReadGraph checks both properties), but for a
+// refusal for memory: each estimates what it builds.
 package uai

@@ -31,7 +31,8 @@ func addShared(f *testing.F, suffix string, max int64) {
 
 // FuzzRead: Read never panics, and a model it returns is valid, builds a
 // factor graph or returns an error, and round-trips through Write and Read
-// unchanged.
+// unchanged; with a memory limit, Read and ReadGraph allocate no more
+// (mustWithinLimit).
 func FuzzRead(f *testing.F) {
 	for _, s := range []string{
 		sampleUAI,
@@ -55,6 +56,7 @@ func FuzzRead(f *testing.F) {
 	}
 	addShared(f, ".uai", 4<<10)
 	f.Fuzz(func(t *testing.T, in string) {
+		mustWithinLimit(t, in)
 		m, err := uai.Read(strings.NewReader(in))
 		if err != nil {
 			if m != nil {

@@ -2,6 +2,7 @@ package uai
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
 // Model types: the first token of a .uai file.
@@ -19,13 +22,60 @@ const (
 
 // Limits of what Read accepts. They are checked against the header counts
 // before anything is allocated for them, so that an absurd header is refused
-// at once with a clear error instead of exhausting memory.
+// at once with a clear error instead of exhausting memory. A cardinality is
+// at most factorgraph.MaxDomain (2²⁴), the domain a sampler's update can
+// hold; Options.MaxBytes bounds the memory of the whole.
 const (
 	MaxVars      = 1 << 24 // variables in a model
 	MaxFactors   = 1 << 24 // factors in a model
 	MaxTableSize = 1 << 26 // entries of one table (the product of its scope's cardinalities)
 	MaxTotalSize = 1 << 28 // entries of all tables together
 )
+
+// maxCard is the largest cardinality of a variable.
+const maxCard = min(MaxTableSize, factorgraph.MaxDomain)
+
+// Options bounds the memory the readers may take; the zero value gives the
+// defaults, which the package-level functions (Read, ReadGraph, …) use.
+type Options struct {
+	// MaxBytes is the most memory, in bytes, that reading a model may take:
+	// for ReadGraph, ReadGraphFile and ReadGraphProblem, reading it and
+	// building its factor graph (factorgraph.Size.BuildBytes of its counts,
+	// and the reader's own arrays; the builder gets the same limit); for
+	// Read, ReadFile and ReadProblem, the Model's scopes and tables. It is
+	// checked against the counts the file declares — its number of
+	// variables, then of factors, then the table sizes of its scopes —
+	// each time before anything is allocated for them, so that a model
+	// that would not fit is refused with a *factorgraph.MemoryError before
+	// its tables are read. 0 means factorgraph.DefaultMaxBytes(), the
+	// machine's memory; +Inf, no limit.
+	MaxBytes float64
+}
+
+// scanBytes is the scanner's buffer.
+const scanBytes = 64 << 10
+
+// modelBytes estimates the memory Read takes for a model of n variables and
+// nf factors whose scopes list vars variables and whose tables hold entries
+// entries: the cardinalities and marks (24 bytes a variable, the slice of
+// cardinalities counted twice as it grows), a scope and a table a factor,
+// each its own slice (48 bytes of headers, and the sizes, as the slices of
+// factors grow, twice), their contents and the scanner's buffer.
+func modelBytes(n, nf, vars, entries int) float64 {
+	return 24*float64(n) + 112*float64(nf) + 8*float64(vars) + 8*float64(entries) + scanBytes
+}
+
+// checkModel refuses, at the scanner's last token, a model of the given
+// counts (see modelBytes) whose Model would take more than o.MaxBytes;
+// what describes the counts.
+func (o Options) checkModel(s *scanner, n, nf, vars, entries int, what string) error {
+	err := factorgraph.CheckBytes(modelBytes(n, nf, vars, entries), o.MaxBytes, fmt.Sprintf("uai: line %d: %s", s.tokLine, what), "Options.MaxBytes")
+	var me *factorgraph.MemoryError
+	if errors.As(err, &me) {
+		me.Of = "the model"
+	}
+	return err
+}
 
 // Model is a discrete graphical model in the UAI format: variables
 // 0, …, len(Cards)−1 with Cards[i] values each, and one table of
@@ -59,7 +109,8 @@ func (m *Model) TableSize(f int) int {
 
 // Validate reports the first reason m is not a model Write can write and
 // Read would return: an unknown type; no variables; more than MaxVars
-// variables or MaxFactors factors; a cardinality < 1; Scopes and Tables of
+// variables or MaxFactors factors; a cardinality < 1 or above
+// factorgraph.MaxDomain; Scopes and Tables of
 // different lengths; a scope variable out of range or repeated; a table
 // larger than MaxTableSize or tables larger than MaxTotalSize in total; a
 // table of the wrong length; a NaN, infinite or negative entry; in a
@@ -78,8 +129,8 @@ func (m *Model) Validate() error {
 		return fmt.Errorf("uai: %d scopes for %d tables", len(m.Scopes), len(m.Tables))
 	}
 	for i, c := range m.Cards {
-		if c < 1 || c > MaxTableSize {
-			return fmt.Errorf("uai: variable %d: cardinality %d: want 1 to %d", i, c, MaxTableSize)
+		if c < 1 || c > maxCard {
+			return fmt.Errorf("uai: variable %d: cardinality %d: want 1 to %d (factorgraph.MaxDomain)", i, c, maxCard)
 		}
 	}
 	seen := make([]int, n) // seen[v] = 1 + the last factor listing v
@@ -167,22 +218,33 @@ const chunk = 4096
 // Malformed input returns a *ParseError naming the line and the token: a
 // token that is not a number, a count out of range (including the limits
 // MaxVars, MaxFactors, MaxTableSize and MaxTotalSize, checked before any
-// allocation), a cardinality < 1, a scope variable out of range or repeated,
-// a table count different from the product of its scope's cardinalities, a
-// NaN, infinite or negative entry, the end of the input before the last
-// table, trailing data.
-func Read(r io.Reader) (*Model, error) {
+// allocation), a cardinality < 1 or above factorgraph.MaxDomain, a scope
+// variable out of range or repeated, a table count different from the
+// product of its scope's cardinalities, a NaN, infinite or negative entry,
+// the end of the input before the last table, trailing data. A model whose
+// scopes and tables would take more memory than the machine has is
+// refused with a *factorgraph.MemoryError before its tables are read (see
+// Options).
+func Read(r io.Reader) (*Model, error) { return Options{}.Read(r) }
+
+// Read is the package's Read with the memory limit o.MaxBytes on the Model
+// it returns.
+func (o Options) Read(r io.Reader) (*Model, error) {
 	s := newScanner(r, "")
 	m := &Model{}
 	var err error
 	if m.Type, err = s.modelType(); err != nil {
 		return nil, err
 	}
-	if m.Cards, err = s.cards(); err != nil {
+	if m.Cards, err = s.cards(func(n int) error {
+		return o.checkModel(s, n, 0, 0, 0, fmt.Sprintf("%d variables", n))
+	}); err != nil {
 		return nil, err
 	}
 	var sizes []int
-	if m.Scopes, sizes, err = s.scopes(m.Cards); err != nil {
+	if m.Scopes, sizes, err = s.scopes(m.Cards, func(nf, vars, entries int) error {
+		return o.checkModel(s, len(m.Cards), nf, vars, max(entries, nf), describe(len(m.Cards), nf, entries))
+	}); err != nil {
 		return nil, err
 	}
 	if m.Tables, err = s.tables(sizes); err != nil {
@@ -217,15 +279,19 @@ func (s *scanner) modelType() (string, error) {
 	return "", s.fail(tok, "want the model type %s or %s", Markov, Bayes)
 }
 
-// cards reads the number of variables and their cardinalities.
-func (s *scanner) cards() ([]int, error) {
+// cards reads the number of variables and their cardinalities; check
+// vets the number before anything is allocated for it.
+func (s *scanner) cards(check func(n int) error) ([]int, error) {
 	n, err := s.int(1, MaxVars, "the number of variables")
 	if err != nil {
 		return nil, err
 	}
+	if err := check(n); err != nil {
+		return nil, err
+	}
 	cards := make([]int, 0, min(n, chunk))
 	for i := range n {
-		c, err := s.int(1, MaxTableSize, "the cardinality of variable %d", i)
+		c, err := s.int(1, maxCard, "the cardinality of variable %d", i)
 		if err != nil {
 			return nil, err
 		}
@@ -236,11 +302,17 @@ func (s *scanner) cards() ([]int, error) {
 
 // scopes reads the number of factors and their scopes over variables with
 // the cardinalities cards, and returns the scopes and the table size of
-// each, checked against MaxTableSize and MaxTotalSize.
-func (s *scanner) scopes(cards []int) (scopes [][]int, sizes []int, err error) {
+// each, checked against MaxTableSize and MaxTotalSize. check vets the
+// counts before anything is allocated for them: the factors once their
+// number is read (with no variables, and entries −1: not known yet), and
+// the variables and entries of their scopes once all are.
+func (s *scanner) scopes(cards []int, check func(nf, vars, entries int) error) (scopes [][]int, sizes []int, err error) {
 	n := len(cards)
 	nf, err := s.int(0, MaxFactors, "the number of factors")
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := check(nf, 0, -1); err != nil {
 		return nil, nil, err
 	}
 	scopes = make([][]int, 0, min(nf, chunk))
@@ -255,7 +327,24 @@ func (s *scanner) scopes(cards []int) (scopes [][]int, sizes []int, err error) {
 		scopes = append(scopes, scope)
 		sizes = append(sizes, size)
 	}
+	vars := 0
+	for _, sc := range scopes {
+		vars += len(sc)
+	}
+	if err := check(nf, vars, total); err != nil {
+		return nil, nil, err
+	}
 	return scopes, sizes, nil
+}
+
+// describe describes the counts of a model in a memory refusal: "5
+// variables", "5 variables and 3 factors", "5 variables and 3 factors of
+// 1000 table entries" (entries < 0: not known yet).
+func describe(n, nf, entries int) string {
+	if entries < 0 {
+		return fmt.Sprintf("%d variables and %d factors", n, nf)
+	}
+	return fmt.Sprintf("%d variables and %d factors of %d table entries", n, nf, entries)
 }
 
 // readScope reads the scope of factor f and returns dst with the scope
@@ -331,13 +420,16 @@ func (s *scanner) tables(sizes []int) ([][]float64, error) {
 
 // ReadFile reads the model in the named file (see Read); errors name the
 // file.
-func ReadFile(name string) (*Model, error) {
+func ReadFile(name string) (*Model, error) { return Options{}.ReadFile(name) }
+
+// ReadFile is the package's ReadFile with the memory limit o.MaxBytes.
+func (o Options) ReadFile(name string) (*Model, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	m, err := Read(f)
+	m, err := o.Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

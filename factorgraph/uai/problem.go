@@ -14,7 +14,13 @@ type Problem struct {
 // an exact-marginals file (empty path: none) and checks that they fit each
 // other; every error names the file it is about.
 func ReadProblem(model, evidence, marginals string) (*Problem, error) {
-	m, err := ReadFile(model)
+	return Options{}.ReadProblem(model, evidence, marginals)
+}
+
+// ReadProblem is the package's ReadProblem with the memory limit
+// o.MaxBytes on reading the model.
+func (o Options) ReadProblem(model, evidence, marginals string) (*Problem, error) {
+	m, err := o.ReadFile(model)
 	if err != nil {
 		return nil, err
 	}

@@ -62,8 +62,18 @@ const runEntries = 1 << 16
 // a conditional distribution, evidence that does not fit the model (see
 // Model.CheckEvidence), a constant factor 0, and Builder.Build's errors,
 // which name the factor. With the graph it returns the model's Info.
+//
+// A model whose reading and graph would need more memory than the machine
+// has (Options.MaxBytes) is refused with a *factorgraph.MemoryError before
+// its tables are read; its text is not Read's (Read estimates the Model's
+// memory, not the graph's).
 func ReadGraph(r io.Reader, ev Evidence) (*factorgraph.Graph, *Info, error) {
-	st, err := readStream(r)
+	return Options{}.ReadGraph(r, ev)
+}
+
+// ReadGraph is the package's ReadGraph with the memory limit o.MaxBytes.
+func (o Options) ReadGraph(r io.Reader, ev Evidence) (*factorgraph.Graph, *Info, error) {
+	st, err := o.readStream(r)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -77,7 +87,13 @@ func ReadGraph(r io.Reader, ev Evidence) (*factorgraph.Graph, *Info, error) {
 // ReadGraphFile reads the model in the named file with ReadGraph; errors
 // name the file.
 func ReadGraphFile(name string, ev Evidence) (*factorgraph.Graph, *Info, error) {
-	st, err := readStreamFile(name)
+	return Options{}.ReadGraphFile(name, ev)
+}
+
+// ReadGraphFile is the package's ReadGraphFile with the memory limit
+// o.MaxBytes.
+func (o Options) ReadGraphFile(name string, ev Evidence) (*factorgraph.Graph, *Info, error) {
+	st, err := o.readStreamFile(name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,7 +120,13 @@ type GraphProblem struct {
 // graph. Every error names the file it is about, and they come in the
 // order of ReadProblem then Graph.
 func ReadGraphProblem(model, evidence, marginals string) (*GraphProblem, error) {
-	st, err := readStreamFile(model)
+	return Options{}.ReadGraphProblem(model, evidence, marginals)
+}
+
+// ReadGraphProblem is the package's ReadGraphProblem with the memory limit
+// o.MaxBytes on reading the model and building its graph.
+func (o Options) ReadGraphProblem(model, evidence, marginals string) (*GraphProblem, error) {
+	st, err := o.readStreamFile(model)
 	if err != nil {
 		return nil, err
 	}
@@ -141,13 +163,13 @@ type streamed struct {
 }
 
 // readStreamFile is readStream on the named file; errors name the file.
-func readStreamFile(name string) (*streamed, error) {
+func (o Options) readStreamFile(name string) (*streamed, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := readStream(f)
+	st, err := o.readStream(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -175,14 +197,17 @@ func (st *streamed) graph(ev Evidence) (*factorgraph.Graph, error) {
 
 // readStream reads a model as Read does, with the same checks and errors
 // in the same order, into a builder: the variables as Model.Graph adds
-// them, and the factors in bulk.
-func readStream(r io.Reader) (*streamed, error) {
+// them, and the factors in bulk. The memory the model declares is checked
+// against o.MaxBytes as its counts come (see streamBytes), and the builder
+// has the same limit.
+func (o Options) readStream(r io.Reader) (*streamed, error) {
 	s := newScanner(r, "")
-	info, vars, arity, err := readStreamScopes(s)
+	info, vars, arity, sz, err := o.readStreamScopes(s)
 	if err != nil {
 		return nil, err
 	}
-	st := &streamed{b: variablesBuilder(info.Cards), info: info}
+	st := &streamed{b: variablesBuilder(info.Cards, o.MaxBytes), info: info}
+	st.b.Grow(sz) // the tables' records at their final size: the scopes are read
 	// The first BAYES table that is not a CPT, reported after the end as
 	// Read does.
 	cptErr, err := st.readTables(s, vars, arity)
@@ -201,37 +226,79 @@ func readStream(r io.Reader) (*streamed, error) {
 // readStreamScopes reads the preamble: the model type, the cardinalities
 // and the scopes, flat (factor f's variables follow factor f−1's, arity[f]
 // of them). Both slices grow with the input, never with the header's
-// claims.
-func readStreamScopes(s *scanner) (info *Info, vars, arity []int32, err error) {
+// claims. The memory of the graph is checked against o.MaxBytes once the
+// number of variables is read, once the number of factors is, and once
+// the scopes are (see streamBytes); sz is the graph's Size.
+func (o Options) readStreamScopes(s *scanner) (info *Info, vars, arity []int32, sz factorgraph.Size, err error) {
 	info = &Info{}
 	if info.Type, err = s.modelType(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, sz, err
 	}
-	if info.Cards, err = s.cards(); err != nil {
-		return nil, nil, nil, err
+	if info.Cards, err = s.cards(func(n int) error {
+		return o.checkGraph(s, factorgraph.Size{Vars: n}, 0, 0, fmt.Sprintf("%d variables", n))
+	}); err != nil {
+		return nil, nil, nil, sz, err
 	}
+	n, maxD := len(info.Cards), slices.Max(info.Cards)
 	if info.NumFactors, err = s.int(0, MaxFactors, "the number of factors"); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, sz, err
 	}
 	nf := info.NumFactors
+	// Each factor a table of one entry at least.
+	sz = factorgraph.Size{Vars: n, DomainSize: maxD, Tables: nf, Potentials: nf, Entries: nf}
+	if err := o.checkGraph(s, sz, nf, 1, describe(n, nf, -1)); err != nil {
+		return nil, nil, nil, sz, err
+	}
 	vars = make([]int32, 0, min(nf, chunk))
 	arity = make([]int32, 0, min(nf, chunk))
 	seen := make([]int, len(info.Cards))
-	total := 0
+	total, largest, consts := 0, 1, 0
 	for f := range nf {
 		k := len(vars)
-		if vars, _, err = readScope(s, vars, f, info.Cards, seen, &total); err != nil {
-			return nil, nil, nil, err
+		var size int
+		if vars, size, err = readScope(s, vars, f, info.Cards, seen, &total); err != nil {
+			return nil, nil, nil, sz, err
 		}
 		arity = append(arity, int32(len(vars)-k))
+		largest = max(largest, size)
+		if len(vars) == k {
+			consts++
+		}
 	}
-	return info, vars, arity, nil
+	// A constant is a factor value over variable 0.
+	sz = factorgraph.Size{Vars: n, DomainSize: maxD, Tables: nf - consts, TableVars: len(vars), Potentials: nf - consts,
+		Entries: total - consts, Factors: consts, FactorVars: consts}
+	if err := o.checkGraph(s, sz, nf, largest, describe(n, nf, total)); err != nil {
+		return nil, nil, nil, sz, err
+	}
+	return info, vars, arity, sz, nil
+}
+
+// streamBytes estimates the memory ReadGraph takes for a graph of size sz
+// whose nf factors' largest table has largest entries: building the graph
+// (factorgraph.Size.BuildBytes) and the reader's own arrays — the
+// cardinalities and marks (16 bytes a variable), the flat scopes and
+// arities (4 bytes a scope variable and a factor), these three five times
+// over as they grow with the input, the scanner's buffer, and the entries
+// of a run of tables (at most runEntries, twice, or the largest table as
+// it grows).
+func streamBytes(sz factorgraph.Size, nf, largest int) float64 {
+	return sz.BuildBytes() + 48*float64(sz.Vars) + 20*float64(sz.TableVars) + 20*float64(nf) +
+		scanBytes + 16*float64(min(sz.Entries, runEntries)) + 16*float64(largest)
+}
+
+// checkGraph refuses, at the scanner's last token, a graph of size sz (see
+// streamBytes) over o.MaxBytes; what describes the counts.
+func (o Options) checkGraph(s *scanner, sz factorgraph.Size, nf, largest int, what string) error {
+	return factorgraph.CheckBytes(streamBytes(sz, nf, largest), o.MaxBytes, fmt.Sprintf("uai: line %d: %s", s.tokLine, what), "Options.MaxBytes")
 }
 
 // variablesBuilder returns a builder holding the variables of cardinalities
-// cards, added a run of equal cardinalities at a time.
-func variablesBuilder(cards []int) *factorgraph.Builder {
+// cards, added a run of equal cardinalities at a time, with the memory
+// limit maxBytes.
+func variablesBuilder(cards []int, maxBytes float64) *factorgraph.Builder {
 	b := factorgraph.NewBuilder()
+	b.SetMaxBytes(maxBytes)
 	for i := 0; i < len(cards); {
 		j := i + 1
 		for j < len(cards) && cards[j] == cards[i] {

@@ -222,10 +222,11 @@ func TestReadGraphErrors(t *testing.T) {
 		{"empty", "", nil, "line 1: unexpected end of input: want the model type"},
 		{"type", "MARKOW 1 2", nil, `token "MARKOW"`},
 		{"absurd variables", "MARKOV 1000000000000", nil, "want the number of variables in [1, 16777216]"},
-		{"absurd cardinality", "MARKOV 2\n2 99999999999", nil, "want the cardinality of variable 1 in [1, 67108864]"},
+		{"absurd cardinality", "MARKOV 2\n2 99999999999", nil, "want the cardinality of variable 1 in [1, 16777216]"},
+		{"cardinality over MaxDomain", "MARKOV 2\n2 16777217", nil, "want the cardinality of variable 1 in [1, 16777216]"},
 		{"absurd factors", "MARKOV 1 2 99999999", nil, "want the number of factors in [0, 16777216]"},
 		{"absurd table", "MARKOV 3 65536 65536 65536 1 3 0 1 2", nil, "(MaxTableSize)"},
-		{"absurd total", "MARKOV 1 67108864 5 1 0 1 0 1 0 1 0 1 0", nil, "(MaxTotalSize)"},
+		{"absurd total", "MARKOV 1 16777216 17 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0", nil, "(MaxTotalSize)"},
 		{"scope range", "MARKOV 2 2 2 1\n2 0 2", nil, `line 2: token "2": want a variable of factor 0 in [0, 1]`},
 		{"scope repeat", "MARKOV 2 2 2 1\n2 1 1", nil, "variable 1 repeated"},
 		{"truncated scopes", "MARKOV 2 2 2 2 1 0\n", nil, "want the scope size of factor 1"},
@@ -332,13 +333,44 @@ func TestReadGraphMutations(t *testing.T) {
 }
 
 // FuzzReadGraph: ReadGraph never panics, and agrees with Read and Graph:
-// the same error text, or the same graph.
+// the same error text, or the same graph; and with a memory limit of
+// 64 MB, neither ReadGraph nor Read allocates more (mustWithinLimit).
 func FuzzReadGraph(f *testing.F) {
 	for _, c := range streamModels {
 		f.Add(c.in)
 	}
 	addShared(f, ".uai", 4<<10)
-	f.Fuzz(func(t *testing.T, in string) { mustSame(t, []byte(in), nil, 0) })
+	f.Add("MARKOV 2 16777216 2 16 " + strings.Repeat("1 0 ", 16) + "16777216 0.5 0.5")
+	f.Add("MARKOV\n16777216\n2 2 2")
+	f.Add("MARKOV 3 2 2 2\n16777216\n1 0")
+	f.Add("MARKOV 2 2 2147483647 1 1 0 2 0.5 0.5")
+	f.Fuzz(func(t *testing.T, in string) {
+		mustSame(t, []byte(in), nil, 0)
+		mustWithinLimit(t, in)
+	})
+}
+
+// fuzzLimit is the memory limit of the fuzz targets' readers.
+const fuzzLimit = 64 << 20
+
+// mustWithinLimit fails if ReadGraph or Read, with a memory limit of
+// fuzzLimit, allocates more than it on in.
+func mustWithinLimit(t *testing.T, in string) {
+	t.Helper()
+	o := uai.Options{MaxBytes: fuzzLimit}
+	for _, r := range []struct {
+		how  string
+		read func() error
+	}{
+		{"ReadGraph", func() error { _, _, err := o.ReadGraph(strings.NewReader(in), nil); return err }},
+		{"Read", func() error { _, err := o.Read(strings.NewReader(in)); return err }},
+	} {
+		before := allocated()
+		err := r.read()
+		if alloc := allocated() - before; alloc > fuzzLimit {
+			t.Fatalf("%s: %.0f bytes allocated, more than the limit %d (error %v)", r.how, alloc, fuzzLimit, err)
+		}
+	}
 }
 
 // TestReadGraphProblem: the files of a problem read with the model streamed,

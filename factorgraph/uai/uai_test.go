@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 )
 
@@ -101,7 +102,8 @@ func TestReadErrors(t *testing.T) {
 		{"n zero", "MARKOV 0", `token "0": want the number of variables in [1, 16777216]`},
 		{"n absurd", "MARKOV 1000000000000", `token "1000000000000": want the number of variables in [1, 16777216]`},
 		{"n overflow", "MARKOV 99999999999999999999999", `want the number of variables in [1, 16777216]`},
-		{"card zero", "MARKOV 2\n2 0", `line 2: token "0": want the cardinality of variable 1 in [1, 67108864]`},
+		{"card zero", "MARKOV 2\n2 0", `line 2: token "0": want the cardinality of variable 1 in [1, 16777216]`},
+		{"card over MaxDomain", "MARKOV 2\n2 2147483647", `line 2: token "2147483647": want the cardinality of variable 1 in [1, 16777216]`},
 		{"card float", "MARKOV 1\n2.0", `token "2.0": want an integer (the cardinality of variable 0)`},
 		{"truncated cards", "MARKOV 3\n2 2\n", "line 2: unexpected end of input: want the cardinality of variable 2"},
 		{"factors negative", "MARKOV 1 2 -1", `token "-1": want the number of factors in [0, 16777216]`},
@@ -109,7 +111,7 @@ func TestReadErrors(t *testing.T) {
 		{"scope var range", "MARKOV 2 2 2 1\n2 0 2", `line 2: token "2": want a variable of factor 0 in [0, 1]`},
 		{"scope repeat", "MARKOV 2 2 2 1\n2 1 1", `line 2: token "1": variable 1 repeated in the scope of factor 0`},
 		{"table too big", "MARKOV 3 65536 65536 65536 1 3 0 1 2", `token "1": factor 0: table larger than 67108864 entries (MaxTableSize)`},
-		{"total too big", "MARKOV 1 67108864 5 1 0 1 0 1 0 1 0 1 0", `factor 4: tables larger than 268435456 entries in total (MaxTotalSize)`},
+		{"total too big", "MARKOV 1 16777216 17 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0", `factor 16: tables larger than 268435456 entries in total (MaxTotalSize)`},
 		{"count", "MARKOV 1 2 1 1 0\n3 0.5 0.5 0.5", `line 2: token "3": factor 0 has 3 entries, want 2`},
 		{"value", "MARKOV 1 2 1 1 0\n2 0.5\n0.5x", `line 3: token "0.5x": want a number (entry 1 of factor 0)`},
 		{"negative", "MARKOV 1 2 1 1 0 2 0.5 -0.5", `token "-0.5": want a non-negative number (entry 1 of factor 0)`},
@@ -372,9 +374,13 @@ func TestGraph(t *testing.T) {
 	}
 	// A constant on a huge domain costs nothing (Graph once spread it over a
 	// table of 2^26 entries, which the fuzzer found).
-	huge := &uai.Model{Type: uai.Markov, Cards: []int{uai.MaxTableSize}, Scopes: [][]int{{}}, Tables: [][]float64{{2}}}
+	huge := &uai.Model{Type: uai.Markov, Cards: []int{factorgraph.MaxDomain}, Scopes: [][]int{{}}, Tables: [][]float64{{2}}}
 	if _, err := huge.Graph(nil); err != nil {
 		t.Errorf("constant on a huge domain: %v", err)
+	}
+	huge.Cards[0]++
+	if _, err := huge.Graph(nil); err == nil || !strings.Contains(err.Error(), "cardinality 16777217: want 1 to 16777216 (factorgraph.MaxDomain)") {
+		t.Errorf("a domain above MaxDomain: error %v", err)
 	}
 	z := &uai.Model{Type: uai.Markov, Cards: []int{2, 2}, Scopes: [][]int{{0}, {0, 1}}, Tables: [][]float64{{1, 1}, {0, 0, 0, 0}}}
 	if _, err := z.Graph(nil); err == nil || !strings.Contains(err.Error(), "factor 1 (vars 0,1)") {

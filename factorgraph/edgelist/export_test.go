@@ -1,0 +1,4 @@
+package edgelist
+
+// ReadBytes is readBytes, for the tests.
+var ReadBytes = readBytes
