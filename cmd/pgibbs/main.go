@@ -155,7 +155,16 @@ func run(ctx context.Context, e *env, args []string) int {
 		}
 		return 2
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(e.stderr, "pgibbs %s: %v\n", c.name, err) // says how to resume if there is a checkpoint
+		// Say what interrupted the run; the message says how to resume
+		// if there is a checkpoint.
+		msg := err.Error()
+		switch {
+		case strings.HasPrefix(msg, "interrupted"):
+			msg = interruption(ctx) + strings.TrimPrefix(msg, "interrupted")
+		case !strings.Contains(msg, "interrupted"):
+			msg = interruption(ctx) + ": " + msg
+		}
+		fmt.Fprintf(e.stderr, "pgibbs %s: %s\n", c.name, msg)
 		return interruptedStatus(ctx)
 	default:
 		fmt.Fprintf(e.stderr, "pgibbs %s: %v\n", c.name, err)

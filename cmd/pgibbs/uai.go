@@ -80,7 +80,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	pr, err := uai.Options{MaxBytes: limit}.ReadGraphProblem(*u.model, *u.evid, *u.marFile)
+	pr, err := uai.Options{MaxBytes: limit, Context: ctx}.ReadGraphProblem(*u.model, *u.evid, *u.marFile)
 	if err != nil {
 		return f.readError(err)
 	}

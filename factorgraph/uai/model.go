@@ -2,6 +2,7 @@ package uai
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,43 @@ type Options struct {
 	// its tables are read. 0 means factorgraph.DefaultMaxBytes(), the
 	// machine's memory; +Inf, no limit.
 	MaxBytes float64
+	// Context, if not nil, stops a reading under way: the input is read
+	// 64 KB at a time, and once Context is done the reader returns an
+	// error wrapping its error (context.Canceled, DeadlineExceeded) within
+	// a millisecond or so, whatever it was reading. The graph's Build after
+	// the reading does not look at it.
+	Context context.Context
+}
+
+// input returns r, stopped by o.Context when it has one.
+func (o Options) input(r io.Reader) io.Reader {
+	if o.Context == nil {
+		return r
+	}
+	return ctxReader{o.Context, r}
+}
+
+// stopped returns err, or, if o.Context is done, an error wrapping its
+// error: a reading cut short fails on whatever token it was reading, and
+// the cause is the context.
+func (o Options) stopped(err error) error {
+	if err != nil && o.Context != nil && o.Context.Err() != nil {
+		return fmt.Errorf("uai: reading stopped: %w", o.Context.Err())
+	}
+	return err
+}
+
+// ctxReader reads from r until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // scanBytes is the scanner's buffer.
@@ -228,9 +266,14 @@ const chunk = 4096
 func Read(r io.Reader) (*Model, error) { return Options{}.Read(r) }
 
 // Read is the package's Read with the memory limit o.MaxBytes on the Model
-// it returns.
+// it returns, stopped by o.Context.
 func (o Options) Read(r io.Reader) (*Model, error) {
-	s := newScanner(r, "")
+	m, err := o.read(r)
+	return m, o.stopped(err)
+}
+
+func (o Options) read(r io.Reader) (*Model, error) {
+	s := newScanner(o.input(r), "")
 	m := &Model{}
 	var err error
 	if m.Type, err = s.modelType(); err != nil {
@@ -422,7 +465,8 @@ func (s *scanner) tables(sizes []int) ([][]float64, error) {
 // file.
 func ReadFile(name string) (*Model, error) { return Options{}.ReadFile(name) }
 
-// ReadFile is the package's ReadFile with the memory limit o.MaxBytes.
+// ReadFile is the package's ReadFile with the memory limit o.MaxBytes,
+// stopped by o.Context.
 func (o Options) ReadFile(name string) (*Model, error) {
 	f, err := os.Open(name)
 	if err != nil {

@@ -18,7 +18,7 @@ func ReadProblem(model, evidence, marginals string) (*Problem, error) {
 }
 
 // ReadProblem is the package's ReadProblem with the memory limit
-// o.MaxBytes on reading the model.
+// o.MaxBytes on reading the model, stopped by o.Context.
 func (o Options) ReadProblem(model, evidence, marginals string) (*Problem, error) {
 	m, err := o.ReadFile(model)
 	if err != nil {

@@ -71,7 +71,8 @@ func ReadGraph(r io.Reader, ev Evidence) (*factorgraph.Graph, *Info, error) {
 	return Options{}.ReadGraph(r, ev)
 }
 
-// ReadGraph is the package's ReadGraph with the memory limit o.MaxBytes.
+// ReadGraph is the package's ReadGraph with the memory limit o.MaxBytes,
+// stopped by o.Context.
 func (o Options) ReadGraph(r io.Reader, ev Evidence) (*factorgraph.Graph, *Info, error) {
 	st, err := o.readStream(r)
 	if err != nil {
@@ -91,7 +92,7 @@ func ReadGraphFile(name string, ev Evidence) (*factorgraph.Graph, *Info, error) 
 }
 
 // ReadGraphFile is the package's ReadGraphFile with the memory limit
-// o.MaxBytes.
+// o.MaxBytes, stopped by o.Context.
 func (o Options) ReadGraphFile(name string, ev Evidence) (*factorgraph.Graph, *Info, error) {
 	st, err := o.readStreamFile(name)
 	if err != nil {
@@ -124,7 +125,8 @@ func ReadGraphProblem(model, evidence, marginals string) (*GraphProblem, error) 
 }
 
 // ReadGraphProblem is the package's ReadGraphProblem with the memory limit
-// o.MaxBytes on reading the model and building its graph.
+// o.MaxBytes on reading the model and building its graph, the reading
+// stopped by o.Context.
 func (o Options) ReadGraphProblem(model, evidence, marginals string) (*GraphProblem, error) {
 	st, err := o.readStreamFile(model)
 	if err != nil {
@@ -201,7 +203,12 @@ func (st *streamed) graph(ev Evidence) (*factorgraph.Graph, error) {
 // against o.MaxBytes as its counts come (see streamBytes), and the builder
 // has the same limit.
 func (o Options) readStream(r io.Reader) (*streamed, error) {
-	s := newScanner(r, "")
+	st, err := o.readStreamInput(r)
+	return st, o.stopped(err)
+}
+
+func (o Options) readStreamInput(r io.Reader) (*streamed, error) {
+	s := newScanner(o.input(r), "")
 	info, vars, arity, sz, err := o.readStreamScopes(s)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package uai_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -609,5 +611,48 @@ func TestGridUAI(t *testing.T) {
 	mustSame(t, in, uai.Evidence{{Var: 7, Value: 1}}, 2000)
 	if _, m, err := modelPath(in, nil); err != nil || len(m.Scopes) != 36+60 || math.IsNaN(m.Tables[40][0]) {
 		t.Fatalf("grid model: %v", err)
+	}
+}
+
+// TestReadContext: a reading stops once its context is done: at once for
+// a context cancelled before, within milliseconds for one cancelled while
+// a large model is read; the error wraps the context's, whatever token
+// the reading was cut in.
+func TestReadContext(t *testing.T) {
+	var b strings.Builder
+	const n = 400
+	fmt.Fprintf(&b, "MARKOV\n%d\n%s\n%d\n", n, strings.Repeat("2 ", n), n*(n-1)/2)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			fmt.Fprintf(&b, "2 %d %d\n", i, j)
+		}
+	}
+	for range n * (n - 1) / 2 {
+		b.WriteString("4 0.125 1.5 2.25e-3 1\n")
+	}
+	text := b.String()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, read := range map[string]func(o uai.Options) error{
+		"Read":      func(o uai.Options) error { _, err := o.Read(strings.NewReader(text)); return err },
+		"ReadGraph": func(o uai.Options) error { _, _, err := o.ReadGraph(strings.NewReader(text), nil); return err },
+	} {
+		if err := read(uai.Options{Context: ctx}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s, cancelled before: %v, want context.Canceled", name, err)
+		}
+		for _, after := range []time.Duration{time.Millisecond, 5 * time.Millisecond} {
+			c, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(after, cancel)
+			start := time.Now()
+			err := read(uai.Options{Context: c})
+			cancel()
+			if took := time.Since(start); err == nil {
+				t.Logf("%s: read whole in %v before the cancellation", name, took)
+			} else if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s, cancelled after %v: %v, want context.Canceled", name, after, err)
+			} else if took > after+500*time.Millisecond {
+				t.Errorf("%s, cancelled after %v: returned after %v", name, after, took)
+			}
+		}
 	}
 }
