@@ -9,4 +9,12 @@
 // a ferromagnet — ranked by effective samples a second of the worst-mixing
 // marginal (Choose). The answer says which variables are exact, which
 // sampler ran and why, and whether its chains converged (chain.Verdict).
+//
+// The time given is the whole answer's, whatever the model: Budget shares
+// it among the phases — planning, elimination, the pilots, building and
+// running the chains — each stopping at its own deadline and handing over
+// to the next (Prepare is the part before the chains, the one path
+// `pgibbs uai` shares). A cancelled context stops every phase within about
+// a second, and Marginals returns the answer so far with the context's
+// error.
 package infer
