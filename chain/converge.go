@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/pgibbs/pgibbs/diag"
 )
@@ -117,6 +120,35 @@ func NewMonitor(vars []int, sizes []int, maxDraws int) (*Monitor, error) {
 	}
 	return m, nil
 }
+
+// Budget caps the draws each chain's trace keeps so that a verdict on
+// chains chains costs about d on one core: a verdict costs about
+// VerdictCost a quantity, chain and draw (rank normalisation, and the FFTs
+// of the bulk and tail ESS), so that 4000 quantities of 2000 draws take
+// about a second. The cap is never below MinBudgetDraws nor above the
+// monitor's maximum. A run with a wall-clock budget calls it before Trace,
+// and keeps d of its budget for the verdict.
+func (m *Monitor) Budget(d time.Duration, chains int) {
+	q := 0 // the quantities: a coordinate, or an indicator a value
+	for _, s := range m.sizes {
+		if s <= 2 {
+			q++
+		} else {
+			q += s
+		}
+	}
+	n := int(float64(d) / (float64(VerdictCost) * float64(q*max(chains, 1))))
+	n &^= 1 // even: a full trace halves
+	m.max = min(m.max, max(n, MinBudgetDraws))
+}
+
+// VerdictCost is the time of a verdict a quantity, chain and draw, on one
+// core of the machine it was measured on (Monitor.Budget).
+const VerdictCost = 150 * time.Nanosecond
+
+// MinBudgetDraws is the fewest draws Monitor.Budget leaves a trace: a
+// verdict on fewer says little.
+const MinBudgetDraws = 400
 
 // Trace returns the observer that records the chain of kernel k for the
 // monitor (add it to the chain's Observers; one a chain, in the chains'
@@ -276,15 +308,15 @@ func Judge(qs [][][]float64, name func(int) string, c Criteria) Verdict {
 		v.Reason = fmt.Sprintf("too few draws (%d a chain, one a sweep-equivalent) for R̂ and ESS: run at least %d sweeps", v.Draws, MinVerdictDraws)
 		return v
 	}
+	sums := summarize(qs)
 	var fails []failure
-	for q, chains := range qs {
-		if allEqual(chains) {
+	for q, s := range sums {
+		if s.constant {
 			v.Constant++
 			continue
 		}
-		s, err := diag.Summarize(chains)
-		if err != nil {
-			v.Reason = fmt.Sprintf("%s: %v", name(q), err)
+		if s.err != nil {
+			v.Reason = fmt.Sprintf("%s: %v", name(q), s.err)
 			return v
 		}
 		r, bulk, tail := s.RHat, s.BulkESS, s.TailESS
@@ -319,6 +351,39 @@ func Judge(qs [][][]float64, name func(int) string, c Criteria) Verdict {
 	}
 	v.Reason = fmt.Sprintf("%d of %d tracked quantities fail R̂ < %g, ESS ≥ %g; worst: %s", len(fails), len(qs)-v.Constant, c.RHat, c.MinESS, strings.Join(v.Worst, ", "))
 	return v
+}
+
+// summary is one quantity's diagnostics for Judge: constant in every
+// chain, or its Summary, or Summarize's error.
+type summary struct {
+	diag.Summary
+	constant bool
+	err      error
+}
+
+// summarize returns the summaries of the quantities qs, computed by up to
+// GOMAXPROCS goroutines over contiguous runs of quantities (the verdict
+// follows the chains' end, when the cores are idle; each summary is the
+// same whichever goroutine computes it).
+func summarize(qs [][][]float64) []summary {
+	out := make([]summary, len(qs))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(qs)/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for q := w * len(qs) / workers; q < (w+1)*len(qs)/workers; q++ {
+				if allEqual(qs[q]) {
+					out[q].constant = true
+					continue
+				}
+				out[q].Summary, out[q].err = diag.Summarize(qs[q])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // MarshalJSON writes the undefined (NaN) diagnostics as null.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // blockWalk is a Counter kernel over n binary coordinates whose step
@@ -156,3 +157,52 @@ func TestMonitorUntil(t *testing.T) {
 		}
 	}
 }
+
+// TestMonitorBudget: Budget cuts the traces to the draws a verdict can
+// judge in the time given — quantities counted as Judge counts them (one
+// a coordinate of two values or fewer, one a value otherwise) — never
+// below MinBudgetDraws nor above the monitor's own maximum; the traces
+// then keep no more.
+func TestMonitorBudget(t *testing.T) {
+	vars := []int{0, 1, 2}
+	sizes := []int{2, 10, 0} // 1 + 10 + 1 = 12 quantities
+	for _, tc := range []struct {
+		d      time.Duration
+		chains int
+		want   int
+	}{
+		{12 * 2 * 1000 * VerdictCost, 2, 1000},
+		{12 * 1500 * VerdictCost, 1, 1500},
+		{time.Nanosecond, 1, MinBudgetDraws},
+		{time.Hour, 4, 2000},
+	} {
+		m, err := NewMonitor(vars, sizes, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Budget(tc.d, tc.chains)
+		if m.max != tc.want {
+			t.Errorf("Budget(%v, %d chains): %d draws, want %d", tc.d, tc.chains, m.max, tc.want)
+		}
+		tr, err := m.Trace(stepper{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := []float64{0, 0, 0}
+		for k := range int64(10000) {
+			x[0] = float64(k % 2)
+			tr.Observe(k+1, Any, x)
+		}
+		if n := len(tr.Draws()[0]); n > tc.want {
+			t.Errorf("Budget(%v): the trace keeps %d draws, over %d", tc.d, n, tc.want)
+		}
+	}
+}
+
+// stepper is a kernel that is not a Counter: a Trace of it keeps a draw a
+// step.
+type stepper struct{}
+
+func (stepper) Step() int        { return 0 }
+func (stepper) State() []float64 { return nil }
+func (stepper) Err() error       { return nil }

@@ -225,6 +225,10 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	if err != nil {
 		return err
 	}
+	reserve := time.Duration(VerdictShare * float64(b.Time))
+	if opt.Sweeps == 0 {
+		mon.Budget(reserve, opt.Chains)
+	}
 	phase.Enter("build")
 	bctx, cancel := b.within(ctx)
 	defer cancel()
@@ -257,8 +261,9 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 		samplers, margs = append(samplers, s), append(margs, mg)
 		chains = append(chains, &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: []chain.Observer{mg, tr}})
 	}
-	// Every remaining second samples: more draws, a smaller error.
-	left := b.Left()
+	// Every remaining second samples, but the verdict's share: more
+	// draws, a smaller error.
+	left := max(b.Left()-reserve, 0)
 	for _, c := range chains {
 		c.Burn = burnSteps(c.Kernel.(gibbs.Sampler), *ch, left)
 	}

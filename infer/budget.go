@@ -37,6 +37,11 @@ const (
 	pilotLimit = 0.5
 )
 
+// VerdictShare is the part of the budget kept, out of the sampling's
+// time, for the convergence verdict once the chains stop (whose traces
+// are cut to fit it: chain.Monitor.Budget).
+const VerdictShare = 0.05
+
 // Fixed limits of a Budget without Time: the exact eliminations' time by
 // their estimates, and the pilots' budget in nanoseconds of the cost model
 // (see ChooseOptions.Budget).

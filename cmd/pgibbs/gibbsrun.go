@@ -58,6 +58,9 @@ func (g *gibbsRun) job() job {
 				if g.monitor, err = chain.NewMonitor(chain.Tracked(free, chain.DefaultTracked), factorgraph.Sizes(g.model), traceDraws); err != nil {
 					return nil, err
 				}
+				if g.f.seconds > 0 {
+					g.monitor.Budget(g.f.verdictReserve(), g.f.chains)
+				}
 			}
 			tr, err := g.monitor.Trace(s)
 			if err != nil {

@@ -413,6 +413,13 @@ func (f *runFlags) budget() infer.Budget {
 	return infer.Budget{Start: f.started, Time: time.Duration(f.seconds * float64(time.Second))}
 }
 
+// verdictReserve is the part of -seconds kept for the convergence verdict
+// after sampling (infer.VerdictShare; the traces are cut to fit it:
+// chain.Monitor.Budget).
+func (f *runFlags) verdictReserve() time.Duration {
+	return time.Duration(infer.VerdictShare * f.seconds * float64(time.Second))
+}
+
 // execute builds the chains, restores them from a checkpoint or merged
 // parts, runs them and returns them with the wall time and state hash. An
 // interrupted run (ctx cancelled: a signal) that has sampled past its
@@ -505,8 +512,9 @@ func scaleWork(scale float64, steps, burn int64, chains []*chain.Chain) (int64, 
 func (f *runFlags) runner(j job, m meta, out *outcome) (*chain.Runner, error) {
 	r := &chain.Runner{Steps: j.steps, Checkpoint: f.checkpoint, Every: f.every, Meta: m, Inputs: f.inputPaths()}
 	if f.seconds > 0 {
-		// -seconds is the whole run's: the chains sample for what is left.
-		r.Duration = max(f.budget().Left(), time.Millisecond)
+		// -seconds is the whole run's: the chains sample for what is left
+		// but the verdict's share.
+		r.Duration = max(f.budget().Left()-f.verdictReserve(), time.Millisecond)
 	}
 	if r.Duration > 0 {
 		r.Steps = 0
