@@ -265,7 +265,7 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	// draws, a smaller error.
 	left := max(b.Left()-reserve, 0)
 	for _, c := range chains {
-		c.Burn = burnSteps(c.Kernel.(gibbs.Sampler), *ch, left)
+		c.Burn = burnSteps(c.Kernel.(gibbs.Sampler), *ch, left, opt.Sweeps)
 	}
 	r := &chain.Runner{Duration: max(left, time.Millisecond)}
 	if opt.Sweeps > 0 {
@@ -296,20 +296,25 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	return nil
 }
 
-// burnSteps returns the burn-in of a chain of smp: a tenth of the steps
-// its pilot's cost model expects in left, at most 1000 sweep-equivalents.
-func burnSteps(smp gibbs.Sampler, ch Choice, left time.Duration) int64 {
+// burnSteps returns the burn-in of a chain of smp, at most 1000
+// sweep-equivalents: for a run of length sweeps (> 0), half of it, so that
+// the samples depend on the seed alone; for a run of the time left, a
+// tenth of the steps its pilot's cost model expects in it.
+func burnSteps(smp gibbs.Sampler, ch Choice, left time.Duration, sweeps float64) int64 {
+	burn := 1000.0
+	if sweeps > 0 {
+		return int64(min(burn, sweeps/2) * gibbs.StepsPerSweep(smp))
+	}
 	ns := 0.0
 	for _, p := range ch.Pilots {
 		if p.Spec == ch.Spec {
 			ns = p.NsPerSweep
 		}
 	}
-	sweeps := 1000.0
 	if ns > 0 {
-		sweeps = min(sweeps, 0.1*float64(left.Nanoseconds())/ns)
+		burn = min(burn, 0.1*float64(left.Nanoseconds())/ns)
 	}
-	return int64(sweeps * gibbs.StepsPerSweep(smp))
+	return int64(burn * gibbs.StepsPerSweep(smp))
 }
 
 // DefaultMaxBytes returns the default memory budget of one component's
