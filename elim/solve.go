@@ -154,8 +154,11 @@ func (c *Component) solve(ctx context.Context, vr variant) (*Result, error) {
 		w:     make([]float64, s.chunk),
 		marg:  make([][]float64, len(s.size)),
 	}
-	var release func()
-	sv.arena, release = newArena(s.arena)
+	arena, release, err := newArena(ctx, s.arena)
+	if err != nil {
+		return nil, err
+	}
+	sv.arena = arena
 	defer release()
 	ixs := make([]int32, s.chunk*s.maxIns)
 	for k := range sv.ix {
