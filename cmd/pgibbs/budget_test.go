@@ -32,6 +32,10 @@ func signalAt(name string) {
 			sent = true
 			fmt.Fprintf(os.Stderr, "test: SIGTERM at %s %d\n", p, time.Now().UnixNano())
 			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			// The signal arrives while the phase runs: a phase shorter
+			// than the signal's delivery (writing the results) could
+			// otherwise end the process first.
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 }
