@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pgibbs/pgibbs/elim"
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/ctxtest"
 	"github.com/pgibbs/pgibbs/internal/densegen"
 	"github.com/pgibbs/pgibbs/internal/meter"
 )
@@ -73,25 +73,6 @@ func TestBuildWorkLinear(t *testing.T) {
 	}
 }
 
-// looks is a context that counts the looks at it (Err) and is done from
-// the look after, if after ≥ 0.
-type looks struct {
-	context.Context
-	mu    sync.Mutex
-	n     int
-	after int
-}
-
-func (c *looks) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n++
-	if c.after >= 0 && c.n > c.after {
-		return context.Canceled
-	}
-	return nil
-}
-
 // TestBuildCancel: a Build whose context is done stops with the context's
 // error (errors.Is holds) before it finishes, at its first look, halfway,
 // and at its last look, at every width and for the forests, on K_{n,n};
@@ -100,17 +81,16 @@ func (c *looks) Err() error {
 func TestBuildCancel(t *testing.T) {
 	g := dense(t, densegen.KBip(200))
 	for _, cfg := range constructions {
-		count := &looks{Context: context.Background(), after: -1}
+		count := ctxtest.NewLooks(-1)
 		if _, err := Build(count, g, cfg); err != nil {
 			t.Fatal(err)
 		}
-		total := count.n
+		total := count.N()
 		if total < 2 {
 			t.Errorf("%+v: the build looked at its context %d times: want several", cfg, total)
 		}
 		for _, after := range []int{0, total / 2, total - 1} {
-			ctx := &looks{Context: context.Background(), after: after}
-			blocks, err := Build(ctx, g, cfg)
+			blocks, err := Build(ctxtest.NewLooks(after), g, cfg)
 			if !errors.Is(err, context.Canceled) || blocks != nil {
 				t.Errorf("%+v: done after %d of %d looks: %d blocks, error %v; want context.Canceled", cfg, after, total, len(blocks), err)
 			}
@@ -123,7 +103,7 @@ func TestBuildCancel(t *testing.T) {
 	}
 	// Frozen links: the searches of the test look at the context.
 	hard := grid(t, 6, 6, 1, true)
-	done := &looks{Context: context.Background(), after: 0}
+	done := ctxtest.NewLooks(0)
 	if fl, err := FrozenSite(done, hard); !errors.Is(err, context.Canceled) || fl != nil {
 		t.Errorf("FrozenSite: %+v, %v; want context.Canceled", fl, err)
 	}
