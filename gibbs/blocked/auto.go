@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -115,7 +116,10 @@ func NewIfSticky(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Blocke
 		// Single-site updates that cannot move a hard link are no choice.
 		// (blocks of the widths for deterministic links, whatever they cost).
 		err := core.CheckSiteMoves(ctx, "auto", m)
-		if ctx.Err() != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			if !errors.Is(err, cerr) {
+				err = fmt.Errorf("gibbs: auto: %w", cerr)
+			}
 			return nil, err
 		}
 		frozen := err != nil
