@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/pgibbs/pgibbs/elim"
@@ -130,7 +131,7 @@ func newInteraction(m Model, mt *meter.Meter) (*interaction, error) {
 		for k := range soft + hard {
 			mk := m.Bound(i, k)
 			vars = FactorVars(m, vars[:0], m.FactorIndex(i, k))
-			ig.work += 1 + len(vars)
+			ig.work += unitsPerRead + len(vars)
 			for _, j := range vars {
 				if j == i || clamped[j] {
 					continue
@@ -364,6 +365,19 @@ const (
 	mfMaxCheck     = 1 << 23
 )
 
+// Work units of the operations that cost more than an adjacency entry's
+// read (a unit is about a nanosecond on the project's machine kind, so
+// that the meter looks at the context about every millisecond):
+// reading a factor incidence of the model (its index, scope and bound
+// through the Model interface), comparing links as they are sorted, a
+// step of a heap of candidates, and a tie to a candidate updated.
+const (
+	unitsPerRead      = 20
+	unitsPerSorted    = 4
+	unitsPerHeap      = 4
+	unitsPerCandidate = 8
+)
+
 // grower builds the blocks of Build.
 type grower struct {
 	m      Model
@@ -523,7 +537,7 @@ func (gr *grower) cores() error {
 	}
 	gr.cc.commit()
 	edges := gr.ig.links(free)
-	if err := gr.tick(len(edges)); err != nil {
+	if err := gr.tick(unitsPerSorted * len(edges) * bits.Len(uint(len(edges)))); err != nil {
 		return err
 	}
 	for _, e := range edges {
@@ -952,7 +966,7 @@ func (gr *grower) bestCandidate() int32 {
 	for gr.cands.len() > 0 {
 		c := gr.cands.pop()
 		j := c.j
-		gr.cc.work++
+		gr.cc.work += unitsPerHeap * bits.Len(uint(gr.cands.len()))
 		if gr.inB[j] || gr.rejected[j] == gr.block || c.t != gr.key(j) {
 			continue
 		}
@@ -970,7 +984,7 @@ func (gr *grower) addAll(vars []int32) {
 	for _, c := range vars {
 		gr.inB[c] = true
 		gr.members = append(gr.members, c)
-		gr.cc.work += len(gr.ig.nbr[c])
+		gr.cc.work += unitsPerCandidate * len(gr.ig.nbr[c])
 		for k, j := range gr.ig.nbr[c] {
 			if gr.inB[j] {
 				continue

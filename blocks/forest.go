@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"context"
+	"math/bits"
 	"slices"
 
 	"github.com/pgibbs/pgibbs/internal/unionfind"
@@ -72,13 +73,13 @@ func Forests(ctx context.Context, m Model, cfg Config) ([][]int, error) {
 func forests(gr *grower) ([][]int, error) {
 	f := newForester(gr)
 	order := f.visitOrder()
-	if err := gr.tick(len(order)); err != nil {
+	if err := gr.tick(unitsPerSorted * len(order) * bits.Len(uint(len(order)))); err != nil {
 		return nil, err
 	}
 	for k, v := range order {
 		f.visit[v] = int32(k)
 		f.place(v)
-		if err := gr.tick(1 + len(gr.ig.nbr[v])); err != nil {
+		if err := gr.tick(unitsPerCandidate * (1 + len(gr.ig.nbr[v]))); err != nil {
 			return nil, err
 		}
 	}
@@ -367,7 +368,7 @@ func (f *forester) improve(order []int32) error {
 	for len(queue) > 0 {
 		v := queue[0]
 		queue, queued[v] = queue[1:], false
-		if err := f.gr.tick(1 + len(ig.nbr[v])); err != nil {
+		if err := f.gr.tick(unitsPerCandidate * (1 + len(ig.nbr[v]))); err != nil {
 			return err
 		}
 		s := f.set[v]

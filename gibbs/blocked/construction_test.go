@@ -121,3 +121,25 @@ func TestNewWithCancel(t *testing.T) {
 		t.Logf("returned %v after the cancellation: %v", lat, err)
 	}
 }
+
+// TestBuildCost: the estimate of a construction grows as the factors
+// from K_{n,n} to K_{2n,2n} (it reads the degrees only), counts the three
+// widths New may try when none is given, and is 0 for a model NewWith
+// refuses at once.
+func TestBuildCost(t *testing.T) {
+	gs, gb := dense(t, densegen.KBip(50)), dense(t, densegen.KBip(100))
+	for _, cfg := range constructions {
+		cs, cb := BuildCost(gs, cfg), BuildCost(gb, cfg)
+		t.Logf("%+v: %.3g ns → %.3g ns", cfg, cs, cb)
+		if !(cs > 0) || cb < 2*cs || cb > 5*cs {
+			t.Errorf("%+v: %.3g ns on K_{50,50}, %.3g on K_{100,100}: want about 4 times", cfg, cs, cb)
+		}
+	}
+	auto, w4 := BuildCost(gb, Config{}), BuildCost(gb, Config{MaxWidth: 4})
+	if auto < 2.5*w4 {
+		t.Errorf("width from the model: %.3g ns, width 4: %.3g; want the three widths counted", auto, w4)
+	}
+	if c := BuildCost(nil, Config{}); c != 0 {
+		t.Errorf("nil model: %v", c)
+	}
+}

@@ -1,6 +1,6 @@
 // Package meter counts the work of a long computation and looks at its
-// context every fraction of a millisecond of it, so that a deadline or a
-// signal stops the computation within about that much work: how the block,
+// context about every millisecond of it, so that a deadline or a signal
+// stops the computation within about that much work: how the block,
 // forest and cluster constructions (packages blocks, gibbs/blocked,
 // gibbs/cluster) honour a context.
 package meter
@@ -10,10 +10,11 @@ import (
 	"fmt"
 )
 
-// Every is the work, in the callers' units (about a nanosecond each: an
-// adjacency entry read, a factor visited), between two looks at the
-// context: about 0.1–1 ms.
-const Every = 1 << 18
+// Every is the work, in the callers' units (a few nanoseconds each on the
+// project's machine kind: an adjacency entry read, a factor visited,
+// weighted by what it costs), between two looks at the context: about
+// 0.3–1.5 ms.
+const Every = 1 << 17
 
 // Meter counts work units and looks at a context every Every of them.
 type Meter struct {
