@@ -248,7 +248,8 @@ func (ig *interaction) links(free []int) []link {
 //
 // A union or a candidate is checked by the cliques of an elimination order
 // built from the orders of its parts: a candidate eliminated first, or
-// last; the smaller of two cores after the larger, or before it. These
+// last; two cores in the order of one followed by the other's (the core
+// of the link's lower variable first), or the other way round. These
 // orders are checked incrementally (see cliques.go: a check costs the
 // part of the elimination tree that changes, not the block); failing
 // them, and while a budget proportional to the model lasts, a fresh
@@ -263,11 +264,14 @@ func (ig *interaction) links(free []int) []link {
 // cost of O(Σ_{v∈B} |A[v]| log) for its candidates plus its checks, each
 // of them the changed part of an elimination tree (at most its width times
 // the block's size when a whole order is rebuilt). The factor incidences
-// of all the blocks together are at most (2 + RecoverFactor) Σ_i |A[i]|,
-// so the construction is near-linear in the model's size whatever its
-// density (EstimateWork gives the bound before it starts). Build looks at
-// ctx every fraction of a millisecond of work and returns its error,
-// wrapped, once it is done.
+// of all the blocks together are at most (2 + RecoverFactor) Σ_i |A[i]|
+// and the min-fill checks have a budget of mfBase plus mfPerIncidence a
+// factor incidence, so the construction is near-linear in the factors on
+// dense models; on sparse models of wide blocks the rebuilt orders cost
+// O(n·MaxVars·width) at worst (see the package's story of the cost, and
+// EstimateWork for an estimate before a build starts). Build looks at
+// ctx about every millisecond of work and returns its error, wrapped, once
+// it is done.
 //
 // Where the bounds keep the variables of a hard factor apart so that one
 // of them would never change — fixed, in every block holding it, by the
@@ -388,8 +392,6 @@ type grower struct {
 	degree []int32 // factor incidences |A[v]|
 	mt     *meter.Meter
 	mfLeft float64 // work left for fresh min-fill checks
-	mfRuns int     // fresh min-fill orders run, and those that fitted
-	mfFits int
 	reLeft float64 // factor incidences left for growth into covered variables
 
 	// Cores: a union–find forest over the free variables, the set (the
@@ -760,7 +762,6 @@ func (gr *grower) minFill(c *cliques, vars []int32, nbr func(dst []int32, v int3
 	mf, work := elim.GreedyOrderWithin(adj, size, elim.MinFill, gr.lim, min(gr.mfLeft, mfMaxCheck))
 	gr.mfLeft -= work
 	c.work += int(work)
-	gr.mfRuns++
 	if mf == nil {
 		return nil
 	}
@@ -768,11 +769,7 @@ func (gr *grower) minFill(c *cliques, vars []int32, nbr func(dst []int32, v int3
 	for k, l := range mf {
 		order[k] = vars[l]
 	}
-	s := c.rebuild(order, nbr)
-	if s != nil {
-		gr.mfFits++
-	}
-	return s
+	return c.rebuild(order, nbr)
 }
 
 // inOneBlock reports whether some block holds every variable of core.

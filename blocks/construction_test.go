@@ -116,8 +116,8 @@ func TestBuildCancel(t *testing.T) {
 }
 
 // TestBuildCancelLatency: cancelled while it runs, a Build on K_{200,200}
-// returns the context's error well within 2 s (the looks come every
-// fraction of a millisecond of work).
+// returns the context's error well within 2 s (the looks come about
+// every millisecond of work).
 func TestBuildCancelLatency(t *testing.T) {
 	g := dense(t, densegen.KBip(200))
 	for _, cfg := range []Config{{MaxWidth: 4}, {Forests: true}} {

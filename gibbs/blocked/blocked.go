@@ -193,9 +193,8 @@ func newBlocked(m blockModel, r *rand.Rand, opt *gibbs.Options, sets [][]int, pl
 }
 
 // compilePlans compiles the updates of blocks and checks their work
-// against opt.MaxDraws. It looks at opt.Context as it goes (every fraction
-// of a millisecond of work) and returns its error, wrapped, once it is
-// done.
+// against opt.MaxDraws. It looks at opt.Context as it goes (about every
+// millisecond of work) and returns its error, wrapped, once it is done.
 func compilePlans(bm blockModel, sets [][]int, cfg Config, opt *gibbs.Options) ([]*blockPlan, error) {
 	limit, err := core.MaxDrawsOf(opt)
 	if err != nil {

@@ -325,8 +325,8 @@ func (w *Wolff) SetClusters(k int) error {
 // burn in after tuning, then measure. Once chosen the count stays fixed
 // (SetClusters may still change it), and the chain keeps π.
 //
-// The rounds look at ctx between clusters, every fraction of a
-// millisecond of work (the chain's interrupt channel is not theirs: see
+// The rounds look at ctx between clusters, about every millisecond of
+// work (the chain's interrupt channel is not theirs: see
 // chain.Interrupter), and once it is done TuneClusters returns its error,
 // wrapped (errors.Is sees context.Canceled or context.DeadlineExceeded),
 // with the chain moved part of a round: a sampler whose tuning was stopped
