@@ -726,7 +726,8 @@ func (gr *grower) coreNbr(dst []int32, v int32, seen func(int32) bool) []int32 {
 // with its cliques in c, if it fits the bounds; nil if it does not, or if
 // the check would exceed the budget, or if the least degree of the graph
 // (a lower bound on its treewidth) exceeds the width. nbr lists the
-// neighbours of a variable in vars, as for rebuild.
+// neighbours of a variable in vars, as for rebuild. The budget pays for
+// reading the graph and for the order's search.
 func (gr *grower) minFill(c *cliques, vars []int32, nbr func(dst []int32, v int32, seen func(int32) bool) []int32) *eset {
 	if gr.mfLeft <= 0 {
 		return nil
@@ -743,13 +744,18 @@ func (gr *grower) minFill(c *cliques, vars []int32, nbr func(dst []int32, v int3
 	in := func(u int32) bool { return local[u] >= 0 }
 	adj := make([][]int32, len(vars))
 	size := make([]int32, len(vars))
-	cost, minDeg := 0.0, math.MaxInt
+	// The local graph, its reading charged to the budget: its initial
+	// scoring alone (Σ 1 + d + d²) must fit a check, and its least degree
+	// the width.
+	read, cost, minDeg := 0.0, 0.0, math.MaxInt
+	defer func() { gr.mfLeft -= read }()
 	for l, v := range vars {
 		for _, u := range nbr(nil, v, in) {
 			adj[l] = append(adj[l], local[u])
 		}
 		size[l] = gr.size[v]
 		d := float64(len(adj[l]))
+		read += 1 + d
 		cost += 1 + d + d*d
 		minDeg = min(minDeg, len(adj[l]))
 		if cost > mfMaxCheck || cost > gr.mfLeft {
