@@ -84,7 +84,7 @@ func TestFrozenSite(t *testing.T) {
 	if err := Check(g, single[1:]); err == nil || !strings.Contains(err.Error(), "free variable 0 is in no block") {
 		t.Errorf("uncovered: %v", err)
 	}
-	if hard, _ := Stickiness(g, 1); hard <= 0 {
+	if hard, _, err := Stickiness(context.Background(), g, 1); hard <= 0 || err != nil {
 		t.Errorf("Stickiness: hard share %v, want > 0", hard)
 	}
 }

@@ -1087,9 +1087,14 @@ func Check(m factorgraph.Model, blocks [][]int) error {
 // Stickiness returns the shares of the links between free variables of m
 // that are deterministic (a hard factor holds both) and, of the others,
 // strong (the ranges of the soft factors holding both sum to strong or
-// more): where single-site chains freeze, and blocks pay.
-func Stickiness(m Model, strong float64) (hard, soft float64) {
-	ig, _ := newInteraction(m, meter.New(context.Background(), "blocks: Stickiness")) // never stopped
+// more): where single-site chains freeze, and blocks pay. It reads every
+// factor's scope (O(Σ_φ |φ|²)) and looks at ctx as it goes, returning its
+// error, wrapped, once it is done.
+func Stickiness(ctx context.Context, m Model, strong float64) (hard, soft float64, err error) {
+	ig, err := newInteraction(m, meter.New(ctx, "blocks: Stickiness"))
+	if err != nil {
+		return 0, 0, err
+	}
 	links, nh, ns := 0, 0, 0
 	for i, nb := range ig.nbr {
 		for k, j := range nb {
@@ -1106,7 +1111,7 @@ func Stickiness(m Model, strong float64) (hard, soft float64) {
 		}
 	}
 	if links == 0 {
-		return 0, 0
+		return 0, 0, nil
 	}
-	return float64(nh) / float64(links), float64(ns) / float64(links)
+	return float64(nh) / float64(links), float64(ns) / float64(links), nil
 }

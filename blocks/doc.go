@@ -53,10 +53,11 @@
 // the cost before a build starts, from the variables' degrees alone.
 //
 // Every function that can run long — Build, Forests, CheckCover,
-// FrozenSite — takes a context and looks at it about every millisecond of
-// work (package internal/meter; the frozen-link searches through
-// factorgraph.Graph.FeasibleStateGiven), returning its error wrapped
-// (errors.Is sees context.Canceled or context.DeadlineExceeded). An
-// elimination order's search does not look at it and is bounded instead.
-// Check and Stickiness read the model once and take none.
+// FrozenSite, Stickiness — takes a context and looks at it about every
+// millisecond of work (package internal/meter; the frozen-link searches
+// through factorgraph.Graph.FeasibleStateGiven), returning its error
+// wrapped (errors.Is sees context.Canceled or context.DeadlineExceeded).
+// An elimination order's search does not look at it and is bounded
+// instead (at most 2²³ adjacency entries read in Build). Check reads the
+// blocks once and takes none.
 package blocks

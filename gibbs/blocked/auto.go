@@ -123,7 +123,10 @@ func NewIfSticky(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Blocke
 			return nil, err
 		}
 		frozen := err != nil
-		hard, soft := blocks.Stickiness(bm, stickyRange)
+		hard, soft, err := blocks.Stickiness(ctx, bm, stickyRange)
+		if err != nil {
+			return nil, fmt.Errorf("gibbs: auto: %w", err)
+		}
 		if frozen {
 			hard = max(hard, stickyShare)
 		}

@@ -162,7 +162,10 @@ func NewWith(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, sets [][]int
 		}
 		plans, err = compilePlans(bm, sets, cfg, opt)
 	case cfg.MaxWidth == 0 && !cfg.Forests:
-		hard, _ := blocks.Stickiness(bm, stickyRange)
+		var hard float64
+		if hard, _, err = blocks.Stickiness(core.Context(opt), bm, stickyRange); err != nil {
+			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
+		}
 		sets, plans, _, err = chooseBlocks(bm, cfg, opt, hard)
 	default:
 		if cfg, err = cfg.withDefaults(); err != nil {
