@@ -16,7 +16,7 @@ const (
 	estIncidenceForest = 50
 	estMinFillPair     = 100
 	estHard            = 1.25e4
-	estHardForest      = 2.5e5
+	estHardForest      = 5e4
 )
 
 // EstimateWork returns an estimate, made before it starts, of the work

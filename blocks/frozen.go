@@ -69,8 +69,10 @@ type linkCheck struct {
 	work    int      // factor evaluations
 	ticked  int      // work counted by mt
 	// reach caches reachable's searches: whether a state of positive
-	// probability gives variable v value a (key v, a).
-	reach map[[2]int32]bool
+	// probability gives variable v value a (key v, a); budget bounds the
+	// nodes of one search.
+	reach  map[[2]int32]bool
+	budget int
 
 	// The hard factors with at least one free variable, by factor index:
 	// their free scopes (nil when skipped: a continuous variable, too many
@@ -92,7 +94,7 @@ type hardFactor struct {
 // (nothing can freeze).
 func newLinkCheck(mt *meter.Meter, m Model) (*linkCheck, error) {
 	n := m.NumVars()
-	lc := &linkCheck{m: m, mt: mt, clamped: make([]bool, n), facs: map[int]*hardFactor{}, reach: map[[2]int32]bool{}}
+	lc := &linkCheck{m: m, mt: mt, clamped: make([]bool, n), facs: map[int]*hardFactor{}, reach: map[[2]int32]bool{}, budget: reachableBudget}
 	for i := range n {
 		_, lc.clamped[i] = m.Observed(i)
 	}
@@ -436,8 +438,15 @@ func determined(a [][]int32, in []bool, k int, m Model, scope []int) bool {
 }
 
 // reachableBudget bounds the search nodes of one check that a value of a
-// frozen variable has a feasible state.
-const reachableBudget = 100_000
+// frozen variable has a feasible state, where a search that gives up can
+// refuse a cover (FrozenSite, CheckCover: the value counts as reachable);
+// coverBudget where it can only add a block that was not needed
+// (coverLinks): on the pedigree and linkage models, whose searches mostly
+// give up, 100 000 nodes took about 0.1 s a search.
+const (
+	reachableBudget = 100_000
+	coverBudget     = 10_000
+)
 
 // reachable returns how many of the values entry k of F takes (at most 2
 // are looked for) some state of positive probability gives variable v: the
@@ -445,8 +454,9 @@ const reachableBudget = 100_000
 // can pin a variable to one value that F still lets vary. Without a model
 // that searches (factorgraph.Graph.FeasibleStateGiven), or when a search
 // gives up, a value counts as reachable. Each search's answer is kept for
-// the other factors holding v. It returns the meter's context's error,
-// wrapped, if a search stops on it.
+// the other factors holding v, and a state it finds answers for the value
+// of every free variable in it (most later questions need no search). It
+// returns the meter's context's error, wrapped, if a search stops on it.
 func (lc *linkCheck) reachable(v int, feasible [][]int32, k int) (int, error) {
 	fs, ok := lc.m.(interface {
 		FeasibleStateGiven(ctx context.Context, r *rand.Rand, maxNodes int, given map[int]float64) ([]float64, error)
@@ -468,11 +478,18 @@ func (lc *linkCheck) reachable(v int, feasible [][]int32, k int) (int, error) {
 			reach = true
 			if ok {
 				r := rand.New(rand.NewPCG(uint64(v), uint64(t[k])<<32|0xf502e))
-				_, err := fs.FeasibleStateGiven(ctx, r, reachableBudget, map[int]float64{v: float64(t[k])})
+				x, err := fs.FeasibleStateGiven(ctx, r, lc.budget, map[int]float64{v: float64(t[k])})
 				if ctx.Err() != nil {
 					return 0, fmt.Errorf("blocks: frozen links: search for a state with variable %d = %d: %w", v, t[k], ctx.Err())
 				}
 				reach = !errors.Is(err, factorgraph.ErrNoFeasibleState)
+				if err == nil {
+					// The state found gives every free variable its value
+					// in a state of positive probability.
+					for _, u := range lc.m.Free() {
+						lc.reach[[2]int32{int32(u), int32(x[u])}] = true
+					}
+				}
 			}
 			lc.reach[key] = reach
 		}
@@ -579,6 +596,7 @@ func coverLinks(mt *meter.Meter, m Model, blocks [][]int, maxTable int) ([][]int
 	if lc == nil || err != nil {
 		return blocks, err
 	}
+	lc.budget = coverBudget
 	of := blocksOf(m.NumVars(), blocks)
 	setsOf := func(v int) []int32 { return of[v] }
 	for _, f := range lc.links() {

@@ -35,13 +35,11 @@ const (
 // to n = 500, the complete graph on 448 variables, 200 hubs among 10⁴
 // leaves, grids up to 300×300) at widths 4, 8, 12, 16 and the forests,
 // MaxVars as infer's candidates set it, on the project's 2-core machine
-// kind under load: for the 66 constructions of more than 0.1 s the
-// estimate was 0.48–13 times the time taken (median 1.14; the forests of
-// models with many hard factors, whose feasible-state searches vary most,
-// at both ends). Constructions of a few milliseconds can be over-estimated
-// by up to 0.4 s: the min-fill checks' fixed budget (0.12 s), and the
-// frozen-link searches the forests may need on a model of many hard
-// factors.
+// kind under load: for the 89 constructions of more than 0.1 s the
+// estimate was 0.30–2.6 times the CPU time taken (median 0.85; the same
+// constructions' times vary by up to 2 times with the machine's load).
+// Constructions of a few milliseconds are over-estimated by up to 0.12 s:
+// the min-fill checks' fixed budget.
 func BuildCost(m factorgraph.Model, cfg Config) float64 {
 	bm, ok := m.(blockModel)
 	if g, isGraph := m.(*factorgraph.Graph); !ok || isGraph && g == nil {
