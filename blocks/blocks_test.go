@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -42,14 +43,14 @@ func TestBuildCovers(t *testing.T) {
 	for _, hard := range []bool{false, true} {
 		g := grid(t, 6, 5, 1.5, hard)
 		for _, cfg := range []Config{{}, {MaxVars: 3}, {Forests: true}, {Forests: true, MaxWidth: 1}} {
-			sets, err := Build(g, cfg)
+			sets, err := Build(context.Background(), g, cfg)
 			if err != nil {
 				t.Fatalf("hard %v, %+v: %v", hard, cfg, err)
 			}
 			if err := Check(g, sets); err != nil {
 				t.Errorf("hard %v, %+v: %v", hard, cfg, err)
 			}
-			if err := CheckCover(g, sets); err != nil {
+			if err := CheckCover(context.Background(), g, sets); err != nil {
 				t.Errorf("hard %v, %+v: frozen: %v", hard, cfg, err)
 			}
 			if hard && !slices.ContainsFunc(sets, func(b []int) bool { return slices.Contains(b, 0) && slices.Contains(b, 1) }) {
@@ -62,11 +63,14 @@ func TestBuildCovers(t *testing.T) {
 // TestFrozenSite: single sites freeze the equality's variables and not a
 // soft grid's; CheckCover refuses the singletons and Check a bad cover.
 func TestFrozenSite(t *testing.T) {
-	if fl := FrozenSite(grid(t, 3, 3, 1, false)); fl != nil {
-		t.Errorf("soft grid: %+v frozen", fl)
+	if fl, err := FrozenSite(context.Background(), grid(t, 3, 3, 1, false)); fl != nil || err != nil {
+		t.Errorf("soft grid: %+v frozen (%v)", fl, err)
 	}
 	g := grid(t, 3, 3, 1, true)
-	fl := FrozenSite(g)
+	fl, err := FrozenSite(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if fl == nil || (fl.Var != 0 && fl.Var != 1) || !slices.Equal(fl.Scope, []int{0, 1}) {
 		t.Fatalf("equality: %+v, want variable 0 or 1 of scope [0 1]", fl)
 	}
@@ -74,13 +78,13 @@ func TestFrozenSite(t *testing.T) {
 	for i := range 9 {
 		single = append(single, []int{i})
 	}
-	if err := CheckCover(g, single); err == nil || !strings.Contains(err.Error(), "put the factor's variables [0 1] in one block") {
+	if err := CheckCover(context.Background(), g, single); err == nil || !strings.Contains(err.Error(), "put the factor's variables [0 1] in one block") {
 		t.Errorf("singletons: %v", err)
 	}
 	if err := Check(g, single[1:]); err == nil || !strings.Contains(err.Error(), "free variable 0 is in no block") {
 		t.Errorf("uncovered: %v", err)
 	}
-	if hard, _ := Stickiness(g, 1); hard <= 0 {
+	if hard, _, err := Stickiness(context.Background(), g, 1); hard <= 0 || err != nil {
 		t.Errorf("Stickiness: hard share %v, want > 0", hard)
 	}
 }

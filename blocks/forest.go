@@ -1,7 +1,11 @@
 package blocks
 
 import (
+	"context"
+	"math/bits"
 	"slices"
+
+	"github.com/pgibbs/pgibbs/internal/unionfind"
 )
 
 // Forests covers the free variables of g with the blocks of two
@@ -55,21 +59,34 @@ import (
 // first). A hard link the forests split so that a variable would never
 // change gets a block of its own after them, as in Build. blocked.New
 // uses these blocks when Config.Forests is set.
-func Forests(m Model, cfg Config) ([][]int, error) {
+//
+// Cost: O(E log E) for the order and O(Σ_i |A[i]|) for the placement and
+// the blocks, plus the checks of the components that close cycles (each
+// at most cfg.MaxVars variables, an elimination order rebuilt in O(|E| +
+// width·size)); Forests looks at ctx as Build does.
+func Forests(ctx context.Context, m Model, cfg Config) ([][]int, error) {
 	cfg.Forests = true
-	return Build(m, cfg)
+	return Build(ctx, m, cfg)
 }
 
-// forests is Forests with cfg checked (checkModel).
-func forests(m Model, cfg Config) [][]int {
-	f := newForester(m, cfg)
+// forests is Forests on the grower of its model and bounds.
+func forests(gr *grower) ([][]int, error) {
+	f := newForester(gr)
 	order := f.visitOrder()
+	if err := gr.tick(unitsPerSorted * len(order) * bits.Len(uint(len(order)))); err != nil {
+		return nil, err
+	}
 	for k, v := range order {
 		f.visit[v] = int32(k)
 		f.place(v)
+		if err := gr.tick(unitsPerCandidate * (1 + len(gr.ig.nbr[v]))); err != nil {
+			return nil, err
+		}
 	}
-	f.improve(order)
-	return f.blocks(order)
+	if err := f.improve(order); err != nil {
+		return nil, err
+	}
+	return f.blocks(order), gr.tick(len(order))
 }
 
 // Sets of a variable in a forester: the two forests, alone (a block of its
@@ -99,10 +116,11 @@ type forester struct {
 	stamp uint32
 }
 
-func newForester(m Model, cfg Config) *forester {
+func newForester(gr *grower) *forester {
+	m := gr.m
 	n := m.NumVars()
 	f := &forester{
-		m: m, gr: newGrower(m, cfg), size: make([]int32, n), set: make([]int8, n), visit: make([]int32, n),
+		m: m, gr: gr, size: make([]int32, n), set: make([]int8, n), visit: make([]int32, n),
 		moved: make([]bool, n), cyclic: [2]map[int32][]int32{{}, {}}, mark: make([]uint32, n),
 	}
 	for s := range 2 {
@@ -125,14 +143,7 @@ func (f *forester) next() uint32 {
 }
 
 // find returns the root of v's component in set s.
-func (f *forester) find(s int8, v int32) int32 {
-	p := f.parent[s]
-	for p[v] != v {
-		p[v] = p[p[v]]
-		v = p[v]
-	}
-	return v
-}
+func (f *forester) find(s int8, v int32) int32 { return unionfind.Find(f.parent[s], v) }
 
 // union merges the components of a and b in set s and returns the root.
 func (f *forester) union(s int8, a, b int32) int32 {
@@ -177,22 +188,28 @@ func (f *forester) visitOrder() []int32 {
 	const peelDeg = 3
 	deg := make([]int32, f.m.NumVars())
 	removed := make([]bool, f.m.NumVars())
-	h := vertexHeap{above: later}
+	h := heap[int32]{above: later}
+	// low holds the variables of more than three neighbours left, each
+	// with its count when pushed (current if it still is): the least
+	// count first, then the one visited last.
+	type entry struct{ v, deg int32 }
+	low := heap[entry]{above: func(a, b entry) bool { return a.deg < b.deg || a.deg == b.deg && later(a.v, b.v) }}
 	for _, v := range free {
 		if deg[v] = int32(len(ig.nbr[v])); deg[v] <= peelDeg {
 			h.push(int32(v))
+		} else {
+			low.push(entry{int32(v), deg[v]})
 		}
 	}
 	peel := make([]int32, 0, len(free))
 	for len(peel) < len(free) {
 		v := int32(-1)
-		if len(h.a) > 0 {
+		if h.len() > 0 {
 			v = h.pop()
 		} else { // every variable left has more than three neighbours left
-			for _, u := range free {
-				u := int32(u)
-				if !removed[u] && (v < 0 || deg[u] < deg[v] || deg[u] == deg[v] && later(u, v)) {
-					v = u
+			for v < 0 {
+				if e := low.pop(); !removed[e.v] && deg[e.v] == e.deg {
+					v = e.v
 				}
 			}
 		}
@@ -202,6 +219,8 @@ func (f *forester) visitOrder() []int32 {
 			if !removed[u] {
 				if deg[u]--; deg[u] == peelDeg {
 					h.push(u)
+				} else if deg[u] > peelDeg {
+					low.push(entry{u, deg[u]})
 				}
 			}
 		}
@@ -309,6 +328,7 @@ func (f *forester) joinCyclic(v int32, s int8) bool {
 	comp := []int32{v}
 	f.mark[v] = st
 	for k := 0; k < len(comp); k++ {
+		f.gr.bc.work += len(ig.nbr[comp[k]])
 		for _, u := range ig.nbr[comp[k]] {
 			if f.set[u] == s && f.mark[u] != st {
 				if len(comp) == f.gr.cfg.MaxVars {
@@ -321,8 +341,8 @@ func (f *forester) joinCyclic(v int32, s int8) bool {
 	}
 	rev := slices.Clone(comp)
 	slices.Reverse(rev)
-	order, ok := f.gr.check(comp, rev)
-	if !ok {
+	order := f.gr.fits(comp, rev)
+	if order == nil {
 		return false
 	}
 	for _, u := range ig.nbr[v] {
@@ -338,7 +358,7 @@ func (f *forester) joinCyclic(v int32, s int8) bool {
 // that links trees there or ties them more strongly (Forests, step
 // 3), each variable once at most. It tries the variables in order, and
 // again the neighbours of each one it moves.
-func (f *forester) improve(order []int32) {
+func (f *forester) improve(order []int32) error {
 	ig := f.gr.ig
 	queue := slices.Clone(order)
 	queued := make([]bool, len(f.set))
@@ -348,6 +368,9 @@ func (f *forester) improve(order []int32) {
 	for len(queue) > 0 {
 		v := queue[0]
 		queue, queued[v] = queue[1:], false
+		if err := f.gr.tick(unitsPerCandidate * (1 + len(ig.nbr[v]))); err != nil {
+			return err
+		}
 		s := f.set[v]
 		if s == setAlone || f.moved[v] || f.cyclic[s][f.find(s, v)] != nil {
 			continue
@@ -382,13 +405,14 @@ func (f *forester) improve(order []int32) {
 			}
 		}
 	}
+	return nil
 }
 
 // blocks returns the blocks of the sets as placed (Forests, step 4).
 func (f *forester) blocks(order []int32) [][]int {
 	var out [][]int
 	for s := setA; s <= setB; s++ {
-		pk := packer{maxVars: f.gr.cfg.MaxVars, maxTotal: f.gr.maxTotal}
+		pk := packer{maxVars: f.gr.cfg.MaxVars, maxTotal: f.gr.lim.Entries}
 		var cyc [][]int
 		st := f.next()
 		for _, v := range order {
@@ -467,7 +491,7 @@ func (f *forester) split(comp []int32, s int8, pk *packer) {
 			cnt[l] += cnt[c]
 			wt[l] += wt[c]
 		}
-		if cnt[l] > cfg.MaxVars || wt[l] > f.gr.maxTotal {
+		if cnt[l] > cfg.MaxVars || wt[l] > f.gr.lim.Entries {
 			ks := slices.Clone(kids[l])
 			slices.SortStableFunc(ks, func(a, b int32) int {
 				if up[b].stronger(up[a]) {
@@ -479,7 +503,7 @@ func (f *forester) split(comp []int32, s int8, pk *packer) {
 				return cnt[b] - cnt[a]
 			})
 			for _, c := range ks {
-				if cnt[l] <= cfg.MaxVars && wt[l] <= f.gr.maxTotal {
+				if cnt[l] <= cfg.MaxVars && wt[l] <= f.gr.lim.Entries {
 					break
 				}
 				cut[c] = true
@@ -537,47 +561,6 @@ func (pk *packer) flush() [][]int {
 		pk.out = append(pk.out, pk.cur)
 	}
 	return pk.out
-}
-
-// vertexHeap is a binary heap of variables, the one above all others on
-// top.
-type vertexHeap struct {
-	a     []int32
-	above func(a, b int32) bool
-}
-
-func (h *vertexHeap) push(v int32) {
-	h.a = append(h.a, v)
-	for i := len(h.a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.above(h.a[i], h.a[p]) {
-			break
-		}
-		h.a[i], h.a[p] = h.a[p], h.a[i]
-		i = p
-	}
-}
-
-func (h *vertexHeap) pop() int32 {
-	top := h.a[0]
-	last := len(h.a) - 1
-	h.a[0] = h.a[last]
-	h.a = h.a[:last]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= last {
-			break
-		}
-		if c+1 < last && h.above(h.a[c+1], h.a[c]) {
-			c++
-		}
-		if !h.above(h.a[c], h.a[i]) {
-			break
-		}
-		h.a[i], h.a[c] = h.a[c], h.a[i]
-		i = c
-	}
-	return top
 }
 
 // int32sToInts returns v as a new []int.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/meter"
 )
 
 // Frozen links: a cover of the free variables by update sets (single sites,
@@ -60,11 +61,18 @@ type frozenLink struct {
 // linkCheck is the state of one frozen-link test on a model.
 type linkCheck struct {
 	m       Model
-	x       []float64 // scratch state: evidence at its values
+	mt      *meter.Meter // looks at the context as the factors are evaluated
+	x       []float64    // scratch state: evidence at its values
 	clamped []bool
 	allowed [][]bool // surviving values of each free discrete variable
 	left    []int    // their number
-	work    int
+	work    int      // factor evaluations
+	ticked  int      // work counted by mt
+	// reach caches reachable's searches: whether a state of positive
+	// probability gives variable v value a (key v, a); budget bounds the
+	// nodes of one search.
+	reach  map[[2]int32]bool
+	budget int
 
 	// The hard factors with at least one free variable, by factor index:
 	// their free scopes (nil when skipped: a continuous variable, too many
@@ -81,11 +89,12 @@ type hardFactor struct {
 }
 
 // newLinkCheck collects m's hard factors and prunes the free variables'
-// values by arc consistency. It returns nil when no hard factor links two
-// free variables (nothing can freeze).
-func newLinkCheck(m Model) *linkCheck {
+// values by arc consistency, counting its work on mt (it returns mt's
+// error). It returns nil when no hard factor links two free variables
+// (nothing can freeze).
+func newLinkCheck(mt *meter.Meter, m Model) (*linkCheck, error) {
 	n := m.NumVars()
-	lc := &linkCheck{m: m, clamped: make([]bool, n), facs: map[int]*hardFactor{}}
+	lc := &linkCheck{m: m, mt: mt, clamped: make([]bool, n), facs: map[int]*hardFactor{}, reach: map[[2]int32]bool{}, budget: reachableBudget}
 	for i := range n {
 		_, lc.clamped[i] = m.Observed(i)
 	}
@@ -98,7 +107,7 @@ func newLinkCheck(m Model) *linkCheck {
 				continue
 			}
 			hf := &hardFactor{i: i, k: k, ok: true}
-			for _, v := range m.Factor(f).Vars() {
+			for _, v := range FactorVars(m, nil, f) {
 				if lc.clamped[v] {
 					continue
 				}
@@ -112,8 +121,11 @@ func newLinkCheck(m Model) *linkCheck {
 			linked = linked || len(hf.scope) >= 2
 		}
 	}
+	if err := mt.Add(len(lc.facs)); err != nil {
+		return nil, err
+	}
 	if !linked {
-		return nil
+		return nil, nil
 	}
 	lc.x = make([]float64, n)
 	lc.allowed = make([][]bool, n)
@@ -145,8 +157,18 @@ func newLinkCheck(m Model) *linkCheck {
 			lc.byVar[v] = append(lc.byVar[v], f)
 		}
 	}
-	lc.prune(ids)
-	return lc
+	if err := lc.prune(ids); err != nil {
+		return nil, err
+	}
+	return lc, nil
+}
+
+// tick counts the factor evaluations since the last tick on the meter and
+// returns its error.
+func (lc *linkCheck) tick() error {
+	d := lc.work - lc.ticked
+	lc.ticked = lc.work
+	return lc.mt.Add(d + 1)
 }
 
 // entries returns the number of assignments of scope over the surviving
@@ -215,7 +237,7 @@ func (lc *linkCheck) allows(f int) bool {
 // prune removes, until nothing changes or the work runs out, every value
 // of a variable that some hard factor supports with no assignment of the
 // other variables' surviving values (generalised arc consistency).
-func (lc *linkCheck) prune(ids []int) {
+func (lc *linkCheck) prune(ids []int) error {
 	queue := slices.Clone(ids)
 	lc.queued = map[int]bool{}
 	for _, f := range ids {
@@ -225,6 +247,9 @@ func (lc *linkCheck) prune(ids []int) {
 		f := queue[0]
 		queue = queue[1:]
 		lc.queued[f] = false
+		if err := lc.tick(); err != nil {
+			return err
+		}
 		scope := lc.facs[f].scope
 		support := make([][]bool, len(scope))
 		for k, v := range scope {
@@ -248,7 +273,7 @@ func (lc *linkCheck) prune(ids []int) {
 				}
 			}
 			if lc.left[v] == 0 {
-				return // no feasible state: the constructor says so elsewhere
+				return nil // no feasible state: the constructor says so elsewhere
 			}
 			if changed {
 				for _, g := range lc.byVar[v] {
@@ -260,18 +285,19 @@ func (lc *linkCheck) prune(ids []int) {
 			}
 		}
 	}
+	return nil
 }
 
 // frozen returns the first variable (by factor index, then variable) of a
 // hard factor that the cover never changes, or nil. setsOf(v) lists the
 // update sets holding free variable v.
-func (lc *linkCheck) frozen(setsOf func(v int) []int32) *frozenLink {
+func (lc *linkCheck) frozen(setsOf func(v int) []int32) (*frozenLink, error) {
 	for _, f := range lc.links() {
-		if fl := lc.frozenAt(f, setsOf); fl != nil {
-			return fl
+		if fl, err := lc.frozenAt(f, setsOf); fl != nil || err != nil {
+			return fl, err
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // links returns the enumerable hard factors of two free variables or
@@ -288,8 +314,12 @@ func (lc *linkCheck) links() []int {
 }
 
 // frozenAt returns the first variable of hard factor f that the cover never
-// changes, or nil (see the comment at the top of the file).
-func (lc *linkCheck) frozenAt(f int, setsOf func(v int) []int32) *frozenLink {
+// changes, or nil (see the comment at the top of the file); or the meter's
+// error.
+func (lc *linkCheck) frozenAt(f int, setsOf func(v int) []int32) (*frozenLink, error) {
+	if err := lc.tick(); err != nil {
+		return nil, err
+	}
 	hf := lc.facs[f]
 	scope := hf.scope
 	// A set holding the whole scope can move each of its variables that
@@ -300,12 +330,12 @@ func (lc *linkCheck) frozenAt(f int, setsOf func(v int) []int32) *frozenLink {
 			all = all && slices.Contains(setsOf(v), b)
 		}
 		if all {
-			return nil
+			return nil, nil
 		}
 	}
 	feasible := lc.feasible(scope)
-	if len(feasible) < 2 {
-		return nil
+	if err := lc.tick(); err != nil || len(feasible) < 2 {
+		return nil, err
 	}
 	in := make([]bool, len(scope))
 	for k, v := range scope {
@@ -325,12 +355,16 @@ func (lc *linkCheck) frozenAt(f int, setsOf func(v int) []int32) *frozenLink {
 		if !fixed {
 			continue
 		}
-		if n := lc.reachable(v, feasible, k); n >= 2 {
+		n, err := lc.reachable(v, feasible, k)
+		if err != nil {
+			return nil, err
+		}
+		if n >= 2 {
 			name, _, _ := lc.m.Describe(hf.i, hf.k)
-			return &frozenLink{name: name, scope: scope, v: v, values: n, sets: setsOf(v)}
+			return &frozenLink{name: name, scope: scope, v: v, values: n, sets: setsOf(v)}, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // feasible returns F for scope: the assignments (over the surviving values)
@@ -404,20 +438,33 @@ func determined(a [][]int32, in []bool, k int, m Model, scope []int) bool {
 }
 
 // reachableBudget bounds the search nodes of one check that a value of a
-// frozen variable has a feasible state.
-const reachableBudget = 100_000
+// frozen variable has a feasible state, where a search that gives up can
+// refuse a cover (FrozenSite, CheckCover: the value counts as reachable);
+// coverBudget where it can only add a block that was not needed
+// (coverLinks): on the pedigree and linkage models, whose searches mostly
+// give up, 100 000 nodes took about 0.1 s a search.
+const (
+	reachableBudget = 100_000
+	coverBudget     = 10_000
+)
 
 // reachable returns how many of the values entry k of F takes (at most 2
 // are looked for) some state of positive probability gives variable v: the
 // arc consistency of newLinkCheck is local, and a cycle of hard factors
 // can pin a variable to one value that F still lets vary. Without a model
 // that searches (factorgraph.Graph.FeasibleStateGiven), or when a search
-// gives up, a value counts as reachable.
-func (lc *linkCheck) reachable(v int, feasible [][]int32, k int) int {
+// gives up, a value counts as reachable. Each search's answer is kept for
+// the other factors holding v, and a state it finds answers for the value
+// of every free variable in it (most later questions need no search). It
+// returns the meter's context's error, wrapped, if a search stops on it.
+func (lc *linkCheck) reachable(v int, feasible [][]int32, k int) (int, error) {
 	fs, ok := lc.m.(interface {
 		FeasibleStateGiven(ctx context.Context, r *rand.Rand, maxNodes int, given map[int]float64) ([]float64, error)
 	})
-	r := rand.New(rand.NewPCG(uint64(v), 0xf502e))
+	ctx := lc.mt.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	n := 0
 	var tried []int32
 	for _, t := range feasible {
@@ -425,17 +472,35 @@ func (lc *linkCheck) reachable(v int, feasible [][]int32, k int) int {
 			continue
 		}
 		tried = append(tried, t[k])
-		if ok {
-			_, err := fs.FeasibleStateGiven(context.TODO(), r, reachableBudget, map[int]float64{v: float64(t[k])})
-			if errors.Is(err, factorgraph.ErrNoFeasibleState) {
-				continue
+		key := [2]int32{int32(v), t[k]}
+		reach, known := lc.reach[key]
+		if !known {
+			reach = true
+			if ok {
+				r := rand.New(rand.NewPCG(uint64(v), uint64(t[k])<<32|0xf502e))
+				x, err := fs.FeasibleStateGiven(ctx, r, lc.budget, map[int]float64{v: float64(t[k])})
+				if ctx.Err() != nil {
+					return 0, fmt.Errorf("blocks: frozen links: search for a state with variable %d = %d: %w", v, t[k], ctx.Err())
+				}
+				reach = !errors.Is(err, factorgraph.ErrNoFeasibleState)
+				if err == nil {
+					// The state found gives every free variable its value
+					// in a state of positive probability.
+					for _, u := range lc.m.Free() {
+						lc.reach[[2]int32{int32(u), int32(x[u])}] = true
+					}
+				}
 			}
+			lc.reach[key] = reach
+		}
+		if !reach {
+			continue
 		}
 		if n++; n == 2 {
 			break
 		}
 	}
-	return n
+	return n, nil
 }
 
 // subset reports whether every element of a (ascending) is in b
@@ -461,21 +526,23 @@ type Frozen struct {
 // would never change, fixed by a hard factor given the factor's other
 // variables although it takes more than one value in states of positive
 // probability, or nil if the test (above) finds none. A model that does
-// not list its factors has none found.
-func FrozenSite(m factorgraph.Model) *Frozen {
+// not list its factors has none found. The test's searches look at ctx:
+// FrozenSite returns its error, wrapped, once it is done.
+func FrozenSite(ctx context.Context, m factorgraph.Model) (*Frozen, error) {
 	bm, ok := m.(Model)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	lc := newLinkCheck(bm)
-	if lc == nil {
-		return nil
+	mt := meter.New(ctx, "blocks: FrozenSite")
+	lc, err := newLinkCheck(mt, bm)
+	if lc == nil || err != nil {
+		return nil, err
 	}
-	fl := lc.frozen(func(v int) []int32 { return []int32{int32(v)} })
-	if fl == nil {
-		return nil
+	fl, err := lc.frozen(func(v int) []int32 { return []int32{int32(v)} })
+	if fl == nil || err != nil {
+		return nil, err
 	}
-	return &Frozen{Var: fl.v, Factor: fl.name, Scope: fl.scope}
+	return &Frozen{Var: fl.v, Factor: fl.name, Scope: fl.scope}, nil
 }
 
 // VarList names the variables vars in a message, the first few only.
@@ -499,16 +566,17 @@ func blocksOf(n int, blocks [][]int) [][]int32 {
 
 // CheckCover refuses user blocks that leave a variable of a hard factor
 // fixed in every block holding it, naming the factor, the variable and
-// the blocks.
-func CheckCover(m Model, blocks [][]int) error {
-	lc := newLinkCheck(m)
-	if lc == nil {
-		return nil
+// the blocks. Its searches look at ctx: it returns ctx's error, wrapped,
+// once it is done.
+func CheckCover(ctx context.Context, m Model, blocks [][]int) error {
+	lc, err := newLinkCheck(meter.New(ctx, "blocks: CheckCover"), m)
+	if lc == nil || err != nil {
+		return err
 	}
 	of := blocksOf(m.NumVars(), blocks)
-	fl := lc.frozen(func(v int) []int32 { return of[v] })
-	if fl == nil {
-		return nil
+	fl, err := lc.frozen(func(v int) []int32 { return of[v] })
+	if fl == nil || err != nil {
+		return err
 	}
 	var sets []string
 	for _, b := range fl.sets {
@@ -522,16 +590,20 @@ func CheckCover(m Model, blocks [][]int) error {
 // variable that they would never change, by a block of the factor's free
 // variables (a new block never freezes another variable: it only adds a
 // way to move one). A factor whose variables' joint table exceeds maxTable
-// entries is an error naming it.
-func coverLinks(m Model, blocks [][]int, maxTable int) ([][]int, error) {
-	lc := newLinkCheck(m)
-	if lc == nil {
-		return blocks, nil
+// entries is an error naming it; so is mt's.
+func coverLinks(mt *meter.Meter, m Model, blocks [][]int, maxTable int) ([][]int, error) {
+	lc, err := newLinkCheck(mt, m)
+	if lc == nil || err != nil {
+		return blocks, err
 	}
+	lc.budget = coverBudget
 	of := blocksOf(m.NumVars(), blocks)
 	setsOf := func(v int) []int32 { return of[v] }
 	for _, f := range lc.links() {
-		fl := lc.frozenAt(f, setsOf)
+		fl, err := lc.frozenAt(f, setsOf)
+		if err != nil {
+			return nil, err
+		}
 		if fl == nil {
 			continue
 		}

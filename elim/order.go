@@ -350,15 +350,5 @@ func (q *queue) fix(v int32) {
 // considered; ok is false if none is left. (The blocked Gibbs sampler of
 // package gibbs compiles its blocks in this order.)
 func BestOrder(adj [][]int32, size []int32, given []int32, maxTable float64) (best []int32, bs Stats, ok bool) {
-	bound := maxTable
-	for _, order := range [][]int32{GreedyOrder(adj, size, MinFill, maxTable), GreedyOrder(adj, size, MinWeight, maxTable), given} {
-		if order == nil {
-			continue
-		}
-		st, fits := Simulate(adj, size, order, Stats{Width: math.MaxInt, MaxTable: bound, Entries: math.Inf(1)})
-		if fits && (best == nil || st.MaxTable < bs.MaxTable || st.MaxTable == bs.MaxTable && st.Entries < bs.Entries) {
-			best, bs, bound = order, st, st.MaxTable
-		}
-	}
-	return best, bs, best != nil
+	return BestOrderWithin(adj, size, given, maxTable, math.Inf(1))
 }

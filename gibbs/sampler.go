@@ -158,11 +158,12 @@ type Options struct {
 
 	// Context, if not nil, bounds the sampler's construction: the searches
 	// a constructor may run before the first step (a state of positive
-	// probability, blocks and their eliminations, the tuning of clusters)
-	// look at it, and the constructor returns its error, wrapped, once it
-	// is done — a deadline or a signal stops a construction that would
-	// outlast the run's budget. The sampler keeps no reference to it: its
-	// steps are stopped through chain.Interrupter, as chain.Runner does.
+	// probability, frozen links, blocks and their eliminations, cluster
+	// bonds) look at it, and the constructor returns its error, wrapped,
+	// once it is done — a deadline or a signal stops a construction that
+	// would outlast the run's budget. The sampler keeps no reference to it:
+	// its steps are stopped through chain.Interrupter, as chain.Runner does,
+	// and a Wolff sampler's tuning takes its own (cluster.Wolff.TuneClusters).
 	Context context.Context
 
 	// SingleSite makes the registry's auto build single-site updates (an

@@ -60,7 +60,11 @@ func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs
 		return nil, err
 	}
 	if w, ok := smp.(*cluster.Wolff); ok {
-		if _, err := w.TuneClusters(wolffTuneSweeps); err != nil {
+		ctx := context.Background()
+		if opt != nil && opt.Context != nil {
+			ctx = opt.Context
+		}
+		if _, err := w.TuneClusters(ctx, wolffTuneSweeps); err != nil {
 			return nil, err
 		}
 	}

@@ -349,7 +349,11 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 	case f.clusters == "auto":
 		// Tuning ends at a stopping time: it comes before the burn-in,
 		// which the runner does next.
-		_, err = w.TuneClusters(wolffTuneSweeps)
+		ctx := context.Background()
+		if opts != nil && opts.Context != nil {
+			ctx = opts.Context
+		}
+		_, err = w.TuneClusters(ctx, wolffTuneSweeps)
 	default:
 		k, _ := strconv.Atoi(f.clusters) // checked by checkClusters
 		err = w.SetClusters(k)

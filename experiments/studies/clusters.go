@@ -682,7 +682,7 @@ func (j *tauJob) run(ctx context.Context, l *lat.Lattice, s ClustersSettings, se
 		if err != nil {
 			return fail(err)
 		}
-		if j.clusters, err = w.TuneClusters(s.WolffTune); err != nil {
+		if j.clusters, err = w.TuneClusters(ctx, s.WolffTune); err != nil {
 			return fail(err)
 		}
 		smp = w

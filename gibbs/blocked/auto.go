@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -36,8 +37,10 @@ const (
 // deterministic links, at least stickyShare; softWidth otherwise), or of
 // the narrowest if none does, and returns them with that cost. A width
 // whose blocks exceed Options.MaxDraws is passed over (the error is
-// returned if every width's does).
+// returned if every width's does). It returns opt.Context's error, wrapped,
+// once it is done.
 func chooseBlocks(m blockModel, cfg Config, opt *gibbs.Options, hard float64) (sets [][]int, plans []*blockPlan, cost float64, err error) {
+	ctx := core.Context(opt)
 	single := singleSiteWork(m)
 	widths := []int{softWidth}
 	if hard >= stickyShare {
@@ -49,13 +52,13 @@ func chooseBlocks(m blockModel, cfg Config, opt *gibbs.Options, hard float64) (s
 		if c, err = c.withDefaults(); err != nil {
 			return nil, nil, 0, fmt.Errorf("gibbs: block: %w", err)
 		}
-		b, err := buildBlocks(m, c)
+		b, err := buildBlocks(ctx, m, c)
 		if err != nil {
 			return nil, nil, 0, err
 		}
 		p, err := compilePlans(m, b, c, opt)
 		if err != nil {
-			if k == len(widths)-1 && plans == nil {
+			if ctx.Err() != nil || k == len(widths)-1 && plans == nil {
 				return nil, nil, 0, err
 			}
 			continue
@@ -105,12 +108,25 @@ const (
 
 // NewIfSticky returns the Blocked sampler the registry's auto runs on m
 // (see samplers.NewAuto), or nil where single-site updates are the choice.
+// Once opt.Context is done it returns the context's error, wrapped, never
+// nil: the caller stops rather than build single-site updates.
 func NewIfSticky(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Blocked, error) {
+	ctx := core.Context(opt)
 	if bm, ok := m.(blockModel); ok {
 		// Single-site updates that cannot move a hard link are no choice.
 		// (blocks of the widths for deterministic links, whatever they cost).
-		frozen := core.CheckSiteMoves("auto", m) != nil
-		hard, soft := blocks.Stickiness(bm, stickyRange)
+		err := core.CheckSiteMoves(ctx, "auto", m)
+		if cerr := ctx.Err(); cerr != nil {
+			if !errors.Is(err, cerr) {
+				err = fmt.Errorf("gibbs: auto: %w", cerr)
+			}
+			return nil, err
+		}
+		frozen := err != nil
+		hard, soft, err := blocks.Stickiness(ctx, bm, stickyRange)
+		if err != nil {
+			return nil, fmt.Errorf("gibbs: auto: %w", err)
+		}
 		if frozen {
 			hard = max(hard, stickyShare)
 		}
@@ -119,7 +135,7 @@ func NewIfSticky(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Blocke
 				opt = &gibbs.Options{}
 			}
 			sets, plans, cost, err := chooseBlocks(bm, Config{}, opt, hard)
-			if frozen && err != nil {
+			if (frozen || ctx.Err() != nil) && err != nil {
 				return nil, err
 			}
 			if err == nil && (frozen || cost <= autoBlockCost) {

@@ -12,6 +12,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/core"
+	"github.com/pgibbs/pgibbs/internal/meter"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -153,7 +154,7 @@ func NewWith(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, sets [][]int
 		if err := blocks.Check(m, sets); err != nil {
 			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
 		}
-		if err := blocks.CheckCover(bm, sets); err != nil {
+		if err := blocks.CheckCover(core.Context(opt), bm, sets); err != nil {
 			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
 		}
 		if cfg, err = cfg.withDefaults(); err != nil {
@@ -161,13 +162,16 @@ func NewWith(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, sets [][]int
 		}
 		plans, err = compilePlans(bm, sets, cfg, opt)
 	case cfg.MaxWidth == 0 && !cfg.Forests:
-		hard, _ := blocks.Stickiness(bm, stickyRange)
+		var hard float64
+		if hard, _, err = blocks.Stickiness(core.Context(opt), bm, stickyRange); err != nil {
+			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
+		}
 		sets, plans, _, err = chooseBlocks(bm, cfg, opt, hard)
 	default:
 		if cfg, err = cfg.withDefaults(); err != nil {
 			return nil, fmt.Errorf("gibbs: %s: %w", name, err)
 		}
-		if sets, err = buildBlocks(bm, cfg); err != nil {
+		if sets, err = buildBlocks(core.Context(opt), bm, cfg); err != nil {
 			return nil, err
 		}
 		plans, err = compilePlans(bm, sets, cfg, opt)
@@ -192,19 +196,23 @@ func newBlocked(m blockModel, r *rand.Rand, opt *gibbs.Options, sets [][]int, pl
 }
 
 // compilePlans compiles the updates of blocks and checks their work
-// against opt.MaxDraws.
+// against opt.MaxDraws. It looks at opt.Context as it goes (about every
+// millisecond of work) and returns its error, wrapped, once it is done.
 func compilePlans(bm blockModel, sets [][]int, cfg Config, opt *gibbs.Options) ([]*blockPlan, error) {
 	limit, err := core.MaxDrawsOf(opt)
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: block: %w", err)
 	}
-	local := make([]int32, bm.NumVars())
-	for i := range local {
-		local[i] = -1
+	c := newCompiler(bm, meter.New(core.Context(opt), "gibbs: block: compiling the blocks"))
+	if err := c.mt.Check(); err != nil {
+		return nil, err
 	}
 	plans := make([]*blockPlan, len(sets))
 	for b, blk := range sets {
-		p, err := compileBlock(bm, b, toInt32(blk), local, cfg.MaxTable)
+		p, err := c.compileBlock(b, toInt32(blk), cfg.MaxTable)
+		if err := c.mt.Err(); err != nil {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("gibbs: block: %w", err)
 		}

@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/pgibbs/pgibbs/blocks"
@@ -51,9 +52,9 @@ func (cfg Config) withDefaults() (Config, error) {
 type blockModel = blocks.Model
 
 // buildBlocks returns the blocks package blocks builds for cfg (its
-// errors as this package's).
-func buildBlocks(m blockModel, cfg Config) ([][]int, error) {
-	b, err := blocks.Build(m, cfg.bounds())
+// errors as this package's), looking at ctx.
+func buildBlocks(ctx context.Context, m blockModel, cfg Config) ([][]int, error) {
+	b, err := blocks.Build(ctx, m, cfg.bounds())
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: %w", err)
 	}

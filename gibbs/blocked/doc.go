@@ -16,4 +16,22 @@
 // The block construction itself (widths, forests, frozen links) is package
 // blocks'; Blocked is a gibbs.Sampler with the family's options, errors,
 // interruption and snapshots (see package gibbs).
+//
+// Construction cost. Building a sampler is blocks.Build's work and the
+// compilation of each block: reading every factor incidence of its
+// variables once (a factor is read from the model once for all blocks),
+// grouping the factors into potentials by the block variables they read,
+// and an elimination order — the one Build found, or a min-fill or
+// min-weight one searched within a bound linear in the block's graph. Build
+// keeps the blocks' incidences within (2 + blocks.RecoverFactor) times the
+// model's, so the whole construction is near-linear in the factors on
+// dense models: on K_{250,250} (62 500 pair factors), 0.3–0.4 s at widths
+// 4–16 where it took 16–33 s, 1.1–1.5 s on K_{500,500} where width 4 did
+// not end in 15 minutes. [BuildCost] estimates it before anything is
+// built, in the nanoseconds of package infer's cost model, so that a
+// caller with a deadline can pass over a candidate it cannot afford.
+// Every constructor looks at Options.Context about every millisecond of
+// work — the frozen-link test, the blocks, their compilation — and
+// returns its error, wrapped, once it is done (NewIfSticky too, rather
+// than fall back to single-site updates).
 package blocked

@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -29,7 +30,7 @@ func TestFrozenLinkBuiltBlocks(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", cfg, err)
 		}
-		if err := blocks.CheckCover(triangle, sets); err != nil {
+		if err := blocks.CheckCover(context.Background(), triangle, sets); err != nil {
 			t.Errorf("%+v: blocks %v freeze: %v", cfg, sets, err)
 		}
 		if !slices.ContainsFunc(sets, func(b []int) bool { return len(b) >= 2 }) {
@@ -83,7 +84,7 @@ func frozenGraph(t *testing.T, seed uint64) gibbstest.Graph {
 			b.Observe(p[n-1], float64(r.IntN(d)))
 		}
 		g, err := b.Build()
-		if err != nil || core.CheckSiteMoves("gibbs", g) == nil {
+		if err != nil || core.CheckSiteMoves(context.Background(), "gibbs", g) == nil {
 			continue
 		}
 		joint := gibbstest.Enumerate(g)
@@ -138,7 +139,7 @@ func TestFrozenLinkSound(t *testing.T) {
 		}
 		graphs++
 		_, conn := gibbstest.Connected(g, joint)
-		err = core.CheckSiteMoves("gibbs", g)
+		err = core.CheckSiteMoves(context.Background(), "gibbs", g)
 		if err != nil {
 			refused++
 			if conn {

@@ -5,8 +5,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pgibbs/pgibbs/blocks"
 	"github.com/pgibbs/pgibbs/elim"
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/meter"
 )
 
 // blockPlan is the compiled update of one block: the factors touching it,
@@ -82,33 +84,153 @@ type bucketInput struct {
 	child int
 }
 
-// compileBlock compiles the update of block b of m, the variables given
+// compiler is the state shared by the compilation of a sampler's blocks:
+// the meter that looks at the construction's context, each variable's
+// local index in the block being compiled (−1 outside it), the evidence,
+// and what the blocks read of each factor, read once (the blocks of a
+// dense model touch each factor several times): the factors of each
+// variable's A[i], and each factor's scope, lower bound and value.
+type compiler struct {
+	m       blockModel
+	mt      *meter.Meter
+	local   []int32
+	clamped []bool
+	incs    [][]int32  // incs[i][k]: the factor index of the k-th of A[i] (nil: not read yet)
+	info    []factInfo // by factor index (nil if the model does not count its factors)
+	pool    []int32    // the scopes of info
+	vars    []int
+	found   []foundFactor // scratch of collect
+}
+
+// factInfo is what a compiler read of a factor: its scope (pool[off :
+// off+n]; n < 0: not read yet), declared lower bound and value.
+type factInfo struct {
+	off, n int32
+	lo     float64
+	fac    factorgraph.Factor
+}
+
+// factorCounter is a model that counts its factors (a *factorgraph.Graph).
+type factorCounter interface{ NumFactors() int }
+
+// ranger is a model that gives a factor's declared range without naming
+// it (a *factorgraph.Graph: Describe formats the name).
+type ranger interface {
+	FactorRange(f int) (lo, hi float64)
+}
+
+func newCompiler(m blockModel, mt *meter.Meter) *compiler {
+	n := m.NumVars()
+	c := &compiler{m: m, mt: mt, local: make([]int32, n), clamped: make([]bool, n), incs: make([][]int32, n)}
+	for i := range n {
+		c.local[i] = -1
+		_, c.clamped[i] = m.Observed(i)
+	}
+	if fc, ok := m.(factorCounter); ok {
+		c.info = make([]factInfo, fc.NumFactors())
+		for f := range c.info {
+			c.info[f].n = -1
+		}
+	}
+	return c
+}
+
+// factorOf returns the index, scope, declared lower bound and value of the
+// k-th factor of A[i] (the scope valid until the next call).
+func (c *compiler) factorOf(i, k int) (f int, scope []int32, lo float64, fac factorgraph.Factor) {
+	if c.incs[i] == nil {
+		soft, hard := c.m.Degree(i)
+		c.incs[i] = make([]int32, soft+hard)
+		for k := range c.incs[i] {
+			c.incs[i][k] = int32(c.m.FactorIndex(i, k))
+		}
+	}
+	f = int(c.incs[i][k])
+	if c.info != nil && c.info[f].n >= 0 {
+		fi := &c.info[f]
+		return f, c.pool[fi.off : fi.off+fi.n], fi.lo, fi.fac
+	}
+	c.vars = blocks.FactorVars(c.m, c.vars[:0], f)
+	if rg, ok := c.m.(ranger); ok {
+		lo, _ = rg.FactorRange(f)
+	} else {
+		_, lo, _ = c.m.Describe(i, k)
+	}
+	fac = c.m.Factor(f)
+	off := len(c.pool)
+	for _, u := range c.vars {
+		c.pool = append(c.pool, int32(u))
+	}
+	if c.info != nil {
+		c.info[f] = factInfo{off: int32(off), n: int32(len(c.vars)), lo: lo, fac: fac}
+	} else {
+		defer func() { c.pool = c.pool[:off] }()
+	}
+	return f, c.pool[off:len(c.pool):len(c.pool)], lo, fac
+}
+
+// Work units of a block's compilation (internal/meter's: about a
+// nanosecond each): reading a factor incidence of a block variable (its
+// index, scope and bound) and laying out a factor of the block.
+const (
+	unitsPerIncidence = 20
+	unitsPerFactor    = 40
+)
+
+// The work bounds of the greedy orders a block's compilation tries, in
+// adjacency entries read (elim.BestOrderWithin): orderWork per vertex and
+// edge of the block's graph plus orderWorkMin, and orderWorkMax when no
+// order fits within that (about 0.3 s: an order's search does not look at
+// the context).
+const (
+	orderWork    = 64
+	orderWorkMin = 1 << 20
+	orderWorkMax = 1 << 27
+)
+
+// compileBlock compiles the update of block b, the variables given
 // (distinct), in the elimination order of elim.BestOrder (the order given is
-// one of those it considers); it is refused if every order needs a table
-// of more than maxTable entries. local is scratch: −1 for every variable,
-// and left so.
-func compileBlock(m blockModel, b int, given []int32, local []int32, maxTable int) (*blockPlan, error) {
+// one of those it considers; the others are searched within a bound); it
+// is refused if every order needs a table of more than maxTable entries.
+// It costs O(the factor incidences of the block's variables) and the
+// orders' search, which is not interrupted but bounded (orderWork); it
+// returns the meter's error once its context is done.
+func (c *compiler) compileBlock(b int, given []int32, maxTable int) (*blockPlan, error) {
 	vars := slices.Sorted(slices.Values(given))
 	p := &blockPlan{vars: vars, size: make([]int, len(vars))}
 	for l, v := range vars {
-		local[v] = int32(l)
-		p.size[l] = m.Domain(int(v)).Size
+		c.local[v] = int32(l)
+		p.size[l] = c.m.Domain(int(v)).Size
 	}
 	defer func() {
 		for _, v := range vars {
-			local[v] = -1
+			c.local[v] = -1
 		}
 	}()
-	p.collect(m, local)
+	counts, err := p.collect(c)
+	if err != nil {
+		return nil, err
+	}
 	adj := make([][]int32, len(vars))
 	for _, pt := range p.pots {
 		for _, a := range pt.scope {
 			for _, b := range pt.scope {
-				if a != b && !slices.Contains(adj[a], b) {
+				if a != b {
 					adj[a] = append(adj[a], b)
 				}
 			}
 		}
+	}
+	seen := make([]int32, len(vars)) // a pair in several potentials, once
+	for a := range adj {
+		kept := adj[a][:0]
+		for _, b := range adj[a] {
+			if seen[b] != int32(a)+1 {
+				seen[b] = int32(a) + 1
+				kept = append(kept, b)
+			}
+		}
+		adj[a] = kept
 	}
 	size32 := make([]int32, len(vars))
 	for l, d := range p.size {
@@ -116,65 +238,125 @@ func compileBlock(m blockModel, b int, given []int32, local []int32, maxTable in
 	}
 	order := make([]int32, len(given))
 	for k, v := range given {
-		order[k] = local[v]
+		order[k] = c.local[v]
 	}
-	order, st, ok := elim.BestOrder(adj, size32, order, float64(maxTable))
+	// The greedy orders within a work bound linear in the block's graph
+	// (the order given is as good on the star-like blocks of dense graphs,
+	// where they cost far more); failing every order, within a larger one.
+	edges := 0
+	for _, a := range adj {
+		edges += len(a)
+	}
+	best, st, ok := elim.BestOrderWithin(adj, size32, order, float64(maxTable), orderWork*float64(len(vars)+edges)+orderWorkMin)
 	if !ok {
-		return nil, fmt.Errorf("block %d (%d variables): its elimination needs a table of more than MaxTable = %d entries (in the min-fill and min-weight orders and the order given)",
-			b, len(vars), maxTable)
+		best, st, ok = elim.BestOrderWithin(adj, size32, order, float64(maxTable), orderWorkMax)
 	}
+	if !ok {
+		return nil, fmt.Errorf("block %d (%d variables): its elimination needs a table of more than MaxTable = %d entries (in the min-fill and min-weight orders, each searched within %.0g steps, and the order given)",
+			b, len(vars), maxTable, float64(orderWorkMax))
+	}
+	order = best
 	p.stats = st
-	p.lay(order)
+	p.lay(order, counts)
 	p.ivars = int32sToInts(vars)
-	return p, nil
+	return p, c.mt.Add(len(vars) + int(st.Entries))
 }
 
 // collect lists the factors touching the block (each once), grouped into
-// potentials by the block variables they read.
-func (p *blockPlan) collect(m blockModel, local []int32) {
-	seen := map[int]bool{}
-	group := map[string]int{}
-	for _, v := range p.vars {
+// potentials by the block variables they read, and returns the number of
+// factors of each potential. A first pass finds the factors and their
+// potentials, a second writes them in place, by potential (a counting
+// sort): a block of a dense model holds hundreds of thousands.
+func (p *blockPlan) collect(c *compiler) ([]int, error) {
+	m, local := c.m, c.local
+	group := map[string]int{}            // potentials of two block variables or more, by scope
+	single := make([]int32, len(p.vars)) // the potential of each block variable alone (−1: none yet)
+	for l := range single {
+		single[l] = -1
+	}
+	var counts []int
+	var scope []int32
+	var key []byte
+	found := c.found[:0]
+	for l, v := range p.vars {
 		i := int(v)
 		soft, hard := m.Degree(i)
 		for k := range soft + hard {
-			f := m.FactorIndex(i, k)
-			if seen[f] {
-				continue
-			}
-			seen[f] = true
-			fac := m.Factor(f)
-			var scope []int32
+			_, vars, _, _ := c.factorOf(i, k)
+			scope = scope[:0]
 			cross := false
-			for _, u := range fac.Vars() {
-				if l := local[u]; l >= 0 && !slices.Contains(scope, l) {
-					scope = append(scope, l)
-				} else if _, ev := m.Observed(u); l < 0 && !ev {
+			for _, u := range vars {
+				if lu := local[u]; lu >= 0 {
+					scope = append(scope, lu)
+				} else if !c.clamped[u] {
 					cross = true
 				}
 			}
-			slices.Sort(scope)
-			key := fmt.Sprint(scope)
-			g, ok := group[key]
-			if !ok {
-				g = len(p.pots)
-				group[key] = g
-				p.pots = append(p.pots, potential{scope: scope})
+			// The factor is in A[u] of each of its block variables u (a
+			// scope holds a variable once): it is taken at the first.
+			if slices.Min(scope) != int32(l) {
+				continue
 			}
-			_, lo, _ := m.Describe(i, k)
-			flo, fhi := factorgraph.Limits(m.Bound(i, k))
-			cond, _ := fac.(factorgraph.Tabulator)
-			p.facs = append(p.facs, blockFactor{f: fac, cond: cond, shift: lo, lo: flo, hi: fhi, i: i, k: k, pot: g,
-				m: m.Bound(i, k), cross: cross, bnd: -1})
+			var g int
+			if len(scope) == 1 {
+				if single[l] < 0 {
+					single[l] = int32(len(p.pots))
+					p.pots = append(p.pots, potential{scope: []int32{int32(l)}})
+					counts = append(counts, 0)
+				}
+				g = int(single[l])
+			} else {
+				slices.Sort(scope)
+				key = key[:0]
+				for _, u := range scope {
+					key = append(key, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
+				}
+				var ok bool
+				if g, ok = group[string(key)]; !ok {
+					g = len(p.pots)
+					group[string(key)] = g
+					p.pots = append(p.pots, potential{scope: slices.Clone(scope)})
+					counts = append(counts, 0)
+				}
+			}
+			counts[g]++
+			found = append(found, foundFactor{i: int32(i), k: int32(k), pot: int32(g), cross: cross})
+		}
+		if err := c.mt.Add(unitsPerIncidence * (1 + soft + hard)); err != nil {
+			return nil, err
 		}
 	}
-	slices.SortStableFunc(p.facs, func(a, b blockFactor) int { return a.pot - b.pot })
+	c.found = found
+	start := make([]int, len(counts)+1)
+	for g, n := range counts {
+		start[g+1] = start[g] + n
+	}
+	p.facs = make([]blockFactor, len(found))
+	for _, ff := range found {
+		i, k := int(ff.i), int(ff.k)
+		_, _, lo, fac := c.factorOf(i, k)
+		mk := m.Bound(i, k)
+		flo, fhi := factorgraph.Limits(mk)
+		cond, _ := fac.(factorgraph.Tabulator)
+		fc := &p.facs[start[ff.pot]]
+		start[ff.pot]++
+		*fc = blockFactor{f: fac, cond: cond, shift: lo, lo: flo, hi: fhi, i: i, k: k, pot: int(ff.pot), m: mk, cross: ff.cross, bnd: -1}
+	}
+	return counts, c.mt.Add(unitsPerFactor * len(found))
 }
 
-// lay lays out the potentials and the buckets of elimination order order
-// in the arena (bucket elimination: a table goes to the bucket of its
-// variable eliminated first; Dechter 1999).
-func (p *blockPlan) lay(order []int32) {
+// foundFactor is a factor collect found: the k-th of A[i], adding into
+// potential pot, reading a free variable outside the block if cross.
+type foundFactor struct {
+	i, k, pot int32
+	cross     bool
+}
+
+// lay lays out the potentials (counts[k] factors adding into potential k)
+// and the buckets of elimination order order in the arena (bucket
+// elimination: a table goes to the bucket of its variable eliminated
+// first; Dechter 1999).
+func (p *blockPlan) lay(order []int32, counts []int) {
 	n := len(p.vars)
 	pos := make([]int, n)
 	for k, v := range order {
@@ -195,7 +377,7 @@ func (p *blockPlan) lay(order []int32) {
 		pt.off, pt.n = off, p.entries(pt.scope)
 		off += pt.n
 		pending[first(pt.scope)] = append(pending[first(pt.scope)], spec{pt.off, pt.scope, -1})
-		p.work += float64(pt.n * p.factorsOf(k))
+		p.work += float64(pt.n * counts[k])
 	}
 	p.potEnd = off
 	for _, v := range order {
@@ -255,17 +437,6 @@ func (p *blockPlan) entries(scope []int32) int {
 		n *= p.size[u]
 	}
 	return n
-}
-
-// factorsOf returns the number of factors adding into potential k.
-func (p *blockPlan) factorsOf(k int) int {
-	c := 0
-	for _, fc := range p.facs {
-		if fc.pot == k {
-			c++
-		}
-	}
-	return c
 }
 
 // maxDims returns the largest number of dimensions of a table of p.

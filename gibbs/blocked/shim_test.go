@@ -1,16 +1,18 @@
 package blocked
 
 import (
+	"context"
+
 	"github.com/pgibbs/pgibbs/blocks"
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
 func BuildBlocks(g *factorgraph.Graph, cfg Config) ([][]int, error) {
-	return blocks.Build(g, cfg.bounds())
+	return blocks.Build(context.Background(), g, cfg.bounds())
 }
 
 func BuildForests(g *factorgraph.Graph, cfg Config) ([][]int, error) {
-	return blocks.Forests(g, cfg.bounds())
+	return blocks.Forests(context.Background(), g, cfg.bounds())
 }
 
 const maxTotalFactor = blocks.TotalFactor

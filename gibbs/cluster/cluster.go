@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/core"
+	"github.com/pgibbs/pgibbs/internal/meter"
 )
 
 // SwendsenWang is the Swendsen–Wang cluster sampler with its bonds drawn
@@ -184,8 +186,11 @@ type Wolff struct {
 // must be a *factorgraph.Graph whose factors between free variables are
 // ferromagnetic Potts pairs, or a ferromagnetic lattice of discrete spins
 // (see SwendsenWang); anything else is refused with an
-// error naming the factor. Only opt.Init and opt.MaxDraws are used (the
-// work of a site update, K_i + D_i, is bounded by MaxDraws); opt may be nil.
+// error naming the factor. Only opt.Init, opt.MaxDraws (the work of a site
+// update, K_i + D_i, is bounded by it) and opt.Context are used; opt may be
+// nil. Construction costs O(N + Σ_i |A[i]|) — the search for a state of
+// positive probability where the initial one has none aside — and looks at
+// opt.Context as it goes, returning its error, wrapped, once it is done.
 func NewSwendsenWang(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*SwendsenWang, error) {
 	c, err := newClusters("sw", m, r, opt)
 	if err != nil {
@@ -318,9 +323,15 @@ func (w *Wolff) SetClusters(k int) error {
 // the counts settle, which depends on the states they pass through — so
 // the state they leave is not distributed as π even from a state that was:
 // burn in after tuning, then measure. Once chosen the count stays fixed
-// (SetClusters may still change it), and the chain keeps π. The rounds
-// cannot be interrupted.
-func (w *Wolff) TuneClusters(sweeps float64) (int, error) {
+// (SetClusters may still change it), and the chain keeps π.
+//
+// The rounds look at ctx between clusters, about every millisecond of
+// work (the chain's interrupt channel is not theirs: see
+// chain.Interrupter), and once it is done TuneClusters returns its error,
+// wrapped (errors.Is sees context.Canceled or context.DeadlineExceeded),
+// with the chain moved part of a round: a sampler whose tuning was stopped
+// is for discarding, not for sampling.
+func (w *Wolff) TuneClusters(ctx context.Context, sweeps float64) (int, error) {
 	switch {
 	case !(sweeps > 0) || sweeps > 1e6:
 		return w.perStep, fmt.Errorf("gibbs: wolff: tune over %v sweeps: need 0 < sweeps ≤ 10⁶", sweeps)
@@ -334,11 +345,21 @@ func (w *Wolff) TuneClusters(sweeps float64) (int, error) {
 	defer func() { w.Done = done }()
 	n := float64(len(w.Free))
 	prev := math.Inf(1)
+	mt := meter.New(ctx, "gibbs: wolff: TuneClusters")
+	if err := mt.Check(); err != nil {
+		return w.perStep, err
+	}
 	for range tuneRounds {
 		start, count := w.Stat.Steps, 0
 		for w.Failure == nil && float64(w.Stat.Steps-start) < sweeps*n {
+			steps, picks := w.Stat.Steps, w.Stat.Picks
 			w.grow(w.Pick(), false)
 			count++
+			// A site update costs about 36 ns, a bond event 16 (package
+			// infer's cost model): about a unit of the meter each.
+			if err := mt.Add(int(32*(w.Stat.Steps-steps) + 16*(w.Stat.Picks-picks) + 16)); err != nil {
+				return w.perStep, err
+			}
 		}
 		if w.Failure != nil {
 			return w.perStep, w.Failure

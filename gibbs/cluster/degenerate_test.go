@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -70,7 +71,7 @@ func chainsAt(t *testing.T, g *factorgraph.Graph, k, chains, steps int, seed uin
 			if err := w.SetClusters(k); err != nil {
 				t.Fatal(err)
 			}
-		} else if _, err := w.TuneClusters(1); err != nil {
+		} else if _, err := w.TuneClusters(context.Background(), 1); err != nil {
 			t.Fatal(err)
 		}
 		for range steps {

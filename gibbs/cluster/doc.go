@@ -17,5 +17,8 @@
 //
 // Both are gibbs.Samplers with the family's options, errors, interruption
 // and snapshots (see package gibbs); they refuse models that are not
-// ferromagnetic pairs, naming the factor.
+// ferromagnetic pairs, naming the factor. Construction costs O(N + Σ_i
+// |A[i]|) and looks at Options.Context; Wolff's tuning takes a context of
+// its own and looks at it between clusters (both about every millisecond
+// of work), returning its error, wrapped, once it is done.
 package cluster

@@ -66,7 +66,7 @@ func ExampleWolff_TuneClusters() {
 	// 1. Tune: rounds of 10 sweeps' worth of clusters from the random
 	// start, until the count settles (the clusters grow as the state
 	// orders).
-	if _, err := w.TuneClusters(10); err != nil {
+	if _, err := w.TuneClusters(context.Background(), 10); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -83,7 +83,7 @@ func ExampleWolff_TuneClusters() {
 	// Deep in the ordered phase a cluster is most of the lattice.
 	fmt.Printf("clusters a step: %d; mean |m| > 0.8: %v\n", w.Clusters(), m > 0.8)
 	// Tuning again, now that the chain has moved, is refused.
-	_, err = w.TuneClusters(10)
+	_, err = w.TuneClusters(context.Background(), 10)
 	fmt.Println(err != nil)
 	// Output:
 	// clusters a step: 1; mean |m| > 0.8: true

@@ -9,6 +9,7 @@ import (
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 	"github.com/pgibbs/pgibbs/internal/compiled"
+	"github.com/pgibbs/pgibbs/internal/meter"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -98,6 +99,10 @@ func newClusters(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Opti
 	if opt == nil {
 		opt = &gibbs.Options{}
 	}
+	mt := meter.New(core.Context(opt), "gibbs: "+name+": construction")
+	if err := mt.Check(); err != nil {
+		return clusters{}, err
+	}
 	ch, err := core.NewCore(name, m, r, opt, true)
 	if err != nil {
 		return clusters{}, err
@@ -105,7 +110,7 @@ func newClusters(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Opti
 	c := clusters{base: ch}
 	switch {
 	case c.KG != nil:
-		err = c.compileGraph(name)
+		err = c.compileGraph(name, mt)
 	case c.Tor != nil:
 		err = c.compileTorus(name)
 	default:
@@ -130,8 +135,9 @@ type factorLister interface {
 // compileGraph builds the bond tables and the unary terms of a compiled
 // graph, refusing a factor between free variables that is not a soft
 // ferromagnetic Potts pair. The bond tables are flat, 16 bytes an entry
-// (the neighbour, the alias column), laid out in two passes over the rows.
-func (c *clusters) compileGraph(name string) error {
+// (the neighbour, the alias column), laid out in two passes over the rows,
+// in O(Σ_i |A[i]|); it returns mt's error once its context is done.
+func (c *clusters) compileGraph(name string, mt *meter.Meter) error {
 	n := c.M.NumVars()
 	kg := c.KG
 	b := &c.b
@@ -160,6 +166,9 @@ func (c *clusters) compileGraph(name string) error {
 			if err := c.addUnary(name, i, k); err != nil {
 				return err
 			}
+		}
+		if err := mt.Add(1 + soft + hard); err != nil {
+			return err
 		}
 	}
 	for i := range n {
@@ -192,6 +201,9 @@ func (c *clusters) compileGraph(name string) error {
 			return fmt.Errorf("gibbs: %s: variable %d: %w", name, i, err)
 		}
 		b.total += b.k[i] / 2
+		if err := mt.Add(1 + e - s); err != nil {
+			return err
+		}
 	}
 	if err := checkMean(name, b.total, b.k); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -193,14 +194,14 @@ func TestTuneClusters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := w.TuneClusters(20)
+		k, err := w.TuneClusters(context.Background(), 20)
 		if err != nil || k != w.Clusters() || k < 1 {
 			t.Fatalf("β = %v: TuneClusters = %d, %v", beta, k, err)
 		}
 		for range 2000 {
 			w.Step() // burn in
 		}
-		if _, err := w.TuneClusters(20); err == nil || !strings.Contains(err.Error(), "tune, then burn in, then measure") {
+		if _, err := w.TuneClusters(context.Background(), 20); err == nil || !strings.Contains(err.Error(), "tune, then burn in, then measure") {
 			t.Errorf("β = %v: TuneClusters after the burn-in: %v, want a refusal", beta, err)
 		}
 		before := w.Stats().Steps
@@ -216,7 +217,7 @@ func TestTuneClusters(t *testing.T) {
 		if err := w.SetClusters(0); err == nil {
 			t.Error("SetClusters(0) accepted")
 		}
-		if _, err := w.TuneClusters(0); err == nil {
+		if _, err := w.TuneClusters(context.Background(), 0); err == nil {
 			t.Error("TuneClusters(0) accepted")
 		}
 		data := gibbstest.SnapshotOf(t, w)
@@ -224,12 +225,12 @@ func TestTuneClusters(t *testing.T) {
 		if err := fresh.Restore(data); err != nil || fresh.Clusters() != k {
 			t.Errorf("restored Wolff: %d clusters a step (%v), want %d", fresh.Clusters(), err, k)
 		}
-		if _, err := fresh.TuneClusters(1); err == nil {
+		if _, err := fresh.TuneClusters(context.Background(), 1); err == nil {
 			t.Error("TuneClusters of a restored chain accepted")
 		}
 		fresh, _ = NewWolff(l, rand.New(rand.NewPCG(1, 1)), nil)
 		fresh.Update(0)
-		if _, err := fresh.TuneClusters(1); err == nil {
+		if _, err := fresh.TuneClusters(context.Background(), 1); err == nil {
 			t.Error("TuneClusters after an Update accepted")
 		}
 	}

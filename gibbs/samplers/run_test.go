@@ -428,7 +428,7 @@ func TestStepsPerSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		if w, ok := s.(*cluster.Wolff); ok {
-			if _, err := w.TuneClusters(5); err != nil {
+			if _, err := w.TuneClusters(context.Background(), 5); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -351,7 +352,7 @@ func BenchmarkClusterSweep(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						if k, err = w.TuneClusters(2); err != nil {
+						if k, err = w.TuneClusters(context.Background(), 2); err != nil {
 							b.Fatal(err)
 						}
 						s = w

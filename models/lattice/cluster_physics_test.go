@@ -1,6 +1,7 @@
 package lattice
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -42,7 +43,7 @@ func clusterRun(t *testing.T, l *Lattice, name string, burn, sweeps int, seed ui
 		t.Fatal(err)
 	}
 	if w, ok := s.(*cluster.Wolff); ok {
-		if _, err := w.TuneClusters(10); err != nil {
+		if _, err := w.TuneClusters(context.Background(), 10); err != nil {
 			t.Fatal(err)
 		}
 	}

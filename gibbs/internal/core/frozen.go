@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/pgibbs/pgibbs/blocks"
@@ -10,9 +11,14 @@ import (
 // CheckSiteMoves refuses, for a sampler called name that updates one
 // variable at a time, a model with a hard factor that fixes one of its
 // variables given the others (blocks.FrozenSite): the chain would be
-// reducible.
-func CheckSiteMoves(name string, m factorgraph.Model) error {
-	fl := blocks.FrozenSite(m)
+// reducible. The test's searches look at ctx: once it is done, CheckSiteMoves
+// returns its error, wrapped (errors.Is sees context.Canceled or
+// context.DeadlineExceeded).
+func CheckSiteMoves(ctx context.Context, name string, m factorgraph.Model) error {
+	fl, err := blocks.FrozenSite(ctx, m)
+	if err != nil {
+		return fmt.Errorf("gibbs: %s: %w", name, err)
+	}
 	if fl == nil {
 		return nil
 	}

@@ -183,7 +183,7 @@ func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options,
 // updates can never change (CheckSiteMoves), on which the chain would be
 // reducible.
 func NewSiteCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, discrete bool) (Core, error) {
-	if err := CheckSiteMoves(name, m); err != nil {
+	if err := CheckSiteMoves(Context(opt), name, m); err != nil {
 		return Core{}, err
 	}
 	return NewCore(name, m, r, opt, discrete)

@@ -1,0 +1,108 @@
+// Package densegen generates the dense factor graphs that the tests and
+// benchmarks of block, forest and cluster construction run on (packages
+// blocks, gibbs/blocked, gibbs/cluster): K_{n,n} (the pair structure of a
+// restricted Boltzmann machine), complete graphs, and hubs of high degree
+// among many leaves — the shapes on which construction was once quadratic
+// in the number of factors (issue 32). Every variable is binary with a
+// unary table; the pairs are random tables (log-potentials 0.1·N(0, 1),
+// fields 0.5·N(0, 1), as the issue's generator wrote them) or, for the
+// cluster samplers, ferromagnetic Potts pairs.
+package densegen
+
+import (
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// Pairs is a generated pair structure: n binary variables and the pairs
+// (a[k], b[k]) linked by a factor.
+type Pairs struct {
+	N    int
+	A, B []int32
+}
+
+// KBip returns K_{n,n}: variables 0, …, n−1 each paired with n, …, 2n−1.
+func KBip(n int) Pairs {
+	p := Pairs{N: 2 * n}
+	for i := range n {
+		for j := range n {
+			p.A, p.B = append(p.A, int32(i)), append(p.B, int32(n+j))
+		}
+	}
+	return p
+}
+
+// Complete returns the complete graph on n variables.
+func Complete(n int) Pairs {
+	p := Pairs{N: n}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			p.A, p.B = append(p.A, int32(i)), append(p.B, int32(j))
+		}
+	}
+	return p
+}
+
+// Hubs returns hubs variables in a chain and leaves more, each paired with
+// two distinct hubs drawn from seed: hubs of degree about 2·leaves/hubs.
+func Hubs(hubs, leaves int, seed uint64) Pairs {
+	r := rand.New(rand.NewPCG(seed, 3))
+	p := Pairs{N: hubs + leaves}
+	for k := range leaves {
+		a := r.IntN(hubs)
+		b := (a + 1 + r.IntN(hubs-1)) % hubs
+		p.A, p.B = append(p.A, int32(a), int32(b)), append(p.B, int32(hubs+k), int32(hubs+k))
+	}
+	for i := 1; i < hubs; i++ {
+		p.A, p.B = append(p.A, int32(i-1)), append(p.B, int32(i))
+	}
+	return p
+}
+
+// Tables returns the graph of p with a random unary table on every
+// variable and a random pair table on every pair, drawn from seed.
+func (p Pairs) Tables(seed uint64) (*factorgraph.Graph, error) {
+	b, r := p.builder(seed)
+	scopes := make([]int32, 0, 2*len(p.A))
+	values := make([]float64, 4*len(p.A))
+	for k := range p.A {
+		scopes = append(scopes, p.A[k], p.B[k])
+	}
+	for k := range values {
+		values[k] = 0.1 * r.NormFloat64()
+	}
+	b.AddTables(scopes, []int{2, 2}, values)
+	return b.Build()
+}
+
+// Potts returns the graph of p with a random unary table on every
+// variable and a ferromagnetic Potts pair of weight w on every pair: a
+// model the cluster samplers accept.
+func (p Pairs) Potts(w float64, seed uint64) (*factorgraph.Graph, error) {
+	b, _ := p.builder(seed)
+	ws := make([]float64, len(p.A))
+	for k := range ws {
+		ws[k] = w
+	}
+	b.AddPottsPairs(p.A, p.B, ws)
+	return b.Build()
+}
+
+// builder returns a builder of p's variables, each with a random unary
+// table, and the stream that drew them, from seed.
+func (p Pairs) builder(seed uint64) (*factorgraph.Builder, *rand.Rand) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	b := factorgraph.NewBuilder()
+	b.AddVariables(p.N, factorgraph.Discrete(2))
+	unary := make([]int32, p.N)
+	fields := make([]float64, 2*p.N)
+	for i := range unary {
+		unary[i] = int32(i)
+	}
+	for k := range fields {
+		fields[k] = 0.5 * r.NormFloat64()
+	}
+	b.AddTables(unary, []int{2}, fields)
+	return b, r
+}
