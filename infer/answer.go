@@ -205,7 +205,7 @@ func Prepare(ctx context.Context, g *factorgraph.Graph, b Budget, opt Options) (
 	switch {
 	case interrupted(ctx):
 		return pr, fmt.Errorf("infer: choosing a sampler: %w", ctx.Err())
-	case err != nil && cctx.Err() != nil:
+	case err != nil && (cctx.Err() != nil || errors.Is(err, ErrNoTime)):
 		pr.Why = fmt.Sprintf("no sampler could be chosen within the pilots' share of the budget (%.3g s): %v", pr.PilotSeconds, firstLine(err))
 		return pr, nil
 	case err != nil:

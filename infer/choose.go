@@ -170,6 +170,12 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		cctx, cancel := ctx, context.CancelFunc(func() {})
 		if timed {
 			share := time.Until(deadline) / time.Duration(len(cands)-k)
+			if est := buildCost(g, spec); est > float64(share) {
+				// Estimated before anything is built: not worth starting.
+				p.Refused = fmt.Sprintf("%s its construction would take about %.3g s, more than its share (%v) of the pilots' time", overran, est*1e-9, share.Round(time.Millisecond))
+				ch.Pilots = append(ch.Pilots, p)
+				continue
+			}
 			cctx, cancel = context.WithTimeout(ctx, share)
 		}
 		phase.Enter("pilot " + spec.String())
@@ -214,19 +220,30 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		ch.Reason = reason(ch.Pilots, best)
 		return ch, nil
 	}
-	// No pilot ran: the first candidate the model accepts, by rule, if
-	// only the budget kept the pilots from running.
+	// No pilot ran: the first candidate the model accepts (it was built:
+	// only its pilot did not fit), by rule, if only the budget kept the
+	// pilots from running.
 	var why []string
+	unbuilt := false // a candidate the time left unbuilt: the model may accept it
 	for k, p := range ch.Pilots {
-		if strings.HasPrefix(p.Refused, tooSlow) || strings.HasPrefix(p.Refused, overran) {
+		if strings.HasPrefix(p.Refused, tooSlow) || strings.HasPrefix(p.Refused, overran+" its pilot") {
 			ch.Spec = cands[k]
 			ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time for pilots (%s)", ch.Spec, p.Refused)
 			return ch, nil
 		}
+		unbuilt = unbuilt || strings.HasPrefix(p.Refused, overran)
 		why = append(why, p.Spec.String()+": "+p.Refused)
+	}
+	if unbuilt {
+		return ch, fmt.Errorf("%w: %s", ErrNoTime, strings.Join(why, "; "))
 	}
 	return ch, fmt.Errorf("infer: no sampler accepts the model: %s", strings.Join(why, "; "))
 }
+
+// ErrNoTime is Choose's error (wrapped) when no candidate could be built
+// within its share of the pilots' time and none that was built accepts the
+// model: a longer budget may find one.
+var ErrNoTime = errors.New("infer: no sampler could be built and tried within the pilots' time")
 
 // tooSlow starts the refusal of a candidate whose pilot does not fit the
 // budget (the model accepts it), tooSlowWider that of blocks wider than
@@ -237,6 +254,17 @@ const (
 	tooSlowWider = "wider than the too slow"
 	overran      = "out of time:"
 )
+
+// buildCost returns the cost model's estimate of building spec's sampler
+// on g, in nanoseconds, before anything is built: blocked.BuildCost for
+// blocks and forests; the others build in time linear in the model and
+// small beside a pilot (0).
+func buildCost(g *factorgraph.Graph, spec Spec) float64 {
+	if spec.Name != "block" {
+		return 0
+	}
+	return blocked.BuildCost(g, spec.Block)
+}
 
 // cancelled reports whether ctx was cancelled, rather than past its
 // deadline: a deadline ends the pilots, a cancellation the whole choice.
