@@ -159,6 +159,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		// if there is a checkpoint.
 		msg := err.Error()
 		switch {
+		case ctx.Err() == nil: // not this run's context: say it as it is
 		case strings.HasPrefix(msg, "interrupted"):
 			msg = interruption(ctx) + strings.TrimPrefix(msg, "interrupted")
 		case !strings.Contains(msg, "interrupted"):
