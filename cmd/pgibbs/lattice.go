@@ -225,7 +225,14 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return run.report(e, o, max(0, time.Since(setup).Seconds()-o.seconds))
+	if err := run.report(e, o, max(0, time.Since(setup).Seconds()-o.seconds)); err != nil {
+		if o.interrupted != nil {
+			// Too little measured before the interruption to report.
+			return o.interrupted
+		}
+		return err
+	}
+	return nil
 }
 
 // define defines the flags of `pgibbs lattice` besides the shared ones,
