@@ -152,7 +152,8 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 	cands := candidates(g)
 	var ch Choice
 	per := opt.Budget / float64(len(cands))
-	start, deadline, timed := chooseClock(ctx)
+	start := time.Now()
+	deadline, timed := ctx.Deadline()
 	init, err := pilotOptions(ctx, g, opt, start, deadline, timed)
 	if err != nil {
 		return ch, err
@@ -269,14 +270,6 @@ func buildCost(g *factorgraph.Graph, spec Spec) float64 {
 // cancelled reports whether ctx was cancelled, rather than past its
 // deadline: a deadline ends the pilots, a cancellation the whole choice.
 func cancelled(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }
-
-// chooseClock returns when the pilots start, the deadline of ctx and
-// whether it has one.
-func chooseClock(ctx context.Context) (start, deadline time.Time, timed bool) {
-	start = time.Now()
-	deadline, timed = ctx.Deadline()
-	return start, deadline, timed
-}
 
 // shareOf returns the time the share ending at cctx's deadline gave,
 // counted from the pilots' start (rounded for messages).
