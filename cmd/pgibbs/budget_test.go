@@ -146,6 +146,9 @@ func TestUAIBudget(t *testing.T) {
 	}{{"kbip", 200}, {"hubs", 200}, {"complete", 448}, {"grid", 500}} {
 		model := writeDense(t, dir, m.kind, m.n)
 		t.Run(filepath.Base(model), func(t *testing.T) {
+			// Two at a time on two cores: every phase keeps to the clock,
+			// so sharing the machine costs the runs samples, not time.
+			t.Parallel()
 			read := readTime(t, model)
 			start := time.Now()
 			code, stdout, stderr := runCLI(t, "uai", "-model", model, "-seconds", "2", "-json")
@@ -199,6 +202,7 @@ func TestUAISignalInEveryPhase(t *testing.T) {
 		{"write", kbip, "1", nil},
 	} {
 		t.Run(tc.at, func(t *testing.T) {
+			t.Parallel() // each in its own process
 			if _, err := os.Stat(tc.model); err != nil {
 				t.Skip(err)
 			}
