@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/densegen"
 	"github.com/pgibbs/pgibbs/internal/phase"
 )
 
@@ -125,58 +125,20 @@ func bruteChain(t *testing.T, g *factorgraph.Graph, vars []int) []float64 {
 }
 
 // denseModels are models on which the phases before sampling cost the
-// most: K_{n,n} of pair tables (a dense RBM's shape; every variable of
-// degree n), and hubs of degree ~100 tied through 10⁴ leaves.
+// most (internal/densegen): K_{n,n} of pair tables (a dense RBM's shape;
+// every variable of degree n), and hubs of degree ~100 tied through 5000
+// leaves.
 func denseModels(t testing.TB) map[string]*factorgraph.Graph {
 	t.Helper()
-	r := rand.New(rand.NewPCG(7, 7))
-	table := func(b *factorgraph.Builder, vars ...int) {
-		sz := make([]int, len(vars))
-		vals := make([]float64, 1<<len(vars))
-		for k := range sz {
-			sz[k] = 2
-		}
-		for k := range vals {
-			vals[k] = 0.1 * r.NormFloat64()
-		}
-		b.AddFactor(factorgraph.NewTable(vars, sz, vals))
-	}
 	out := map[string]*factorgraph.Graph{}
-	{
-		const n = 150
-		b := factorgraph.NewBuilder()
-		b.AddVariables(2*n, factorgraph.Discrete(2))
-		for i := range 2 * n {
-			table(b, i)
+	for name, p := range map[string]densegen.Pairs{"K150,150": densegen.KBip(150), "hubs": densegen.Hubs(100, 5000, 7)} {
+		g, err := p.Tables(7)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for i := range n {
-			for j := range n {
-				table(b, i, n+j)
-			}
-		}
-		out["K150,150"] = mustBuild(t, b)
-	}
-	{
-		const hubs, leaves = 100, 5000
-		b := factorgraph.NewBuilder()
-		b.AddVariables(hubs+leaves, factorgraph.Discrete(2))
-		for k := range leaves {
-			a := r.IntN(hubs)
-			table(b, a, hubs+k)
-			table(b, (a+1+r.IntN(hubs-1))%hubs, hubs+k)
-		}
-		out["hubs"] = mustBuild(t, b)
+		out[name] = g
 	}
 	return out
-}
-
-func mustBuild(t testing.TB, b *factorgraph.Builder) *factorgraph.Graph {
-	t.Helper()
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
 }
 
 // TestMarginalsBudget: on dense models beyond exact elimination, Marginals

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
+	"github.com/pgibbs/pgibbs/internal/densegen"
 	"github.com/pgibbs/pgibbs/internal/phase"
 )
 
@@ -40,77 +39,19 @@ func signalAt(name string) {
 	}
 }
 
-// writeDense writes a generated binary UAI model to dir and returns its
-// path: "kbip" (K_{n,n} of random pair tables and unary fields, a dense
-// RBM's shape), "hubs" (n hubs of degree ~100 in a chain, each of 50·n
-// leaves tied to two random hubs), "grid" (n×n) or "complete" (a complete
-// graph on n variables).
-func writeDense(t testing.TB, dir, kind string, n int) string {
+// writeDense writes a generated binary UAI model (internal/densegen: a
+// random unary table on every variable and a random pair table on every
+// pair of p) to dir as name.uai and returns its path.
+func writeDense(t testing.TB, dir, name string, p densegen.Pairs) string {
 	t.Helper()
-	r := rand.New(rand.NewPCG(uint64(n), 11))
-	var nv int
-	var scopes [][]int
-	switch kind {
-	case "kbip":
-		nv = 2 * n
-		for i := range nv {
-			scopes = append(scopes, []int{i})
-		}
-		for i := range n {
-			for j := range n {
-				scopes = append(scopes, []int{i, n + j})
-			}
-		}
-	case "hubs":
-		leaves := 50 * n
-		nv = n + leaves
-		for k := range leaves {
-			a := r.IntN(n)
-			scopes = append(scopes, []int{a, n + k}, []int{(a + 1 + r.IntN(n-1)) % n, n + k})
-		}
-		for i := 1; i < n; i++ {
-			scopes = append(scopes, []int{i - 1, i})
-		}
-	case "grid":
-		nv = n * n
-		for i := range nv {
-			if i%n+1 < n {
-				scopes = append(scopes, []int{i, i + 1})
-			}
-			if i+n < nv {
-				scopes = append(scopes, []int{i, i + n})
-			}
-		}
-	case "complete":
-		nv = n
-		for i := range n {
-			for j := i + 1; j < n; j++ {
-				scopes = append(scopes, []int{i, j})
-			}
-		}
-	default:
-		t.Fatalf("unknown kind %q", kind)
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s%d.uai", kind, n))
+	path := filepath.Join(dir, name+".uai")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "MARKOV\n%d\n%s\n%d\n", nv, strings.TrimSpace(strings.Repeat("2 ", nv)), len(scopes))
-	for _, s := range scopes {
-		fmt.Fprint(w, len(s))
-		for _, v := range s {
-			fmt.Fprint(w, " ", v)
-		}
-		fmt.Fprintln(w)
-	}
-	for _, s := range scopes {
-		fmt.Fprint(w, 1<<len(s))
-		for range 1 << len(s) {
-			fmt.Fprintf(w, " %.5g", math.Exp(0.3*r.NormFloat64()))
-		}
-		fmt.Fprintln(w)
+	if err := p.Model(1).Write(w); err != nil {
+		t.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
@@ -141,11 +82,16 @@ func TestUAIBudget(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, m := range []struct {
-		kind string
-		n    int
-	}{{"kbip", 200}, {"hubs", 200}, {"complete", 448}, {"grid", 500}} {
-		model := writeDense(t, dir, m.kind, m.n)
-		t.Run(filepath.Base(model), func(t *testing.T) {
+		name  string
+		pairs densegen.Pairs
+	}{
+		{"kbip200", densegen.KBip(200)},
+		{"hubs200", densegen.Hubs(200, 10000, 1)},
+		{"complete448", densegen.Complete(448)},
+		{"grid500", densegen.Grid(500)},
+	} {
+		model := writeDense(t, dir, m.name, m.pairs)
+		t.Run(m.name, func(t *testing.T) {
 			// Two at a time on two cores: every phase keeps to the clock,
 			// so sharing the machine costs the runs samples, not time.
 			t.Parallel()
@@ -178,8 +124,8 @@ func TestUAISignalInEveryPhase(t *testing.T) {
 		t.Skip("subprocess test")
 	}
 	dir := t.TempDir()
-	kbip := writeDense(t, dir, "kbip", 120)
-	grid := writeDense(t, dir, "grid", 20) // width 26: an elimination of several seconds
+	kbip := writeDense(t, dir, "kbip120", densegen.KBip(120))
+	grid := writeDense(t, dir, "grid20", densegen.Grid(20)) // width ~26: an elimination of several seconds
 	linkage := filepath.Join("..", "..", "..", "shared", "data", "uai-hard", "linkage_16.uai")
 	// A signal in an early phase comes long before -seconds 30 ends; the
 	// late phases are reached within -seconds 1, the last pilots within 4.

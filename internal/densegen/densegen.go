@@ -1,18 +1,21 @@
-// Package densegen generates the dense factor graphs that the tests and
-// benchmarks of block, forest and cluster construction run on (packages
-// blocks, gibbs/blocked, gibbs/cluster): K_{n,n} (the pair structure of a
-// restricted Boltzmann machine), complete graphs, and hubs of high degree
+// Package densegen generates the dense and large factor graphs that the
+// tests and benchmarks of construction and of budgets run on (packages
+// blocks, gibbs/blocked, gibbs/cluster, infer, and the command's budget
+// tests through their UAI files): K_{n,n} (the pair structure of a
+// restricted Boltzmann machine), complete graphs, hubs of high degree
 // among many leaves — the shapes on which construction was once quadratic
-// in the number of factors (issue 32). Every variable is binary with a
-// unary table; the pairs are random tables (log-potentials 0.1·N(0, 1),
-// fields 0.5·N(0, 1), as the issue's generator wrote them) or, for the
-// cluster samplers, ferromagnetic Potts pairs.
+// in the number of factors (issue 32) — and grids. Every variable is binary
+// with a unary table; the pairs are random tables (log-potentials
+// 0.1·N(0, 1), fields 0.5·N(0, 1), as the issue's generator wrote them) or,
+// for the cluster samplers, ferromagnetic Potts pairs.
 package densegen
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/factorgraph/uai"
 )
 
 // Pairs is a generated pair structure: n binary variables and the pairs
@@ -58,6 +61,44 @@ func Hubs(hubs, leaves int, seed uint64) Pairs {
 		p.A, p.B = append(p.A, int32(i-1)), append(p.B, int32(i))
 	}
 	return p
+}
+
+// Grid returns the n×n grid: variable r·n + c paired with its right and
+// lower neighbours.
+func Grid(n int) Pairs {
+	p := Pairs{N: n * n}
+	for i := range int32(n * n) {
+		if int(i)%n+1 < n {
+			p.A, p.B = append(p.A, i), append(p.B, i+1)
+		}
+		if int(i)+n < n*n {
+			p.A, p.B = append(p.A, i), append(p.B, i+int32(n))
+		}
+	}
+	return p
+}
+
+// Model returns Tables(seed) as a UAI model: the same tables, as the
+// potentials exp(φ) a .uai file holds (Model.Write writes it), unary ones
+// first.
+func (p Pairs) Model(seed uint64) *uai.Model {
+	r := rand.New(rand.NewPCG(seed, 1))
+	m := &uai.Model{Type: uai.Markov, Cards: make([]int, p.N)}
+	table := func(scope []int, sd float64) {
+		t := make([]float64, 1<<len(scope))
+		for k := range t {
+			t[k] = math.Exp(sd * r.NormFloat64())
+		}
+		m.Scopes, m.Tables = append(m.Scopes, scope), append(m.Tables, t)
+	}
+	for i := range p.N {
+		m.Cards[i] = 2
+		table([]int{i}, 0.5)
+	}
+	for k := range p.A {
+		table([]int{int(p.A[k]), int(p.B[k])}, 0.1)
+	}
+	return m
 }
 
 // Tables returns the graph of p with a random unary table on every
