@@ -17,10 +17,10 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/baseline"
-	lat "github.com/pgibbs/pgibbs/models/lattice"
-	"github.com/pgibbs/pgibbs/models/potts"
-	"github.com/pgibbs/pgibbs/models/spin"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	lat "github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/spin"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // lattices caches the Gaussian-kernel Potts graphs by width: the 80×80 one

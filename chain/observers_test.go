@@ -14,7 +14,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/continuous"
 	"github.com/pgibbs/pgibbs/gibbs/site"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // These tests run the observers on real samplers of package gibbs, by

@@ -12,7 +12,7 @@ import (
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/experiments/papers"
 	"github.com/pgibbs/pgibbs/experiments/studies"
-	lat "github.com/pgibbs/pgibbs/models/lattice"
+	lat "github.com/pgibbs/pgibbs/lattice"
 )
 
 // figures are the names Reproduce knows, in the order of Figures.

@@ -17,8 +17,8 @@ import (
 	"github.com/pgibbs/pgibbs/experiments/studies"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/potts"
-	"github.com/pgibbs/pgibbs/models/spin"
+	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/spin"
 )
 
 // tinyExperiments replaces the papers' settings by small ones for the

@@ -95,7 +95,7 @@
 // Potts pair W = 2βJ up to a constant, which no conditional and no sampler
 // sees: the Ising model at β is the 2-state Potts model at 2β. Energies are
 // reported in each model's own units (lattice's Ising energies and
-// magnetisations in spin units). The models/lattice test
+// magnetisations in spin units). The lattice package's test
 // TestCouplingConvention checks the table numerically: a lattice Ising pair
 // and a NewPotts pair with W = 2βJ give the same conditionals.
 //

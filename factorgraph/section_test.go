@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/models/spin"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/spin"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // affine is a test Sectioner: c·x_a + d·x_b on continuous variables, with

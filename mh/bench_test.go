@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/mh/targets"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // Benchmark models: the TunaMH paper's truncated Gaussian mixture (N = 10⁶,

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
+	"github.com/pgibbs/pgibbs/mh/targets"
 )
 
 // fixedMove always proposes θ + delta with the given log proposal ratio:

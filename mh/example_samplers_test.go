@@ -7,8 +7,8 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/mh/targets"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // robust returns Student-t (ν = 4) linear regression with n data points in

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
+	"github.com/pgibbs/pgibbs/mh/targets"
 )
 
 // TunaMH and MH-SS-2 on robust linear regression with 10⁴ data points,

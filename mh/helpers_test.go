@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/mh/targets"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 func rng(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
+	"github.com/pgibbs/pgibbs/mh/targets"
 )
 
 // plain is a target with no bound interfaces.

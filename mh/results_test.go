@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/mh/targets"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // The measurements behind RESULTS.md; they take minutes, so they run only

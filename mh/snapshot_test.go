@@ -7,8 +7,8 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/mh/targets"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // TestSnapshotResume: a chain snapshotted (with its PCG source) and resumed

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
+	"github.com/pgibbs/pgibbs/mh/targets"
 )
 
 // alg4 is an independent transcription of Algorithm 4 of the TunaMH paper

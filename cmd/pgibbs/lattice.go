@@ -22,7 +22,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/chromatic"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 func init() {

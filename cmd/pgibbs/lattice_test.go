@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // latticeJSON runs `pgibbs lattice args… -json` and decodes its output.

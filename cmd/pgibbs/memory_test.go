@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // peakRSS runs pgibbs with args in a subprocess and returns its peak

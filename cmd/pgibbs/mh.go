@@ -12,8 +12,8 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/mh/targets"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 func init() {

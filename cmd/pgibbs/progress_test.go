@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/cmd/pgibbs/internal/progress"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // syncBuffer is a bytes.Buffer safe for the watcher goroutine.

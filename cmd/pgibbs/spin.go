@@ -13,7 +13,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/models/spin"
+	"github.com/pgibbs/pgibbs/spin"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 func init() {

@@ -18,9 +18,9 @@ import (
 	"github.com/pgibbs/pgibbs/experiments/internal/exptest"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/potts"
-	"github.com/pgibbs/pgibbs/models/spin"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/potts"
+	"github.com/pgibbs/pgibbs/spin"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 func TestLogCheckpoints(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
+	"github.com/pgibbs/pgibbs/mh/targets"
 )
 
 // RLRRow is one sampler of the robust-regression ESS comparison.

@@ -19,7 +19,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
-	"github.com/pgibbs/pgibbs/models/spin"
+	"github.com/pgibbs/pgibbs/spin"
 )
 
 // SpinSettings configures the continuous spin experiment behind Figs. 1c

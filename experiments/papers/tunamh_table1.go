@@ -11,7 +11,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // MHRow is one sampler of a minibatch-MH comparison.

@@ -20,7 +20,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/gibbs/site"
-	lat "github.com/pgibbs/pgibbs/models/lattice"
+	lat "github.com/pgibbs/pgibbs/lattice"
 )
 
 // IsingBetaC is the critical inverse temperature of the 2-D

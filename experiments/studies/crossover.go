@@ -16,8 +16,8 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/baseline"
-	lat "github.com/pgibbs/pgibbs/models/lattice"
-	"github.com/pgibbs/pgibbs/models/potts"
+	lat "github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // PaperL is L of the Poisson-Gibbs paper's Potts model (20×20, D = 10,

@@ -14,7 +14,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/experiments/internal/exptest"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // tinyCrossover is a configuration that runs in well under a second.

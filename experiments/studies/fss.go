@@ -11,7 +11,7 @@ import (
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
-	lat "github.com/pgibbs/pgibbs/models/lattice"
+	lat "github.com/pgibbs/pgibbs/lattice"
 )
 
 // FSSModel is one model of the finite-size-scaling study: 2-D Ising spins

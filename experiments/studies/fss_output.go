@@ -15,7 +15,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/experiments/harness"
-	lat "github.com/pgibbs/pgibbs/models/lattice"
+	lat "github.com/pgibbs/pgibbs/lattice"
 )
 
 // Targets of issue 25.

@@ -13,7 +13,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/sysmem"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // ScaleSettings configures the scale study: how the cost of holding and

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/experiments/harness"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // TestScale checks the scale study's figures against the graphs

@@ -18,7 +18,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph/edgelist"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/site"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // encode writes the pairs and fails the test on an error.

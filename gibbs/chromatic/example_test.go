@@ -6,7 +6,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs/chromatic"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // Chromatic sweeps update the colour classes of a nearest-neighbour

@@ -10,7 +10,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // TestChromaticJournal: the journal of an interruptible chromatic sweep

@@ -10,7 +10,7 @@ import (
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // clusterGraphs are the exactness tests' graphs: 4 pure Potts graphs, 4 with

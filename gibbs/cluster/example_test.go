@@ -8,7 +8,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // Swendsen–Wang on the 2-D Ising model at its critical point: a step is a

@@ -12,7 +12,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // clusterBoth builds both cluster samplers on m.

@@ -5,11 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pgibbs/pgibbs/chebyshev"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/core"
-	"github.com/pgibbs/pgibbs/numeric/chebyshev"
-	"github.com/pgibbs/pgibbs/numeric/its"
+	"github.com/pgibbs/pgibbs/its"
 )
 
 // method is how a continuous sampler draws x_i from its conditional.

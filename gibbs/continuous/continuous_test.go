@@ -12,8 +12,8 @@ import (
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
 	"github.com/pgibbs/pgibbs/gibbs/site"
-	"github.com/pgibbs/pgibbs/models/spin"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/spin"
+	"github.com/pgibbs/pgibbs/tgm"
 	"gonum.org/v1/gonum/integrate/quad"
 )
 

@@ -12,7 +12,7 @@
 //     uniform proposals on the variable's interval, accepted on the exact
 //     or the Poisson-minibatched energy.
 //
-// The approximations are numeric/chebyshev's; the inverse transform is
-// numeric/its's. The samplers are gibbs.Samplers with the family's
+// The approximations are chebyshev's; the inverse transform is
+// its's. The samplers are gibbs.Samplers with the family's
 // options, errors, interruption and snapshots (see package gibbs).
 package continuous

@@ -6,7 +6,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs/chromatic"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // TestClusterChromatic: a Chromatic cannot run cluster updates.

@@ -13,7 +13,7 @@ import (
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // starFields is a hub coupled to n leaves by Potts pairs of weight k, each

@@ -15,7 +15,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
 	"github.com/pgibbs/pgibbs/gibbs/site"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // Package chain runs the samplers; this package's unexported type chain

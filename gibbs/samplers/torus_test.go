@@ -15,7 +15,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
 	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/compiled"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // torusCases are lattices whose states can be enumerated, one for each

@@ -11,7 +11,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/mingibbs"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // bulkPotts builds a Gaussian-kernel Potts model with a field on every

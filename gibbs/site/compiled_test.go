@@ -13,7 +13,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/mingibbs"
 	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // withKernel is a graph whose samplers run on a substituted compiled form:

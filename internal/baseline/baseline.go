@@ -19,8 +19,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
-	lat "github.com/pgibbs/pgibbs/models/lattice"
-	"github.com/pgibbs/pgibbs/models/potts"
+	lat "github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // MaxStates bounds q for the hand-written loops: their state is

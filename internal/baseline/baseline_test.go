@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	lat "github.com/pgibbs/pgibbs/models/lattice"
-	"github.com/pgibbs/pgibbs/models/potts"
+	lat "github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // libraryConditional returns U_v = Σ_{φ∈A[i]} φ̃(x_{i←v}) for v < q, the

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // ContGraph is a test graph with continuous variables: its name, the

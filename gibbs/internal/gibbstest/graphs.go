@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // PottsChain is a chain of n binary variables with Potts pairs of weight w

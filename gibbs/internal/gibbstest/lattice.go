@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // NewLattice builds the lattice of p, failing t on an error.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pgibbs/pgibbs/numeric/chebyshev"
+	"github.com/pgibbs/pgibbs/chebyshev"
 )
 
 func ExamplePoints() {

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // The Poisson-Gibbs paper's factor graph: two variables, N data factors

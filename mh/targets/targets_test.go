@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
+	"github.com/pgibbs/pgibbs/mh/targets"
 )
 
 func rng(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }

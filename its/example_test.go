@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/pgibbs/pgibbs/numeric/chebyshev"
-	"github.com/pgibbs/pgibbs/numeric/its"
+	"github.com/pgibbs/pgibbs/chebyshev"
+	"github.com/pgibbs/pgibbs/its"
 )
 
 // One step of a Gibbs-ITS/PGITS update of a variable on [0,1]: the energy is

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/mh"
-	"github.com/pgibbs/pgibbs/models/targets"
+	"github.com/pgibbs/pgibbs/mh/targets"
 )
 
 // TestBatchedLogLik: LogLikBatch and SumLogLik return LogLik's values and

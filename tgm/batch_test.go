@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pgibbs/pgibbs/models/tgm"
+	"github.com/pgibbs/pgibbs/tgm"
 )
 
 // TestBatchedLogLik compares the batched kernels with LogLik, bit for bit,

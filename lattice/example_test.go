@@ -9,7 +9,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/chromatic"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // A 1000×1000 long-range Ising model: every pair of the 10⁶ sites is

@@ -16,7 +16,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/chromatic"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // paperL is L of the Poisson-Gibbs paper's Potts model (20×20, D = 10,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgibbs/pgibbs/numeric/chebyshev"
+	"github.com/pgibbs/pgibbs/chebyshev"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/stat/distuv"
 )

@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/pgibbs/pgibbs/numeric/chebyshev"
+	"github.com/pgibbs/pgibbs/chebyshev"
 )
 
 // Sampler draws from a polynomial density q on [a,b] by inverse transform

@@ -114,7 +114,7 @@
 // with the neighbour arithmetic inline, the Fourier sums of SK taken from
 // per-coordinate sums: on the 1000² nearest-neighbour Ising torus it costs
 // about a tenth of a one-worker chromatic sweep (`go test -bench Measure
-// ./models/lattice`), and [Measurer.SetWorkers] spreads it over goroutines. It
+// ./lattice`), and [Measurer.SetWorkers] spreads it over goroutines. It
 // computes the energy exactly when K ≤ [AutoExactOffsets] (the
 // nearest-neighbour pairs in the same pass; other kernels O(n·K), a run of
 // products a row and offset) and otherwise by EnergyMC with n pairs (O(n));

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
-	"github.com/pgibbs/pgibbs/models/lattice"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // swChains runs k Swendsen–Wang chains of the lattice through package

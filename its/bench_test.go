@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pgibbs/pgibbs/numeric/chebyshev"
+	"github.com/pgibbs/pgibbs/chebyshev"
 )
 
 // Sizes of the paper's experiments: spin model m = 3 (PGITS) and m = 3, k = 10

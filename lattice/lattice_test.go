@@ -11,7 +11,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/internal/compiled"
-	"github.com/pgibbs/pgibbs/models/potts"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 func mustNew(t testing.TB, p Params) *Lattice {
