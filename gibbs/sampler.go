@@ -165,11 +165,6 @@ type Options struct {
 	// its steps are stopped through chain.Interrupter, as chain.Runner does,
 	// and a Wolff sampler's tuning takes its own (cluster.Wolff.TuneClusters).
 	Context context.Context
-
-	// SingleSite makes the registry's auto build single-site updates (an
-	// Mixed), never blocks: chromatic.New's workers update one variable at a
-	// time.
-	SingleSite bool
 }
 
 // DefaultMaxTries bounds the proposals of one rejection-sampling draw; past

@@ -18,9 +18,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
-	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
-	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/phase"
 )
 
@@ -45,34 +43,24 @@ func (s Spec) String() string {
 	return fmt.Sprintf("block width %d", s.Block.MaxWidth)
 }
 
-// New builds the sampler of s on g drawing from r (a Wolff sampler's
-// clusters a step tuned first: see cluster.Wolff.TuneClusters). The
+// New builds the sampler of s on g drawing from r through the registry
+// (site: auto with samplers.Config.SingleSite; block with s.Block; a Wolff
+// sampler's clusters a step tuned first: samplers.TuneClusters). The
 // construction stops when opt.Context is done (gibbs.Options.Context).
 func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
-	switch s.Name {
-	case "site":
-		return site.NewMixed(g, r, opt)
-	case "block":
-		return blocked.NewWith(g, r, opt, nil, s.Block)
+	name, cfg := s.Name, samplers.Config{Block: s.Block, Clusters: samplers.TuneClusters}
+	if opt != nil {
+		cfg.Options = *opt
 	}
-	smp, err := samplers.New(s.Name, g, r, opt)
+	if name == "site" {
+		name, cfg.SingleSite = "auto", true
+	}
+	e, err := samplers.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	if w, ok := smp.(*cluster.Wolff); ok {
-		ctx := context.Background()
-		if opt != nil && opt.Context != nil {
-			ctx = opt.Context
-		}
-		if _, err := w.TuneClusters(ctx, wolffTuneSweeps); err != nil {
-			return nil, err
-		}
-	}
-	return smp, nil
+	return e.New(g, r, &cfg)
 }
-
-// wolffTuneSweeps is the sweeps' worth of a round of Wolff's tuning.
-const wolffTuneSweeps = 5
 
 // Pilot is what a candidate's pilot run measured.
 type Pilot struct {

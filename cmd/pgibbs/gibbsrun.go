@@ -317,48 +317,48 @@ func constructionError(err error) error {
 	return usagef("%v", err)
 }
 
-// wolffTuneSweeps is the sweeps' worth of single-cluster updates a round
-// of -clusters auto tunes on (cluster.Wolff.TuneClusters).
-const wolffTuneSweeps = 5
-
-// newSampler builds the sampler of -sampler on m drawing from r, a usage
-// error if the library refuses it (constructionError); a Wolff sampler gets
-// its -clusters.
+// newSampler builds the sampler of -sampler on m drawing from r through the
+// registry, with -width/-forests/-boundary for block and -clusters for
+// wolff; a usage error if the library refuses it (constructionError).
 func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Options) (gibbs.Sampler, error) {
-	var s gibbs.Sampler
-	var err error
 	if f.spec != nil {
 		// -sampler auto's choice (its Wolff tuned already).
-		if s, err = f.spec.New(m.(*factorgraph.Graph), r, opts); err != nil {
+		s, err := f.spec.New(m.(*factorgraph.Graph), r, opts)
+		if err != nil {
 			return nil, constructionError(err)
 		}
 		return s, nil
 	}
-	if f.sampler == "block" {
-		s, err = blocked.NewWith(m, r, opts, nil, f.block)
-	} else {
-		s, err = samplers.New(f.sampler, m, r, opts)
+	e, err := samplers.Lookup(f.sampler)
+	if err != nil {
+		return nil, usagef("%v", err)
 	}
+	cfg := &samplers.Config{Options: *opts, Block: f.block}
+	switch f.clusters {
+	case "":
+	case "auto":
+		cfg.Clusters = samplers.TuneClusters
+	default:
+		cfg.Clusters, _ = strconv.Atoi(f.clusters) // checked by checkClusters
+	}
+	s, err := e.New(m, r, cfg)
 	if err != nil {
 		return nil, constructionError(err)
 	}
-	w, ok := s.(*cluster.Wolff)
-	switch {
-	case !ok || f.clusters == "":
-		return s, nil
-	case f.clusters == "auto":
-		// Tuning ends at a stopping time: it comes before the burn-in,
-		// which the runner does next.
-		ctx := context.Background()
-		if opts != nil && opts.Context != nil {
-			ctx = opts.Context
-		}
-		_, err = w.TuneClusters(ctx, wolffTuneSweeps)
-	default:
-		k, _ := strconv.Atoi(f.clusters) // checked by checkClusters
-		err = w.SetClusters(k)
-	}
-	return s, err
+	return s, nil
+}
+
+// entry returns the registry's entry called name, or the zero Entry if
+// there is none (the registry refuses the name when the sampler is built).
+func entry(name string) samplers.Entry {
+	e, _ := samplers.Lookup(name)
+	return e
+}
+
+// samplerNames returns the names of the registry's entries for which keep
+// holds, joined for help texts and messages.
+func samplerNames(keep func(samplers.Entry) bool) string {
+	return strings.Join(samplers.NamesWhere(keep), ", ")
 }
 
 // clustersPerStep returns each Wolff sampler's clusters a step (nil for
@@ -372,13 +372,6 @@ func clustersPerStep(samplers []gibbs.Sampler) []int {
 	}
 	return ks
 }
-
-// rbSamplers are the samplers whose conditionals -estimator rb averages.
-var rbSamplers = []string{"gibbs", "pgibbs", "auto", "block"}
-
-// isClusterSampler reports whether name is a cluster sampler, whose step
-// updates every variable (Swendsen–Wang) or about as many (Wolff).
-func isClusterSampler(name string) bool { return name == "sw" || name == "wolff" }
 
 // intList formats ks as "k" or "k0, k1, …" (one a chain).
 func intList(ks []int) string {

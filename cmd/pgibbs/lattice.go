@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -33,9 +32,6 @@ func init() {
 		run:     runLattice,
 	})
 }
-
-// minibatchSamplers are the samplers whose λ the output reports.
-var minibatchSamplers = []string{"pgibbs", "auto", "mgpmh", "pgits", "pgda", "pg-rejection"}
 
 // latticeOutput is the JSON object of `pgibbs lattice -json`.
 type latticeOutput struct {
@@ -191,8 +187,8 @@ const latticeUsage = "Samples π(x) ∝ exp(β Σ_{i<j} J(r_ij) f(x_i, x_j)) on 
 func runLattice(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "lattice", latticeUsage)
 	f := latticeFlags{runFlags: addRunFlags(fs, "lattice", runDefaults{sampler: "pgibbs",
-		samplers: "pgibbs, gibbs, auto, mgpmh, sw (Swendsen–Wang), wolff (-clusters single clusters a sweep) (discrete spins), gibbs-its, gibbs-da,\n" +
-			"pgits, pgda, gibbs-rejection, pg-rejection (continuous spins), or chromatic (parallel colour-class sweeps)",
+		samplers: samplerNames(func(e samplers.Entry) bool { return !e.Continuous && !e.Graph }) + " (discrete spins; wolff: -clusters single clusters a sweep),\n" +
+			continuousSamplers() + " (continuous spins), or chromatic (parallel colour-class sweeps)",
 		iters: 1000, itersName: "sweeps", itersUsage: "measured sweeps (one measurement each; at least 4), after the burn-in", clusters: true})}
 	f.define(fs)
 	f.outputs = []string{"snapshot"}
@@ -318,11 +314,12 @@ func (r *latticeRun) job() job {
 			}
 			var s gibbs.Sampler
 			if f.sampler == "chromatic" {
-				var factory gibbs.Factory
-				if factory, err = samplers.FactoryOf(f.update); err != nil {
+				e, err := samplers.Lookup(f.update)
+				if err != nil {
 					return nil, usagef("-update: %v", err)
 				}
-				s, err = chromatic.New(factory, r.l, r.classes, rngs[:w], &opts)
+				// The workers update one site at a time: auto's are Mixed.
+				s, err = chromatic.New(e.Factory(samplers.Config{SingleSite: true}), r.l, r.classes, rngs[:w], &opts)
 				if err != nil {
 					return nil, usagef("%v", err)
 				}
@@ -331,7 +328,7 @@ func (r *latticeRun) job() job {
 			}
 			r.samplers, r.meas = append(r.samplers, s), append(r.meas, meas)
 			var kern chain.Kernel = gibbs.Sweeper{Sampler: s}
-			if isClusterSampler(f.sampler) {
+			if entry(f.sampler).Sweep {
 				kern = s // its step is already a sweep
 			}
 			return &chain.Chain{Kernel: kern, Sources: srcs, Observers: []chain.Observer{meas}}, nil
@@ -467,7 +464,7 @@ func (r *latticeRun) describe(out *latticeOutput) {
 		out.Update, out.Workers, out.Classes = f.update, f.workers, len(r.classes)
 		update = f.update
 	}
-	if slices.Contains(minibatchSamplers, update) {
+	if entry(update).Minibatched {
 		out.Lambda = f.lambda
 		if out.Lambda == 0 {
 			out.Lambda = cmp.Or(f.lambdaScale, 1) * l.L() * l.L()
@@ -594,9 +591,9 @@ func (f *latticeFlags) check(p lattice.Params) error {
 	}
 	// Unknown samplers are the library's to refuse; a continuous sampler
 	// would run plain Gibbs on discrete spins without a word.
-	if continuous != isContinuousSampler(update) {
+	if continuous != entry(update).Continuous {
 		return usagef("%s does not sample %s spins: want one of %s for continuous spins, another sampler of package gibbs for discrete ones",
-			update, f.spin, strings.Join(continuousSamplers, ", "))
+			update, f.spin, continuousSamplers())
 	}
 	if f.sampler != "chromatic" {
 		if f.set["update"] || f.set["workers"] {

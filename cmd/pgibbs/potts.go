@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"text/tabwriter"
 
 	"github.com/pgibbs/pgibbs/chain"
@@ -20,6 +20,11 @@ func init() {
 		example: "pgibbs potts -sampler pgibbs -lambda-scale 1 -iters 2000000 -json",
 		run:     runPotts,
 	})
+}
+
+// discreteSamplers names the registry's samplers of discrete models.
+func discreteSamplers() string {
+	return samplerNames(func(e samplers.Entry) bool { return !e.Continuous })
 }
 
 // pottsOutput is the JSON object of `pgibbs potts -json`.
@@ -45,7 +50,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&p.Beta, "beta", p.Beta, "inverse temperature β")
 	fs.Float64Var(&p.Gamma, "gamma", p.Gamma, "kernel width γ of exp(−γ·d²)")
 	perVar := fs.Bool("per-variable", false, "use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: "gibbs, pgibbs, sw or wolff (for both -iters counts sweeps; a Wolff sweep is -clusters single clusters)",
+	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: discreteSamplers() + " (for sw and wolff -iters counts sweeps; a Wolff sweep is -clusters single clusters)",
 		iters: 1000000, clusters: true, estimator: true})
 	if err := f.parse(e, args); err != nil {
 		return err
@@ -53,8 +58,8 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	if err := p.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if !slices.Contains([]string{"gibbs", "pgibbs", "sw", "wolff"}, f.sampler) {
-		return usagef("-sampler %q: want gibbs, pgibbs, sw or wolff", f.sampler)
+	if e, err := samplers.Lookup(f.sampler); err != nil || e.Continuous {
+		return usagef("-sampler %q: want one of %s", f.sampler, discreteSamplers())
 	}
 	// Every pair within the kernel's reach is a stored factor: refuse a
 	// lattice too large for the memory before building it.
@@ -119,7 +124,7 @@ func pottsBytes(p potts.Params, sampler string) (model, perChain float64) {
 	n, pairs := p.Width*p.Width, p.NumPairs()
 	model = float64(factorgraph.PairGraphBytes(n, pairs))
 	perChain = chainBytes(n, n, n*p.States)
-	if sampler == "sw" || sampler == "wolff" {
+	if entry(sampler).Sweep { // a cluster move's bonds
 		perChain += 32 * float64(pairs)
 	}
 	return model, perChain

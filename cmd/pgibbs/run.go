@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag/convplot"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/internal/phase"
 )
@@ -283,9 +283,9 @@ func (f *runFlags) checkEstimator() error {
 		return nil
 	case f.estimator != "rb":
 		return usagef("-estimator %q: want rb or counts", f.estimator)
-	case f.set["estimator"] && !slices.Contains(rbSamplers, f.sampler):
+	case f.set["estimator"] && !entry(f.sampler).Conditioner:
 		return usagef("-estimator rb: %s does not report the conditionals it draws from (%s do); use -estimator counts",
-			f.sampler, strings.Join(rbSamplers, ", "))
+			f.sampler, samplerNames(func(e samplers.Entry) bool { return e.Conditioner }))
 	}
 	return nil
 }

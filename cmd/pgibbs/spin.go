@@ -5,10 +5,10 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/pgibbs/pgibbs/chain"
@@ -25,16 +25,9 @@ func init() {
 	})
 }
 
-// continuousSamplers are the samplers of continuous models.
-var continuousSamplers = []string{"gibbs-its", "gibbs-da", "pgits", "pgda", "gibbs-rejection", "pg-rejection"}
-
-func isContinuousSampler(name string) bool {
-	for _, n := range continuousSamplers {
-		if n == name {
-			return true
-		}
-	}
-	return false
+// continuousSamplers names the registry's samplers of continuous models.
+func continuousSamplers() string {
+	return samplerNames(func(e samplers.Entry) bool { return e.Continuous })
 }
 
 // spinOutput is the JSON object of `pgibbs spin -json`.
@@ -66,15 +59,15 @@ type continuousFlags struct {
 
 func addContinuousFlags(fs *flag.FlagSet, command string, m, k int, iters int64) *continuousFlags {
 	f := &continuousFlags{runFlags: addRunFlags(fs, command, runDefaults{sampler: "pgda",
-		samplers: strings.Join(continuousSamplers, ", "), iters: iters})}
+		samplers: continuousSamplers(), iters: iters})}
 	fs.IntVar(&f.m, "m", m, "degree m of the energy (DA) or density (ITS) interpolant")
 	fs.IntVar(&f.k, "k", k, "degree k of the density interpolant of gibbs-da and pgda")
 	return f
 }
 
 func (f *continuousFlags) check() error {
-	if !isContinuousSampler(f.sampler) {
-		return usagef("-sampler %q: want one of %v", f.sampler, continuousSamplers)
+	if !entry(f.sampler).Continuous {
+		return usagef("-sampler %q: want one of %s", f.sampler, continuousSamplers())
 	}
 	if f.m < 1 || f.m > 4096 {
 		return usagef("-m %d: need 1 ≤ m ≤ 4096", f.m)

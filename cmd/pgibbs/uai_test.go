@@ -81,7 +81,7 @@ func TestUAISamplers(t *testing.T) {
 	for _, name := range samplers.Names() {
 		code, stdout, stderr := runCLI(t, "uai", "-model", model, "-evidence", evid, "-mar", mar,
 			"-sampler", name, "-iters", "3000", "-json")
-		if isContinuousSampler(name) {
+		if entry(name).Continuous {
 			// A UAI model is discrete: a continuous sampler would be plain
 			// Gibbs under another name, and is refused.
 			if code != 2 || !strings.Contains(stderr, "use gibbs, auto or pgibbs") {

@@ -70,9 +70,9 @@ type worker interface {
 // rngs, each built by f (see samplers.FactoryOf) with opt: worker 0 draws or takes
 // the initial state as a single sampler would, and the others work on it.
 // f must build samplers of the family whose updates read only A[i]
-// (gibbs, pgibbs, auto, mgpmh or a continuous sampler); any other is
-// refused. The registry's auto builds its single-site Mixed here, never
-// blocks. classes must partition the free variables of m; if m implements
+// (the registry's Local entries: gibbs, pgibbs, mgpmh, the continuous
+// samplers, and auto built with samplers.Config.SingleSite, a Mixed); any
+// other is refused. classes must partition the free variables of m; if m implements
 // factorgraph.Adjacency the classes are checked to share no factor.
 func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Rand, opt *gibbs.Options) (*Chromatic, error) {
 	if f == nil {
@@ -93,7 +93,6 @@ func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Ran
 	c := &Chromatic{}
 	for w, r := range rngs {
 		o := *opt
-		o.SingleSite = true // the registry's auto: single-site updates
 		if w > 0 {
 			// Start from worker 0's state, which the worker then shares;
 			// its own RNG draws nothing here.

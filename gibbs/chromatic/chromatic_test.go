@@ -15,14 +15,15 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/site"
 )
 
-// factoryOf returns the factory of the sampler called name.
+// factoryOf returns the factory of the sampler called name, as a
+// chromatic sweep's workers are built (auto: single-site).
 func factoryOf(t testing.TB, name string) gibbs.Factory {
 	t.Helper()
-	f, err := samplers.FactoryOf(name)
+	e, err := samplers.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return e.Factory(samplers.Config{SingleSite: true})
 }
 
 func TestChromaticExactness(t *testing.T) {

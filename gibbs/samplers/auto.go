@@ -5,8 +5,6 @@ import (
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/gibbs/blocked"
-	"github.com/pgibbs/pgibbs/gibbs/site"
 )
 
 // NewAuto returns the sampler the registry's "auto" names: on a
@@ -20,19 +18,15 @@ import (
 // would freeze single-site updates (see site.NewGibbs) always gets blocks,
 // whatever they cost. Both are exact; the choice depends
 // on the model only, so the same seed gives the same chain. The workers of
-// a Chromatic, which update one variable at a time, are always Mixed. The
+// a Chromatic, which update one variable at a time, are Mixed: build them
+// with the entry's Config.SingleSite (Lookup("auto"), Entry.Factory). The
 // choice is by rule; for the marginals themselves — exact where an
 // elimination fits, a sampler chosen by measured pilots elsewhere, with a
 // convergence verdict — see infer.Marginals.
 func NewAuto(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
-	if opt == nil || !opt.SingleSite {
-		b, err := blocked.NewIfSticky(m, r, opt)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			return b, nil
-		}
+	cfg := &Config{}
+	if opt != nil {
+		cfg.Options = *opt
 	}
-	return site.NewMixed(m, r, opt)
+	return newAuto(m, r, cfg)
 }

@@ -1,6 +1,7 @@
 package samplers
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -14,34 +15,92 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/site"
 )
 
-// registry lists the samplers New knows, sorted by name: the order of
-// Names.
-var registry = []struct {
-	name string
-	new  gibbs.Factory
-}{
-	{"auto", NewAuto},
-	{"block", factory(blocked.New)},
-	{"doublemin", factory(mingibbs.NewDoubleMINGibbs)},
-	{"gibbs", factory(site.NewGibbs)},
-	{"gibbs-da", factory(continuous.NewGibbsDA)},
-	{"gibbs-its", factory(continuous.NewGibbsITS)},
-	{"gibbs-rejection", factory(continuous.NewGibbsRejection)},
-	{"mgpmh", factory(mingibbs.NewMGPMH)},
-	{"mingibbs", factory(mingibbs.NewMINGibbs)},
-	{"pg-rejection", factory(continuous.NewPGRejection)},
-	{"pgda", factory(continuous.NewPGDA)},
-	{"pgibbs", factory(site.NewPoissonGibbs)},
-	{"pgits", factory(continuous.NewPGITS)},
-	{"sw", factory(cluster.NewSwendsenWang)},
-	{"wolff", factory(cluster.NewWolff)},
+// Entry is a sampler of the registry: its name, what it samples and how
+// it runs — what a caller needs to know to offer it, run it and report
+// on it — and how to build it ([Entry.New]).
+type Entry struct {
+	Name    string
+	Summary string // what it is, in a few words
+	// Continuous: it samples continuous variables (on intervals), with
+	// Chebyshev interpolants or rejection; otherwise discrete ones.
+	Continuous bool
+	// Minibatched: its updates draw Poisson minibatches, so λ
+	// (Options.Lambda, LambdaScale) applies and the sampler reports it.
+	Minibatched bool
+	// Conditioner: it implements chain.Conditioner (for auto: whichever
+	// sampler it builds), so its marginals can be Rao–Blackwellised
+	// (chain.Marginals.RaoBlackwellise).
+	Conditioner bool
+	// Sweep: a step updates every free variable, or about a sweep's worth
+	// of them (the cluster moves): it runs as it is where a sweep at a
+	// time is wanted, not under gibbs.Sweeper.
+	Sweep bool
+	// Local: an update of variable i reads only A[i], so variables that
+	// share no factor can be updated in parallel: it can be a worker of
+	// chromatic.New (auto with Config.SingleSite).
+	Local bool
+	// Graph: it needs a model that lists its factors (a
+	// *factorgraph.Graph), not only each variable's (an implicit lattice):
+	// it reads factors globally or tabulates blocks.
+	Graph bool
+
+	new func(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, error)
 }
 
-// factory turns a constructor into a Factory (a failed construction
-// returns a nil Sampler, not a nil pointer in an interface).
-func factory[S gibbs.Sampler](f func(factorgraph.Model, *rand.Rand, *gibbs.Options) (S, error)) gibbs.Factory {
-	return func(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
-		s, err := f(m, r, opt)
+// Config is what the registry builds a sampler with: the family's options
+// and the configuration of the samplers that have one of their own. The
+// zero value gives every sampler its defaults.
+type Config struct {
+	gibbs.Options
+	// Block configures "block" (blocked.NewWith: zero, the blocks chosen
+	// from the model as blocked.New chooses them).
+	Block blocked.Config
+	// Clusters is the single-cluster updates a step of "wolff": 0 the
+	// constructor's default (one), TuneClusters to tune them on the chain
+	// before its burn-in (cluster.Wolff.TuneClusters: as many as update
+	// about a sweep's worth of sites, the construction's context stopping
+	// it), k > 0 that many.
+	Clusters int
+	// SingleSite makes "auto" build single-site updates (site.Mixed), never
+	// blocks: what the workers of a chromatic sweep need.
+	SingleSite bool
+}
+
+// TuneClusters is Config.Clusters for a Wolff sampler that tunes its
+// clusters a step (cluster.Wolff.TuneClusters), in rounds of
+// TuneSweeps sweeps' worth of clusters.
+const (
+	TuneClusters = -1
+	TuneSweeps   = 5
+)
+
+// registry lists the samplers, sorted by name: the order of Names.
+var registry = []Entry{
+	{Name: "auto", Summary: "blocked Gibbs where single-site chains freeze, Gibbs or Poisson-Gibbs by variable elsewhere",
+		Minibatched: true, Conditioner: true, Local: true, new: newAuto},
+	{Name: "block", Summary: "blocked Gibbs: blocks of bounded elimination width, drawn exactly",
+		Conditioner: true, Graph: true, new: newBlock},
+	{Name: "doublemin", Summary: "DoubleMIN-Gibbs", Minibatched: true, Graph: true, new: plain(mingibbs.NewDoubleMINGibbs)},
+	{Name: "gibbs", Summary: "plain Gibbs (Algorithm 1)", Conditioner: true, Local: true, new: plain(site.NewGibbs)},
+	{Name: "gibbs-da", Summary: "Gibbs with double Chebyshev approximation", Continuous: true, Local: true, new: plain(continuous.NewGibbsDA)},
+	{Name: "gibbs-its", Summary: "Gibbs with inverse transform sampling", Continuous: true, Local: true, new: plain(continuous.NewGibbsITS)},
+	{Name: "gibbs-rejection", Summary: "Gibbs by rejection sampling", Continuous: true, Local: true, new: plain(continuous.NewGibbsRejection)},
+	{Name: "mgpmh", Summary: "minibatch-Gibbs proposal, exact MH test", Minibatched: true, Local: true, new: plain(mingibbs.NewMGPMH)},
+	{Name: "mingibbs", Summary: "MIN-Gibbs", Minibatched: true, Graph: true, new: plain(mingibbs.NewMINGibbs)},
+	{Name: "pg-rejection", Summary: "Poisson-Gibbs by rejection sampling", Continuous: true, Minibatched: true, Local: true, new: plain(continuous.NewPGRejection)},
+	{Name: "pgda", Summary: "Poisson-Gibbs with double Chebyshev approximation (Algorithm 3)", Continuous: true, Minibatched: true, Local: true, new: plain(continuous.NewPGDA)},
+	{Name: "pgibbs", Summary: "Poisson-Gibbs (Algorithm 2)", Minibatched: true, Conditioner: true, Local: true, new: plain(site.NewPoissonGibbs)},
+	{Name: "pgits", Summary: "Poisson-Gibbs with inverse transform sampling", Continuous: true, Minibatched: true, Local: true, new: plain(continuous.NewPGITS)},
+	{Name: "sw", Summary: "Swendsen–Wang cluster moves", Sweep: true, new: plain(cluster.NewSwendsenWang)},
+	{Name: "wolff", Summary: "Wolff single-cluster moves", Sweep: true, new: newWolff},
+}
+
+// plain turns a constructor of the family into an Entry's builder (a
+// failed construction returns a nil Sampler, not a nil pointer in an
+// interface).
+func plain[S gibbs.Sampler](f func(factorgraph.Model, *rand.Rand, *gibbs.Options) (S, error)) func(factorgraph.Model, *rand.Rand, *Config) (gibbs.Sampler, error) {
+	return func(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, error) {
+		s, err := f(m, r, &cfg.Options)
 		if err != nil {
 			return nil, err
 		}
@@ -49,31 +108,133 @@ func factory[S gibbs.Sampler](f func(factorgraph.Model, *rand.Rand, *gibbs.Optio
 	}
 }
 
-// FactoryOf returns the factory of the sampler called name (see Names).
-func FactoryOf(name string) (gibbs.Factory, error) {
-	for _, e := range registry {
-		if e.name == name {
-			return e.new, nil
+func newAuto(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, error) {
+	if !cfg.SingleSite {
+		b, err := blocked.NewIfSticky(m, r, &cfg.Options)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			return b, nil
 		}
 	}
-	return nil, fmt.Errorf("gibbs: unknown sampler %q (want one of %s)", name, strings.Join(Names(), ", "))
+	return site.NewMixed(m, r, &cfg.Options)
 }
 
-// New returns the sampler called name (see Names) on m, drawing from r:
-// FactoryOf(name) called with m, r and opt.
-func New(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
-	f, err := FactoryOf(name)
+func newBlock(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, error) {
+	b, err := blocked.NewWith(m, r, &cfg.Options, nil, cfg.Block)
 	if err != nil {
 		return nil, err
 	}
-	return f(m, r, opt)
+	return b, nil
 }
 
-// Names returns the names New and FactoryOf accept, sorted, in a new slice.
+func newWolff(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, error) {
+	w, err := cluster.NewWolff(m, r, &cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.Clusters == TuneClusters:
+		// Tuning ends at a stopping time: it comes before the burn-in.
+		ctx := cfg.Context
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if _, err := w.TuneClusters(ctx, TuneSweeps); err != nil {
+			return nil, err
+		}
+	case cfg.Clusters > 0:
+		if err := w.SetClusters(cfg.Clusters); err != nil {
+			return nil, err
+		}
+	case cfg.Clusters < 0:
+		return nil, fmt.Errorf("gibbs: wolff: Config.Clusters = %d: want TuneClusters, 0 (one) or a positive count", cfg.Clusters)
+	}
+	return w, nil
+}
+
+// New builds e's sampler on m drawing from r with cfg (nil: the zero
+// Config, every default).
+func (e Entry) New(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	c := *cfg
+	return e.new(m, r, &c)
+}
+
+// Factory returns e's constructor with cfg's sampler configuration as a
+// gibbs.Factory (the options the factory is called with replace
+// cfg.Options): what chromatic.New builds its workers with.
+func (e Entry) Factory(cfg Config) gibbs.Factory {
+	return func(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
+		c := cfg
+		if opt != nil {
+			c.Options = *opt
+		} else {
+			c.Options = gibbs.Options{}
+		}
+		return e.new(m, r, &c)
+	}
+}
+
+// Lookup returns the registry's entry called name (see Names).
+func Lookup(name string) (Entry, error) {
+	for _, e := range registry {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	return Entry{}, fmt.Errorf("gibbs: unknown sampler %q (want one of %s)", name, strings.Join(Names(), ", "))
+}
+
+// Entries returns the registry's entries, sorted by name, in a new slice.
+func Entries() []Entry { return append([]Entry(nil), registry...) }
+
+// Names returns the names New, Lookup and FactoryOf accept, sorted, in a
+// new slice.
 func Names() []string {
 	names := make([]string, len(registry))
 	for k, e := range registry {
-		names[k] = e.name
+		names[k] = e.Name
 	}
 	return names
+}
+
+// NamesWhere returns the names of the entries for which keep holds, sorted:
+// the samplers a caller offers (the continuous ones, the local ones, …).
+func NamesWhere(keep func(Entry) bool) []string {
+	var names []string
+	for _, e := range registry {
+		if keep(e) {
+			names = append(names, e.Name)
+		}
+	}
+	return names
+}
+
+// FactoryOf returns the factory of the sampler called name with the
+// default configuration (see Names): Lookup(name) and Entry.Factory.
+func FactoryOf(name string) (gibbs.Factory, error) {
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.Factory(Config{}), nil
+}
+
+// New returns the sampler called name (see Names) on m, drawing from r,
+// with the options opt (nil: the defaults) and every sampler's own
+// configuration at its default: Lookup(name) and Entry.New.
+func New(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{}
+	if opt != nil {
+		cfg.Options = *opt
+	}
+	return e.New(m, r, cfg)
 }

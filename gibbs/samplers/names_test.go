@@ -11,8 +11,12 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/blocked"
+	"github.com/pgibbs/pgibbs/gibbs/chromatic"
+	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/continuous"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
+	"github.com/pgibbs/pgibbs/lattice"
 )
 
 // TestRegistry: Names is sorted and fresh, FactoryOf and New know exactly
@@ -118,12 +122,101 @@ func TestStatsJSON(t *testing.T) {
 	}
 }
 
-// factoryOf returns the factory of sampler name, failing t if there is none.
+// factoryOf returns the factory of sampler name as a chromatic sweep's
+// workers are built (auto: single-site), failing t if there is none.
 func factoryOf(t testing.TB, name string) gibbs.Factory {
 	t.Helper()
-	f, err := FactoryOf(name)
+	e, err := Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return e.Factory(Config{SingleSite: true})
+}
+
+// TestEntries: every entry's description is what its sampler does — it
+// samples continuous variables or discrete ones, reports a λ when it draws
+// minibatches, Rao–Blackwellises when it says it is a Conditioner, steps a
+// sweep at a time when it says so, and is accepted as a chromatic worker
+// exactly when it says its updates are local — and the test harness's
+// lists of names agree with it.
+func TestEntries(t *testing.T) {
+	g, cont := gibbstest.SmallPotts(t), gibbstest.ContGraphs(t)[0].G
+	for _, e := range Entries() {
+		t.Run(e.Name, func(t *testing.T) {
+			m := g
+			if e.Continuous {
+				m = cont
+			}
+			if e.Continuous != gibbstest.ContinuousName(e.Name) || e.Sweep != gibbstest.ClusterName(e.Name) {
+				t.Errorf("continuous %v, sweep %v: the test harness says otherwise", e.Continuous, e.Sweep)
+			}
+			s, err := e.New(m, rand.New(rand.NewPCG(1, 2)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := s.(chain.Conditioner); ok != e.Conditioner {
+				t.Errorf("implements chain.Conditioner: %v, entry says %v", ok, e.Conditioner)
+			}
+			l, ok := s.(interface{ Lambda() float64 })
+			if minibatch := ok && l.Lambda() > 0; minibatch != e.Minibatched && e.Name != "auto" {
+				t.Errorf("λ reported: %v, entry says minibatched %v", minibatch, e.Minibatched)
+			}
+			free := m.Free()
+			if sweep := gibbs.StepsPerSweep(s) == 1; len(free) > 1 && sweep != e.Sweep {
+				t.Errorf("a step is a sweep: %v, entry says %v", sweep, e.Sweep)
+			}
+			classes := make([][]int, len(free)) // one variable a class: always a colouring
+			for k, i := range free {
+				classes[k] = []int{i}
+			}
+			_, err = chromatic.New(e.Factory(Config{SingleSite: true}), m, classes, chain.Streams(1, 2), nil)
+			if (err == nil) != e.Local {
+				t.Errorf("chromatic worker: %v, entry says local %v", err, e.Local)
+			}
+		})
+	}
+	// Graph: an implicit lattice (each variable's factors, no global list)
+	// is refused exactly by the samplers that need a graph.
+	l := gibbstest.NewLattice(t, lattice.Params{Dim: 2, Size: 4, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.3})
+	for _, e := range Entries() {
+		if e.Continuous {
+			continue
+		}
+		if _, err := e.New(l, rand.New(rand.NewPCG(1, 2)), nil); (err != nil) != e.Graph {
+			t.Errorf("%s on a lattice: %v, entry says it needs a graph: %v", e.Name, err, e.Graph)
+		}
+	}
+	if names := NamesWhere(func(e Entry) bool { return e.Continuous }); len(names) != 6 {
+		t.Errorf("continuous samplers %v, want the six of package continuous", names)
+	}
+}
+
+// TestConfig: the registry builds blocks and Wolff clusters with their own
+// configuration, and refuses a bad one.
+func TestConfig(t *testing.T) {
+	g := gibbstest.PottsChain(t, 30, 8, 0.1)
+	b, err := Entries()[1].New(g, rand.New(rand.NewPCG(1, 2)), &Config{Block: blocked.Config{MaxWidth: 1, MaxVars: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bi := range b.(*blocked.Blocked).Blocks() {
+		if len(bi.Vars) > 4 || bi.Width > 1 {
+			t.Errorf("block of %d variables, width %d: over Config.Block", len(bi.Vars), bi.Width)
+		}
+	}
+	wolff, _ := Lookup("wolff")
+	for _, tc := range []struct {
+		clusters, want int
+	}{{0, 1}, {3, 3}, {TuneClusters, -1}} {
+		s, err := wolff.New(g, rand.New(rand.NewPCG(1, 2)), &Config{Clusters: tc.clusters})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := s.(*cluster.Wolff).Clusters(); tc.want > 0 && k != tc.want || tc.want < 0 && k < 1 {
+			t.Errorf("Clusters %d: %d clusters a step", tc.clusters, k)
+		}
+	}
+	if _, err := wolff.New(g, rand.New(rand.NewPCG(1, 2)), &Config{Clusters: -7}); err == nil {
+		t.Error("Clusters −7 accepted")
+	}
 }
