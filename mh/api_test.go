@@ -189,3 +189,33 @@ func TestStatsJSON(t *testing.T) {
 		t.Errorf("old snapshot stats read as %+v (%v), want %+v", back, err, cur)
 	}
 }
+
+// TestEntries: Lookup knows exactly the names, in Names' order; the
+// entries with control variates are those whose order the name fixes (an
+// Options.Order contradicting it is refused), and the entries not Exact
+// are the approximate tests, *Barker and *Austere.
+func TestEntries(t *testing.T) {
+	reg, _ := targets.GenerateRobustLinear(50, 2, 4, rng(1, 1))
+	for _, name := range mh.Names() {
+		e, err := mh.Lookup(name)
+		if err != nil || e.Name != name {
+			t.Fatalf("Lookup(%q) = %+v, %v", name, e, err)
+		}
+		o := mh.Options{Step: 0.1, Chi: 1e-4, Lambda: 10}
+		s, _ := e.New(reg, rng(1, 2), &o) // nil where the target does not suit it (poissonmh: infinite ranges)
+		o.Order = 3
+		_, err = e.New(reg, rng(1, 2), &o)
+		cv := err != nil && strings.Contains(err.Error(), "contradicts")
+		var approximate bool
+		switch s.(type) {
+		case *mh.Barker, *mh.Austere:
+			approximate = true
+		}
+		if cv != e.ControlVariates || approximate == e.Exact {
+			t.Errorf("%s (%T): control variates %v, exact %v", name, s, e.ControlVariates, e.Exact)
+		}
+	}
+	if _, err := mh.Lookup("nope"); err == nil {
+		t.Error("Lookup of an unknown name succeeded")
+	}
+}

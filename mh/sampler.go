@@ -188,22 +188,43 @@ func checkOptions(name string, o *Options) error {
 // the factory of a sampler by name; gibbs.Factory is the Gibbs family's.
 type Factory func(t Target, r *rand.Rand, o *Options) (Sampler, error)
 
+// Entry is a sampler of the registry: its name, what a caller needs to
+// know of it, and its factory.
+type Entry struct {
+	Name string
+	// Exact: its chain has exactly the target as its stationary
+	// distribution (the approximate tests, barker and austere, do not).
+	Exact bool
+	// ControlVariates: its minibatch estimates are control variates
+	// expanded around Options.Ref (nil: the initial state); the papers
+	// expand them at the target's mode and start the chain there.
+	ControlVariates bool
+	New             Factory
+}
+
 // registry lists the samplers New knows, in the order of Names.
-var registry = []struct {
-	name string
-	new  Factory
-}{
-	{"mh", factory(NewMH)},
-	{"poissonmh", factory(NewPoissonMH)},
-	{"tunamh", factory(NewTunaMH)},
-	{"tfmh", factory(NewTFMH)},
-	{"smh1", withOrder(NewSMH, 1)},
-	{"smh2", withOrder(NewSMH, 2)},
-	{"flymc", factory(NewFlyMC)},
-	{"mhss1", withOrder(NewMHSS, 1)},
-	{"mhss2", withOrder(NewMHSS, 2)},
-	{"barker", factory(NewBarker)},
-	{"austere", factory(NewAustere)},
+var registry = []Entry{
+	{Name: "mh", Exact: true, New: factory(NewMH)},
+	{Name: "poissonmh", Exact: true, New: factory(NewPoissonMH)},
+	{Name: "tunamh", Exact: true, New: factory(NewTunaMH)},
+	{Name: "tfmh", Exact: true, New: factory(NewTFMH)},
+	{Name: "smh1", Exact: true, ControlVariates: true, New: withOrder(NewSMH, 1)},
+	{Name: "smh2", Exact: true, ControlVariates: true, New: withOrder(NewSMH, 2)},
+	{Name: "flymc", Exact: true, New: factory(NewFlyMC)},
+	{Name: "mhss1", Exact: true, ControlVariates: true, New: withOrder(NewMHSS, 1)},
+	{Name: "mhss2", Exact: true, ControlVariates: true, New: withOrder(NewMHSS, 2)},
+	{Name: "barker", New: factory(NewBarker)},
+	{Name: "austere", New: factory(NewAustere)},
+}
+
+// Lookup returns the registry's entry called name (see Names).
+func Lookup(name string) (Entry, error) {
+	for _, e := range registry {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	return Entry{}, fmt.Errorf("mh: unknown sampler %q (want one of %s)", name, strings.Join(Names(), ", "))
 }
 
 // factory turns a constructor into a Factory (a failed construction
@@ -247,7 +268,7 @@ func options(o *Options) Options {
 func Names() []string {
 	names := make([]string, len(registry))
 	for k, e := range registry {
-		names[k] = e.name
+		names[k] = e.Name
 	}
 	return names
 }
@@ -256,12 +277,11 @@ func Names() []string {
 // The names smh1, smh2, mhss1 and mhss2 are NewSMH and NewMHSS with
 // Options.Order 1 and 2.
 func FactoryOf(name string) (Factory, error) {
-	for _, e := range registry {
-		if e.name == name {
-			return e.new, nil
-		}
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("mh: unknown sampler %q (want one of %s)", name, strings.Join(Names(), ", "))
+	return e.New, nil
 }
 
 // New returns the sampler called name (see Names) on target t, drawing

@@ -172,7 +172,7 @@ func mhTarget(model, sampler string, n, dim, k int, mapStart bool, seed uint64, 
 			}
 			target, withMode = m, m
 		}
-		if mapStart || sampler == "smh1" || sampler == "smh2" || sampler == "mhss1" || sampler == "mhss2" {
+		if e, _ := mh.Lookup(sampler); mapStart || e.ControlVariates {
 			mode := make([]float64, dim)
 			if err := withMode.Mode(mode); err != nil {
 				return nil, err
