@@ -75,6 +75,7 @@ type Monitor struct {
 	sizes  []int // sizes[j]: the values of coordinate vars[j]
 	max    int
 	traces []*Trace
+	margs  []*Marginals // the chains' marginals, for the stuck rule (UseMarginals)
 }
 
 // Tracked returns at most k of vars, evenly spaced (all of them if there
@@ -121,6 +122,21 @@ func NewMonitor(vars []int, sizes []int, maxDraws int) (*Monitor, error) {
 	return m, nil
 }
 
+// NumQuantities returns the number of tracked quantities: one a
+// coordinate of two values or fewer (or continuous), one a value
+// otherwise.
+func (m *Monitor) NumQuantities() int {
+	q := 0
+	for _, s := range m.sizes {
+		if s <= 2 {
+			q++
+		} else {
+			q += s
+		}
+	}
+	return q
+}
+
 // Budget caps the draws each chain's trace keeps so that a verdict on
 // chains chains costs about d on one core: a verdict costs about
 // VerdictCost a quantity, chain and draw (rank normalisation, and the FFTs
@@ -129,15 +145,7 @@ func NewMonitor(vars []int, sizes []int, maxDraws int) (*Monitor, error) {
 // monitor's maximum. A run with a wall-clock budget calls it before Trace,
 // and keeps d of its budget for the verdict.
 func (m *Monitor) Budget(d time.Duration, chains int) {
-	q := 0 // the quantities: a coordinate, or an indicator a value
-	for _, s := range m.sizes {
-		if s <= 2 {
-			q++
-		} else {
-			q += s
-		}
-	}
-	n := int(float64(d) / (float64(VerdictCost) * float64(q*max(chains, 1))))
+	n := int(float64(d) / (float64(VerdictCost) * float64(m.NumQuantities()*max(chains, 1))))
 	n &^= 1 // even: a full trace halves
 	m.max = min(m.max, max(n, MinBudgetDraws))
 }
@@ -228,24 +236,84 @@ type Verdict struct {
 	// Constant counts the quantities constant in every chain: they say
 	// nothing (a deterministic value, or a chain that never moved them).
 	Constant int `json:"constant,omitempty"`
+	// Stuck counts the traced variables that never changed in any chain
+	// although the chains' Rao–Blackwellised marginals give the value
+	// they stayed in less than StuckBelow (Monitor.UseMarginals): a chain
+	// that cannot move them, not a deterministic value. Stuck variables
+	// fail the verdict.
+	Stuck int `json:"stuck,omitempty"`
 	// Reason says, in words, why the run is not converged ("" if it is).
 	Reason string `json:"reason,omitempty"`
 }
 
-// Verdict judges the chains' traces against c (zero fields: defaults).
+// StuckBelow is the Rao–Blackwellised probability under which a variable
+// that never left its value counts as stuck (Verdict.Stuck).
+const StuckBelow = 0.99
+
+// UseMarginals gives the monitor the chains' marginals (one a chain, in
+// the chains' order): where they are Rao–Blackwellised, Verdict and Until
+// then also fail a traced variable that never changed in any chain while
+// the pooled marginals put more than 1 − StuckBelow of its mass on other
+// values (Verdict.Stuck) — a frozen chain, which R̂ and ESS, computed on
+// the quantities that moved, do not see. Visit counts cannot tell a
+// frozen variable from a deterministic one: with them nothing is said.
+func (m *Monitor) UseMarginals(ms ...*Marginals) { m.margs = ms }
+
+// Verdict judges the chains' traces against c (zero fields: defaults),
+// and the stuck variables (UseMarginals).
 func (m *Monitor) Verdict(c Criteria) Verdict {
 	qs, name := m.Quantities()
-	return Judge(qs, name, c)
+	v := Judge(qs, name, c)
+	m.judgeStuck(&v)
+	return v
+}
+
+// judgeStuck fails v for the traced variables that never changed in any
+// chain although the pooled Rao–Blackwellised marginals put mass on other
+// values, naming the first five.
+func (m *Monitor) judgeStuck(v *Verdict) {
+	if len(m.margs) == 0 || !m.margs[0].RaoBlackwellised() || len(m.traces) == 0 {
+		return
+	}
+	p := PoolMarginals(m.margs...)
+	var names []string
+	for j, i := range m.vars {
+		x, constant := 0.0, true
+		for k, t := range m.traces {
+			d := t.Draws()[j]
+			if len(d) == 0 {
+				return
+			}
+			if k == 0 {
+				x = d[0]
+			}
+			for _, y := range d {
+				constant = constant && y == x
+			}
+		}
+		if constant && len(p[i]) > int(x) && p[i][int(x)] < StuckBelow {
+			v.Stuck++
+			if len(names) < 5 {
+				names = append(names, fmt.Sprintf("x%d (never left %d, whose Rao–Blackwellised probability is %.3f)", i, int(x), p[i][int(x)]))
+			}
+		}
+	}
+	if v.Stuck == 0 {
+		return
+	}
+	v.Converged = false
+	v.Reason = strings.TrimPrefix(v.Reason+"; ", "; ") +
+		fmt.Sprintf("%d variables never changed in any chain although their marginals are not degenerate: %s", v.Stuck, strings.Join(names, ", "))
 }
 
 // Until returns a stopping rule for Runner.Until: true once the traces
-// meet c (zero fields: defaults). Each call judges the traces as Verdict
-// does; last, if not nil, receives the verdict of every check.
+// meet c (zero fields: defaults) and no variable is stuck
+// (UseMarginals). Each call judges the traces as Verdict does; last, if
+// not nil, receives the verdict of every check.
 func (m *Monitor) Until(c Criteria, last *Verdict) func([]*Chain) (bool, error) {
 	c = c.Defaults()
 	return func([]*Chain) (bool, error) {
-		qs, name := m.Quantities()
-		v := Judge(qs, name, c)
+		v := m.Verdict(c)
 		if last != nil {
 			*last = v
 		}

@@ -206,3 +206,71 @@ type stepper struct{}
 func (stepper) Step() int        { return 0 }
 func (stepper) State() []float64 { return nil }
 func (stepper) Err() error       { return nil }
+
+// frozen is a Conditioner on two binary coordinates that updates x1 by
+// drawing it from (½, ½) and "updates" x0 by reporting the same (½, ½)
+// while leaving it at 0: a chain that cannot move x0 although its law
+// gives it mass on 1 — what a frozen single-site chain looks like.
+type frozen struct {
+	x   []float64
+	r   *rand.Rand
+	i   int
+	rec bool
+	w   []float64
+}
+
+func (f *frozen) Step() int {
+	f.i = f.r.IntN(2)
+	if f.i == 1 {
+		f.x[1] = float64(f.r.IntN(2))
+	}
+	return f.i
+}
+func (f *frozen) State() []float64          { return f.x }
+func (f *frozen) Err() error                { return nil }
+func (f *frozen) RecordConditionals(b bool) { f.rec = b }
+func (f *frozen) Conditional() (int, []float64, float64) {
+	if !f.rec {
+		return -1, nil, 0
+	}
+	return f.i, f.w, 1
+}
+
+// TestVerdictStuck: a variable that never moved while the Rao–Blackwellised
+// marginals give its value 0.5 fails the verdict (Verdict.Stuck, named in
+// the reason) and the stopping rule; without the marginals (or with visit
+// counts) the same traces judge converged — the frozen variable is only a
+// constant quantity, which R̂ and ESS leave out.
+func TestVerdictStuck(t *testing.T) {
+	run := func(marginals, rb bool) Verdict {
+		k := &frozen{x: []float64{0, 0}, r: rand.New(rand.NewPCG(1, 2)), w: []float64{0.5, 0.5}}
+		m, err := NewMonitor([]int{0, 1}, []int{2, 2}, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := m.Trace(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mg := NewMarginals([]int{2, 2})
+		if rb {
+			mg.RaoBlackwellise(k)
+		}
+		if marginals {
+			m.UseMarginals(mg)
+		}
+		c := &Chain{Kernel: k, Observers: []Observer{mg, tr}}
+		if err := c.Advance(context.Background(), 20000); err != nil {
+			t.Fatal(err)
+		}
+		return m.Verdict(Criteria{})
+	}
+	if v := run(true, true); v.Converged || v.Stuck != 1 || !strings.Contains(v.Reason, "x0 (never left 0, whose Rao–Blackwellised probability is 0.500)") {
+		t.Errorf("frozen x0, Rao–Blackwellised marginals: %+v; want not converged, one stuck variable named", v)
+	}
+	for _, tc := range []struct{ marginals, rb bool }{{false, false}, {true, false}} {
+		if v := run(tc.marginals, tc.rb); !v.Converged || v.Stuck != 0 || v.Constant != 1 {
+			t.Errorf("marginals %v, Rao–Blackwellised %v: %+v; want converged, x0 a constant quantity", tc.marginals, tc.rb, v)
+		}
+	}
+}

@@ -200,7 +200,7 @@ func Prepare(ctx context.Context, g *factorgraph.Graph, b Budget, opt Options) (
 	cctx, cancel := b.share(ctx, pilotLimit)
 	defer cancel()
 	pilots := time.Now()
-	ch, err := Choose(cctx, g, ChooseOptions{Budget: budget, Seed: opt.Seed, Options: opt.Sampler})
+	ch, err := Choose(cctx, g, ChooseOptions{Budget: budget, Seed: opt.Seed, Sampler: opt.Sampler})
 	pr.PilotSeconds = time.Since(pilots).Seconds()
 	switch {
 	case interrupted(ctx):
@@ -277,6 +277,7 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	if runErr != nil && !interrupted(ctx) {
 		return runErr
 	}
+	mon.UseMarginals(margs...) // variables that never moved fail the verdict
 	v := mon.Verdict(opt.Criteria)
 	a.Verdict = &v
 	p := chain.PoolMarginals(margs...)

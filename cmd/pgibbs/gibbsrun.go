@@ -89,6 +89,7 @@ func (g *gibbsRun) job() job {
 		quantities: func() ([][][]float64, func(q int) string) {
 			return g.monitor.Quantities()
 		},
+		verdict:    g.verdict,
 		checkEvery: func() int64 { return max(1, int64(500*gibbs.StepsPerSweep(g.samplers[0]))) },
 		atCheck:    g.atCheck,
 		perUpdate:  g.perUpdate(),
@@ -160,59 +161,23 @@ func (g *gibbsRun) lambda() float64 {
 	return 0
 }
 
-// convergence returns the verdict on the traced variables: chain.Judge
-// over the monitor's quantities, and a variable that never changed in any
-// chain while its Rao–Blackwellised marginal puts mass on other values is
-// stuck, which the verdict says.
-func (g *gibbsRun) convergence() convergence {
-	qs, name := g.monitor.Quantities()
-	c := g.f.judge(qs, name)
-	if n := len(g.model.Free()); n > chain.DefaultTracked {
-		c.Of = fmt.Sprintf("%d of %d variables, evenly spaced", chain.DefaultTracked, n)
-	}
-	if stuck := g.stuck(); stuck != "" {
-		c.Converged = false
-		c.Note = strings.TrimPrefix(c.Note+"; ", "; ") + stuck
-	}
-	return c
+// verdict judges the chains by c: the monitor's verdict, the stuck rule
+// included where the marginals are Rao–Blackwellised
+// (chain.Monitor.UseMarginals).
+func (g *gibbsRun) verdict(c chain.Criteria) chain.Verdict {
+	g.monitor.UseMarginals(g.margs...)
+	return g.monitor.Verdict(c)
 }
 
-// stuck names the traced variables that never changed in any chain
-// although the pooled Rao–Blackwellised marginal gives their value less
-// than 0.99: a chain that cannot move them (with visit counts, a constant
-// variable cannot be told from a deterministic one: nothing is said).
-func (g *gibbsRun) stuck() string {
-	if len(g.margs) == 0 || !g.margs[0].RaoBlackwellised() {
-		return ""
+// convergence returns the verdict on the traced variables (verdict, with
+// f's criteria).
+func (g *gibbsRun) convergence() convergence {
+	c := g.f.criteria()
+	conv := judged(g.verdict(c), c, g.monitor.NumQuantities())
+	if n := len(g.model.Free()); n > chain.DefaultTracked {
+		conv.Of = fmt.Sprintf("%d of %d variables, evenly spaced", chain.DefaultTracked, n)
 	}
-	p := chain.PoolMarginals(g.margs...)
-	var names []string
-	count := 0
-	for j, v := range chain.Tracked(g.model.Free(), chain.DefaultTracked) {
-		x, constant := 0.0, true
-		for k, t := range g.monitor.Traces() {
-			d := t.Draws()[j]
-			if len(d) == 0 {
-				return ""
-			}
-			if k == 0 {
-				x = d[0]
-			}
-			for _, y := range d {
-				constant = constant && y == x
-			}
-		}
-		if constant && len(p[v]) > int(x) && p[v][int(x)] < 0.99 {
-			count++
-			if len(names) < 5 {
-				names = append(names, fmt.Sprintf("x%d (never left %d, whose Rao–Blackwellised probability is %.3f)", v, int(x), p[v][int(x)]))
-			}
-		}
-	}
-	if count == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d variables never changed in any chain although their marginals are not degenerate: %s", count, strings.Join(names, ", "))
+	return conv
 }
 
 // stepsPerSecond returns the update rate of one chain.

@@ -373,6 +373,10 @@ type job struct {
 	// names (nil: the command has no stopping rule); checkEvery returns the
 	// steps between checks.
 	quantities func() ([][][]float64, func(q int) string)
+	// verdict, if set, judges the chains by the criteria given (a
+	// monitor's verdict, with the rules beyond R̂ and ESS it has); without
+	// it, chain.Judge of the quantities.
+	verdict    func(chain.Criteria) chain.Verdict
 	checkEvery func() int64
 	// atCheck, if set, runs at every check point (anytime output).
 	atCheck func() error
@@ -524,7 +528,7 @@ func (f *runFlags) runner(j job, m meta, out *outcome) (*chain.Runner, error) {
 			return nil, usagef("-until-rhat is not available for pgibbs %s", f.command)
 		}
 		out.stop = &stopping{StoppedBy: "ceiling"}
-		r.Until, r.CheckEvery = f.until(j.quantities, out.stop), j.checkEvery()
+		r.Until, r.CheckEvery = f.until(j, out.stop), j.checkEvery()
 	}
 	if j.atCheck != nil {
 		rule := r.Until

@@ -67,14 +67,18 @@ type stopping struct {
 	LastToConverge string `json:"last_to_converge,omitempty"`
 }
 
-// until returns the stopping rule of the job: quantities returns the
-// tracked quantities now ([quantity][chain][draw]) and their names, judged
-// as the final verdict is (chain.Judge with f's criteria).
-func (f *runFlags) until(quantities func() ([][][]float64, func(q int) string), rec *stopping) func([]*chain.Chain) (bool, error) {
+// until returns the stopping rule of job j: its tracked quantities judged
+// as the final verdict is (j.verdict, or chain.Judge, with f's criteria).
+func (f *runFlags) until(j job, rec *stopping) func([]*chain.Chain) (bool, error) {
 	return func([]*chain.Chain) (bool, error) {
 		rec.Checks++
-		qs, name := quantities()
-		v := chain.Judge(qs, name, f.criteria())
+		var v chain.Verdict
+		if j.verdict != nil {
+			v = j.verdict(f.criteria())
+		} else {
+			qs, name := j.quantities()
+			v = chain.Judge(qs, name, f.criteria())
+		}
 		switch {
 		case v.Converged:
 		case len(v.Worst) > 0:
