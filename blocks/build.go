@@ -21,7 +21,7 @@ type Config struct {
 	// variables in a table of the elimination, the clique size less one)
 	// of a block Build makes. Zero means DefaultWidth. (blocked.New
 	// and blocked.NewWith read a zero as "chosen from the model": see
-	// gibbs.Config.) User blocks are bounded by MaxTable only.
+	// blocked.Config.) User blocks are bounded by MaxTable only.
 	MaxWidth int
 	// MaxTable is the largest table of a block's elimination, in entries
 	// (the product of the domain sizes of the variables of a clique). Zero

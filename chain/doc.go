@@ -31,6 +31,16 @@
 //     (diag.SummarizeUnequal takes chains of unequal lengths), and
 //     [NewRBMarginals] makes Rao–Blackwellised Marginals in one call, or
 //     says which kernel is not a [Conditioner].
+//   - Convergence: a [Monitor] traces every chain (one draw a
+//     sweep-equivalent for a [Counter], in bounded memory: [Monitor.Budget]
+//     cuts the traces to what a verdict can judge in the time given) and
+//     [Monitor.Verdict] judges them by the [Criteria] — rank-normalised
+//     split-R̂ within and across chains and bulk and tail ESS of every
+//     tracked quantity ([Judge] for quantities of the caller's), and no
+//     variable frozen while its Rao–Blackwellised marginal says it should
+//     move ([Monitor.UseMarginals]) — into a [Verdict] that says why not in
+//     words; [Monitor.Until] is the same judgement as a Runner's stopping
+//     rule, and [Monitor.Run] a run that stops when converged.
 //   - [Source] and [Streams] derive independent PCG streams from one seed,
 //     so chain k of a run has the same stream whether it runs in this
 //     process or on another machine; [StateHash] fingerprints final states.

@@ -150,7 +150,7 @@ func (r *reproducer) fss(ctx context.Context) error {
 		r.say("  %s (%s): sides %v from β₀ = %.7g; measured sweeps a stage and size %v, shared by %d chains", m.Key, m.Kernel, m.Sizes, m.Beta, m.Sweeps, chains)
 	}
 	r.say("each chain: %d sweeps from a random state, then a measurement a sweep; stage 2 runs at the χ peak stage 1's reweighting finds (up to %d stages while the peak sits at a window's edge); windows: effective fraction of the weights ≥ %g",
-		s.Burn, s.Stages, cmp.Or(s.MinESS, lat.DefaultMinESS))
+		s.Burn, s.Stages, cmp.Or(s.MinFraction, lat.DefaultMinFraction))
 	res, err := studies.FSS(ctx, s, r.cfg)
 	if err != nil {
 		return err

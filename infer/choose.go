@@ -100,8 +100,9 @@ type ChooseOptions struct {
 	Budget float64
 	// Seed seeds the pilots' streams.
 	Seed uint64
-	// Options are the samplers' options (λ, MaxDraws); Init is ignored.
-	Options gibbs.Options
+	// Sampler holds the samplers' options (λ, MaxDraws), as
+	// Options.Sampler does; Init is ignored.
+	Sampler gibbs.Options
 }
 
 // Pilot lengths, in sweep-equivalents: at most maxPilotSweeps (enough for
@@ -305,7 +306,7 @@ func candidates(g *factorgraph.Graph) []Spec {
 // pilots' time (when they have a deadline); if ctx is cancelled,
 // pilotOptions returns its error.
 func pilotOptions(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions, start, deadline time.Time, timed bool) (*gibbs.Options, error) {
-	o := opt.Options
+	o := opt.Sampler
 	r := rand.New(chain.Source(opt.Seed, pilotStream-1))
 	o.Init = factorgraph.RandomState(g, r)
 	if feasible(g, o.Init) {

@@ -144,8 +144,7 @@
 // where at least a tenth of the measurements carry the weights, and
 // locates the peak of χ ([Reweighter.ChiPeak]) and the crossing of two
 // sizes' Binder cumulants ([BinderCrossing]). For the Binder cumulant of
-// a bare magnetisation series use [BinderCumulant] (Binder is an older
-// shorthand that turns its error into NaN); Observables.Binder is the
+// a bare magnetisation series use [BinderCumulant]; Observables.Binder is the
 // same estimate for Ising spins, computed from the Series with the other
 // observables (for Potts spins it is that of the vector magnetisation).
 //

@@ -415,20 +415,6 @@ func (m *Measurer) Result() (Result, error) {
 	return res, nil
 }
 
-// Binder returns the Binder cumulant of a per-sweep order-parameter series
-// and its standard error, as BinderCumulant does, or NaN, NaN where
-// BinderCumulant returns an error.
-//
-// Deprecated: use BinderCumulant (the estimate with its τ and plateau, and
-// an error saying what is wrong) or Observables.Binder.
-func Binder(m []float64) (u, se float64) {
-	e, err := BinderCumulant(m)
-	if err != nil {
-		return math.NaN(), math.NaN()
-	}
-	return e.Mean, e.Err
-}
-
 // minBinderBlocks is the fewest jackknife blocks BinderCumulant uses, the
 // fewest blocks of a level diag.BinningError may choose as its plateau.
 const minBinderBlocks = 16

@@ -16,9 +16,9 @@ var ErrOutsideWindow = errors.New("lattice: β outside the reweighting window")
 // cross inside the overlap of the windows.
 var ErrNoCrossing = errors.New("lattice: the Binder cumulants do not cross inside the reweighting windows")
 
-// DefaultMinESS is the smallest effective fraction of the measurements a
+// DefaultMinFraction is the smallest effective fraction of the measurements a
 // reweighted estimate may rest on (see Reweighter).
-const DefaultMinESS = 0.1
+const DefaultMinFraction = 0.1
 
 // Reweighter turns the measurements of one run at β₀ (one or more
 // independent chains) into the Observables at nearby β by single-histogram
@@ -41,7 +41,7 @@ const DefaultMinESS = 0.1
 //
 //	ESS(β) = (Σ_t w_t)²/(N·Σ_t w_t²),
 //
-// is at least MinESS (DefaultMinESS = 0.1). It falls monotonically as |β −
+// is at least MinFraction (DefaultMinFraction = 0.1). It falls monotonically as |β −
 // β₀| grows (log ESS = 2φ(Δβ) − φ(2Δβ) − log N with φ(t) = log Σ e^{−tH}
 // convex), so the window is one interval [lo, hi] around β₀, found by
 // bisection. For a Gaussian energy histogram of width σ_H, ESS =
@@ -62,24 +62,24 @@ const DefaultMinESS = 0.1
 // reaches further than the reweighting is accurate. Run near the β of
 // interest — for finite-size scaling, near the pseudo-critical point.
 //
-// A Reweighter is immutable after construction but for SetMinESS, and safe
+// A Reweighter is immutable after construction but for SetMinFraction, and safe
 // for concurrent reads.
 type Reweighter struct {
-	s      *sample
-	minESS float64
-	lo, hi float64
+	s           *sample
+	minFraction float64
+	lo, hi      float64
 }
 
 // NewReweighter returns a Reweighter for the chains' Series, measured at
 // inverse temperature beta0 on sites sites of side side, with the window
-// of DefaultMinESS. The chains are checked as by ComputeObservables.
+// of DefaultMinFraction. The chains are checked as by ComputeObservables.
 func NewReweighter(beta0 float64, sites, side int, chains ...Series) (*Reweighter, error) {
 	s, err := newSample(beta0, sites, side, chains)
 	if err != nil {
 		return nil, err
 	}
 	r := &Reweighter{s: s}
-	if err := r.SetMinESS(DefaultMinESS); err != nil {
+	if err := r.SetMinFraction(DefaultMinFraction); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -104,20 +104,20 @@ func (r *Reweighter) Side() int { return r.s.side }
 func (r *Reweighter) Measurements() int { return r.s.n }
 
 // Window returns the interval of β where the effective fraction is at
-// least MinESS. It contains β₀; it is [β₀, β₀] when every measured energy
+// least MinFraction. It contains β₀; it is [β₀, β₀] when every measured energy
 // is the same (the histogram has no width to reweight).
 func (r *Reweighter) Window() (lo, hi float64) { return r.lo, r.hi }
 
-// MinESS returns the smallest effective fraction of the window.
-func (r *Reweighter) MinESS() float64 { return r.minESS }
+// MinFraction returns the smallest effective fraction of the window.
+func (r *Reweighter) MinFraction() float64 { return r.minFraction }
 
-// SetMinESS sets the smallest effective fraction, 0 < f < 1, and
+// SetMinFraction sets the smallest effective fraction, 0 < f < 1, and
 // recomputes the window.
-func (r *Reweighter) SetMinESS(f float64) error {
+func (r *Reweighter) SetMinFraction(f float64) error {
 	if !(f > 0 && f < 1) {
 		return fmt.Errorf("lattice: reweighting: effective fraction %v: need 0 < f < 1", f)
 	}
-	r.minESS = f
+	r.minFraction = f
 	r.lo, r.hi = r.s.beta0, r.s.beta0
 	if !(r.s.sigmaH > 0) {
 		return nil
@@ -130,7 +130,7 @@ func (r *Reweighter) SetMinESS(f float64) error {
 // edge returns the window's end on side dir (±1) of β₀.
 func (r *Reweighter) edge(dir float64) float64 {
 	b0 := r.s.beta0
-	ok := func(d float64) bool { return r.s.essFraction(b0+dir*d) >= r.minESS }
+	ok := func(d float64) bool { return r.s.essFraction(b0+dir*d) >= r.minFraction }
 	good, step := 0.0, 1/r.s.sigmaH
 	bad := math.Inf(1)
 	for range 200 {
@@ -193,7 +193,7 @@ type Reweighted struct {
 func (r *Reweighter) At(beta float64) (Reweighted, error) {
 	if math.IsNaN(beta) || !r.Inside(beta) {
 		return Reweighted{}, fmt.Errorf("%w: β = %v, window [%v, %v] (effective fraction ≥ %v) around β₀ = %v",
-			ErrOutsideWindow, beta, r.lo, r.hi, r.minESS, r.s.beta0)
+			ErrOutsideWindow, beta, r.lo, r.hi, r.minFraction, r.s.beta0)
 	}
 	return Reweighted{Observables: r.s.observe(beta, true), ESS: r.s.essFraction(beta)}, nil
 }

@@ -51,7 +51,7 @@ func exactC(t *testing.T, side int, beta float64) float64 {
 // reweighted to β = 0.40 and 0.44 (inside the window), agrees with direct
 // runs at those β on all nine observables within 4 combined errors, and
 // both agree with the torus's exact energy and specific heat (Kaufman).
-// The window's ends have the effective fraction MinESS and refuse β far
+// The window's ends have the effective fraction MinFraction and refuse β far
 // outside. The broken variant, the weights with the sign of β − β₀
 // flipped, reweights to the mirror β and must disagree with the direct
 // run. At the window's ends the reweighted observables still agree with
@@ -67,8 +67,8 @@ func TestReweighting(t *testing.T) {
 	lo, hi := r.Window()
 	t.Logf("window [%.4f, %.4f] (σ_H = %.1f, 1.52/σ_H = %.4f)", lo, hi, r.s.sigmaH, 1.52/r.s.sigmaH)
 	for _, b := range []float64{lo, hi} {
-		if f := r.ESS(b); math.Abs(f-DefaultMinESS) > 1e-6 {
-			t.Errorf("ESS at the window's end %v: %v, want %v", b, f, DefaultMinESS)
+		if f := r.ESS(b); math.Abs(f-DefaultMinFraction) > 1e-6 {
+			t.Errorf("ESS at the window's end %v: %v, want %v", b, f, DefaultMinFraction)
 		}
 	}
 	if w := 1.52 / r.s.sigmaH; !(lo < beta0-w/2 && lo > beta0-3*w && hi > beta0+w/2 && hi < beta0+3*w) {

@@ -56,9 +56,9 @@ type FSSSettings struct {
 	Burn int64
 	// Stages is the most stages a size runs, at least 2.
 	Stages int
-	// MinESS is the reweighting window's smallest effective fraction
-	// (0: lattice.DefaultMinESS).
-	MinESS float64
+	// MinFraction is the reweighting window's smallest effective fraction
+	// (0: lattice.DefaultMinFraction).
+	MinFraction float64
 	// CurvePoints is the number of β at which each size's reweighted
 	// curves are written and drawn.
 	CurvePoints int
@@ -112,8 +112,8 @@ func (s FSSSettings) validate(chains int) error {
 		return bad("%d burn-in sweeps", s.Burn)
 	case s.Stages < 2 || s.Stages > 10:
 		return bad("%d stages: need 2 to 10", s.Stages)
-	case s.MinESS < 0 || s.MinESS >= 1:
-		return bad("effective fraction %v: need 0 (the default) or 0 < f < 1", s.MinESS)
+	case s.MinFraction < 0 || s.MinFraction >= 1:
+		return bad("effective fraction %v: need 0 (the default) or 0 < f < 1", s.MinFraction)
 	case s.CurvePoints < 2 || s.CurvePoints > 10_000:
 		return bad("%d curve points: need 2 to 10 000", s.CurvePoints)
 	}
@@ -484,8 +484,8 @@ func (j *fssJob) pool(s FSSSettings) (FSSRun, *lat.Reweighter, error) {
 	if err != nil {
 		return run, nil, err
 	}
-	if s.MinESS > 0 {
-		if err := rw.SetMinESS(s.MinESS); err != nil {
+	if s.MinFraction > 0 {
+		if err := rw.SetMinFraction(s.MinFraction); err != nil {
 			return run, nil, err
 		}
 	}

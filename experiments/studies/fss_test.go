@@ -136,7 +136,7 @@ func TestFSSSettings(t *testing.T) {
 	for name, change := range map[string]func(*FSSSettings){
 		"no models":   func(s *FSSSettings) { s.Models = nil },
 		"one stage":   func(s *FSSSettings) { s.Stages = 1 },
-		"bad MinESS":  func(s *FSSSettings) { s.MinESS = 1 },
+		"bad MinFraction":  func(s *FSSSettings) { s.MinFraction = 1 },
 		"one size":    func(s *FSSSettings) { s.Models[0].Sizes, s.Models[0].Sweeps = []int{8}, []int64{100} },
 		"decreasing":  func(s *FSSSettings) { s.Models[0].Sizes = []int{8, 6, 12} },
 		"few sweeps":  func(s *FSSSettings) { s.Models[1].Sweeps = []int64{10, 1200} },

@@ -66,7 +66,11 @@
 // gibbs on it and compare the run-average marginals of the free variables
 // with a .MAR file by diag.MarginalAbsVars, the UAI convention (mean and
 // maximum absolute error over variable–value pairs); the command
-// `pgibbs uai` does exactly that.
+// `pgibbs uai -sampler NAME` does exactly that. For the marginals
+// themselves — exact where an elimination fits, a measured choice of
+// sampler elsewhere, with a verdict — use infer.Marginals, which `pgibbs
+// uai` runs by default. [Options].Context stops a reading under way (a
+// deadline, a signal): the input is read 64 KB at a time, each checked.
 //
 // For large models, [ReadGraph] (and [ReadGraphFile], [ReadGraphProblem])
 // reads a .uai file straight into the same factor graph, without a
