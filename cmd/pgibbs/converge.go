@@ -23,7 +23,7 @@ type convergence struct {
 	RhatMax    *float64 `json:"rhat_max"`
 	ESSBulkMin *float64 `json:"ess_bulk_min"`
 	ESSTailMin *float64 `json:"ess_tail_min,omitempty"`
-	Draws      int      `json:"draws_per_chain"`
+	Draws      int      `json:"draws_per_chain,omitempty"`
 	Constant   int      `json:"constant_quantities,omitempty"`
 	Worst      []string `json:"worst,omitempty"`
 	Note       string   `json:"convergence_note,omitempty"`

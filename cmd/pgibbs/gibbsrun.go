@@ -189,20 +189,23 @@ func stepsPerSecond(steps int64, chains int, seconds float64) float64 {
 }
 
 // gibbsOutput is the part of the JSON output of potts, uai, spin and tgm
-// that describes the samplers' run.
+// that describes the samplers' run. A field that does not apply is left
+// out, not written as 0: λ of a sampler that draws no minibatch, the
+// factors a step evaluates for a cluster move (its draws are bond events),
+// every count of an answer that sampled nothing.
 type gibbsOutput struct {
 	Estimator      string   `json:"estimator,omitempty"` // of the marginals: rb or counts
 	Blocks         *blocks  `json:"blocks,omitempty"`    // -sampler block
-	Lambda         float64  `json:"lambda"`
-	Iterations     int64    `json:"iterations"`
-	FactorsPerStep float64  `json:"factors_per_step"`
-	DrawsPerStep   float64  `json:"draws_per_step"`
+	Lambda         float64  `json:"lambda,omitempty"`
+	Iterations     int64    `json:"iterations,omitempty"`
+	FactorsPerStep float64  `json:"factors_per_step,omitempty"`
+	DrawsPerStep   float64  `json:"draws_per_step,omitempty"`
 	AcceptanceRate *float64 `json:"acceptance_rate,omitempty"`
 	TriesPerStep   float64  `json:"tries_per_step,omitempty"`
-	StepsPerSecond float64  `json:"steps_per_second"`
+	StepsPerSecond float64  `json:"steps_per_second,omitempty"`
 	// Sweeps is the mean length of a chain in sweep-equivalents: variable
 	// updates over free variables, whatever a step updates.
-	Sweeps float64 `json:"sweep_equivalents"`
+	Sweeps float64 `json:"sweep_equivalents,omitempty"`
 	record
 }
 
@@ -238,7 +241,11 @@ func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
 func (out gibbsOutput) print(tw io.Writer) {
 	fmt.Fprintf(tw, "iterations\t%d variable updates in %d chain(s), %.2f s, %.0f a second a chain; %.4g sweep-equivalents a chain\n",
 		out.Iterations, out.Chains, out.Seconds, out.StepsPerSecond, out.Sweeps)
-	fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", out.FactorsPerStep, out.DrawsPerStep)
+	if out.FactorsPerStep > 0 {
+		fmt.Fprintf(tw, "factors/step, draws/step\t%.2f, %.2f\n", out.FactorsPerStep, out.DrawsPerStep)
+	} else { // a cluster move: its draws are bond events
+		fmt.Fprintf(tw, "bond events/step\t%.2f\n", out.DrawsPerStep)
+	}
 	switch out.Estimator {
 	case "rb":
 		fmt.Fprintf(tw, "marginals\tRao–Blackwellised (the average of the conditionals drawn from)\n")

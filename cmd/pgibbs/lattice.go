@@ -234,8 +234,10 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 // define defines the flags of `pgibbs lattice` besides the shared ones,
 // and the shared ones' usage that differs.
 func (f *latticeFlags) define(fs *flag.FlagSet) {
+	// The default, a tenth of -sweeps, is −1 inside: the usage says it,
+	// and the zero DefValue keeps the flag package from printing −1.
 	fs.Lookup("burn").Usage = "sweeps before measuring (default a tenth of -sweeps)"
-	fs.Lookup("burn").DefValue = "-1"
+	fs.Lookup("burn").DefValue = "0"
 	f.burn = -1
 	fs.IntVar(&f.dim, "dim", 2, "lattice dimension: 1, 2 or 3")
 	fs.IntVar(&f.size, "size", 64, "sites along each axis (size^dim sites)")

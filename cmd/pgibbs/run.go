@@ -119,7 +119,7 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	fs.StringVar(&f.resume, "resume", "", "continue the run saved in this checkpoint (its flags are reused)")
 	fs.StringVar(&f.trace, "trace", "", "stream the chains' states to this CSV file (one file a chain: FILE, or FILE with .cK before the extension for K chains), flushed at each checkpoint")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar (it is drawn on stderr only when stderr is a terminal and the run lasts over a second)")
-	fs.IntVar(&f.chain, "chain", 0, "with -of K: run only chain k of a K-chain run, with the stream it has in-process (pool the parts with `pgibbs merge`)")
+	fs.IntVar(&f.chain, "chain", 0, "with -of K: run only chain `k` of a K-chain run, with the stream it has in-process (pool the parts with pgibbs merge)")
 	fs.IntVar(&f.of, "of", 0, "the number K of chains of the run that -chain belongs to")
 	fs.Float64Var(&f.maxDraws, "max-draws", 0, "refuse a sampler whose expected work a step exceeds this many factor draws or evaluations\n(likelihood terms for mh; default 1e7; a hopeless step would otherwise run for hours)")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs estimated to need more memory than this (e.g. 8G, 500M; default: the memory this machine or container has)")
@@ -710,10 +710,10 @@ func tracePath(path string, k, n int) string {
 type record struct {
 	Sampler     string  `json:"sampler"`
 	Seed        uint64  `json:"seed"`
-	Chains      int     `json:"chains"`
+	Chains      int     `json:"chains,omitempty"`
 	Burn        int64   `json:"burn"`
-	Seconds     float64 `json:"seconds"`
-	StateSHA256 string  `json:"state_sha256"`
+	Seconds     float64 `json:"seconds,omitempty"`
+	StateSHA256 string  `json:"state_sha256,omitempty"`
 	// ClustersPerStep is each chain's single-cluster updates a step
 	// (-sampler wolff).
 	ClustersPerStep []int `json:"clusters_per_step,omitempty"`

@@ -20,10 +20,14 @@ func TestSpinJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%s: not one JSON object: %v", sampler, err)
 		}
-		for _, k := range []string{"L", "lambda", "iterations", "factors_per_step", "seconds", "steps_per_second", "mean_spin"} {
+		for _, k := range []string{"L", "iterations", "factors_per_step", "seconds", "steps_per_second", "mean_spin"} {
 			if _, ok := got[k]; !ok {
 				t.Errorf("%s: JSON lacks %q", sampler, k)
 			}
+		}
+		// λ is reported where it applies: by the minibatch samplers.
+		if _, ok := got["lambda"]; ok != entry(sampler).Minibatched {
+			t.Errorf("%s: JSON has λ: %v, want %v", sampler, ok, entry(sampler).Minibatched)
 		}
 		if m := got["mean_spin"].(float64); !(m > 0 && m < 1) {
 			t.Errorf("%s: mean spin %v outside (0, 1)", sampler, m)
@@ -71,12 +75,12 @@ func TestTGMJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%s: not one JSON object: %v", sampler, err)
 		}
-		for _, k := range []string{"L", "lambda", "iterations", "factors_per_step", "seconds", "steps_per_second", "mean_x1", "mean_x2"} {
+		for _, k := range []string{"L", "iterations", "factors_per_step", "seconds", "steps_per_second", "mean_x1", "mean_x2"} {
 			if _, ok := got[k]; !ok {
 				t.Errorf("%s: JSON lacks %q", sampler, k)
 			}
 		}
-		if got["lambda"].(float64) != 500 && sampler != "gibbs-its" {
+		if lambda, _ := got["lambda"].(float64); lambda != 500 && entry(sampler).Minibatched {
 			t.Errorf("%s: default λ = %v, want the paper's 500", sampler, got["lambda"])
 		}
 	}
