@@ -192,7 +192,7 @@ type Reweighted struct {
 // is ComputeObservables.
 func (r *Reweighter) At(beta float64) (Reweighted, error) {
 	if math.IsNaN(beta) || !r.Inside(beta) {
-		return Reweighted{}, fmt.Errorf("%w: β = %v, window [%v, %v] (effective fraction ≥ %v) around β₀ = %v",
+		return Reweighted{}, fmt.Errorf("%w: β = %v, window [%v, %v] (effective fraction ≥ %v) around β₀ = %v; a smaller fraction widens it (SetMinFraction), at the price of noisier estimates, or run nearer β",
 			ErrOutsideWindow, beta, r.lo, r.hi, r.minFraction, r.s.beta0)
 	}
 	return Reweighted{Observables: r.s.observe(beta, true), ESS: r.s.essFraction(beta)}, nil
@@ -276,7 +276,8 @@ type Peak struct {
 	Beta, Height diag.Estimate
 	// Edge is true when the largest value on the window lies at one of
 	// its ends: the peak may be outside the window (Beta and Height are
-	// then the end's, and a run nearer the peak is needed).
+	// then the end's, Beta's error NaN — a bound, not an estimate — and a
+	// run nearer the peak is needed).
 	Edge bool
 }
 
@@ -317,6 +318,12 @@ func (s *sample) peak(o observable, lo, hi float64) (Peak, error) {
 	}
 	counts := s.counts()
 	p.Beta = diag.Estimate{Mean: bFull, Err: math.Sqrt(diag.JackknifeVar(bFull, repB, counts, s.n)), Tau: math.NaN(), Plateau: s.plateau}
+	if edge {
+		// Every replica's maximum is the same end: β is a bound on the
+		// peak's position, not an estimate of it, and has no error bar
+		// (the jackknife's would be 0 up to rounding).
+		p.Beta.Err = math.NaN()
+	}
 	p.Height = diag.Estimate{Mean: hFull, Err: math.Sqrt(diag.JackknifeVar(hFull, repH, counts, s.n)), Tau: math.NaN(), Plateau: s.plateau}
 	return p, nil
 }

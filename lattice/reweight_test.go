@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -157,6 +158,24 @@ func TestReweighting(t *testing.T) {
 		if o, err := r.At(p.Beta.Mean + d); err == nil && o.Chi.Mean > p.Height.Mean {
 			t.Errorf("χ(%v) = %v above the peak %v", p.Beta.Mean+d, o.Chi.Mean, p.Height.Mean)
 		}
+	}
+	// A window that ends before the peak: the largest χ is at its end, a
+	// bound with no error bar (every jackknife replica's maximum is the
+	// same end), not an estimate with a zero one.
+	if err := r.SetMinFraction(0.95); err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := r.Window(); p.Beta.Mean >= lo && p.Beta.Mean <= hi {
+		t.Fatalf("window [%v, %v] still holds the peak at %v", lo, hi, p.Beta.Mean)
+	}
+	if e, err := r.ChiPeak(); err != nil || !e.Edge || !math.IsNaN(e.Beta.Err) || !(e.Height.Err > 0) {
+		t.Errorf("χ peak on a window that misses it: %+v, %v; want Edge, β's error NaN", e, err)
+	}
+	if _, err := r.At(p.Beta.Mean); !errors.Is(err, ErrOutsideWindow) || !strings.Contains(err.Error(), "SetMinFraction") {
+		t.Errorf("At outside the window: %v; want ErrOutsideWindow, saying how to widen it", err)
+	}
+	if err := r.SetMinFraction(DefaultMinFraction); err != nil {
+		t.Fatal(err)
 	}
 	lp, direct := isingRun(t, side, p.Beta.Mean, 30)
 	d, err := lp.Observables(direct...)

@@ -67,14 +67,12 @@ type latticeOutput struct {
 	Magnetisation      float64  `json:"magnetisation"`
 	MagnetisationError float64  `json:"magnetisation_error"`
 	MagnetisationTau   float64  `json:"magnetisation_tau"`
-	Binder             *float64 `json:"binder,omitempty"` // Ising and 2-state Potts spins
-	BinderError        *float64 `json:"binder_error,omitempty"`
 	ErrorPlateau       bool     `json:"error_plateau"`
 	SetupSeconds       float64  `json:"setup_seconds"`
 	Steps              int64    `json:"steps"`
 	StepsPerSecond     float64  `json:"steps_per_second"`
-	FactorsPerStep     float64  `json:"factors_per_step"`
-	DrawsPerStep       float64  `json:"draws_per_step"`
+	FactorsPerStep     float64  `json:"factors_per_step,omitempty"`
+	DrawsPerStep       float64  `json:"draws_per_step,omitempty"`
 	Snapshot           string   `json:"snapshot,omitempty"`
 	// Observables are the finite-size-scaling observables of the pooled
 	// chains (lattice.Observables: blocked-jackknife errors and τ);
@@ -108,11 +106,12 @@ type observablesOutput struct {
 
 // reweightOutput is what -reweight β1:β2:n reports.
 type reweightOutput struct {
-	Beta0  float64         `json:"beta0"`
-	Window [2]float64      `json:"window"` // where the weights' effective fraction is ≥ 0.1
-	Points []reweightPoint `json:"points"`
-	Peak   *chiPeakOutput  `json:"chi_peak,omitempty"`
-	Notes  []string        `json:"notes,omitempty"`
+	Beta0       float64         `json:"beta0"`
+	Window      [2]float64      `json:"window"`       // where the weights' effective fraction is ≥ MinFraction
+	MinFraction float64         `json:"min_fraction"` // -reweight-fraction
+	Points      []reweightPoint `json:"points"`
+	Peak        *chiPeakOutput  `json:"chi_peak,omitempty"`
+	Notes       []string        `json:"notes,omitempty"`
 }
 
 // reweightPoint is the observables at one β of the -reweight grid.
@@ -160,7 +159,8 @@ type latticeFlags struct {
 	dim, size, states, workers, energySamples, snapScale int
 	measureEvery                                         int
 	kernel, spin, update, start, snapshot                string
-	reweight                                             string // -reweight β1:β2:n
+	reweight                                             string  // -reweight β1:β2:n
+	reweightFraction                                     float64 // -reweight-fraction
 	gamma, sigma, cutoff, lo, hi, beta                   float64
 }
 
@@ -258,9 +258,11 @@ func (f *latticeFlags) define(fs *flag.FlagSet) {
 		"measurement every k sweeps (sweeps k, 2k, … after the burn-in; at least 4 in all)")
 	fs.StringVar(&f.reweight, "reweight", "", "β1:β2:n — the observables reweighted from the run's β to n values of β from β1 to β2\n"+
 		"(single-histogram reweighting, Ferrenberg & Swendsen 1988: ⟨O⟩_β = Σ O_t e^{−(β−β0)nE_t}/Σ e^{−(β−β0)nE_t}), each\n"+
-		"inside the window where the weights' effective fraction (Σw)²/(NΣw²) is at least 0.1 (outside: refused, saying\n"+
-		"so), and the susceptibility's peak over the window (position and height with jackknife errors); needs exact\n"+
-		"energies (-energy-samples -1 on long-range lattices: by FFT)")
+		"inside the window where the weights' effective fraction (Σw)²/(NΣw²) is at least -reweight-fraction (outside:\n"+
+		"refused, saying so), and the susceptibility's peak over the window (position and height with jackknife errors);\n"+
+		"needs exact energies (-energy-samples -1 on long-range lattices: by FFT)")
+	fs.Float64Var(&f.reweightFraction, "reweight-fraction", lattice.DefaultMinFraction, "-reweight: the smallest effective fraction of the measurements inside the window, 0 < f < 1\n"+
+		"(smaller: a wider window, noisier estimates at its ends)")
 	fs.StringVar(&f.snapshot, "snapshot", "", "write chain 0's final configuration to this PNG file (3-D: the slice of first coordinate 0)")
 	fs.IntVar(&f.snapScale, "snapshot-scale", 0, "pixels per site of -snapshot (0: enough for a picture about 512 pixels wide)")
 	fs.Lookup("trace").Usage = "write each chain's measurements to this CSV file (sweep,energy_per_site,magnetisation, one row a\n" +
@@ -397,7 +399,7 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 		record: f.record(o, conv),
 	}
 	out.ClustersPerStep = clustersPerStep(r.samplers)
-	if err := r.observables(&out, mq, res.EnergySamples == 0); err != nil {
+	if err := r.observables(&out, res.EnergySamples == 0); err != nil {
 		return err
 	}
 	if res.EnergySamples > 0 {
@@ -419,19 +421,21 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 	return printLattice(e, out, l)
 }
 
-// observables fills out's Binder cumulant of the magnetisation series mq,
-// the pooled chains' observables (the specific heat only with exact
-// energies) and, with -reweight, their reweighting.
-func (r *latticeRun) observables(out *latticeOutput, mq [][]float64, exact bool) error {
-	if u, ok := r.binder(mq); ok {
-		out.Binder, out.BinderError = &u.Mean, &u.Err
-	}
+// observables fills out's pooled chains' observables (the specific heat
+// only with exact energies) and, with -reweight, their reweighting. The
+// energy and magnetisation reported are then the observables' (one
+// estimate each, not two with different error bars); where the
+// observables cannot be computed (too few measurements), the per-chain
+// estimates stay.
+func (r *latticeRun) observables(out *latticeOutput, exact bool) error {
 	series := make([]lattice.Series, len(r.meas))
 	for k, m := range r.meas {
 		series[k] = m.Series()
 	}
 	if obs, err := r.l.Observables(series...); err == nil {
 		out.Observables = observablesOf(obs, exact)
+		out.EnergyPerSite, out.EnergyError, out.EnergyTau = obs.Energy.Mean, obs.Energy.Err, finite(obs.Energy.Tau)
+		out.Magnetisation, out.MagnetisationError, out.MagnetisationTau = obs.AbsM.Mean, obs.AbsM.Err, finite(obs.AbsM.Tau)
 	}
 	if r.f.reweight != "" {
 		var err error
@@ -482,7 +486,10 @@ func (r *latticeRun) reweighted(series []lattice.Series) (*reweightOutput, error
 	if err != nil {
 		return nil, fmt.Errorf("-reweight: %w", err)
 	}
-	out := &reweightOutput{Beta0: r.l.Params().Beta}
+	if err := rw.SetMinFraction(r.f.reweightFraction); err != nil {
+		return nil, fmt.Errorf("-reweight-fraction: %w", err)
+	}
+	out := &reweightOutput{Beta0: r.l.Params().Beta, MinFraction: rw.MinFraction()}
 	out.Window[0], out.Window[1] = rw.Window()
 	for k := range n {
 		beta := lo
@@ -491,7 +498,7 @@ func (r *latticeRun) reweighted(series []lattice.Series) (*reweightOutput, error
 		}
 		pt := reweightPoint{Beta: beta, ESS: rw.ESS(beta)}
 		if o, err := rw.At(beta); err != nil {
-			pt.Refused = "outside the window"
+			pt.Refused = "outside the window (a smaller -reweight-fraction widens it, at the price of noisier estimates)"
 		} else {
 			pt.Observables = observablesOf(o.Observables, true)
 		}
@@ -506,26 +513,6 @@ func (r *latticeRun) reweighted(series []lattice.Series) (*reweightOutput, error
 		out.Notes = append(out.Notes, "no χ peak: "+err.Error())
 	}
 	return out, nil
-}
-
-// binder returns the Binder cumulant of the chains' magnetisation series,
-// pooled, for spins whose order parameter is |m| (Ising, 2-state Potts;
-// the scalar order parameter of q > 2 Potts states or continuous spins has
-// other limits), and false where it does not apply or a chain has too few
-// measurements.
-func (r *latticeRun) binder(mq [][]float64) (diag.Estimate, bool) {
-	if r.p.Spin.Kind == lattice.ContinuousSpins || r.p.Spin.States != 2 {
-		return diag.Estimate{}, false
-	}
-	us := make([]diag.Estimate, len(mq))
-	for k, m := range mq {
-		u, err := lattice.BinderCumulant(m)
-		if err != nil {
-			return diag.Estimate{}, false
-		}
-		us[k] = u
-	}
-	return diag.PoolEstimates(us), true
 }
 
 // latticeMaxChainSites bounds the sites of all chains together (each site
@@ -623,6 +610,9 @@ func (f *latticeFlags) check(p lattice.Params) error {
 	}
 	if f.set["snapshot-scale"] && f.snapshot == "" {
 		return usagef("-snapshot-scale needs -snapshot")
+	}
+	if f.set["reweight-fraction"] && (f.reweight == "" || !(f.reweightFraction > 0 && f.reweightFraction < 1)) {
+		return usagef("-reweight-fraction %v: needs -reweight, and a fraction 0 < f < 1", f.reweightFraction)
 	}
 	if f.reweight != "" {
 		if _, _, _, err := f.reweightGrid(); err != nil {
@@ -723,7 +713,11 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	}
 	fmt.Fprintf(tw, "run\t%s of %d + %d burn-in sweeps from a %s start, %d updates in %.3g s (setup %.3g s)\n",
 		chains, out.Sweeps, out.Burn, out.Start, out.Steps, out.Seconds, out.SetupSeconds)
-	fmt.Fprintf(tw, "speed\t%.4g steps/s a chain, %.4g factors/step, %.4g draws/step\n", out.StepsPerSecond, out.FactorsPerStep, out.DrawsPerStep)
+	if out.FactorsPerStep > 0 {
+		fmt.Fprintf(tw, "speed\t%.4g steps/s a chain, %.4g factors/step, %.4g draws/step\n", out.StepsPerSecond, out.FactorsPerStep, out.DrawsPerStep)
+	} else { // a cluster move: its draws are bond events
+		fmt.Fprintf(tw, "speed\t%.4g steps/s a chain, %.4g bond events/step\n", out.StepsPerSecond, out.DrawsPerStep)
+	}
 	method := "exact"
 	if out.EnergyMethod == "monte-carlo" {
 		method = fmt.Sprintf("Monte Carlo, %d pairs a measurement", out.EnergySamples)
@@ -734,9 +728,6 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	}
 	fmt.Fprintf(tw, "energy per site\t%.6g ± %.2g (%s; τ = %.3g %s)\n", out.EnergyPerSite, out.EnergyError, method, out.EnergyTau, unit)
 	fmt.Fprintf(tw, "magnetisation\t%.6g ± %.2g (τ = %.3g %s)\n", out.Magnetisation, out.MagnetisationError, out.MagnetisationTau, unit)
-	if out.Binder != nil && out.Observables == nil {
-		fmt.Fprintf(tw, "Binder cumulant\t%.5g ± %.2g (1 − ⟨m⁴⟩/3⟨m²⟩²)\n", *out.Binder, *out.BinderError)
-	}
 	printObservables(tw, out.Observables)
 	printReweight(tw, out.Reweight)
 	if out.ESSBulkMin != nil {
@@ -788,7 +779,7 @@ func printReweight(tw io.Writer, rw *reweightOutput) {
 	if rw == nil {
 		return
 	}
-	fmt.Fprintf(tw, "reweighting\tfrom β0 = %g, window [%.6g, %.6g] (effective fraction ≥ 0.1)\n", rw.Beta0, rw.Window[0], rw.Window[1])
+	fmt.Fprintf(tw, "reweighting\tfrom β0 = %g, window [%.6g, %.6g] (effective fraction ≥ %g)\n", rw.Beta0, rw.Window[0], rw.Window[1], rw.MinFraction)
 	for _, pt := range rw.Points {
 		if pt.Observables == nil {
 			fmt.Fprintf(tw, "  β = %.6g\t%s\n", pt.Beta, pt.Refused)
