@@ -52,7 +52,7 @@
 // where o_k' ≡ −o_k, at the same distance, hence with the same value and
 // range. Every site has the same L_i = L = Σ_k M_k and degree K.
 //
-// Kernels ([Coupling]): [NearestNeighbour] (J = 1 at r = 1; sides N ≥ 3, so
+// Couplings ([Coupling]; pgibbs lattice -kernel): [NearestNeighbour] (J = 1 at r = 1; sides N ≥ 3, so
 // that the neighbours ±1 are distinct), [Gaussian] J = exp(−γr²), the
 // Poisson-Gibbs paper's kernel (on the paper's 20×20 lattice with γ = 1.5 and
 // β = 4.6 the periodic lattice has the paper's L = 5.0878 to 1e−9), and

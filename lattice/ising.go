@@ -26,7 +26,7 @@ const torusGroundBeta = 40
 //	π(s) ∝ exp(−βH(s)),   H(s) = −Σ_<ij> s_i s_j,   s_i = ±1,
 //
 // on the size×size periodic torus (n = size² sites, 2n bonds, J = 1): the
-// model of New(Params{Dim: 2, Size: size, Kernel: NearestNeighbour{},
+// model of New(Params{Dim: 2, Size: size, Coupling: NearestNeighbour{},
 // Spin: Ising(), Beta: beta}), in the units of Lattice.Energy, so a
 // Measurer's energy series averages to it. It is −(1/n)·∂ln Z/∂β with Z from
 // Kaufman's formula (see IsingTorusLogZ), differentiated analytically, factor
