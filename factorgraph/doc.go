@@ -31,7 +31,10 @@
 // M_φ/L_i in O(1) (an alias table over its heaviest factors, bands of the
 // sorted row for the light rest).
 // Samplers see a graph through the [Model] interface, which implicit
-// lattices (whose factors are never stored) implement as well. Build also
+// lattices (whose factors are never stored) implement as well; a model of
+// one's own is checked against the contract by package
+// factorgraph/modeltest (counts, bounds, values, the pick table's
+// frequencies, concurrent evaluation) before a sampler runs on it. Build also
 // compiles the factors of the kinds it knows — [Potts] pairs and [Table]s,
 // exactly those types — into flat per-variable arrays ([Graph.Kernel]) that
 // the samplers' hot loops read with no interface call or range check per
