@@ -134,16 +134,16 @@ func TestFSS(t *testing.T) {
 // TestFSSSettings: invalid settings are refused.
 func TestFSSSettings(t *testing.T) {
 	for name, change := range map[string]func(*FSSSettings){
-		"no models":   func(s *FSSSettings) { s.Models = nil },
-		"one stage":   func(s *FSSSettings) { s.Stages = 1 },
-		"bad MinFraction":  func(s *FSSSettings) { s.MinFraction = 1 },
-		"one size":    func(s *FSSSettings) { s.Models[0].Sizes, s.Models[0].Sweeps = []int{8}, []int64{100} },
-		"decreasing":  func(s *FSSSettings) { s.Models[0].Sizes = []int{8, 6, 12} },
-		"few sweeps":  func(s *FSSSettings) { s.Models[1].Sweeps = []int64{10, 1200} },
-		"same key":    func(s *FSSSettings) { s.Models[1].Key = "nn" },
-		"β₀ = 0":      func(s *FSSSettings) { s.Models[0].Beta = 0 },
-		"one point":   func(s *FSSSettings) { s.CurvePoints = 1 },
-		"burn-in < 0": func(s *FSSSettings) { s.Burn = -1 },
+		"no models":       func(s *FSSSettings) { s.Models = nil },
+		"one stage":       func(s *FSSSettings) { s.Stages = 1 },
+		"bad MinFraction": func(s *FSSSettings) { s.MinFraction = 1 },
+		"one size":        func(s *FSSSettings) { s.Models[0].Sizes, s.Models[0].Sweeps = []int{8}, []int64{100} },
+		"decreasing":      func(s *FSSSettings) { s.Models[0].Sizes = []int{8, 6, 12} },
+		"few sweeps":      func(s *FSSSettings) { s.Models[1].Sweeps = []int64{10, 1200} },
+		"same key":        func(s *FSSSettings) { s.Models[1].Key = "nn" },
+		"β₀ = 0":          func(s *FSSSettings) { s.Models[0].Beta = 0 },
+		"one point":       func(s *FSSSettings) { s.CurvePoints = 1 },
+		"burn-in < 0":     func(s *FSSSettings) { s.Burn = -1 },
 	} {
 		s := tinyFSS()
 		change(&s)
