@@ -146,9 +146,13 @@ type Lattice struct {
 	l     float64 // L = Σ_k M_k
 	jsum  float64 // Σ_k |J_k|
 	table *compiled.TorusTable
-	torus *compiled.Torus // the samplers' compiled form (discrete spins), or nil
-	free  []int
-	dom   factorgraph.Domain
+	// form holds the compiled form of the lattice that package gibbs's hot
+	// loops run on (compiled.TorusOf), or none for continuous spins; its
+	// type is internal to the module, and nothing of it is part of
+	// Lattice's API.
+	form
+	free []int
+	dom  factorgraph.Domain
 }
 
 var (
@@ -386,9 +390,11 @@ func build(p Params, offs []offset) (*Lattice, error) {
 		return nil, err
 	}
 	if l.kind != ContinuousSpins {
-		if l.torus, err = compiled.NewTorus(l.dim, l.size, l.q, l.kind == IsingSpins, l.ents, l.w, l.table); err != nil {
+		t, err := compiled.NewTorus(l.dim, l.size, l.q, l.kind == IsingSpins, l.ents, l.w, l.table)
+		if err != nil {
 			return nil, err
 		}
+		l.form = compiled.TorusForm(t)
 	}
 	l.free = make([]int, n)
 	for i := range l.free {
@@ -502,10 +508,6 @@ func (l *Lattice) Neighbour(i, k int) int {
 	b0, b1, b2 := l.geo.Bases(i)
 	return l.geo.Neighbour(b0, b1, b2, &l.ents[k])
 }
-
-// Torus returns the compiled form of the lattice that package gibbs's hot
-// loops run on, or nil for continuous spins. The caller must not modify it.
-func (l *Lattice) Torus() *compiled.Torus { return l.torus }
 
 // m returns M_k.
 func (l *Lattice) m(k int) float64 { return math.Abs(l.w[k]) }
@@ -624,3 +626,6 @@ func (l *Lattice) String() string {
 	return fmt.Sprintf("lattice: %d-D torus of %d^%d = %d sites, %v spins, kernel %v, β = %g, K = %d offsets, L = %.6g",
 		l.dim, l.size, l.dim, l.n, l.p.Spin, l.p.Coupling, l.p.Beta, len(l.w), l.l)
 }
+
+// form is compiled.Form under an unexported name.
+type form = compiled.Form

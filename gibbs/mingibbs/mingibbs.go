@@ -9,6 +9,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/core"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -33,8 +34,8 @@ func newEstimator(m factorgraph.GlobalModel, lambda float64) (*estimator, error)
 		return nil, fmt.Errorf("λ = %g: %w", lambda, err)
 	}
 	e := &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors())}
-	if k, ok := m.(core.Kerneler); ok && k.Kernel().Discrete {
-		e.ce = newCompiledEstimator(k.Kernel(), m, lambda)
+	if k := compiled.GraphOf(m); k != nil && k.Discrete {
+		e.ce = newCompiledEstimator(k, m, lambda)
 	}
 	return e, nil
 }

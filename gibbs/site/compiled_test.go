@@ -16,14 +16,21 @@ import (
 	"github.com/pgibbs/pgibbs/potts"
 )
 
-// withKernel is a graph whose samplers run on a substituted compiled form:
-// the broken variants of the compiled path.
+// withKernel is a graph whose samplers run on a substituted compiled form
+// (its own Form, shallower than the graph's): the broken variants of the
+// compiled path.
 type withKernel struct {
 	*factorgraph.Graph
-	k *compiled.Graph
+	form
 }
 
-func (w withKernel) Kernel() *compiled.Graph { return w.k }
+// form is compiled.Form under an unexported name.
+type form = compiled.Form
+
+// newWithKernel returns g running on k.
+func newWithKernel(g *factorgraph.Graph, k *compiled.Graph) withKernel {
+	return withKernel{g, compiled.GraphForm(k)}
+}
 
 // flipPottsThinning returns a copy of k whose soft Potts pairs have the
 // wrong sign: they are kept (and counted) where the pair disagrees — a sign
@@ -169,7 +176,7 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 	})
 	gibbstest.CheckBroken(t, graphs, []gibbstest.BrokenCase{
 		{Name: "PoissonGibbs/flipped-Potts-thinning", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			m := withKernel{tg.G, flipPottsThinning(tg.G.Kernel())}
+			m := newWithKernel(tg.G, flipPottsThinning(compiled.GraphOf(tg.G)))
 			return NewPoissonGibbs(m, rand.New(rand.NewPCG(tg.Seed, 99)), &gibbs.Options{Init: tg.Init})
 		}, Steps: 0},
 		{Name: "PoissonGibbs/no-state-independent-batch", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
@@ -203,11 +210,11 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 			return s, nil
 		}, Steps: 0},
 		{Name: "MGPMH/dropped-factor", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			m := withKernel{tg.G, dropLastExact(tg.G.Kernel())}
+			m := newWithKernel(tg.G, dropLastExact(compiled.GraphOf(tg.G)))
 			return mingibbs.NewMGPMH(m, rand.New(rand.NewPCG(tg.Seed, 99)), &gibbs.Options{Init: tg.Init})
 		}, Steps: 0},
 		{Name: "Gibbs/dropped-factor", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			m := withKernel{tg.G, dropLastExact(tg.G.Kernel())}
+			m := newWithKernel(tg.G, dropLastExact(compiled.GraphOf(tg.G)))
 			return NewGibbs(m, rand.New(rand.NewPCG(tg.Seed, 99)), &gibbs.Options{Init: tg.Init})
 		}, Steps: 0},
 	})
@@ -285,7 +292,7 @@ func TestExactnessTiered(t *testing.T) {
 	gibbstest.SkipShort(t)
 	for _, heavy := range []int{0, 8} {
 		g, p0 := starGraph(t, compiled.FlatMax+100, heavy)
-		k := g.Kernel()
+		k := compiled.GraphOf(g)
 		if bands := k.BandStart[1] - k.BandStart[0]; bands < 2 {
 			t.Fatalf("the hub's light factors are in %d bands; want several", bands)
 		}
@@ -322,7 +329,7 @@ func TestExactnessTiered(t *testing.T) {
 			}
 		}
 		// The same check rejects a hub whose Potts pairs have the wrong sign.
-		s, err := NewPoissonGibbs(withKernel{g, flipPottsThinning(g.Kernel())}, rand.New(rand.NewPCG(5, 6)), opt)
+		s, err := NewPoissonGibbs(newWithKernel(g, flipPottsThinning(compiled.GraphOf(g))), rand.New(rand.NewPCG(5, 6)), opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -122,12 +122,9 @@ func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options,
 	}
 	maxD := 1
 	c.Size = make([]int32, n)
-	if k, ok := m.(Kerneler); ok {
-		c.KG = k.Kernel()
-	}
-	if t, ok := m.(toruser); ok {
-		c.Tor = t.Torus()
-	}
+	// The compiled forms of a factorgraph.Graph and of a lattice (package
+	// compiled's Form): looked up once, here, so that no step pays for it.
+	c.KG, c.Tor = compiled.GraphOf(m), compiled.TorusOf(m)
 	for i := range n {
 		d := m.Domain(i)
 		c.Size[i] = int32(d.Size)

@@ -10,9 +10,6 @@ import (
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
-// toruser is a model with a compiled torus form (lattice.Lattice).
-type toruser interface{ Torus() *compiled.Torus }
-
 // identityFree reports whether free lists every variable of n in order, as
 // a lattice's does: a random-scan pick of a 10⁶-site lattice then skips a
 // cache miss in the 8 MB list.
