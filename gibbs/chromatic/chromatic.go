@@ -36,6 +36,7 @@ import (
 // Update(i) update one variable on the caller's goroutine with worker 0.
 type Chromatic struct {
 	workers []worker
+	m       factorgraph.Model
 	chunks  [][][]int // chunks[class][worker]
 	x       []float64
 	sweeps  int64
@@ -45,12 +46,17 @@ type Chromatic struct {
 	stats []gibbs.Stats   // the workers' counters at the start of an interruptible sweep
 }
 
-// worker is a sampler of the family as a Chromatic runs it.
-type worker interface {
+// worker is one of a Chromatic's samplers, with its state (core.Of): its
+// interrupt channel, the flag of an aborted update, its counters, its
+// journal and scratch space, which the Chromatic reads directly.
+type worker struct {
+	localSampler
+	c *core.Core
+}
+
+// localSampler is a sampler of the family as a Chromatic runs it.
+type localSampler interface {
 	gibbs.Sampler
-	Model() factorgraph.Model
-	// Pick returns a free variable chosen uniformly (with the worker's RNG).
-	Pick() int
 	// Share makes the sampler work on x instead of its own state.
 	Share(x []float64)
 	// Resume sets the counters and clears the error.
@@ -61,9 +67,6 @@ type worker interface {
 	LocalUpdates() bool
 	// SnapshotKind is the sampler's kind in snapshots.
 	SnapshotKind() string
-	// Base returns the sampler's shared state: its interrupt channel, the
-	// flag of an aborted update, its counters and scratch space.
-	Base() *core.Core
 }
 
 // New returns a chromatic sampler on m with one worker per RNG in
@@ -90,7 +93,7 @@ func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Ran
 	if opt == nil {
 		opt = &gibbs.Options{}
 	}
-	c := &Chromatic{}
+	c := &Chromatic{m: m}
 	for w, r := range rngs {
 		o := *opt
 		o.SingleSite = true // the registry's auto: single-site updates
@@ -133,12 +136,13 @@ func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Ran
 // asWorker returns s as a worker of a Chromatic, or an error naming it if
 // it cannot be one.
 func asWorker(s gibbs.Sampler) (worker, error) {
-	w, ok := s.(worker)
-	if !ok {
-		return nil, fmt.Errorf("gibbs: chromatic: sampler %T is not one of the family's single-site samplers; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", s)
+	ls, ok := s.(localSampler)
+	w := worker{localSampler: ls, c: core.Of(s)}
+	if !ok || w.c == nil {
+		return worker{}, fmt.Errorf("gibbs: chromatic: sampler %T is not one of the family's single-site samplers; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", s)
 	}
 	if !w.LocalUpdates() {
-		return nil, fmt.Errorf("gibbs: chromatic: sampler %q reads more than A[i] in an update; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", w.SnapshotKind())
+		return worker{}, fmt.Errorf("gibbs: chromatic: sampler %q reads more than A[i] in an update; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", w.SnapshotKind())
 	}
 	return w, nil
 }
@@ -213,7 +217,7 @@ func (c *Chromatic) RunSweep() bool {
 	if journal {
 		c.stats = c.stats[:0]
 		for _, w := range c.workers {
-			b := w.Base()
+			b := w.c
 			c.stats = append(c.stats, b.Stat)
 			b.Saved, b.Saved01, b.Aborted = b.Saved[:0], b.Saved01[:0], false
 		}
@@ -253,7 +257,7 @@ func (c *Chromatic) runClass(p *sweepPool, class int, chunk [][]int, journal boo
 // channel has closed.
 func (c *Chromatic) aborted() bool {
 	for _, w := range c.workers {
-		if w.Base().Aborted {
+		if w.c.Aborted {
 			return true
 		}
 	}
@@ -271,7 +275,7 @@ func (c *Chromatic) aborted() bool {
 // and their counters.
 func (c *Chromatic) rollback(last int) {
 	for w, wk := range c.workers {
-		b := wk.Base()
+		b := wk.c
 		k, n := 0, max(len(b.Saved), len(b.Saved01))
 	classes:
 		for _, chunk := range c.chunks[:last+1] {
@@ -300,25 +304,15 @@ func (c *Chromatic) rollback(last int) {
 // the old values of a prefix of vars (of the worker's chunks, class by
 // class), which is what rollback puts back.
 func runChunk(s worker, vars []int, journal bool) {
+	b := s.c
 	if !journal {
-		core.UpdateVars(s, vars)
+		b.UpdateEach(vars, false)
 		return
 	}
-	b := s.Base()
-	u, loop := s.(core.VarsUpdater)
 	for len(vars) > 0 && !b.Aborted && !b.Stop() {
 		blk := vars[:min(len(vars), core.SweepPoll+1)]
 		vars = vars[len(blk):]
-		if loop {
-			u.UpdateVars(blk, true)
-			continue
-		}
-		b.Journal(blk)
-		for _, i := range blk {
-			if s.Update(i); b.Aborted {
-				return
-			}
-		}
+		b.UpdateEach(blk, true)
 	}
 }
 
@@ -391,7 +385,7 @@ func (p *sweepPool) stop() {
 func (c *Chromatic) Workers() []gibbs.Sampler {
 	w := make([]gibbs.Sampler, len(c.workers))
 	for k, s := range c.workers {
-		w[k] = s
+		w[k] = s.localSampler
 	}
 	return w
 }
@@ -403,13 +397,12 @@ func (c *Chromatic) Sweeps() int64 { return c.sweeps }
 // caller's goroutine) and returns it, or chain.Aborted if the update was
 // interrupted (see SetInterrupt).
 func (c *Chromatic) Step() int {
-	w0 := c.workers[0]
-	i := w0.Pick()
+	b := c.workers[0].c
+	i := b.Pick()
 	if c.done == nil {
 		c.Update(i)
 		return i
 	}
-	b := w0.Base()
 	st := b.Stat
 	b.Aborted = false
 	if c.Update(i); b.Aborted {
@@ -426,7 +419,7 @@ func (c *Chromatic) Step() int {
 func (c *Chromatic) SetInterrupt(done <-chan struct{}) {
 	c.done = done
 	for _, w := range c.workers {
-		w.Base().SetInterrupt(done)
+		w.c.SetInterrupt(done)
 	}
 }
 
@@ -440,7 +433,7 @@ func (c *Chromatic) Update(i int) {
 }
 
 // Model returns the model the workers sample.
-func (c *Chromatic) Model() factorgraph.Model { return c.workers[0].Model() }
+func (c *Chromatic) Model() factorgraph.Model { return c.m }
 
 // State returns the shared state; the caller must not modify it.
 func (c *Chromatic) State() []float64 { return c.x }

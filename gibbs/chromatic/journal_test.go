@@ -55,7 +55,7 @@ func TestChromaticJournal(t *testing.T) {
 					// and a half).
 					c.stats = c.stats[:0]
 					for _, w := range c.workers {
-						b := w.Base()
+						b := w.c
 						c.stats = append(c.stats, b.Stat)
 						b.Saved, b.Saved01 = b.Saved[:0], b.Saved01[:0]
 					}
@@ -66,7 +66,7 @@ func TestChromaticJournal(t *testing.T) {
 					if changed := slices.Equal(c.State(), before); changed {
 						t.Fatalf("%s: the partial sweep changed nothing", label)
 					}
-					if spin.Kind == lattice.IsingSpins && len(c.workers[0].Base().Saved01) == 0 {
+					if spin.Kind == lattice.IsingSpins && len(c.workers[0].c.Saved01) == 0 {
 						t.Errorf("%s: no byte journal", label)
 					}
 					c.rollback(1)

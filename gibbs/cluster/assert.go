@@ -3,7 +3,6 @@ package cluster
 import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 )
 
 // Which of package chain's interfaces the samplers of this package
@@ -22,7 +21,3 @@ var (
 	_ chain.Locator     = (*SwendsenWang)(nil)
 	_ chain.Locator     = (*Wolff)(nil)
 )
-
-// base is the state every sampler of the family shares (the chain, its
-// counters, interruption and snapshots), embedded under an unexported name.
-type base = core.Core

@@ -3,7 +3,6 @@ package mingibbs
 import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 )
 
 // Which of package chain's interfaces the samplers of this package
@@ -27,7 +26,3 @@ var (
 	_ chain.Locator     = (*MGPMH)(nil)
 	_ chain.Locator     = (*DoubleMINGibbs)(nil)
 )
-
-// base is the state every sampler of the family shares (the chain, its
-// counters, interruption and snapshots), embedded under an unexported name.
-type base = core.Core

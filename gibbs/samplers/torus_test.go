@@ -40,11 +40,11 @@ var torusCases = []struct {
 // chainOf returns the shared state of a sampler of the family.
 func chainOf(t testing.TB, s gibbs.Sampler) *core.Core {
 	t.Helper()
-	b, ok := s.(interface{ Base() *core.Core })
-	if !ok {
+	c := core.Of(s)
+	if c == nil {
 		t.Fatalf("no chain in %T", s)
 	}
-	return b.Base()
+	return c
 }
 
 // TestTorusHook: every discrete sampler with a torus path picks it up on a
@@ -61,7 +61,7 @@ func TestTorusHook(t *testing.T) {
 		if c := chainOf(t, s); c.Tor == nil || c.Tor != compiled.TorusOf(l) {
 			t.Errorf("%s on %v: no torus path", name, l)
 		}
-		if pg, ok := s.(*site.PoissonGibbs); ok && pg.PG.TorPG == nil {
+		if pg, ok := s.(*site.PoissonGibbs); ok && core.Of(pg).PG.TorPG == nil {
 			t.Errorf("%s: no precomputed torus draw", name)
 		}
 	}
@@ -249,7 +249,7 @@ func TestTorusCatchesBrokenTori(t *testing.T) {
 					c.Tor = broken
 				}
 				if pg, ok := s.(*site.PoissonGibbs); ok {
-					pg.PG.TorPG = core.NewTorusPG(broken, pg.PG.Lambda)
+					core.Of(pg).PG.TorPG = core.NewTorusPG(broken, core.Of(pg).PG.Lambda)
 				}
 				steps := gibbstest.ExactSteps
 				if bc.sampler == "chromatic" {

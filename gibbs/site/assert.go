@@ -3,7 +3,6 @@ package site
 import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 )
 
 // Which of package chain's interfaces the samplers of this package
@@ -30,7 +29,3 @@ var (
 	_ chain.Conditioner = (*Mixed)(nil)
 	_ chain.Conditioner = (*PoissonGibbs)(nil)
 )
-
-// base is the state every sampler of the family shares (the chain, its
-// counters, interruption and snapshots), embedded under an unexported name.
-type base = core.Core

@@ -119,7 +119,7 @@ func TestCompiledConditional(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.KG == nil {
+		if s.core().KG == nil {
 			t.Fatalf("graph %d: the sampler does not run on the compiled form", gi)
 		}
 		for range 20 {
@@ -131,13 +131,13 @@ func TestCompiledConditional(t *testing.T) {
 			soft, hard := g.Degree(i)
 			buf := make([]float64, d)
 			for k := range soft + hard {
-				g.EvalAll(i, k, s.X, buf)
+				g.EvalAll(i, k, s.core().X, buf)
 				for v := range want {
 					want[v] += buf[v]
 				}
 			}
 			got := make([]float64, d)
-			if _, ok := s.AddCompiled(i, got, true); !ok {
+			if _, ok := s.core().AddCompiled(i, got, true); !ok {
 				t.Fatal(s.Err())
 			}
 			shift := math.NaN()
@@ -185,11 +185,11 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			for k := range s.PG.Gens {
-				s.PG.Gens[k].B1 = minibatch.NewPoissonGen(0)
+			for k := range s.core().PG.Gens {
+				s.core().PG.Gens[k].B1 = minibatch.NewPoissonGen(0)
 			}
-			for k := range s.PG.Pool { // the direct counts of phase 1
-				s.PG.Pool[k] = minibatch.NewPoissonGen(0)
+			for k := range s.core().PG.Pool { // the direct counts of phase 1
+				s.core().PG.Pool[k] = minibatch.NewPoissonGen(0)
 			}
 			return s, nil
 		}, Steps: 0},
@@ -201,11 +201,11 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			if s.PG.Hot != nil || s.PG.Rec != nil {
+			if s.core().PG.Hot != nil || s.core().PG.Rec != nil {
 				directSeen.Store(true)
 			}
-			for k := range s.PG.Pool2 {
-				s.PG.Pool2[k] = minibatch.NewPoissonGen(0)
+			for k := range s.core().PG.Pool2 {
+				s.core().PG.Pool2[k] = minibatch.NewPoissonGen(0)
 			}
 			return s, nil
 		}, Steps: 0},

@@ -62,7 +62,11 @@ type Core struct {
 	Failure  error
 	U, Buf   []float64   // per-value energies and factor values, len ≥ max domain size
 	Buf2     []float64   // a second per-value buffer
-	UpdateFn func(i int) // the sampler's Update, for Step and Sweep
+	UpdateFn func(i int) // the sampler's Update, for Step, Sweep and UpdateEach
+	// TorusSweep says that UpdateEach may update a Chromatic worker's share
+	// in the torus loop (TorusVars), by exact updates: Gibbs, and Mixed
+	// when it updates every variable by Gibbs.
+	TorusSweep bool
 
 	// PG is the Poisson minibatch of the samplers that draw one per
 	// update (PoissonGibbs, Mixed), or nil.
