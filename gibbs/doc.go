@@ -8,8 +8,12 @@
 // This package is the family's contract, which every sampler meets: a
 // [Sampler] (a chain.Kernel that can also Sweep and Update one variable),
 // its [Options], its counters ([Stats]), a constructor's shape ([Factory])
-// and the [Sweeper] that runs a sampler by systematic sweeps. The samplers
-// live in one package each:
+// and the [Sweeper] that runs a sampler by systematic sweeps; and the
+// optional interfaces callers check by name: [SweepRunner], an
+// interruptible sweep; [StepsPerSweeper], a step that is not one
+// variable's update ([StepsPerSweep] converts sweeps into steps); [Worker],
+// a sampler a chromatic.Chromatic can run on a shared state, which a
+// user's own sampler can be. The samplers live in one package each:
 //
 //	gibbs/site        Gibbs (Algorithm 1), PoissonGibbs (Algorithm 2) and
 //	                  Mixed, which picks one of the two per variable

@@ -194,7 +194,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		case duplicateBlocks(smp, &seen):
 			p.Refused = "the same blocks as a narrower width's"
 		default:
-			run(cctx, smp, &p, per)
+			run(cctx, g, smp, &p, per)
 			switch {
 			case cancelled(ctx):
 				cancel()
@@ -371,11 +371,11 @@ func duplicateBlocks(smp gibbs.Sampler, seen *[][][]int) bool {
 	return false
 }
 
-// run runs the pilot of smp within budget nanoseconds of the cost model
-// and fills p. It stops when ctx is done, leaving p unfilled.
-func run(ctx context.Context, smp gibbs.Sampler, p *Pilot, budget float64) {
-	g := model(smp)
-	perStep := stepCost(smp)
+// run runs the pilot of smp, a sampler of g, within budget nanoseconds of
+// the cost model and fills p. It stops when ctx is done, leaving p
+// unfilled.
+func run(ctx context.Context, g *factorgraph.Graph, smp gibbs.Sampler, p *Pilot, budget float64) {
+	perStep := stepCost(g, smp)
 	stepsPerSweep := gibbs.StepsPerSweep(smp)
 	nsPerSweep := perStep * stepsPerSweep
 	sweeps := math.Floor(min(maxPilotSweeps, budget/nsPerSweep))
@@ -408,7 +408,7 @@ func run(ctx context.Context, smp gibbs.Sampler, p *Pilot, budget float64) {
 	}
 	p.Seconds = time.Since(start).Seconds()
 	p.Sweeps = sweeps
-	p.NsPerSweep = costOf(smp, before, smp.Stats()) / (sweeps - sweeps/2)
+	p.NsPerSweep = costOf(g, smp, before, smp.Stats()) / (sweeps - sweeps/2)
 	qs, _ := mon.Quantities()
 	p.ess = make([]float64, len(qs))
 	for q, chains := range qs {
@@ -474,12 +474,6 @@ func constant(x []float64) bool {
 		}
 	}
 	return true
-}
-
-// model returns the graph smp samples.
-func model(smp gibbs.Sampler) *factorgraph.Graph {
-	type modeller interface{ Model() factorgraph.Model }
-	return smp.(modeller).Model().(*factorgraph.Graph)
 }
 
 // reason says why the chosen pilot won, against the runner-up.

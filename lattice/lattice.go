@@ -208,7 +208,7 @@ func (p Params) validate() error {
 		}
 		sites *= p.Size
 	}
-	if v, ok := p.Coupling.(interface{ Validate() error }); ok {
+	if v, ok := p.Coupling.(Validator); ok {
 		if err := v.Validate(); err != nil {
 			return err
 		}

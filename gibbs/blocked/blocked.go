@@ -111,6 +111,9 @@ var (
 	_ gibbs.Sampler     = (*Blocked)(nil)
 	_ chain.Snapshotter = (*Blocked)(nil)
 	_ chain.Interrupter = (*Blocked)(nil)
+
+	_ gibbs.SweepRunner     = (*Blocked)(nil)
+	_ gibbs.StepsPerSweeper = (*Blocked)(nil)
 )
 
 // New returns a blocked Gibbs sampler on m drawing from r, with the
@@ -510,8 +513,6 @@ func (s *Blocked) backward(b int, p *blockPlan) bool {
 	return true
 }
 
-// localUpdates implements worker: a block update reads and writes far
-// from one variable, so a Chromatic cannot run it.
 // StepsPerSweep returns the free variables over the mean block size, at
 // least 1: a Step updates the next block.
 func (s *Blocked) StepsPerSweep() float64 {
@@ -522,8 +523,8 @@ func (s *Blocked) StepsPerSweep() float64 {
 	return max(1, float64(len(s.core().Free))*float64(len(s.plans))/float64(max(vars, 1)))
 }
 
-// LocalUpdates reports false: a block step changes many variables, so
-// chromatic.New refuses it as a worker.
+// LocalUpdates reports false (see gibbs.Worker): a block update reads and
+// writes far from one variable, so chromatic.New refuses it as a worker.
 func (*Blocked) LocalUpdates() bool { return false }
 
 // SnapshotKind returns "block", the kind of a Blocked's snapshots.

@@ -389,8 +389,6 @@ func (c *clusters) single(i int) {
 	}
 }
 
-// localUpdates implements worker: a cluster update changes variables far
-// from i, so a Chromatic cannot run it.
 // StepsPerSweep returns 1: a Swendsen–Wang step is a sweep (see
 // gibbs.StepsPerSweep).
 func (*SwendsenWang) StepsPerSweep() float64 { return 1 }
@@ -405,12 +403,12 @@ func (w *Wolff) StepsPerSweep() float64 {
 	return 1
 }
 
-// LocalUpdates reports false: a Swendsen–Wang step changes many variables, so
-// chromatic.New refuses it as a worker.
+// LocalUpdates reports false (see gibbs.Worker): a Swendsen–Wang update
+// changes variables far from i, so chromatic.New refuses it as a worker.
 func (*SwendsenWang) LocalUpdates() bool { return false }
 
-// LocalUpdates reports false: a Wolff step changes many variables, so
-// chromatic.New refuses it as a worker.
+// LocalUpdates reports false (see gibbs.Worker): a Wolff update changes
+// variables far from i, so chromatic.New refuses it as a worker.
 func (*Wolff) LocalUpdates() bool { return false }
 
 // SnapshotKind returns "sw", the kind of a SwendsenWang's snapshots.

@@ -537,8 +537,7 @@ func NewPGRejection(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Con
 	return newContinuous("PGRejection", "pg-rejection", methodRejection, true, m, r, opt)
 }
 
-// LocalUpdates reports whether an update of x_i reads and writes only x_i
-// and A[i] (chromatic.New takes such workers only): a continuous update reads A[i] only.
+// LocalUpdates reports true (see gibbs.Worker): a continuous update reads A[i] only.
 func (*Continuous) LocalUpdates() bool { return true }
 
 // Snapshot implements chain.Snapshotter.

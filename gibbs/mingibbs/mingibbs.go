@@ -430,16 +430,13 @@ func (s *DoubleMINGibbs) Update(i int) {
 	}
 }
 
-// LocalUpdates reports whether an update of x_i reads and writes only x_i
-// and A[i] (chromatic.New takes such workers only): an MGPMH update reads A[i] only.
+// LocalUpdates reports true (see gibbs.Worker): an MGPMH update reads A[i] only.
 func (*MGPMH) LocalUpdates() bool { return true }
 
-// LocalUpdates reports whether an update of x_i reads and writes only x_i
-// and A[i] (chromatic.New takes such workers only): MIN-Gibbs's estimates read the whole
+// LocalUpdates reports false (see gibbs.Worker): MIN-Gibbs's estimates read the whole
 // state, and its cached estimate ε is global.
 func (*MINGibbs) LocalUpdates() bool { return false }
 
-// LocalUpdates reports whether an update of x_i reads and writes only x_i
-// and A[i] (chromatic.New takes such workers only): DoubleMIN-Gibbs's estimates read the
+// LocalUpdates reports false (see gibbs.Worker): DoubleMIN-Gibbs's estimates read the
 // whole state, and its cached estimate ε is global.
 func (*DoubleMINGibbs) LocalUpdates() bool { return false }
