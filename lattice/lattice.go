@@ -166,26 +166,38 @@ type offset struct {
 	j float64
 }
 
-// New returns the lattice model p describes. It returns an error for a
-// dimension other than 1, 2 or 3, a side below 2 (below 3 for the
-// nearest-neighbour kernel, whose ±1 neighbours would coincide), more than
-// MaxSites sites or MaxOffsets coupled offsets, an invalid kernel or spin, a
-// coupling that is NaN or infinite, β zero or not finite, and a lattice with
-// no coupled pair.
+// New returns the lattice model p describes. It refuses, with a
+// *ParamsError, a dimension other than 1, 2 or 3, a side below 2 (below 3
+// for the nearest-neighbour kernel, whose ±1 neighbours would coincide),
+// more than MaxSites sites or MaxOffsets coupled offsets, an invalid kernel
+// or spin, a coupling that is NaN or infinite, β zero or not finite, and a
+// lattice with no coupled pair.
 func New(p Params) (*Lattice, error) {
 	if err := p.validate(); err != nil {
-		return nil, fmt.Errorf("lattice: %w", err)
+		return nil, &ParamsError{err}
 	}
 	offs, err := p.enumerate()
 	if err != nil {
-		return nil, fmt.Errorf("lattice: %w", err)
+		return nil, &ParamsError{err}
 	}
 	l, err := build(p, offs)
 	if err != nil {
-		return nil, fmt.Errorf("lattice: %w", err)
+		return nil, &ParamsError{err}
 	}
 	return l, nil
 }
+
+// ParamsError is the refusal of parameters that cannot work: New's, and
+// Colouring's of a lattice that has no parallel sweep. Err says why,
+// without the package's prefix (the words a command line shows beside its
+// flags); the message is "lattice: " and Err's.
+type ParamsError struct {
+	Err error
+}
+
+func (e *ParamsError) Error() string { return "lattice: " + e.Err.Error() }
+
+func (e *ParamsError) Unwrap() error { return e.Err }
 
 func (p Params) validate() error {
 	if p.Dim < 1 || p.Dim > 3 {
