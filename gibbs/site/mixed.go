@@ -92,6 +92,10 @@ func (a *Mixed) check(opt *gibbs.Options) error {
 	return core.TooMuch("auto", what, limit, "each update already is the cheaper of gibbs's and pgibbs's; raise Options.MaxDraws to run steps this long")
 }
 
+// Lambda returns λ of the Poisson-Gibbs updates (declared here, not only
+// promoted from the embedded PoissonGibbs, so that go doc lists it).
+func (a *Mixed) Lambda() float64 { return a.PoissonGibbs.Lambda() }
+
 // Kinds returns how many free variables Mixed updates by plain Gibbs and by
 // Poisson-Gibbs.
 func (a *Mixed) Kinds() (gibbs, poissonGibbs int) { return a.nGibbs, a.nPG }
