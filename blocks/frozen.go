@@ -448,6 +448,12 @@ const (
 	coverBudget     = 10_000
 )
 
+// givenSearcher is a model that can search for a state of positive
+// probability with some variables given (factorgraph.Graph).
+type givenSearcher interface {
+	FeasibleStateGiven(ctx context.Context, r *rand.Rand, maxNodes int, given map[int]float64) ([]float64, error)
+}
+
 // reachable returns how many of the values entry k of F takes (at most 2
 // are looked for) some state of positive probability gives variable v: the
 // arc consistency of newLinkCheck is local, and a cycle of hard factors
@@ -458,9 +464,7 @@ const (
 // of every free variable in it (most later questions need no search). It
 // returns the meter's context's error, wrapped, if a search stops on it.
 func (lc *linkCheck) reachable(v int, feasible [][]int32, k int) (int, error) {
-	fs, ok := lc.m.(interface {
-		FeasibleStateGiven(ctx context.Context, r *rand.Rand, maxNodes int, given map[int]float64) ([]float64, error)
-	})
+	fs, ok := lc.m.(givenSearcher)
 	ctx := lc.mt.Context()
 	if ctx == nil {
 		ctx = context.Background()

@@ -87,7 +87,7 @@ func Reproduce(ctx context.Context, name string, quick bool, dir string, cfg har
 	}
 	r := &reproducer{w: w, dir: dir, quick: quick, cfg: cfg, done: func() {},
 		allPotts: name == "all" || name == "fig2"}
-	if d, ok := cfg.Progress.(interface{ Done() }); ok {
+	if d, ok := cfg.Progress.(harness.ProgressDone); ok {
 		r.done = d.Done
 	}
 	defer r.done()

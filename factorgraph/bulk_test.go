@@ -133,7 +133,7 @@ func TestBulkSameGraph(t *testing.T) {
 	for seed := range uint64(4) {
 		m := mixedModel(seed)
 		one, bulk := m.build(t, false), m.build(t, true)
-		k1, k2 := one.Kernel(), bulk.Kernel()
+		k1, k2 := one.kern, bulk.kern
 		for _, c := range []struct {
 			name string
 			a, b any
@@ -361,7 +361,7 @@ func TestPickFrequencies(t *testing.T) {
 	const n = 400000
 	for name, w := range pickRows() {
 		g := hub(t, w)
-		k := g.Kernel()
+		k := g.kern
 		h, bands := int(k.Heads[0].H), k.BandStart[1]-k.BandStart[0]
 		t.Logf("%s: %d factors, a head of %d, %d bands", name, len(w), h, bands)
 		r := rand.New(rand.NewPCG(3, uint64(len(w))))

@@ -8,12 +8,6 @@ import (
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
-// Kernel returns the compiled form of the graph's neighbourhoods that the
-// samplers of this module run on: Potts pairs and dense tables as flat
-// typed arrays, other factors as references to the generic path. Its type
-// is internal to the module; the graph builds it once, in Build.
-func (g *Graph) Kernel() *compiled.Graph { return g.kern }
-
 // pottsPair reports whether fac compiles as a Potts pair — a *Potts, or a
 // table of Potts form (Table.PottsForm) — and returns its W. A factor is
 // compiled only if it is exactly a *Potts or a *Table (a user type wrapping
@@ -35,7 +29,7 @@ func pottsPair(fac Factor) (float64, bool) {
 func (g *Graph) compile(c counts) {
 	n := len(g.domains)
 	k := &compiled.Graph{SoftStart: make([]int, n+1), HardStart: make([]int, n+1)}
-	g.kern = k
+	g.kern, g.form = k, compiled.GraphForm(k)
 	for i := range n {
 		k.SoftStart[i+1] = k.SoftStart[i] + int(c.softDeg[i])
 		k.HardStart[i+1] = k.HardStart[i] + int(c.hardDeg[i])

@@ -36,7 +36,8 @@
 // factorgraph/modeltest (counts, bounds, values, the pick table's
 // frequencies, concurrent evaluation) before a sampler runs on it. Build also
 // compiles the factors of the kinds it knows — [Potts] pairs and [Table]s,
-// exactly those types — into flat per-variable arrays ([Graph.Kernel]) that
+// exactly those types — into flat per-variable arrays (internal to the
+// module: package compiled's Form, which a Graph embeds unexported) that
 // the samplers' hot loops read with no interface call or range check per
 // factor (their ranges are proven when compiled, so a Potts W or a table's
 // entries must not change after Build); factors of any other type are

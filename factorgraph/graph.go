@@ -56,8 +56,17 @@ type Graph struct {
 	bip     *bipartite
 	bipErr  error
 
-	kern *compiled.Graph // the compiled neighbourhoods (compiled.go)
+	// kern is the compiled form of the neighbourhoods that the samplers of
+	// this module run on (compiled.go): Potts pairs and dense tables as
+	// flat typed arrays, other factors as references to the generic path.
+	// form holds it for the samplers (compiled.GraphOf); its type is
+	// internal to the module, and nothing of it is part of Graph's API.
+	kern *compiled.Graph
+	form
 }
+
+// form is compiled.Form under an unexported name.
+type form = compiled.Form
 
 var _ Model = (*Graph)(nil)
 

@@ -202,7 +202,7 @@ func TestGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(g1.Kernel().Nbr, g2.Kernel().Nbr) || g1.NumFactors() != g2.NumFactors() || g1.String() != g2.String() {
+	if !reflect.DeepEqual(g1.kern.Nbr, g2.kern.Nbr) || g1.NumFactors() != g2.NumFactors() || g1.String() != g2.String() {
 		t.Error("Grow changed the graph")
 	}
 }

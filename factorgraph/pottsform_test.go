@@ -66,7 +66,7 @@ func TestPottsForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kg := g.Kernel()
+	kg := g.kern
 	for _, c := range []struct {
 		i, k int
 		kind compiled.Kind

@@ -8,8 +8,12 @@
 // This package is the family's contract, which every sampler meets: a
 // [Sampler] (a chain.Kernel that can also Sweep and Update one variable),
 // its [Options], its counters ([Stats]), a constructor's shape ([Factory])
-// and the [Sweeper] that runs a sampler by systematic sweeps. The samplers
-// live in one package each:
+// and the [Sweeper] that runs a sampler by systematic sweeps; and the
+// optional interfaces callers check by name: [SweepRunner], an
+// interruptible sweep; [StepsPerSweeper], a step that is not one
+// variable's update ([StepsPerSweep] converts sweeps into steps); [Worker],
+// a sampler a chromatic.Chromatic can run on a shared state, which a
+// user's own sampler can be. The samplers live in one package each:
 //
 //	gibbs/site        Gibbs (Algorithm 1), PoissonGibbs (Algorithm 2) and
 //	                  Mixed, which picks one of the two per variable
@@ -27,9 +31,14 @@
 //
 // They share one base, gibbs/internal/core: the chain's state and
 // counters, the compiled and lattice fast paths, the Poisson minibatch,
-// the work limits, interruption and snapshots. A new sampler of the family
-// goes in a package of its own beside these, embeds core.Core, and is
-// added to the registry in gibbs/samplers.
+// the work limits, interruption and snapshots. A sampler holds it where no
+// program can reach it (a core.Base, whose one field is unexported), and
+// its package declares the methods of the contract the samplers share as
+// one-line forwards (base.go, written by a generator from one list), so
+// that go doc lists every sampler's whole method set and nothing of the
+// base. A new sampler of the family goes in a package of its own beside
+// these, embeds that package's base, and is added to the registry in
+// gibbs/samplers.
 //
 // Every constructor has the shape NewX(m factorgraph.Model, r *rand.Rand,
 // opt *Options), opt nil meaning the defaults, so that it is a [Factory]

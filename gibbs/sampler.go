@@ -31,8 +31,13 @@ import (
 // see Sweeper for sweeps; the caller puts its random generator back, as
 // chain.Chain does); the exact-update samplers implement
 // chain.Conditioner (Blocked a chain.BlockConditioner); and the samplers
-// that can be checkpointed implement chain.Snapshotter. The compile-time
-// assertions in assert.go list which sampler implements which.
+// that can be checkpointed implement chain.Snapshotter. This package adds
+// three: SweepRunner (an interruptible sweep, which a Sweeper runs),
+// StepsPerSweeper (the samplers whose step is not one variable's update)
+// and Worker (what a chromatic.Chromatic runs as its workers; a user's
+// sampler can be one). The compile-time assertions in each samplers'
+// package (assert.go) list which sampler implements which; a caller
+// checks them by name, never by an anonymous interface.
 type Sampler interface {
 	chain.Kernel
 	Sweep()

@@ -20,11 +20,30 @@ func StepsPerSweep(s Sampler) float64 {
 	if _, ok := s.(Sweeper); ok {
 		return 1
 	}
-	if c, ok := s.(interface{ StepsPerSweep() float64 }); ok {
+	if c, ok := s.(StepsPerSweeper); ok {
 		return c.StepsPerSweep()
 	}
 	_, n := s.Updates()
 	return float64(n)
+}
+
+// StepsPerSweeper is implemented by the samplers whose Step is not the
+// update of one variable (blocked.Blocked, cluster.SwendsenWang,
+// cluster.Wolff): StepsPerSweep returns the expected number of Steps that
+// make one sweep-equivalent, which the function StepsPerSweep returns for
+// them. For any other Sampler a Step is one update, and a sweep-equivalent
+// is as many Steps as there are free variables.
+type StepsPerSweeper interface {
+	StepsPerSweep() float64
+}
+
+// SweepRunner is implemented by the samplers whose sweep can be
+// interrupted (every sampler of the family, and a Chromatic): RunSweep is
+// Sweep, and reports false if the sweep was interrupted (see
+// chain.Interrupter), leaving the sampler as it was before it. A Sweeper
+// runs it, and its Step then returns chain.Aborted.
+type SweepRunner interface {
+	RunSweep() bool
 }
 
 // Sweeper runs a Sampler by systematic sweeps: its Step is one Sweep of
@@ -56,24 +75,18 @@ func (s Sweeper) Restore(data []byte) error {
 }
 
 // Where implements chain.Locator for the sampler's panics.
-func (s Sweeper) Where() string { return where(s.Sampler) }
-
-func where(s any) string {
-	if l, ok := s.(interface{ Where() string }); ok {
+func (s Sweeper) Where() string {
+	if l, ok := s.Sampler.(chain.Locator); ok {
 		return l.Where()
 	}
 	return ""
 }
 
-// sweepRunner is a sampler whose sweep can be interrupted: RunSweep reports
-// false, with the sampler as it was before the sweep, if it was.
-type sweepRunner interface{ RunSweep() bool }
-
 // Step performs one sweep and returns chain.Any, or chain.Aborted if the
 // sweep was interrupted (see SetInterrupt): the sampler is then as it was
 // before the sweep.
 func (s Sweeper) Step() int {
-	if sw, ok := s.Sampler.(sweepRunner); ok {
+	if sw, ok := s.Sampler.(SweepRunner); ok {
 		if !sw.RunSweep() {
 			return chain.Aborted
 		}

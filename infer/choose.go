@@ -75,14 +75,64 @@ type Pilot struct {
 	// constants, so that a seed gives the same choice on every machine),
 	// and ESSPerSecond = ESS / (measured sweeps · NsPerSweep · 10⁻⁹).
 	NsPerSweep, ESSPerSecond float64
-	// Refused is why the candidate could not run ("" if it ran).
+	// Refused is why the candidate could not run ("" if it ran): Err's
+	// message (the first line of a sampler's, without "gibbs: ").
 	Refused string
 	// Seconds is the wall time of the measured half (reported, never
 	// used in the choice).
 	Seconds float64
 
 	ess []float64 // each quantity's bulk ESS (NaN: constant in the pilot)
+	err error     // the refusal, nil if the pilot ran
 }
+
+// Err returns why the candidate could not run, nil if it ran: a refusal
+// of Choose's own, which errors.Is tells by its kind (ErrTooSlow,
+// ErrBuildOutOfTime, ErrPilotOutOfTime), or the error of the sampler's
+// constructor or of its pilot run. Refused is its message.
+func (p Pilot) Err() error { return p.err }
+
+// refuse records a refusal of Choose's own, of the kind given.
+func (p *Pilot) refuse(kind error, format string, args ...any) {
+	r := &refusal{kind: kind, msg: fmt.Sprintf(format, args...)}
+	p.err, p.Refused = r, r.msg
+}
+
+// fail records err, a constructor's or a run's, as the refusal, with the
+// message msg.
+func (p *Pilot) fail(err error, msg string) { p.err, p.Refused = err, msg }
+
+// refusal is a refusal of Choose's own: its message says why in words,
+// kind says which it is.
+type refusal struct {
+	kind error
+	msg  string
+}
+
+func (r *refusal) Error() string { return r.msg }
+func (r *refusal) Unwrap() error { return r.kind }
+
+// The kinds of Choose's own refusals of a candidate (Pilot.Err).
+var (
+	// ErrTooSlow: a sweep-equivalent of the candidate costs more than
+	// the pilot budget allows for a pilot of minPilotSweeps; the model
+	// accepts it. When no pilot runs, Choose takes the first such
+	// candidate by rule.
+	ErrTooSlow = errors.New("infer: too slow for a pilot")
+	// ErrBuildOutOfTime: the candidate could not be built within its
+	// share of the pilots' time (by the estimate before it starts, or by
+	// the clock); it is not known whether it accepts the model.
+	ErrBuildOutOfTime = errors.New("infer: out of time to build the sampler")
+	// ErrPilotOutOfTime: the candidate was built, but its pilot did not
+	// finish within its share of the pilots' time. When no pilot runs,
+	// Choose takes the first such candidate by rule.
+	ErrPilotOutOfTime = errors.New("infer: out of time for the pilot")
+
+	// errWider: blocks wider than a width found too slow, not built.
+	errWider = errors.New("infer: wider than blocks too slow")
+	// errSameBlocks: blocks identical to a narrower width's.
+	errSameBlocks = errors.New("infer: the same blocks as a narrower width's")
+)
 
 // Choice is the sampler the pilots chose and the evidence.
 type Choice struct {
@@ -153,7 +203,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		p := Pilot{Spec: spec}
 		if w := spec.Block.MaxWidth; spec.Name == "block" && slowWidth > 0 && w > slowWidth {
 			// Wider blocks cost more a sweep: not worth building.
-			p.Refused = fmt.Sprintf("%s width %d's", tooSlowWider, slowWidth)
+			p.refuse(errWider, "%s width %d's", tooSlowWider, slowWidth)
 			ch.Pilots = append(ch.Pilots, p)
 			continue
 		}
@@ -162,7 +212,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 			share := time.Until(deadline) / time.Duration(len(cands)-k)
 			if est := buildCost(g, spec); est > float64(share) {
 				// Estimated before anything is built: not worth starting.
-				p.Refused = fmt.Sprintf("%s its construction would take about %.3g s, more than its share (%v) of the pilots' time", overran, est*1e-9, share.Round(time.Millisecond))
+				p.refuse(ErrBuildOutOfTime, "%s its construction would take about %.3g s, more than its share (%v) of the pilots' time", overran, est*1e-9, share.Round(time.Millisecond))
 				ch.Pilots = append(ch.Pilots, p)
 				continue
 			}
@@ -177,21 +227,22 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 			cancel()
 			return ch, fmt.Errorf("infer: choosing a sampler: %w", ctx.Err())
 		case err != nil && cctx.Err() != nil:
-			p.Refused = fmt.Sprintf("%s its construction did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))
+			p.refuse(ErrBuildOutOfTime, "%s its construction did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))
 		case err != nil:
-			p.Refused = firstLine(err)
+			p.fail(err, firstLine(err))
 		case duplicateBlocks(smp, &seen):
-			p.Refused = "the same blocks as a narrower width's"
+			p.refuse(errSameBlocks, "the same blocks as a narrower width's")
 		default:
-			run(cctx, smp, &p, per)
+			run(cctx, g, smp, &p, per)
 			switch {
 			case cancelled(ctx):
 				cancel()
 				return ch, fmt.Errorf("infer: choosing a sampler: %w", ctx.Err())
-			case cctx.Err() != nil && (p.Refused == "" || strings.Contains(p.Refused, context.DeadlineExceeded.Error())):
-				p = Pilot{Spec: spec, Refused: fmt.Sprintf("%s its pilot did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))}
+			case cctx.Err() != nil && (p.err == nil || errors.Is(p.err, context.DeadlineExceeded)):
+				p = Pilot{Spec: spec}
+				p.refuse(ErrPilotOutOfTime, "%s its pilot did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))
 			}
-			if w := spec.Block.MaxWidth; spec.Name == "block" && w > 0 && strings.HasPrefix(p.Refused, tooSlow) && slowWidth == 0 {
+			if w := spec.Block.MaxWidth; spec.Name == "block" && w > 0 && errors.Is(p.err, ErrTooSlow) && slowWidth == 0 {
 				slowWidth = w
 			}
 		}
@@ -201,7 +252,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 	score(ch.Pilots)
 	best := -1
 	for k, p := range ch.Pilots {
-		if p.Refused == "" && (best < 0 || p.ESSPerSecond > ch.Pilots[best].ESSPerSecond) {
+		if p.err == nil && (best < 0 || p.ESSPerSecond > ch.Pilots[best].ESSPerSecond) {
 			best = k
 		}
 	}
@@ -216,12 +267,12 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 	var why []string
 	unbuilt := false // a candidate the time left unbuilt: the model may accept it
 	for k, p := range ch.Pilots {
-		if strings.HasPrefix(p.Refused, tooSlow) || strings.HasPrefix(p.Refused, overran+" its pilot") {
+		if errors.Is(p.err, ErrTooSlow) || errors.Is(p.err, ErrPilotOutOfTime) {
 			ch.Spec = cands[k]
 			ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time for pilots (%s)", ch.Spec, p.Refused)
 			return ch, nil
 		}
-		unbuilt = unbuilt || strings.HasPrefix(p.Refused, overran)
+		unbuilt = unbuilt || errors.Is(p.err, ErrBuildOutOfTime)
 		why = append(why, p.Spec.String()+": "+p.Refused)
 	}
 	if unbuilt {
@@ -235,10 +286,9 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 // model: a longer budget may find one.
 var ErrNoTime = errors.New("infer: no sampler could be built and tried within the pilots' time")
 
-// tooSlow starts the refusal of a candidate whose pilot does not fit the
-// budget (the model accepts it), tooSlowWider that of blocks wider than
-// blocks too slow, overran that of a candidate whose construction or pilot
-// overran its share of the pilots' time by the clock.
+// tooSlow starts the message of an ErrTooSlow refusal, tooSlowWider that
+// of blocks wider than blocks too slow, overran that of ErrBuildOutOfTime
+// and ErrPilotOutOfTime.
 const (
 	tooSlow      = "a sweep-equivalent costs about"
 	tooSlowWider = "wider than the too slow"
@@ -360,44 +410,44 @@ func duplicateBlocks(smp gibbs.Sampler, seen *[][][]int) bool {
 	return false
 }
 
-// run runs the pilot of smp within budget nanoseconds of the cost model
-// and fills p. It stops when ctx is done, leaving p unfilled.
-func run(ctx context.Context, smp gibbs.Sampler, p *Pilot, budget float64) {
-	g := model(smp)
-	perStep := stepCost(smp)
+// run runs the pilot of smp, a sampler of g, within budget nanoseconds of
+// the cost model and fills p. It stops when ctx is done, leaving p
+// unfilled.
+func run(ctx context.Context, g *factorgraph.Graph, smp gibbs.Sampler, p *Pilot, budget float64) {
+	perStep := stepCost(g, smp)
 	stepsPerSweep := gibbs.StepsPerSweep(smp)
 	nsPerSweep := perStep * stepsPerSweep
 	sweeps := math.Floor(min(maxPilotSweeps, budget/nsPerSweep))
 	if sweeps < minPilotSweeps {
-		p.Refused = fmt.Sprintf("%s %.3g s: too slow for a pilot of %d", tooSlow, nsPerSweep*1e-9, minPilotSweeps)
+		p.refuse(ErrTooSlow, "%s %.3g s: too slow for a pilot of %d", tooSlow, nsPerSweep*1e-9, minPilotSweeps)
 		return
 	}
 	mon, err := chain.NewMonitor(chain.Tracked(g.Free(), chain.DefaultTracked), factorgraph.Sizes(g), 2*maxPilotSweeps)
 	if err != nil {
-		p.Refused = err.Error()
+		p.fail(err, err.Error())
 		return
 	}
 	burn := int64(math.Round(sweeps / 2 * stepsPerSweep))
 	steps := int64(math.Round(sweeps * stepsPerSweep))
 	c := &chain.Chain{Kernel: smp}
 	if err := c.Advance(ctx, burn); err != nil {
-		p.Refused = firstLine(err)
+		p.fail(err, firstLine(err))
 		return
 	}
 	tr, err := mon.Trace(smp)
 	if err != nil {
-		p.Refused = err.Error()
+		p.fail(err, err.Error())
 		return
 	}
 	c.Observers, c.Burn = []chain.Observer{tr}, burn
 	before, start := smp.Stats(), time.Now()
 	if err := c.Advance(ctx, steps); err != nil {
-		p.Refused = firstLine(err)
+		p.fail(err, firstLine(err))
 		return
 	}
 	p.Seconds = time.Since(start).Seconds()
 	p.Sweeps = sweeps
-	p.NsPerSweep = costOf(smp, before, smp.Stats()) / (sweeps - sweeps/2)
+	p.NsPerSweep = costOf(g, smp, before, smp.Stats()) / (sweeps - sweeps/2)
 	qs, _ := mon.Quantities()
 	p.ess = make([]float64, len(qs))
 	for q, chains := range qs {
@@ -424,7 +474,7 @@ func run(ctx context.Context, smp gibbs.Sampler, p *Pilot, budget float64) {
 func score(ps []Pilot) {
 	var ran []*Pilot
 	for k := range ps {
-		if ps[k].Refused == "" {
+		if ps[k].err == nil {
 			ran = append(ran, &ps[k])
 		}
 	}
@@ -465,18 +515,12 @@ func constant(x []float64) bool {
 	return true
 }
 
-// model returns the graph smp samples.
-func model(smp gibbs.Sampler) *factorgraph.Graph {
-	type modeller interface{ Model() factorgraph.Model }
-	return smp.(modeller).Model().(*factorgraph.Graph)
-}
-
 // reason says why the chosen pilot won, against the runner-up.
 func reason(ps []Pilot, best int) string {
 	b := ps[best]
 	order := make([]int, 0, len(ps))
 	for k, p := range ps {
-		if p.Refused == "" && k != best {
+		if p.err == nil && k != best {
 			order = append(order, k)
 		}
 	}

@@ -27,10 +27,9 @@ const (
 	costEvent   = 16
 )
 
-// stepCost returns the cost model's estimate of one step of smp, before
-// it runs (the pilot's length follows from it).
-func stepCost(smp gibbs.Sampler) float64 {
-	g := model(smp)
+// stepCost returns the cost model's estimate of one step of smp, a
+// sampler of g, before it runs (the pilot's length follows from it).
+func stepCost(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
 	switch s := smp.(type) {
 	case *blocked.Blocked:
 		total := 0.0
@@ -49,10 +48,9 @@ func stepCost(smp gibbs.Sampler) float64 {
 	return costSite + costValue*meanValues(g)
 }
 
-// costOf returns the cost model's price of what smp did between the
-// counters before and after.
-func costOf(smp gibbs.Sampler, before, after gibbs.Stats) float64 {
-	g := model(smp)
+// costOf returns the cost model's price of what smp, a sampler of g, did
+// between the counters before and after.
+func costOf(g *factorgraph.Graph, smp gibbs.Sampler, before, after gibbs.Stats) float64 {
 	updates := float64(after.Steps - before.Steps)
 	switch s := smp.(type) {
 	case *blocked.Blocked:

@@ -18,9 +18,9 @@ import "fmt"
 // non-zero, hence in colour. That gives Π_a ⌈N/b⌉ classes (3^Dim for the
 // nearest-neighbour kernel on an odd torus).
 //
-// Colouring returns an error when no two sites can share a class (a kernel
-// that reaches across the torus, such as the full-torus power law): such a
-// lattice has no parallel sweep.
+// Colouring refuses, with a *ParamsError, a lattice where no two sites can
+// share a class (a kernel that reaches across the torus, such as the
+// full-torus power law): it has no parallel sweep.
 func (l *Lattice) Colouring() ([][]int, error) {
 	colour, classes := l.checkerboard()
 	if colour == nil {
@@ -30,7 +30,7 @@ func (l *Lattice) Colouring() ([][]int, error) {
 		}
 	}
 	if classes >= l.n {
-		return nil, fmt.Errorf("lattice: kernel %v couples sites across the whole %d-site axis: every site needs its own colour, so a chromatic sweep has nothing to run in parallel", l.p.Coupling, l.size)
+		return nil, &ParamsError{fmt.Errorf("kernel %v couples sites across the whole %d-site axis: every site needs its own colour, so a chromatic sweep has nothing to run in parallel", l.p.Coupling, l.size)}
 	}
 	sizes := make([]int, classes)
 	for i := range l.n {

@@ -20,11 +20,18 @@ import (
 // kernel costs O(reach^{dim/2}) to set up however large the lattice is.
 // String names the kernel for messages and output.
 //
-// A kernel that also has a method Validate() error is validated by New.
+// A kernel that is also a Validator is validated by New.
 type Coupling interface {
 	Coupling(dim, d2 int) float64
 	Reach() int
 	String() string
+}
+
+// Validator is a Coupling that can check its parameters (Gaussian,
+// PowerLaw): New returns Validate's error, wrapped, for a kernel that
+// cannot work.
+type Validator interface {
+	Validate() error
 }
 
 // NearestNeighbour is the nearest-neighbour coupling: J = 1 at distance 1,

@@ -79,9 +79,10 @@
 // coordinates of i with a multiplication-based division (no division
 // instruction) and wraps the offset's components without a branch.
 //
-// For discrete spins the same arrays form a compiled.Torus ([Lattice.Torus]),
-// which package gibbs's Gibbs and Poisson-Gibbs updates detect and run on
-// directly: no interface call per factor, the neighbours computed inline,
+// For discrete spins the same arrays form a compiled.Torus (internal to the
+// module: the Lattice holds it in package compiled's Form), which package
+// gibbs's Gibbs and Poisson-Gibbs updates detect and run on directly: no
+// interface call per factor, the neighbours computed inline,
 // Potts and Ising pairs (whose φ̃ is M_k or 0) accumulated into per-value
 // counts, the exact two-phase Poisson draw with precomputed generators
 // (every site has the same L_i = L), and for nearest-neighbour Ising

@@ -146,9 +146,13 @@ type Lattice struct {
 	l     float64 // L = Σ_k M_k
 	jsum  float64 // Σ_k |J_k|
 	table *compiled.TorusTable
-	torus *compiled.Torus // the samplers' compiled form (discrete spins), or nil
-	free  []int
-	dom   factorgraph.Domain
+	// form holds the compiled form of the lattice that package gibbs's hot
+	// loops run on (compiled.TorusOf), or none for continuous spins; its
+	// type is internal to the module, and nothing of it is part of
+	// Lattice's API.
+	form
+	free []int
+	dom  factorgraph.Domain
 }
 
 var (
@@ -162,26 +166,38 @@ type offset struct {
 	j float64
 }
 
-// New returns the lattice model p describes. It returns an error for a
-// dimension other than 1, 2 or 3, a side below 2 (below 3 for the
-// nearest-neighbour kernel, whose ±1 neighbours would coincide), more than
-// MaxSites sites or MaxOffsets coupled offsets, an invalid kernel or spin, a
-// coupling that is NaN or infinite, β zero or not finite, and a lattice with
-// no coupled pair.
+// New returns the lattice model p describes. It refuses, with a
+// *ParamsError, a dimension other than 1, 2 or 3, a side below 2 (below 3
+// for the nearest-neighbour kernel, whose ±1 neighbours would coincide),
+// more than MaxSites sites or MaxOffsets coupled offsets, an invalid kernel
+// or spin, a coupling that is NaN or infinite, β zero or not finite, and a
+// lattice with no coupled pair.
 func New(p Params) (*Lattice, error) {
 	if err := p.validate(); err != nil {
-		return nil, fmt.Errorf("lattice: %w", err)
+		return nil, &ParamsError{err}
 	}
 	offs, err := p.enumerate()
 	if err != nil {
-		return nil, fmt.Errorf("lattice: %w", err)
+		return nil, &ParamsError{err}
 	}
 	l, err := build(p, offs)
 	if err != nil {
-		return nil, fmt.Errorf("lattice: %w", err)
+		return nil, &ParamsError{err}
 	}
 	return l, nil
 }
+
+// ParamsError is the refusal of parameters that cannot work: New's, and
+// Colouring's of a lattice that has no parallel sweep. Err says why,
+// without the package's prefix (the words a command line shows beside its
+// flags); the message is "lattice: " and Err's.
+type ParamsError struct {
+	Err error
+}
+
+func (e *ParamsError) Error() string { return "lattice: " + e.Err.Error() }
+
+func (e *ParamsError) Unwrap() error { return e.Err }
 
 func (p Params) validate() error {
 	if p.Dim < 1 || p.Dim > 3 {
@@ -204,7 +220,7 @@ func (p Params) validate() error {
 		}
 		sites *= p.Size
 	}
-	if v, ok := p.Coupling.(interface{ Validate() error }); ok {
+	if v, ok := p.Coupling.(Validator); ok {
 		if err := v.Validate(); err != nil {
 			return err
 		}
@@ -386,9 +402,11 @@ func build(p Params, offs []offset) (*Lattice, error) {
 		return nil, err
 	}
 	if l.kind != ContinuousSpins {
-		if l.torus, err = compiled.NewTorus(l.dim, l.size, l.q, l.kind == IsingSpins, l.ents, l.w, l.table); err != nil {
+		t, err := compiled.NewTorus(l.dim, l.size, l.q, l.kind == IsingSpins, l.ents, l.w, l.table)
+		if err != nil {
 			return nil, err
 		}
+		l.form = compiled.TorusForm(t)
 	}
 	l.free = make([]int, n)
 	for i := range l.free {
@@ -502,10 +520,6 @@ func (l *Lattice) Neighbour(i, k int) int {
 	b0, b1, b2 := l.geo.Bases(i)
 	return l.geo.Neighbour(b0, b1, b2, &l.ents[k])
 }
-
-// Torus returns the compiled form of the lattice that package gibbs's hot
-// loops run on, or nil for continuous spins. The caller must not modify it.
-func (l *Lattice) Torus() *compiled.Torus { return l.torus }
 
 // m returns M_k.
 func (l *Lattice) m(k int) float64 { return math.Abs(l.w[k]) }
@@ -624,3 +638,6 @@ func (l *Lattice) String() string {
 	return fmt.Sprintf("lattice: %d-D torus of %d^%d = %d sites, %v spins, kernel %v, β = %g, K = %d offsets, L = %.6g",
 		l.dim, l.size, l.dim, l.n, l.p.Spin, l.p.Coupling, l.p.Beta, len(l.w), l.l)
 }
+
+// form is compiled.Form under an unexported name.
+type form = compiled.Form

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"image/png"
@@ -205,7 +206,7 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 	setup := time.Now()
 	l, err := lattice.New(p)
 	if err != nil {
-		return usagef("%v", strings.TrimPrefix(err.Error(), "lattice: "))
+		return usagef("%v", paramsReason(err))
 	}
 	if f.chains > 1 && int64(f.chains)*int64(l.Sites()) > latticeMaxChainSites {
 		return usagef("-chains %d of %d sites: at most %d sites over all chains", f.chains, l.Sites(), latticeMaxChainSites)
@@ -213,7 +214,7 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 	var classes [][]int
 	if f.sampler == "chromatic" {
 		if classes, err = l.Colouring(); err != nil {
-			return usagef("-sampler chromatic: %v", strings.TrimPrefix(err.Error(), "lattice: "))
+			return usagef("-sampler chromatic: %v", paramsReason(err))
 		}
 	}
 	run := &latticeRun{f: &f, l: l, p: p, classes: classes}
@@ -625,6 +626,16 @@ func (f *latticeFlags) check(p lattice.Params) error {
 		}
 	}
 	return nil
+}
+
+// paramsReason returns why the lattice's parameters cannot work, without
+// the package's prefix (a *lattice.ParamsError's reason), or err.
+func paramsReason(err error) error {
+	var pe *lattice.ParamsError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // longRange reports whether the lattice of p has more offsets than a

@@ -50,12 +50,18 @@ func (c Config) NumWorkers() int {
 // Progress receives a driver's progress: Start announces a phase of total
 // units of work (variable updates, MH steps), Add reports n more units done.
 // Add is called from several goroutines at once; implementations must be
-// safe for concurrent use. A Progress drawn on a terminal may also have a
-// Done() method that erases its line: experiments.Reproduce calls it
-// before it prints.
+// safe for concurrent use. A Progress drawn on a terminal may also be a
+// ProgressDone.
 type Progress interface {
 	Start(label string, total int64)
 	Add(n int64)
+}
+
+// ProgressDone is a Progress drawn on a terminal whose Done erases its
+// line: experiments.Reproduce calls it before it prints.
+type ProgressDone interface {
+	Progress
+	Done()
 }
 
 // noProgress is the Progress of a nil Config.Progress.

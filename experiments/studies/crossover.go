@@ -354,6 +354,12 @@ type crossTimer interface {
 	advance(ctx context.Context, n int64) error
 }
 
+// warmer is a crossTimer that takes note of the end of its warm-up
+// (chainTimer: its counters from then on).
+type warmer interface {
+	warmedUp()
+}
+
 // handTimer is a hand-written loop's update: it runs in a bare loop.
 type handTimer func()
 
@@ -449,7 +455,7 @@ func warmUp(ctx context.Context, t crossTimer, s CrossoverSettings) (n, chunk in
 		warmN += c
 	}
 	per := max(float64(warm)/float64(warmN), 1)
-	if w, ok := t.(interface{ warmedUp() }); ok {
+	if w, ok := t.(warmer); ok {
 		w.warmedUp()
 	}
 	return max(int64(float64(s.Target)/per), 1), max(int64(50e6/per), 1), nil

@@ -50,7 +50,7 @@ func mustKernelEqual(t *testing.T, a, b *factorgraph.Graph) {
 	// tables: a bulk table's potential stays in Tabs when it compiles as a
 	// Potts pair, so a table op's Ref may differ; the ops must reference the
 	// same scope and potential.
-	ka, kb := a.Kernel(), b.Kernel()
+	ka, kb := compiled.GraphOf(a), compiled.GraphOf(b)
 	k1, k2 := reflect.ValueOf(ka).Elem(), reflect.ValueOf(kb).Elem()
 	for k := range k1.NumField() {
 		f := k1.Type().Field(k)

@@ -111,6 +111,9 @@ var (
 	_ gibbs.Sampler     = (*Blocked)(nil)
 	_ chain.Snapshotter = (*Blocked)(nil)
 	_ chain.Interrupter = (*Blocked)(nil)
+
+	_ gibbs.SweepRunner     = (*Blocked)(nil)
+	_ gibbs.StepsPerSweeper = (*Blocked)(nil)
 )
 
 // New returns a blocked Gibbs sampler on m drawing from r, with the
@@ -189,9 +192,9 @@ func newBlocked(m blockModel, r *rand.Rand, opt *gibbs.Options, sets [][]int, pl
 	if err != nil {
 		return nil, err
 	}
-	s := &Blocked{base: c, bm: m}
+	s := &Blocked{base: newBase(c), bm: m}
 	s.setup(sets, plans)
-	s.UpdateFn = s.Update
+	s.core().UpdateFn = s.Update
 	return s, nil
 }
 
@@ -236,7 +239,7 @@ func compilePlans(bm blockModel, sets [][]int, cfg Config, opt *gibbs.Options) (
 // setup installs the blocks and their plans and allocates the scratch
 // space.
 func (s *Blocked) setup(sets [][]int, plans []*blockPlan) {
-	s.blockOf = make([]int32, s.M.NumVars())
+	s.blockOf = make([]int32, s.core().M.NumVars())
 	for i := range s.blockOf {
 		s.blockOf[i] = -1
 	}
@@ -300,11 +303,11 @@ func (s *Blocked) Blocks() []Info {
 // (chain.Any), or chain.Aborted if it was interrupted (the sampler is then
 // as it was before it).
 func (s *Blocked) Step() int {
-	if s.Failure != nil {
+	if s.core().Failure != nil {
 		return chain.Any
 	}
 	if s.updateBlock(s.next) {
-		s.Aborted = false
+		s.core().Aborted = false
 		return chain.Aborted
 	}
 	s.next = (s.next + 1) % len(s.plans)
@@ -318,21 +321,21 @@ func (s *Blocked) Sweep() { s.RunSweep() }
 // RunSweep is Sweep; it reports false if the sweep was interrupted (what a
 // Sweeper's step runs).
 func (s *Blocked) RunSweep() bool {
-	if s.Done != nil {
-		s.Saved = append(s.Saved[:0], s.X...)
+	if s.core().Done != nil {
+		s.core().Saved = append(s.core().Saved[:0], s.core().X...)
 	}
-	st, next := s.Stat, s.next
+	st, next := s.core().Stat, s.next
 	// A sweep draws every block: there is no single block's marginals to
 	// report, so none are computed.
-	defer func(on bool) { s.Recording, s.condB = on, -1 }(s.Recording)
-	s.Recording = false
+	defer func(on bool) { s.core().Recording, s.condB = on, -1 }(s.core().Recording)
+	s.core().Recording = false
 	for range s.plans {
-		if s.Failure != nil {
+		if s.core().Failure != nil {
 			return true
 		}
 		if s.updateBlock(s.next) {
-			copy(s.X, s.Saved)
-			s.Stat, s.next, s.Aborted = st, next, false
+			copy(s.core().X, s.core().Saved)
+			s.core().Stat, s.next, s.core().Aborted = st, next, false
 			return false
 		}
 		s.next = (s.next + 1) % len(s.plans)
@@ -343,11 +346,11 @@ func (s *Blocked) RunSweep() bool {
 // Update updates the first block holding variable i (a no-op for
 // evidence).
 func (s *Blocked) Update(i int) {
-	if s.Failure != nil || s.Clamped[i] {
+	if s.core().Failure != nil || s.core().Clamped[i] {
 		return
 	}
 	if s.updateBlock(int(s.blockOf[i])) {
-		s.Aborted = false // the block was left as it was
+		s.core().Aborted = false // the block was left as it was
 	}
 }
 
@@ -356,24 +359,24 @@ func (s *Blocked) Update(i int) {
 // error is recorded (Err) and leaves x unchanged too.
 func (s *Blocked) updateBlock(b int) (aborted bool) {
 	p := s.plans[b]
-	picks := s.Stat.Picks
+	picks := s.core().Stat.Picks
 	if (p.bnd != nil && !s.drawBoundary(p)) || !s.tabulate(p) || !s.forward(p) {
-		s.Stat.Picks = picks
-		return s.Aborted
+		s.core().Stat.Picks = picks
+		return s.core().Aborted
 	}
 	// The marginals read the forward tables, before backward turns the rows
 	// it draws from into weights.
-	rb := s.Recording && s.blockMarginals(p)
+	rb := s.core().Recording && s.blockMarginals(p)
 	if !s.backward(b, p) {
 		return false
 	}
 	for l, v := range p.vars {
-		s.X[v] = float64(s.newB[l])
+		s.core().X[v] = float64(s.newB[l])
 	}
-	s.Stat.Steps += int64(len(p.vars))
-	s.Stat.Factors += int64(p.nExact)
+	s.core().Stat.Steps += int64(len(p.vars))
+	s.core().Stat.Factors += int64(p.nExact)
 	if p.bnd != nil {
-		s.Stat.Factors += int64(s.counts.Len())
+		s.core().Stat.Factors += int64(s.counts.Len())
 	}
 	s.reportMarginals(b, p, rb)
 	return false
@@ -386,11 +389,11 @@ func (s *Blocked) updateBlock(b int) (aborted bool) {
 func (s *Blocked) tabulate(p *blockPlan) bool {
 	save := s.saveB[:len(p.vars)]
 	for l, v := range p.vars {
-		save[l] = s.X[v]
+		save[l] = s.core().X[v]
 	}
 	defer func() {
 		for l, v := range p.vars {
-			s.X[v] = save[l]
+			s.core().X[v] = save[l]
 		}
 	}()
 	clear(s.arena[:p.potEnd])
@@ -400,7 +403,7 @@ func (s *Blocked) tabulate(p *blockPlan) bool {
 			continue // minibatched: below, if its count is positive
 		}
 		pt := &p.pots[fc.pot]
-		if !s.tabulateFactor(p, fc, s.arena[pt.off:pt.off+pt.n], pt.scope, 0, 0) || s.Spend(pt.n) {
+		if !s.tabulateFactor(p, fc, s.arena[pt.off:pt.off+pt.n], pt.scope, 0, 0) || s.core().Spend(pt.n) {
 			return false
 		}
 	}
@@ -408,7 +411,7 @@ func (s *Blocked) tabulate(p *blockPlan) bool {
 		for _, k := range s.counts.Keys() {
 			fc := &p.facs[bd.facs[k]]
 			pt := &p.pots[fc.pot]
-			if !s.tabulateFactor(p, fc, s.arena[pt.off:pt.off+pt.n], pt.scope, float64(s.counts.Count(int(k))), bd.inv[k]) || s.Spend(pt.n) {
+			if !s.tabulateFactor(p, fc, s.arena[pt.off:pt.off+pt.n], pt.scope, float64(s.counts.Count(int(k))), bd.inv[k]) || s.core().Spend(pt.n) {
 				return false
 			}
 		}
@@ -422,7 +425,7 @@ func (s *Blocked) tabulate(p *blockPlan) bool {
 // of count sc > 0, its term of the augmented conditional, sc·log(1 +
 // φ̃·inv) with inv = 1/(aM_φ) (Boundary).
 func (s *Blocked) tabulateFactor(p *blockPlan, fc *blockFactor, t []float64, scope []int32, sc, inv float64) bool {
-	x := s.X
+	x := s.core().X
 	v0, d0 := int(p.vars[scope[0]]), p.size[scope[0]]
 	cnt := s.cnt[:len(scope)]
 	for k := 1; k < len(scope); k++ {
@@ -443,7 +446,7 @@ func (s *Blocked) tabulateFactor(p *blockPlan, fc *blockFactor, t []float64, sco
 		for v, val := range vals {
 			sv := val - fc.shift
 			if !(sv >= fc.lo && sv <= fc.hi) {
-				s.Fail(factorgraph.CheckError(s.M, fc.i, fc.k, sv))
+				s.core().Fail(factorgraph.CheckError(s.core().M, fc.i, fc.k, sv))
 				return false
 			}
 			if sc > 0 {
@@ -480,7 +483,7 @@ func (s *Blocked) forward(p *blockPlan) bool {
 			msg = s.arena[bk.msg : bk.msg+bk.n/bk.dims[0]]
 		}
 		conditionRows(msg, t, bk.dims[0])
-		if s.Spend(bk.n * (len(bk.ins) + 1)) {
+		if s.core().Spend(bk.n * (len(bk.ins) + 1)) {
 			return false
 		}
 	}
@@ -499,9 +502,9 @@ func (s *Blocked) backward(b int, p *blockPlan) bool {
 		}
 		d := bk.dims[0]
 		row := s.arena[bk.off+r*d : bk.off+(r+1)*d]
-		v := core.DrawWeights(s.R.Float64(), row)
+		v := core.DrawWeights(s.core().R.Float64(), row)
 		if !(row[v] > 0) {
-			s.Fail(fmt.Errorf("gibbs: block: block %d (%s): every assignment has zero probability given the variables outside it",
+			s.core().Fail(fmt.Errorf("gibbs: block: block %d (%s): every assignment has zero probability given the variables outside it",
 				b, blocks.VarList(s.blocks[b])))
 			return false
 		}
@@ -510,8 +513,6 @@ func (s *Blocked) backward(b int, p *blockPlan) bool {
 	return true
 }
 
-// localUpdates implements worker: a block update reads and writes far
-// from one variable, so a Chromatic cannot run it.
 // StepsPerSweep returns the free variables over the mean block size, at
 // least 1: a Step updates the next block.
 func (s *Blocked) StepsPerSweep() float64 {
@@ -519,11 +520,11 @@ func (s *Blocked) StepsPerSweep() float64 {
 	for _, p := range s.plans {
 		vars += len(p.vars)
 	}
-	return max(1, float64(len(s.Free))*float64(len(s.plans))/float64(max(vars, 1)))
+	return max(1, float64(len(s.core().Free))*float64(len(s.plans))/float64(max(vars, 1)))
 }
 
-// LocalUpdates reports false: a block step changes many variables, so
-// chromatic.New refuses it as a worker.
+// LocalUpdates reports false (see gibbs.Worker): a block update reads and
+// writes far from one variable, so chromatic.New refuses it as a worker.
 func (*Blocked) LocalUpdates() bool { return false }
 
 // SnapshotKind returns "block", the kind of a Blocked's snapshots.
@@ -557,11 +558,11 @@ func (s *Blocked) lambdas() []float64 {
 
 // Snapshot implements Snapshotter; the state includes the next block.
 func (s *Blocked) Snapshot() ([]byte, error) {
-	if s.Failure != nil {
-		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", s.Failure)
+	if s.core().Failure != nil {
+		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", s.core().Failure)
 	}
 	return json.Marshal(blockedState{
-		ChainState: core.ChainState{SnapshotHeader: core.Header(s.SnapshotKind()), X: s.X, Stats: s.Stat},
+		ChainState: core.ChainState{SnapshotHeader: core.Header(s.SnapshotKind()), X: s.core().X, Stats: s.core().Stat},
 		Next:       s.next,
 		Blocks:     s.blocks,
 		Lambdas:    s.lambdas(),
@@ -586,7 +587,7 @@ func (s *Blocked) Restore(data []byte) error {
 			return fmt.Errorf("gibbs: restore block: next block %d out of range [0, %d)", st.Next, len(s.plans))
 		}
 	}
-	if _, err := s.RestoreState(s.SnapshotKind(), data); err != nil {
+	if _, err := s.core().RestoreState(s.SnapshotKind(), data); err != nil {
 		return err
 	}
 	s.next = st.Next

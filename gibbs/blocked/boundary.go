@@ -161,10 +161,10 @@ func (src *boundarySource) Pick(r *rand.Rand) int { return src.p.bnd.alias.Pick(
 func (src *boundarySource) Keep(k int) float64 {
 	bd := src.p.bnd
 	fc := &src.p.facs[bd.facs[k]]
-	sv := fc.f.Value(src.s.X) - fc.shift
+	sv := fc.f.Value(src.s.core().X) - fc.shift
 	if !(sv >= fc.lo && sv <= fc.hi) {
 		if src.err == nil {
-			src.err = factorgraph.CheckError(src.s.M, fc.i, fc.k, sv)
+			src.err = factorgraph.CheckError(src.s.core().M, fc.i, fc.k, sv)
 		}
 		return 0
 	}
@@ -177,11 +177,11 @@ func (src *boundarySource) Keep(k int) float64 {
 func (s *Blocked) drawBoundary(p *blockPlan) bool {
 	bd := p.bnd
 	s.src.s, s.src.p, s.src.err = s, p, nil
-	b := minibatch.Draw(s.R, bd.lambda+bd.l, &s.src, s.counts)
-	s.Stat.Picks += int64(b)
+	b := minibatch.Draw(s.core().R, bd.lambda+bd.l, &s.src, s.counts)
+	s.core().Stat.Picks += int64(b)
 	if s.src.err != nil {
-		s.Fail(s.src.err)
+		s.core().Fail(s.src.err)
 		return false
 	}
-	return !s.Spend(b)
+	return !s.core().Spend(b)
 }

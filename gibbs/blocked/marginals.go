@@ -22,7 +22,7 @@ var _ chain.BlockConditioner = (*Blocked)(nil)
 // much as the elimination. nil when recording is off (RecordConditionals),
 // after a Sweep, or after an update that drew nothing.
 func (s *Blocked) Conditionals() (vars []int, p [][]float64) {
-	if !s.Recording || s.CondAt != s.Stat.Steps || s.condB < 0 {
+	if !s.core().Recording || s.core().CondAt != s.core().Stat.Steps || s.condB < 0 {
 		return nil, nil
 	}
 	return s.plans[s.condB].ivars, s.condOut
@@ -44,7 +44,7 @@ func (s *Blocked) reportMarginals(b int, p *blockPlan, ok bool) {
 	for l := range p.vars {
 		s.condOut = append(s.condOut, s.condP[l][:p.size[l]])
 	}
-	s.condB, s.CondAt = b, s.Stat.Steps
+	s.condB, s.core().CondAt = b, s.core().Stat.Steps
 }
 
 // blockMarginals sets condP[l] to the marginal of the block's local

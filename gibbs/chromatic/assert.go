@@ -15,4 +15,5 @@ var (
 	_ chain.Snapshotter = (*Chromatic)(nil)
 	_ chain.Counter     = (*Chromatic)(nil)
 	_ chain.Locator     = (*Chromatic)(nil)
+	_ gibbs.SweepRunner = (*Chromatic)(nil)
 )

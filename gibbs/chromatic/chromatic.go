@@ -28,14 +28,15 @@ import (
 // space) operating on the one shared state; worker w always updates the
 // same variables in the same order, so a run is reproducible for a fixed
 // number of workers whatever the scheduling. Only samplers whose update of
-// x_i reads A[i] alone can run this way: gibbs, pgibbs, auto, mgpmh and the
-// continuous samplers (not the MIN-Gibbs estimators, which read the whole
-// state).
+// x_i reads A[i] alone can run this way (gibbs.Worker): gibbs, pgibbs,
+// auto, mgpmh and the continuous samplers (not the MIN-Gibbs estimators,
+// which read the whole state), or a user's own gibbs.Worker.
 //
 // A Chromatic is a Sampler: Sweep is the parallel sweep, while Step and
 // Update(i) update one variable on the caller's goroutine with worker 0.
 type Chromatic struct {
-	workers []worker
+	workers []*worker
+	m       factorgraph.Model
 	chunks  [][][]int // chunks[class][worker]
 	x       []float64
 	sweeps  int64
@@ -45,34 +46,14 @@ type Chromatic struct {
 	stats []gibbs.Stats   // the workers' counters at the start of an interruptible sweep
 }
 
-// worker is a sampler of the family as a Chromatic runs it.
-type worker interface {
-	gibbs.Sampler
-	Model() factorgraph.Model
-	// Pick returns a free variable chosen uniformly (with the worker's RNG).
-	Pick() int
-	// Share makes the sampler work on x instead of its own state.
-	Share(x []float64)
-	// Resume sets the counters and clears the error.
-	Resume(st gibbs.Stats)
-	// LocalUpdates reports whether an update of x_i reads and writes only
-	// x_i, the variables of A[i] and the sampler's own scratch space, so
-	// that variables sharing no factor can be updated in parallel.
-	LocalUpdates() bool
-	// SnapshotKind is the sampler's kind in snapshots.
-	SnapshotKind() string
-	// Base returns the sampler's shared state: its interrupt channel, the
-	// flag of an aborted update, its counters and scratch space.
-	Base() *core.Core
-}
-
 // New returns a chromatic sampler on m with one worker per RNG in
 // rngs, each built by f (see samplers.FactoryOf) with opt: worker 0 draws or takes
 // the initial state as a single sampler would, and the others work on it.
-// f must build samplers of the family whose updates read only A[i]
-// (the registry's Local entries: gibbs, pgibbs, mgpmh, the continuous
-// samplers, and auto built with samplers.Config.SingleSite, a Mixed); any
-// other is refused. classes must partition the free variables of m; if m implements
+// f must build gibbs.Workers whose updates read only A[i]
+// (LocalUpdates: the registry's Local entries — gibbs, pgibbs, mgpmh, the
+// continuous samplers, and auto built with samplers.Config.SingleSite, a
+// Mixed — or a user's own); any other is refused. classes must partition
+// the free variables of m; if m implements
 // factorgraph.Adjacency the classes are checked to share no factor.
 func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Rand, opt *gibbs.Options) (*Chromatic, error) {
 	if f == nil {
@@ -90,7 +71,7 @@ func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Ran
 	if opt == nil {
 		opt = &gibbs.Options{}
 	}
-	c := &Chromatic{}
+	c := &Chromatic{m: m}
 	for w, r := range rngs {
 		o := *opt
 		if w > 0 {
@@ -108,12 +89,10 @@ func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Ran
 		}
 		if w == 0 {
 			c.x = wk.State()
-		} else {
-			if k0 := c.workers[0].SnapshotKind(); wk.SnapshotKind() != k0 {
-				return nil, fmt.Errorf("gibbs: chromatic: the factory built a %s sampler for worker %d, a %s one for worker 0", wk.SnapshotKind(), w, k0)
-			}
-			wk.Share(c.x)
+		} else if k0 := c.workers[0].SnapshotKind(); wk.SnapshotKind() != k0 {
+			return nil, fmt.Errorf("gibbs: chromatic: the factory built a %s sampler for worker %d, a %s one for worker 0", wk.SnapshotKind(), w, k0)
 		}
+		wk.share(c.x)
 		c.workers = append(c.workers, wk)
 	}
 	nw := len(rngs)
@@ -127,19 +106,6 @@ func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Ran
 		c.chunks = append(c.chunks, chunk)
 	}
 	return c, nil
-}
-
-// asWorker returns s as a worker of a Chromatic, or an error naming it if
-// it cannot be one.
-func asWorker(s gibbs.Sampler) (worker, error) {
-	w, ok := s.(worker)
-	if !ok {
-		return nil, fmt.Errorf("gibbs: chromatic: sampler %T is not one of the family's single-site samplers; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", s)
-	}
-	if !w.LocalUpdates() {
-		return nil, fmt.Errorf("gibbs: chromatic: sampler %q reads more than A[i] in an update; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", w.SnapshotKind())
-	}
-	return w, nil
 }
 
 // checkColouring verifies that classes partition the free variables and,
@@ -212,9 +178,8 @@ func (c *Chromatic) RunSweep() bool {
 	if journal {
 		c.stats = c.stats[:0]
 		for _, w := range c.workers {
-			b := w.Base()
-			c.stats = append(c.stats, b.Stat)
-			b.Saved, b.Saved01, b.Aborted = b.Saved[:0], b.Saved01[:0], false
+			c.stats = append(c.stats, w.Stats())
+			w.startJournal()
 		}
 	}
 	for class, chunk := range c.chunks {
@@ -235,7 +200,7 @@ func (c *Chromatic) RunSweep() bool {
 // rethrown here.
 func (c *Chromatic) runClass(p *sweepPool, class int, chunk [][]int, journal bool) {
 	if p == nil {
-		runChunk(c.workers[0], chunk[0], journal)
+		c.workers[0].run(chunk[0], journal)
 		return
 	}
 	p.journal = journal
@@ -245,85 +210,32 @@ func (c *Chromatic) runClass(p *sweepPool, class int, chunk [][]int, journal boo
 	}
 	defer p.rethrow()
 	defer p.wg.Wait()
-	runChunk(c.workers[0], chunk[0], journal)
+	c.workers[0].run(chunk[0], journal)
 }
 
 // aborted reports whether a worker aborted an update or the interrupt
 // channel has closed.
 func (c *Chromatic) aborted() bool {
 	for _, w := range c.workers {
-		if w.Base().Aborted {
+		if w.aborted() {
 			return true
 		}
 	}
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
+	return closed(c.done)
 }
 
 // rollback puts back the values the workers journalled in the classes up
-// to last of an interrupted sweep (each worker's journal, saved or
-// saved01, holds a prefix of its variables in that order: see runChunk),
-// and their counters.
+// to last of an interrupted sweep (each worker's journal holds a prefix of
+// its variables in that order: see worker.run), and their counters.
 func (c *Chromatic) rollback(last int) {
-	for w, wk := range c.workers {
-		b := wk.Base()
-		k, n := 0, max(len(b.Saved), len(b.Saved01))
-	classes:
-		for _, chunk := range c.chunks[:last+1] {
-			for _, i := range chunk[w] {
-				if k == n {
-					break classes
-				}
-				if len(b.Saved01) > 0 {
-					c.x[i] = core.From01(b.Saved01[k])
-				} else {
-					c.x[i] = b.Saved[k]
-				}
-				k++
-			}
-		}
-		b.Stat, b.Aborted = c.stats[w], false
-	}
-}
-
-// runChunk updates vars with worker s, journalling their old values and
-// stopping early when an update is aborted if journal is set. The journal
-// is written a block of sweepPoll+1 variables at a time, just before the
-// block's updates (by the update loop itself where it can: Gibbs on a
-// nearest-neighbour torus), which then find the values in cache:
-// journalling costs one more read of the state, not another pass over it. The journal holds
-// the old values of a prefix of vars (of the worker's chunks, class by
-// class), which is what rollback puts back.
-func runChunk(s worker, vars []int, journal bool) {
-	if !journal {
-		core.UpdateVars(s, vars)
-		return
-	}
-	b := s.Base()
-	u, loop := s.(core.VarsUpdater)
-	for len(vars) > 0 && !b.Aborted && !b.Stop() {
-		blk := vars[:min(len(vars), core.SweepPoll+1)]
-		vars = vars[len(blk):]
-		if loop {
-			u.UpdateVars(blk, true)
-			continue
-		}
-		b.Journal(blk)
-		for _, i := range blk {
-			if s.Update(i); b.Aborted {
-				return
-			}
-		}
+	for k, w := range c.workers {
+		w.rollback(c.x, c.chunks[:last+1], k, c.stats[k])
 	}
 }
 
 // sweepPool runs the chunks of workers 1, 2, … of a Chromatic: start[w−1]
 // receives the classes worker w is to update, journal says whether to
-// journal them (see runChunk). It holds no reference to the Chromatic,
+// journal them (see worker.run). It holds no reference to the Chromatic,
 // whose cleanup stops it.
 type sweepPool struct {
 	start   []chan int
@@ -336,7 +248,7 @@ type sweepPool struct {
 	panicked any
 }
 
-func startPool(workers []worker, chunks [][][]int) *sweepPool {
+func startPool(workers []*worker, chunks [][][]int) *sweepPool {
 	p := &sweepPool{start: make([]chan int, len(workers)-1)}
 	for k := range p.start {
 		ch := make(chan int, 1)
@@ -353,7 +265,7 @@ func startPool(workers []worker, chunks [][][]int) *sweepPool {
 
 // run updates a worker's chunk, catching a panic for the sweeping
 // goroutine.
-func (p *sweepPool) run(s worker, vars []int) {
+func (p *sweepPool) run(s *worker, vars []int) {
 	defer p.wg.Done()
 	defer func() {
 		if r := recover(); r != nil {
@@ -364,7 +276,7 @@ func (p *sweepPool) run(s worker, vars []int) {
 			p.mu.Unlock()
 		}
 	}()
-	runChunk(s, vars, p.journal)
+	s.run(vars, p.journal)
 }
 
 // rethrow panics with a worker's panic, if one occurred.
@@ -390,7 +302,7 @@ func (p *sweepPool) stop() {
 func (c *Chromatic) Workers() []gibbs.Sampler {
 	w := make([]gibbs.Sampler, len(c.workers))
 	for k, s := range c.workers {
-		w[k] = s
+		w[k] = s.Worker
 	}
 	return w
 }
@@ -402,13 +314,18 @@ func (c *Chromatic) Sweeps() int64 { return c.sweeps }
 // caller's goroutine) and returns it, or chain.Aborted if the update was
 // interrupted (see SetInterrupt).
 func (c *Chromatic) Step() int {
-	w0 := c.workers[0]
-	i := w0.Pick()
+	b := c.workers[0].c
+	if b == nil { // a worker outside the family: its own Step
+		if c.Err() != nil {
+			return chain.Any
+		}
+		return c.workers[0].Step()
+	}
+	i := b.Pick()
 	if c.done == nil {
 		c.Update(i)
 		return i
 	}
-	b := w0.Base()
 	st := b.Stat
 	b.Aborted = false
 	if c.Update(i); b.Aborted {
@@ -425,7 +342,7 @@ func (c *Chromatic) Step() int {
 func (c *Chromatic) SetInterrupt(done <-chan struct{}) {
 	c.done = done
 	for _, w := range c.workers {
-		w.Base().SetInterrupt(done)
+		w.setInterrupt(done)
 	}
 }
 
@@ -439,7 +356,7 @@ func (c *Chromatic) Update(i int) {
 }
 
 // Model returns the model the workers sample.
-func (c *Chromatic) Model() factorgraph.Model { return c.workers[0].Model() }
+func (c *Chromatic) Model() factorgraph.Model { return c.m }
 
 // State returns the shared state; the caller must not modify it.
 func (c *Chromatic) State() []float64 { return c.x }

@@ -55,18 +55,18 @@ func TestChromaticJournal(t *testing.T) {
 					// and a half).
 					c.stats = c.stats[:0]
 					for _, w := range c.workers {
-						b := w.Base()
+						b := w.c
 						c.stats = append(c.stats, b.Stat)
 						b.Saved, b.Saved01 = b.Saved[:0], b.Saved01[:0]
 					}
 					for w, wk := range c.workers {
-						runChunk(wk, c.chunks[0][w], true)
-						runChunk(wk, c.chunks[1][w][:min(1500, len(c.chunks[1][w]))], true)
+						wk.run(c.chunks[0][w], true)
+						wk.run(c.chunks[1][w][:min(1500, len(c.chunks[1][w]))], true)
 					}
 					if changed := slices.Equal(c.State(), before); changed {
 						t.Fatalf("%s: the partial sweep changed nothing", label)
 					}
-					if spin.Kind == lattice.IsingSpins && len(c.workers[0].Base().Saved01) == 0 {
+					if spin.Kind == lattice.IsingSpins && len(c.workers[0].c.Saved01) == 0 {
 						t.Errorf("%s: no byte journal", label)
 					}
 					c.rollback(1)

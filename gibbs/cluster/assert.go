@@ -3,13 +3,13 @@ package cluster
 import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 )
 
-// Which of package chain's interfaces the samplers of this package
-// implement, checked at compile time: each is a gibbs.Sampler (so a
-// chain.Kernel), a chain.Interrupter, a chain.Snapshotter, a chain.Counter
-// and a chain.Locator.
+// Which of the interfaces of packages chain and gibbs the samplers of this
+// package implement, checked at compile time: each is a gibbs.Sampler (so
+// a chain.Kernel), a chain.Interrupter, a chain.Snapshotter, a
+// chain.Counter, a chain.Locator, a gibbs.SweepRunner and a
+// gibbs.StepsPerSweeper (a step is not one variable's update).
 var (
 	_ gibbs.Sampler     = (*SwendsenWang)(nil)
 	_ gibbs.Sampler     = (*Wolff)(nil)
@@ -21,8 +21,9 @@ var (
 	_ chain.Counter     = (*Wolff)(nil)
 	_ chain.Locator     = (*SwendsenWang)(nil)
 	_ chain.Locator     = (*Wolff)(nil)
-)
 
-// base is the state every sampler of the family shares (the chain, its
-// counters, interruption and snapshots), embedded under an unexported name.
-type base = core.Core
+	_ gibbs.SweepRunner     = (*SwendsenWang)(nil)
+	_ gibbs.SweepRunner     = (*Wolff)(nil)
+	_ gibbs.StepsPerSweeper = (*SwendsenWang)(nil)
+	_ gibbs.StepsPerSweeper = (*Wolff)(nil)
+)

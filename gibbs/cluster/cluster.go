@@ -197,7 +197,7 @@ func NewSwendsenWang(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Sw
 		return nil, err
 	}
 	s := &SwendsenWang{clusters: c}
-	s.UpdateFn = s.Update
+	s.core().UpdateFn = s.Update
 	return s, nil
 }
 
@@ -209,7 +209,7 @@ func NewWolff(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Wolff, er
 		return nil, err
 	}
 	w := &Wolff{clusters: c, perStep: 1}
-	w.UpdateFn = w.Update
+	w.core().UpdateFn = w.Update
 	return w, nil
 }
 
@@ -233,11 +233,11 @@ func (s *SwendsenWang) Sweep() { s.RunSweep() }
 // RunSweep is one Swendsen–Wang update; it reports false if it was
 // interrupted. (It is what a Sweeper's step runs.)
 func (s *SwendsenWang) RunSweep() bool {
-	if s.Failure != nil {
+	if s.core().Failure != nil {
 		return true
 	}
 	if !s.swendsenWang() {
-		s.Aborted = false
+		s.core().Aborted = false
 		return false
 	}
 	return true
@@ -266,16 +266,16 @@ func (w *Wolff) Sweep() { w.RunSweep() }
 // RunSweep is Step; it reports false if the step was interrupted.
 func (w *Wolff) RunSweep() bool {
 	w.moved = true
-	if w.Failure != nil {
+	if w.core().Failure != nil {
 		return true
 	}
-	if w.Done == nil {
+	if w.core().Done == nil {
 		for range w.perStep {
-			w.grow(w.Pick(), false)
+			w.grow(w.core().Pick(), false)
 		}
 		return true
 	}
-	st := w.Stat
+	st := w.core().Stat
 	w.journal, w.journalV = w.journal[:0], w.journalV[:0]
 	if w.jEpoch++; w.jEpoch == 0 {
 		clear(w.jStamp)
@@ -283,12 +283,12 @@ func (w *Wolff) RunSweep() bool {
 	}
 	w.work = 0
 	for range w.perStep {
-		if !w.grow(w.Pick(), true) {
+		if !w.grow(w.core().Pick(), true) {
 			for k := len(w.journal) - 1; k >= 0; k-- {
-				w.X[w.journal[k]] = w.journalV[k]
+				w.core().X[w.journal[k]] = w.journalV[k]
 			}
-			w.Stat = st
-			w.Aborted = false
+			w.core().Stat = st
+			w.core().Aborted = false
 			return false
 		}
 	}
@@ -337,34 +337,34 @@ func (w *Wolff) TuneClusters(ctx context.Context, sweeps float64) (int, error) {
 		return w.perStep, fmt.Errorf("gibbs: wolff: tune over %v sweeps: need 0 < sweeps ≤ 10⁶", sweeps)
 	case w.moved:
 		return w.perStep, errors.New("gibbs: wolff: TuneClusters after the chain has moved: tuning ends at a stopping time and leaves a state not distributed as π, so it must come first — tune, then burn in, then measure")
-	case w.Failure != nil:
-		return w.perStep, w.Failure
+	case w.core().Failure != nil:
+		return w.perStep, w.core().Failure
 	}
-	done := w.Done
-	w.Done = nil
-	defer func() { w.Done = done }()
-	n := float64(len(w.Free))
+	done := w.core().Done
+	w.core().Done = nil
+	defer func() { w.core().Done = done }()
+	n := float64(len(w.core().Free))
 	prev := math.Inf(1)
 	mt := meter.New(ctx, "gibbs: wolff: TuneClusters")
 	if err := mt.Check(); err != nil {
 		return w.perStep, err
 	}
 	for range tuneRounds {
-		start, count := w.Stat.Steps, 0
-		for w.Failure == nil && float64(w.Stat.Steps-start) < sweeps*n {
-			steps, picks := w.Stat.Steps, w.Stat.Picks
-			w.grow(w.Pick(), false)
+		start, count := w.core().Stat.Steps, 0
+		for w.core().Failure == nil && float64(w.core().Stat.Steps-start) < sweeps*n {
+			steps, picks := w.core().Stat.Steps, w.core().Stat.Picks
+			w.grow(w.core().Pick(), false)
 			count++
 			// A site update costs about 36 ns, a bond event 16 (package
 			// infer's cost model): about a unit of the meter each.
-			if err := mt.Add(int(32*(w.Stat.Steps-steps) + 16*(w.Stat.Picks-picks) + 16)); err != nil {
+			if err := mt.Add(int(32*(w.core().Stat.Steps-steps) + 16*(w.core().Stat.Picks-picks) + 16)); err != nil {
 				return w.perStep, err
 			}
 		}
-		if w.Failure != nil {
-			return w.perStep, w.Failure
+		if w.core().Failure != nil {
+			return w.perStep, w.core().Failure
 		}
-		mean := float64(w.Stat.Steps-start) / float64(count)
+		mean := float64(w.core().Stat.Steps-start) / float64(count)
 		w.perStep, w.tunedSize = max(1, int(math.Round(min(n/mean, n)))), mean
 		if float64(w.perStep) > 0.9*prev {
 			break
@@ -380,17 +380,15 @@ const tuneRounds = 20
 // single is one Wolff cluster update seeded at i, outside a Step: when it
 // is interrupted, x and the counters are left as they were.
 func (c *clusters) single(i int) {
-	if c.Failure != nil || c.Clamped[i] {
+	if c.core().Failure != nil || c.core().Clamped[i] {
 		return
 	}
 	c.work = 0
 	if !c.grow(i, false) {
-		c.Aborted = false // grow changed nothing
+		c.core().Aborted = false // grow changed nothing
 	}
 }
 
-// localUpdates implements worker: a cluster update changes variables far
-// from i, so a Chromatic cannot run it.
 // StepsPerSweep returns 1: a Swendsen–Wang step is a sweep (see
 // gibbs.StepsPerSweep).
 func (*SwendsenWang) StepsPerSweep() float64 { return 1 }
@@ -400,17 +398,17 @@ func (*SwendsenWang) StepsPerSweep() float64 { return 1 }
 // (1 if it was not tuned: the clusters' sizes are not known in advance).
 func (w *Wolff) StepsPerSweep() float64 {
 	if w.tunedSize > 0 {
-		return max(1, float64(len(w.Free))/(float64(w.perStep)*w.tunedSize))
+		return max(1, float64(len(w.core().Free))/(float64(w.perStep)*w.tunedSize))
 	}
 	return 1
 }
 
-// LocalUpdates reports false: a Swendsen–Wang step changes many variables, so
-// chromatic.New refuses it as a worker.
+// LocalUpdates reports false (see gibbs.Worker): a Swendsen–Wang update
+// changes variables far from i, so chromatic.New refuses it as a worker.
 func (*SwendsenWang) LocalUpdates() bool { return false }
 
-// LocalUpdates reports false: a Wolff step changes many variables, so
-// chromatic.New refuses it as a worker.
+// LocalUpdates reports false (see gibbs.Worker): a Wolff update changes
+// variables far from i, so chromatic.New refuses it as a worker.
 func (*Wolff) LocalUpdates() bool { return false }
 
 // SnapshotKind returns "sw", the kind of a SwendsenWang's snapshots.
@@ -420,11 +418,13 @@ func (*SwendsenWang) SnapshotKind() string { return "sw" }
 func (*Wolff) SnapshotKind() string { return "wolff" }
 
 // Snapshot implements chain.Snapshotter.
-func (s *SwendsenWang) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
+func (s *SwendsenWang) Snapshot() ([]byte, error) {
+	return s.core().SnapshotState(s.SnapshotKind(), nil)
+}
 
 // Restore implements chain.Snapshotter.
 func (s *SwendsenWang) Restore(data []byte) error {
-	_, err := s.RestoreState(s.SnapshotKind(), data)
+	_, err := s.core().RestoreState(s.SnapshotKind(), data)
 	return err
 }
 
@@ -437,11 +437,11 @@ type wolffState struct {
 
 // Snapshot implements chain.Snapshotter; the state includes Clusters.
 func (w *Wolff) Snapshot() ([]byte, error) {
-	if w.Failure != nil {
-		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", w.Failure)
+	if w.core().Failure != nil {
+		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", w.core().Failure)
 	}
 	return json.Marshal(wolffState{
-		ChainState: core.ChainState{SnapshotHeader: core.Header(w.SnapshotKind()), X: w.X, Stats: w.Stat},
+		ChainState: core.ChainState{SnapshotHeader: core.Header(w.SnapshotKind()), X: w.core().X, Stats: w.core().Stat},
 		Clusters:   w.perStep,
 	})
 }
@@ -455,7 +455,7 @@ func (w *Wolff) Restore(data []byte) error {
 	if st.Kind == w.SnapshotKind() && st.Clusters < 1 {
 		return errors.New("gibbs: restore wolff: snapshot lacks the clusters a step makes")
 	}
-	if _, err := w.RestoreState(w.SnapshotKind(), data); err != nil {
+	if _, err := w.core().RestoreState(w.SnapshotKind(), data); err != nil {
 		return err
 	}
 	w.perStep, w.moved = st.Clusters, true

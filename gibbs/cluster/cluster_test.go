@@ -31,7 +31,8 @@ type updates struct {
 }
 
 func (u updates) Step() int {
-	i := u.Free[*u.next%len(u.Free)]
+	free := u.core().Free
+	i := free[*u.next%len(free)]
 	*u.next++
 	u.Update(i)
 	return i
@@ -91,9 +92,9 @@ func halveBonds(c *clusters) {
 type sizeStopped struct{ *Wolff }
 
 func (s sizeStopped) Step() int {
-	target := s.Stat.Steps + int64(len(s.Free))
-	for s.Stat.Steps < target {
-		s.Update(s.Pick())
+	target := s.core().Stat.Steps + int64(len(s.core().Free))
+	for s.core().Stat.Steps < target {
+		s.Update(s.core().Pick())
 	}
 	return chain.Any
 }

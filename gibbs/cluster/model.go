@@ -107,11 +107,11 @@ func newClusters(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Opti
 	if err != nil {
 		return clusters{}, err
 	}
-	c := clusters{base: ch}
+	c := clusters{base: newBase(ch)}
 	switch {
-	case c.KG != nil:
+	case c.core().KG != nil:
 		err = c.compileGraph(name, mt)
-	case c.Tor != nil:
+	case c.core().Tor != nil:
 		err = c.compileTorus(name)
 	default:
 		err = fmt.Errorf("gibbs: %s: the model (%T) has no compiled pairs: cluster moves run on a *factorgraph.Graph or a lattice of discrete spins", name, m)
@@ -138,19 +138,19 @@ type factorLister interface {
 // (the neighbour, the alias column), laid out in two passes over the rows,
 // in O(Σ_i |A[i]|); it returns mt's error once its context is done.
 func (c *clusters) compileGraph(name string, mt *meter.Meter) error {
-	n := c.M.NumVars()
-	kg := c.KG
+	n := c.core().M.NumVars()
+	kg := c.core().KG
 	b := &c.b
 	b.start = make([]int, n+1)
 	b.k = make([]float64, n)
 	// Pass 1: the pairs of each variable and their weights' sum; the unary
 	// terms tabulated, anything else refused.
-	for _, i := range c.Free {
-		soft, hard := c.M.Degree(i)
+	for _, i := range c.core().Free {
+		soft, hard := c.core().M.Degree(i)
 		s0 := kg.SoftStart[i]
 		for k := range soft + hard {
 			if k < soft {
-				if j := kg.Nbr[s0+k]; j >= 0 && !c.Clamped[j] && kg.W[s0+k] > 0 {
+				if j := kg.Nbr[s0+k]; j >= 0 && !c.core().Clamped[j] && kg.W[s0+k] > 0 {
 					b.start[i+1]++
 					b.k[i] += kg.W[s0+k]
 					continue
@@ -179,9 +179,9 @@ func (c *clusters) compileGraph(name string, mt *meter.Meter) error {
 	b.nbr = make([]int32, total)
 	b.prob = make([]float64, total)
 	b.alias = make([]int32, total)
-	work := make([]int32, max(n, c.M.MaxDegree()))
-	w := make([]float64, 0, c.M.MaxDegree())
-	for _, i := range c.Free {
+	work := make([]int32, max(n, c.core().M.MaxDegree()))
+	w := make([]float64, 0, c.core().M.MaxDegree())
+	for _, i := range c.core().Free {
 		s, e := b.start[i], b.start[i+1]
 		if s == e {
 			continue
@@ -190,7 +190,7 @@ func (c *clusters) compileGraph(name string, mt *meter.Meter) error {
 		w = w[:0]
 		p := s
 		for k, j := range nb {
-			if j >= 0 && !c.Clamped[j] && ws[k] > 0 {
+			if j >= 0 && !c.core().Clamped[j] && ws[k] > 0 {
 				b.nbr[p] = j
 				w = append(w, ws[k])
 				p++
@@ -238,7 +238,7 @@ func checkMean(name string, total float64, k []float64) error {
 // variable (a unary term of i), or an error naming a factor that couples
 // free variables in any other way.
 func (c *clusters) pairOf(name string, i, k, soft int) (int, *compiled.Op, error) {
-	kg := c.KG
+	kg := c.core().KG
 	var op *compiled.Op
 	if k < soft {
 		o := kg.SoftOp(kg.SoftStart[i] + k)
@@ -254,7 +254,7 @@ func (c *clusters) pairOf(name string, i, k, soft int) (int, *compiled.Op, error
 	if len(others) == 1 && k < soft && op.Kind == compiled.Potts && !op.Neg {
 		return j, op, nil // the common case, without naming the factor
 	}
-	fname, _, _ := c.M.Describe(i, k)
+	fname, _, _ := c.core().M.Describe(i, k)
 	switch {
 	case len(others) > 1:
 		return -1, op, fmt.Errorf("gibbs: %s: %s couples %d free variables (%d, %d, …): cluster moves need pair factors between free variables (use gibbs, pgibbs or auto)",
@@ -284,21 +284,21 @@ func (c *clusters) freeOthers(name string, i, k int, op *compiled.Op) ([]int, er
 	case compiled.Potts:
 		vars = []int{int(op.Ref)}
 	case compiled.Table:
-		t := &c.KG.Tabs
+		t := &c.core().KG.Tabs
 		for _, v := range t.Vars[t.Off[op.Ref]:t.Off[op.Ref+1]] {
 			vars = append(vars, int(v))
 		}
 	default:
-		fl, ok := c.M.(factorLister)
+		fl, ok := c.core().M.(factorLister)
 		if !ok {
-			fname, _, _ := c.M.Describe(i, k)
-			return nil, fmt.Errorf("gibbs: %s: %s: cannot tell its variables (the model %T does not list its factors)", name, fname, c.M)
+			fname, _, _ := c.core().M.Describe(i, k)
+			return nil, fmt.Errorf("gibbs: %s: %s: cannot tell its variables (the model %T does not list its factors)", name, fname, c.core().M)
 		}
 		vars = fl.Factor(fl.FactorIndex(i, k)).Vars()
 	}
 	var others []int
 	for _, v := range vars {
-		if v == i || c.Clamped[v] {
+		if v == i || c.core().Clamped[v] {
 			continue
 		}
 		dup := false
@@ -320,20 +320,20 @@ func (c *clusters) addUnary(name string, i, k int) (err error) {
 	if f.h == nil {
 		c.allocFields()
 	}
-	d := int(c.Size[i])
-	buf := c.Buf[:d]
+	d := int(c.core().Size[i])
+	buf := c.core().Buf[:d]
 	defer func() {
 		if p := recover(); p != nil {
-			fname, _, _ := c.M.Describe(i, k)
+			fname, _, _ := c.core().M.Describe(i, k)
 			err = fmt.Errorf("gibbs: %s: %s panics: %v", name, fname, p)
 		}
 	}()
-	c.M.EvalAll(i, k, c.X, buf)
-	lo, hi := factorgraph.Limits(c.M.Bound(i, k))
+	c.core().M.EvalAll(i, k, c.core().X, buf)
+	lo, hi := factorgraph.Limits(c.core().M.Bound(i, k))
 	h := f.h[f.start[i] : f.start[i]+d]
 	for v, s := range buf {
 		if !(s >= lo && s <= hi) {
-			return fmt.Errorf("gibbs: %s: %w", name, factorgraph.CheckError(c.M, i, k, s))
+			return fmt.Errorf("gibbs: %s: %w", name, factorgraph.CheckError(c.core().M, i, k, s))
 		}
 		h[v] += s
 	}
@@ -345,12 +345,12 @@ func (c *clusters) addUnary(name string, i, k int) (err error) {
 // allocFields lays out h_i for every free variable (D_i values each).
 func (c *clusters) allocFields() {
 	f := &c.f
-	n := c.M.NumVars()
+	n := c.core().M.NumVars()
 	f.start = make([]int, n+1)
 	for i := range n {
 		f.start[i+1] = f.start[i]
-		if !c.Clamped[i] {
-			f.start[i+1] += int(c.Size[i])
+		if !c.core().Clamped[i] {
+			f.start[i+1] += int(c.core().Size[i])
 		}
 	}
 	f.h = make([]float64, f.start[n])
@@ -360,13 +360,13 @@ func (c *clusters) allocFields() {
 // compileTorus sets up the bond events of a lattice: every offset must be
 // ferromagnetic.
 func (c *clusters) compileTorus(name string) error {
-	t := c.Tor
-	if !c.AllFree {
+	t := c.core().Tor
+	if !c.core().AllFree {
 		return fmt.Errorf("gibbs: %s: a lattice with evidence", name)
 	}
 	for k, w := range t.W {
 		if w < 0 {
-			fname, _, _ := c.M.Describe(0, k)
+			fname, _, _ := c.core().M.Describe(0, k)
 			return fmt.Errorf("gibbs: %s: %s is antiferromagnetic (K = %g < 0): cluster moves need ferromagnetic couplings, β·J ≥ 0 (use gibbs, pgibbs or auto)",
 				name, fname, w)
 		}
@@ -426,17 +426,17 @@ func (c *clusters) checkWork(name string, opt *gibbs.Options) error {
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", name, err)
 	}
-	w := c.WorstUpdate(func(i int) float64 {
+	w := c.core().WorstUpdate(func(i int) float64 {
 		ki := c.b.torusL()
 		if c.b.tor == nil {
 			ki = c.b.k[i]
 		}
-		return ki + c.Values(i)
+		return ki + c.core().Values(i)
 	})
 	if !(w.Work > limit) {
 		return nil
 	}
-	return core.TooMuch(name, fmt.Sprintf("draw about %.2g bond events to update variable %d (K_i = Σ_j K_ij)", w.Work-c.Values(w.I), w.I), limit,
+	return core.TooMuch(name, fmt.Sprintf("draw about %.2g bond events to update variable %d (K_i = Σ_j K_ij)", w.Work-c.core().Values(w.I), w.I), limit,
 		"the couplings are too strong for cluster moves to be worth it; use gibbs or auto")
 }
 

@@ -26,7 +26,7 @@ func (c *clusters) swendsenWang() bool {
 	case c.b.tor != nil:
 		nb, ok = c.torusBonds()
 	default:
-		nb = c.b.events.Rand(c.R)
+		nb = c.b.events.Rand(c.core().R)
 		ok = c.graphBonds(nb)
 	}
 	if !ok {
@@ -41,16 +41,16 @@ func (c *clusters) swendsenWang() bool {
 		return false
 	}
 	c.relabel()
-	c.Stat.Steps += int64(len(c.Free))
-	c.Stat.Picks += int64(nb)
-	c.Stat.Factors += c.f.total
+	c.core().Stat.Steps += int64(len(c.core().Free))
+	c.core().Stat.Picks += int64(nb)
+	c.core().Stat.Factors += c.f.total
 	return true
 }
 
 // resetUnionFind makes every free variable a component of its own,
 // allocating the arrays on first use.
 func (c *clusters) resetUnionFind() {
-	n := len(c.X)
+	n := len(c.core().X)
 	if c.parent == nil {
 		c.parent, c.compSize, c.lim = make([]int32, n), make([]int32, n), make([]int32, n)
 		c.val, c.valStamp = make([]int32, n), make([]uint32, n)
@@ -59,14 +59,14 @@ func (c *clusters) resetUnionFind() {
 		}
 	}
 	parent, size, lim := c.parent, c.compSize, c.lim
-	if c.AllFree {
+	if c.core().AllFree {
 		for i := range parent {
-			parent[i], size[i], lim[i] = int32(i), 1, c.Size[i]
+			parent[i], size[i], lim[i] = int32(i), 1, c.core().Size[i]
 		}
 		return
 	}
-	for _, i := range c.Free {
-		parent[i], size[i], lim[i] = int32(i), 1, c.Size[i]
+	for _, i := range c.core().Free {
+		parent[i], size[i], lim[i] = int32(i), 1, c.core().Size[i]
 	}
 }
 
@@ -93,7 +93,7 @@ func (c *clusters) union(a, b int32) {
 // then a neighbour ∝ K_ij) and joins the pairs that agree, looking at the
 // interrupt channel between chunks of pollEvery events.
 func (c *clusters) graphBonds(nb int) bool {
-	b, r, x := &c.b, c.R, c.X
+	b, r, x := &c.b, c.core().R, c.core().X
 	for nb > 0 {
 		chunk := min(nb, core.PollEvery)
 		nb -= chunk
@@ -104,7 +104,7 @@ func (c *clusters) graphBonds(nb int) bool {
 				c.union(int32(i), j)
 			}
 		}
-		if nb > 0 && c.Stop() {
+		if nb > 0 && c.core().Stop() {
 			return false
 		}
 	}
@@ -133,13 +133,13 @@ func (b *bonds) pickNbr(r *rand.Rand, i int) int32 {
 // events drawn, and false if it was interrupted (looking at the channel
 // each time the sites and events since the last look pass pollEvery).
 func (c *clusters) torusBonds() (int, bool) {
-	t, r, x := c.b.tor, c.R, c.X
+	t, r, x := c.b.tor, c.core().R, c.core().X
 	tab, half := t.Table, &c.b.half
 	nb, work := 0, 0
 	for i := range t.Sites {
 		n := half.Rand(r)
 		if work += n + 1; work >= core.PollEvery {
-			if c.Stop() {
+			if c.core().Stop() {
 				return nb, false
 			}
 			work = 0
@@ -165,12 +165,12 @@ func (c *clusters) torusBonds() (int, bool) {
 // It returns the words drawn, and false if it was interrupted (looking at
 // the channel each time the pairs looked at pass pollEvery).
 func (c *clusters) directBonds() (int, bool) {
-	t, r, x := c.b.tor, c.R, c.X
+	t, r, x := c.b.tor, c.core().R, c.core().X
 	fwd, thr := c.b.fwd, c.b.bondThr[:len(c.b.fwd)]
 	nb, work := 0, 0
 	for i := range t.Sites {
 		if work += len(fwd); work >= core.PollEvery {
-			if c.Stop() {
+			if c.core().Stop() {
 				return nb, false
 			}
 			work = 0
@@ -195,8 +195,8 @@ func (c *clusters) directBonds() (int, bool) {
 // variables. It reports false if interrupted.
 func (c *clusters) sumUnary() bool {
 	f, epoch := &c.f, c.epoch
-	for k, i := range c.Free {
-		if k&core.SweepPoll == core.SweepPoll && c.Stop() {
+	for k, i := range c.core().Free {
+		if k&core.SweepPoll == core.SweepPoll && c.core().Stop() {
 			return false
 		}
 		if f.count[i] == 0 {
@@ -221,8 +221,8 @@ func (c *clusters) sumUnary() bool {
 // otherwise, among the values below its smallest domain size — and sets
 // the free variables to their components' values.
 func (c *clusters) relabel() {
-	x, epoch := c.X, c.epoch
-	for _, i := range c.Free {
+	x, epoch := c.core().X, c.epoch
+	for _, i := range c.core().Free {
 		root := c.find(int32(i))
 		if c.valStamp[root] != epoch {
 			c.valStamp[root] = epoch
@@ -236,13 +236,13 @@ func (c *clusters) relabel() {
 func (c *clusters) componentValue(root int32) int {
 	lim := int(c.lim[root])
 	if c.f.h == nil || c.accStamp[root] != c.epoch {
-		return c.R.IntN(lim)
+		return c.core().R.IntN(lim)
 	}
 	s := c.f.start[root]
-	v := core.SampleLog(c.R, c.acc[s:s+lim])
+	v := core.SampleLog(c.core().R, c.acc[s:s+lim])
 	if v < 0 {
-		c.Fail(fmt.Errorf("the cluster of variable %d: every value has zero probability given its unary factors", root))
-		return int(c.X[root])
+		c.core().Fail(fmt.Errorf("the cluster of variable %d: every value has zero probability given its unary factors", root))
+		return int(c.core().X[root])
 	}
 	return v
 }
@@ -254,8 +254,8 @@ func (c *clusters) componentValue(root int32) int {
 // interrupted.
 func (c *clusters) grow(seed int, journal bool) bool {
 	if c.mark == nil {
-		c.mark = make([]uint32, len(c.X))
-		c.members = make([]int32, 0, len(c.Free))
+		c.mark = make([]uint32, len(c.core().X))
+		c.members = make([]int32, 0, len(c.core().Free))
 	}
 	if c.markEpoch++; c.markEpoch == 0 {
 		clear(c.mark)
@@ -273,7 +273,7 @@ func (c *clusters) grow(seed int, journal bool) bool {
 	if !ok {
 		return false
 	}
-	a := c.X[seed]
+	a := c.core().X[seed]
 	v, factors, ok := c.clusterValue(a)
 	if !ok {
 		return false
@@ -281,13 +281,13 @@ func (c *clusters) grow(seed int, journal bool) bool {
 	if journal {
 		c.record(a)
 	}
-	x := c.X
+	x := c.core().X
 	for _, m := range c.members {
 		x[m] = v
 	}
-	c.Stat.Steps += int64(len(c.members))
-	c.Stat.Picks += int64(picks)
-	c.Stat.Factors += factors
+	c.core().Stat.Steps += int64(len(c.members))
+	c.core().Stat.Picks += int64(picks)
+	c.core().Stat.Factors += factors
 	return true
 }
 
@@ -301,7 +301,7 @@ func (c *clusters) isolated(members []int32) bool {
 // yet in this step.
 func (c *clusters) record(a float64) {
 	if c.jStamp == nil {
-		c.jStamp = make([]uint32, len(c.X))
+		c.jStamp = make([]uint32, len(c.core().X))
 	}
 	for _, m := range c.members {
 		if c.jStamp[m] != c.jEpoch {
@@ -319,7 +319,7 @@ func (c *clusters) record(a float64) {
 // of the step (c.Work: events and members, over all its clusters) passes
 // pollEvery units.
 func (c *clusters) growGraph() (int, bool) {
-	b, r, x, mark, epoch := &c.b, c.R, c.X, c.mark, c.markEpoch
+	b, r, x, mark, epoch := &c.b, c.core().R, c.core().X, c.mark, c.markEpoch
 	seed := c.members[0]
 	a := x[seed]
 	picks := 0
@@ -337,7 +337,7 @@ func (c *clusters) growGraph() (int, bool) {
 		}
 		if c.work >= core.PollEvery {
 			c.work = 0
-			if c.Stop() {
+			if c.core().Stop() {
 				return 0, false
 			}
 		}
@@ -348,7 +348,7 @@ func (c *clusters) growGraph() (int, bool) {
 // growTorus is growGraph on a lattice: Poisson(L) events a member, each to
 // the site at an offset drawn ∝ K_k.
 func (c *clusters) growTorus() (int, bool) {
-	t, r, x, mark, epoch := c.b.tor, c.R, c.X, c.mark, c.markEpoch
+	t, r, x, mark, epoch := c.b.tor, c.core().R, c.core().X, c.mark, c.markEpoch
 	tab := t.Table
 	a := x[c.members[0]]
 	picks := 0
@@ -367,7 +367,7 @@ func (c *clusters) growTorus() (int, bool) {
 		}
 		if c.work >= core.PollEvery {
 			c.work = 0
-			if c.Stop() {
+			if c.core().Stop() {
 				return 0, false
 			}
 		}
@@ -383,17 +383,17 @@ func (c *clusters) growTorus() (int, bool) {
 // false if it was interrupted (looking at the channel every sweepPoll+1
 // members).
 func (c *clusters) clusterValue(a float64) (float64, int64, bool) {
-	lim := c.Size[c.members[0]]
+	lim := c.core().Size[c.members[0]]
 	for _, m := range c.members {
-		lim = min(lim, c.Size[m])
+		lim = min(lim, c.core().Size[m])
 	}
 	f := &c.f
 	var factors int64
-	u := c.U[:lim]
+	u := c.core().U[:lim]
 	if f.h != nil {
 		clear(u)
 		for k, m := range c.members {
-			if k&core.SweepPoll == core.SweepPoll && c.Stop() {
+			if k&core.SweepPoll == core.SweepPoll && c.core().Stop() {
 				return 0, 0, false
 			}
 			if f.count[m] == 0 {
@@ -413,17 +413,17 @@ func (c *clusters) clusterValue(a float64) (float64, int64, bool) {
 			// A variable no bond can reach: a fresh draw from its
 			// conditional, uniform over its values, a included (the flip
 			// would alternate it with period 2).
-			return float64(c.R.IntN(int(lim))), 0, true
+			return float64(c.core().R.IntN(int(lim))), 0, true
 		}
-		v := c.R.IntN(int(lim) - 1)
+		v := c.core().R.IntN(int(lim) - 1)
 		if v >= int(a) {
 			v++
 		}
 		return float64(v), 0, true
 	}
-	v := core.SampleLog(c.R, u)
+	v := core.SampleLog(c.core().R, u)
 	if v < 0 {
-		c.Fail(fmt.Errorf("the cluster of variable %d: every value has zero probability given its unary factors", c.members[0]))
+		c.core().Fail(fmt.Errorf("the cluster of variable %d: every value has zero probability given its unary factors", c.members[0]))
 		return a, factors, true
 	}
 	return float64(v), factors, true

@@ -85,8 +85,8 @@ func newContinuous(name, regName string, meth method, minibatched bool, m factor
 	if err != nil {
 		return nil, err
 	}
-	s := &Continuous{base: c, name: name, regName: regName, method: meth, degM: opt.M, degK: opt.K, maxTries: opt.MaxTries}
-	s.UpdateFn = s.Update
+	s := &Continuous{base: newBase(c), name: name, regName: regName, method: meth, degM: opt.M, degK: opt.K, maxTries: opt.MaxTries}
+	s.core().UpdateFn = s.Update
 	if s.degM == 0 {
 		s.degM = 3
 	}
@@ -130,8 +130,8 @@ func newContinuous(name, regName string, meth method, minibatched bool, m factor
 // continuous sampler on it would only be plain Gibbs or Poisson-Gibbs under
 // another name.
 func (s *Continuous) checkModel() error {
-	for _, i := range s.Free {
-		if s.Size[i] == 0 {
+	for _, i := range s.core().Free {
+		if s.core().Size[i] == 0 {
 			return nil
 		}
 	}
@@ -150,13 +150,13 @@ func (s *Continuous) checkWork(opt *gibbs.Options, minibatched bool) error {
 	}
 	if minibatched {
 		var err error
-		if s.pg, err = core.NewPG(&s.base, opt); err != nil {
+		if s.pg, err = core.NewPG(s.core(), opt); err != nil {
 			return fmt.Errorf("gibbs: %s: %w", s.name, err)
 		}
-		if err := s.pg.Check(&s.base, opt, s.regName, points); err != nil {
+		if err := s.pg.Check(s.core(), opt, s.regName, points); err != nil {
 			return err
 		}
-		if err := s.pg.Init(&s.base, s.Free); err != nil {
+		if err := s.pg.Init(s.core(), s.core().Free); err != nil {
 			return fmt.Errorf("gibbs: %s: %w", s.name, err)
 		}
 		return nil
@@ -165,25 +165,25 @@ func (s *Continuous) checkWork(opt *gibbs.Options, minibatched bool) error {
 	if err != nil {
 		return fmt.Errorf("gibbs: %s: %w", s.regName, err)
 	}
-	w := s.WorstUpdate(func(i int) float64 {
-		if s.Size[i] > 0 {
-			return s.ExactWork(i)
+	w := s.core().WorstUpdate(func(i int) float64 {
+		if s.core().Size[i] > 0 {
+			return s.core().ExactWork(i)
 		}
-		soft, hard := s.M.Degree(i)
+		soft, hard := s.core().M.Degree(i)
 		return float64(soft+hard) * points
 	})
 	if !(w.Work > limit) {
 		return nil
 	}
-	soft, hard := s.M.Degree(w.I)
+	soft, hard := s.core().M.Degree(w.I)
 	what := fmt.Sprintf("evaluate about %.2g factor values (variable %d: |A[i]| = %d factors at %g points)", w.Work, w.I, soft+hard, points)
 	instead := "use pgits or pgda, or a smaller m"
 	if s.method == methodRejection {
 		what = fmt.Sprintf("evaluate about %.2g factor values a try (variable %d: |A[i]| = %d factors)", w.Work, w.I, soft+hard)
 		instead = "use pg-rejection, pgits or pgda"
 	}
-	if s.Size[w.I] > 0 {
-		what = fmt.Sprintf("evaluate about %.2g factor values (discrete variable %d: |A[i]| = %d factors at D = %d values)", w.Work, w.I, soft+hard, s.Size[w.I])
+	if s.core().Size[w.I] > 0 {
+		what = fmt.Sprintf("evaluate about %.2g factor values (discrete variable %d: |A[i]| = %d factors at D = %d values)", w.Work, w.I, soft+hard, s.core().Size[w.I])
 		instead = "use a minibatched sampler (pgits, pgda or pg-rejection)"
 	}
 	return core.TooMuch(s.regName, what, limit, instead)
@@ -216,33 +216,33 @@ type corrector func(s *Continuous, i int, v float64)
 
 // updateWith is Update with the decision on polynomial proposals passed in.
 func (s *Continuous) updateWith(i int, correct corrector) {
-	if s.Failure != nil || s.Clamped[i] {
+	if s.core().Failure != nil || s.core().Clamped[i] {
 		return
 	}
-	d := s.M.Domain(i)
+	d := s.core().M.Domain(i)
 	if d.IsDiscrete() {
 		if s.pg != nil {
-			s.pg.DiscreteUpdate(&s.base, i)
+			s.pg.DiscreteUpdate(s.core(), i)
 		} else {
-			s.ExactUpdate(i)
+			s.core().ExactUpdate(i)
 		}
 		return
 	}
-	s.Stat.Steps++
+	s.core().Stat.Steps++
 	if s.pg != nil {
-		if soft, _ := s.M.Degree(i); soft > 0 {
-			if !s.pg.Draw(&s.base, i) {
+		if soft, _ := s.core().M.Degree(i); soft > 0 {
+			if !s.pg.Draw(s.core(), i) {
 				return
 			}
 		} else {
 			s.pg.Counts.Reset()
 		}
-		if !s.pg.Cache(&s.base, i) {
+		if !s.pg.Cache(s.core(), i) {
 			return
 		}
 	} else {
-		soft, hard := s.M.Degree(i)
-		s.Stat.Factors += int64(soft + hard)
+		soft, hard := s.core().M.Degree(i)
+		s.core().Stat.Factors += int64(soft + hard)
 	}
 	if s.method == methodRejection {
 		s.rejection(i, d)
@@ -262,7 +262,7 @@ func (s *Continuous) updateWith(i int, correct corrector) {
 func (s *Continuous) energy(i int, at, u []float64) bool {
 	u = u[:len(at)]
 	clear(u)
-	soft, hard := s.M.Degree(i)
+	soft, hard := s.core().M.Degree(i)
 	from := 0
 	if p := s.pg; p != nil {
 		for j, k := range p.Keys {
@@ -270,24 +270,24 @@ func (s *Continuous) energy(i int, at, u []float64) bool {
 			lo, hi, sk, inv := p.Lo[j], p.Hi[j], p.S[j], p.Inv[j]
 			for v, tv := range t {
 				if !(tv >= lo && tv <= hi) {
-					s.Fail(factorgraph.CheckError(s.M, i, k, tv))
+					s.core().Fail(factorgraph.CheckError(s.core().M, i, k, tv))
 					return false
 				}
 				if tv != 0 {
 					u[v] += sk * math.Log1p(tv*inv) // s_φ log(1 + L φ̃/(λM_φ))
 				}
 			}
-			if s.Spend(len(at)) {
+			if s.core().Spend(len(at)) {
 				return false
 			}
 		}
 		from = soft
 	}
 	for k := from; k < soft+hard; k++ {
-		if !s.AddChecked(i, k, s.section(i, k, at), u) {
+		if !s.core().AddChecked(i, k, s.section(i, k, at), u) {
 			return false
 		}
-		if s.Spend(len(at)) {
+		if s.core().Spend(len(at)) {
 			return false
 		}
 	}
@@ -299,15 +299,15 @@ func (s *Continuous) energy(i int, at, u []float64) bool {
 func (s *Continuous) section(i, k int, at []float64) []float64 {
 	t := s.vals[:len(at)]
 	if s.sec != nil {
-		s.sec.EvalSection(i, k, s.X, at, t)
+		s.sec.EvalSection(i, k, s.core().X, at, t)
 		return t
 	}
-	save := s.X[i]
+	save := s.core().X[i]
 	for j, v := range at {
-		s.X[i] = v
-		t[j] = s.M.Eval(i, k, s.X)
+		s.core().X[i] = v
+		t[j] = s.core().M.Eval(i, k, s.core().X)
 	}
-	s.X[i] = save
+	s.core().X[i] = save
 	return t
 }
 
@@ -315,10 +315,10 @@ func (s *Continuous) section(i, k int, at []float64) []float64 {
 // point x_{i←v}, the same sum as energy's: for one point, setting x_i and
 // evaluating each factor directly costs less than a section per factor.
 func (s *Continuous) energyAt(i int, v float64) (float64, bool) {
-	save := s.X[i]
-	s.X[i] = v
+	save := s.core().X[i]
+	s.core().X[i] = v
 	u, ok := s.energyHere(i)
-	s.X[i] = save
+	s.core().X[i] = save
 	return u, ok
 }
 
@@ -330,7 +330,7 @@ func (s *Continuous) energyAt(i int, v float64) (float64, bool) {
 // same order. The exact terms (a plain sum) are added as they come:
 // chunking them measured slower on cheap factors.
 func (s *Continuous) energyHere(i int) (float64, bool) {
-	soft, hard := s.M.Degree(i)
+	soft, hard := s.core().M.Degree(i)
 	u := 0.0
 	from := 0
 	if p := s.pg; p != nil {
@@ -338,31 +338,31 @@ func (s *Continuous) energyHere(i int) (float64, bool) {
 			keys := p.Keys[c:min(c+len(s.chunk), len(p.Keys))]
 			t := s.chunk[:len(keys)]
 			for j, k := range keys {
-				t[j] = s.M.Eval(i, k, s.X)
+				t[j] = s.core().M.Eval(i, k, s.core().X)
 			}
 			for j, tj := range t {
 				if !(tj >= p.Lo[c+j] && tj <= p.Hi[c+j]) {
-					s.Fail(factorgraph.CheckError(s.M, i, keys[j], tj))
+					s.core().Fail(factorgraph.CheckError(s.core().M, i, keys[j], tj))
 					return 0, false
 				}
 				if tj != 0 {
 					u += p.S[c+j] * math.Log1p(tj*p.Inv[c+j])
 				}
 			}
-			if s.Spend(len(t)) {
+			if s.core().Spend(len(t)) {
 				return 0, false
 			}
 		}
 		from = soft
 	}
 	for k := from; k < soft+hard; k++ {
-		t := s.M.Eval(i, k, s.X)
-		if lo, hi := factorgraph.Limits(s.M.Bound(i, k)); !(t >= lo && t <= hi) {
-			s.Fail(factorgraph.CheckError(s.M, i, k, t))
+		t := s.core().M.Eval(i, k, s.core().X)
+		if lo, hi := factorgraph.Limits(s.core().M.Bound(i, k)); !(t >= lo && t <= hi) {
+			s.core().Fail(factorgraph.CheckError(s.core().M, i, k, t))
 			return 0, false
 		}
 		u += t
-		if s.Spend(1) {
+		if s.core().Spend(1) {
 			return 0, false
 		}
 	}
@@ -376,14 +376,14 @@ func (s *Continuous) polynomial(i int, d factorgraph.Domain, correct corrector) 
 		s.nodesOK = false
 		nodes, err := chebyshev.Points(s.nodes[:0], s.degM, d.Lo, d.Hi) // reuses s.nodes
 		if err != nil {
-			s.Fail(fmt.Errorf("variable %d: %w", i, err))
+			s.core().Fail(fmt.Errorf("variable %d: %w", i, err))
 			return
 		}
 		s.nodes, s.nodesLo, s.nodesHi, s.nodesOK = nodes[:s.degM+2], d.Lo, d.Hi, true
 	}
 	// The energies at the m+1 nodes and, for the correction, at x_i, in
 	// one pass over the factors.
-	s.nodes[s.degM+1] = s.X[i]
+	s.nodes[s.degM+1] = s.core().X[i]
 	if !s.energy(i, s.nodes, s.energies) {
 		return
 	}
@@ -398,11 +398,11 @@ func (s *Continuous) polynomial(i int, d factorgraph.Domain, correct corrector) 
 		}
 	}
 	if err != nil {
-		s.Fail(fmt.Errorf("variable %d: %w", i, err))
+		s.core().Fail(fmt.Errorf("variable %d: %w", i, err))
 		return
 	}
-	v := s.its.Draw(s.R)
-	s.Stat.Proposals++
+	v := s.its.Draw(s.core().R)
+	s.core().Stat.Proposals++
 	correct(s, i, v)
 }
 
@@ -414,8 +414,8 @@ func (s *Continuous) correct(i int, v float64) {
 	if !ok {
 		return
 	}
-	if s.Accept(s.its.LogAcceptRatio(s.X[i], s.energies[s.degM+1], v, uNew)) {
-		s.X[i] = v
+	if s.core().Accept(s.its.LogAcceptRatio(s.core().X[i], s.energies[s.degM+1], v, uNew)) {
+		s.core().X[i] = v
 	}
 }
 
@@ -453,26 +453,26 @@ func floorHard(u []float64) {
 // interval under the envelope exp(bound): bound = L_i for the exact energy,
 // Σ s_φ log(1 + L/λ) for the minibatched one.
 func (s *Continuous) rejection(i int, d factorgraph.Domain) {
-	bound := s.M.Li(i)
+	bound := s.core().M.Li(i)
 	if s.pg != nil {
 		bound = s.pg.Bound()
 	}
 	for tries := int64(1); ; tries++ {
 		if tries > s.maxTries {
-			s.Fail(fmt.Errorf("variable %d: rejection sampling accepted nothing in %d tries", i, s.maxTries))
+			s.core().Fail(fmt.Errorf("variable %d: rejection sampling accepted nothing in %d tries", i, s.maxTries))
 			return
 		}
-		s.Stat.Tries++
-		if s.Spend(1) { // every try looks at least once in pollEvery tries
+		s.core().Stat.Tries++
+		if s.core().Spend(1) { // every try looks at least once in pollEvery tries
 			return
 		}
-		v := d.Lo + (d.Hi-d.Lo)*s.R.Float64()
+		v := d.Lo + (d.Hi-d.Lo)*s.core().R.Float64()
 		u, ok := s.energyAt(i, v)
 		if !ok {
 			return
 		}
-		if math.Log(s.R.Float64()) < u-bound {
-			s.X[i] = v
+		if math.Log(s.core().R.Float64()) < u-bound {
+			s.core().X[i] = v
 			return
 		}
 	}
@@ -537,16 +537,15 @@ func NewPGRejection(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Con
 	return newContinuous("PGRejection", "pg-rejection", methodRejection, true, m, r, opt)
 }
 
-// LocalUpdates reports whether an update of x_i reads and writes only x_i
-// and A[i] (chromatic.New takes such workers only): a continuous update reads A[i] only.
+// LocalUpdates reports true (see gibbs.Worker): a continuous update reads A[i] only.
 func (*Continuous) LocalUpdates() bool { return true }
 
 // Snapshot implements chain.Snapshotter.
-func (s *Continuous) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
+func (s *Continuous) Snapshot() ([]byte, error) { return s.core().SnapshotState(s.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
 func (s *Continuous) Restore(data []byte) error {
-	_, err := s.RestoreState(s.SnapshotKind(), data)
+	_, err := s.core().RestoreState(s.SnapshotKind(), data)
 	return err
 }
 

@@ -13,7 +13,7 @@ type uncorrectedContinuous struct{ *Continuous }
 // Step and Sweep of s use the broken update too.
 func uncorrected(s *Continuous) gibbs.Sampler {
 	u := uncorrectedContinuous{s}
-	s.UpdateFn = u.Update
+	s.core().UpdateFn = u.Update
 	return u
 }
 
@@ -22,6 +22,6 @@ func (u uncorrectedContinuous) Update(i int) { u.updateWith(i, acceptAll) }
 
 // acceptAll is the broken correction: the proposal always becomes x_i.
 func acceptAll(s *Continuous, i int, v float64) {
-	s.X[i] = v
-	s.Stat.Accepted++
+	s.core().X[i] = v
+	s.core().Stat.Accepted++
 }

@@ -3,13 +3,13 @@ package mingibbs
 import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 )
 
-// Which of package chain's interfaces the samplers of this package
-// implement, checked at compile time: each is a gibbs.Sampler (so a
-// chain.Kernel), a chain.Interrupter, a chain.Snapshotter, a chain.Counter
-// and a chain.Locator.
+// Which of the interfaces of packages chain and gibbs the samplers of this
+// package implement, checked at compile time: each is a gibbs.Sampler (so
+// a chain.Kernel), a chain.Interrupter, a chain.Snapshotter, a
+// chain.Counter, a chain.Locator, a gibbs.SweepRunner and a gibbs.Worker
+// (a Chromatic's worker if its LocalUpdates says so).
 var (
 	_ gibbs.Sampler     = (*MINGibbs)(nil)
 	_ gibbs.Sampler     = (*MGPMH)(nil)
@@ -26,8 +26,11 @@ var (
 	_ chain.Locator     = (*MINGibbs)(nil)
 	_ chain.Locator     = (*MGPMH)(nil)
 	_ chain.Locator     = (*DoubleMINGibbs)(nil)
-)
 
-// base is the state every sampler of the family shares (the chain, its
-// counters, interruption and snapshots), embedded under an unexported name.
-type base = core.Core
+	_ gibbs.SweepRunner = (*MINGibbs)(nil)
+	_ gibbs.SweepRunner = (*MGPMH)(nil)
+	_ gibbs.SweepRunner = (*DoubleMINGibbs)(nil)
+	_ gibbs.Worker      = (*MINGibbs)(nil)
+	_ gibbs.Worker      = (*MGPMH)(nil)
+	_ gibbs.Worker      = (*DoubleMINGibbs)(nil)
+)

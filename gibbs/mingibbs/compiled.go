@@ -25,8 +25,17 @@ type compiledEstimator struct {
 	epoch  uint32
 }
 
+// activeLister is a model that lists the soft factors touching a free
+// variable, the factors of the global estimators (factorgraph.Graph.Active):
+// every model with a compiled graph, a *factorgraph.Graph, is one.
+type activeLister interface{ Active() []int32 }
+
 func newCompiledEstimator(k *compiled.Graph, m factorgraph.GlobalModel, lambda float64) *compiledEstimator {
-	active := m.(interface{ Active() []int32 }).Active()
+	al, ok := m.(activeLister)
+	if !ok {
+		return nil // the generic path
+	}
+	active := al.Active()
 	if len(active) == 0 || !(lambda > 0) {
 		return nil
 	}

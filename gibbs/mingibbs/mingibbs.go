@@ -9,6 +9,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/core"
+	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
@@ -33,8 +34,8 @@ func newEstimator(m factorgraph.GlobalModel, lambda float64) (*estimator, error)
 		return nil, fmt.Errorf("λ = %g: %w", lambda, err)
 	}
 	e := &estimator{m: m, lambda: lambda, psi: m.Psi(), counts: minibatch.NewCounts(m.NumFactors())}
-	if k, ok := m.(core.Kerneler); ok && k.Kernel().Discrete {
-		e.ce = newCompiledEstimator(k.Kernel(), m, lambda)
+	if k := compiled.GraphOf(m); k != nil && k.Discrete {
+		e.ce = newCompiledEstimator(k, m, lambda)
 	}
 	return e, nil
 }
@@ -132,9 +133,9 @@ func NewMINGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*MINGib
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: %w", err)
 	}
-	s := &MINGibbs{base: c, est: est, epsv: make([]float64, len(c.U))}
-	s.UpdateFn = s.Update
-	if s.eps, _, _, err = s.est.estimate(&s.base, s.X); err != nil {
+	s := &MINGibbs{base: newBase(c), est: est, epsv: make([]float64, len(c.U))}
+	s.core().UpdateFn = s.Update
+	if s.eps, _, _, err = s.est.estimate(s.core(), s.core().X); err != nil {
 		return nil, fmt.Errorf("gibbs: MINGibbs: initial estimate: %w", err)
 	}
 	return s, nil
@@ -145,16 +146,16 @@ func (s *MINGibbs) Lambda() float64 { return s.est.lambda }
 
 // Update resamples variable i.
 func (s *MINGibbs) Update(i int) {
-	if s.Failure != nil || s.Clamped[i] {
+	if s.core().Failure != nil || s.core().Clamped[i] {
 		return
 	}
-	s.Stat.Steps++
-	d := s.M.Domain(i).Size
-	u, epsv := s.U[:d], s.epsv[:d]
-	if !s.HardEnergies(i, u) {
+	s.core().Stat.Steps++
+	d := s.core().M.Domain(i).Size
+	u, epsv := s.core().U[:d], s.epsv[:d]
+	if !s.core().HardEnergies(i, u) {
 		return
 	}
-	cur := s.X[i]
+	cur := s.core().X[i]
 	for v := range d {
 		switch {
 		case float64(v) == cur:
@@ -162,14 +163,14 @@ func (s *MINGibbs) Update(i int) {
 		case math.IsInf(u[v], -1):
 			continue // ruled out by a hard factor: no estimate needed
 		default:
-			s.X[i] = float64(v)
-			e, picks, factors, err := s.est.estimate(&s.base, s.X)
-			s.Stat.Picks += int64(picks)
-			s.Stat.Factors += int64(factors)
+			s.core().X[i] = float64(v)
+			e, picks, factors, err := s.est.estimate(s.core(), s.core().X)
+			s.core().Stat.Picks += int64(picks)
+			s.core().Stat.Factors += int64(factors)
 			if err != nil {
-				s.X[i] = cur
+				s.core().X[i] = cur
 				if err != errAborted {
-					s.Fail(err)
+					s.core().Fail(err)
 				}
 				return
 			}
@@ -177,13 +178,13 @@ func (s *MINGibbs) Update(i int) {
 		}
 		u[v] += epsv[v]
 	}
-	s.X[i] = cur
-	v := core.SampleLog(s.R, u)
+	s.core().X[i] = cur
+	v := core.SampleLog(s.core().R, u)
 	if v < 0 {
-		s.Fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
+		s.core().Fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
 		return
 	}
-	s.X[i], s.eps = float64(v), epsv[v]
+	s.core().X[i], s.eps = float64(v), epsv[v]
 }
 
 // proposal is the local minibatch proposal of MGPMH and DoubleMIN-Gibbs:
@@ -308,9 +309,9 @@ func NewMGPMH(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*MGPMH, er
 	if err := minibatch.CheckMean(lambda); err != nil {
 		return nil, fmt.Errorf("gibbs: MGPMH: λ = %g: %w", lambda, err)
 	}
-	s := &MGPMH{base: c}
-	s.UpdateFn = s.Update
-	s.prop = newProposal(&s.base, lambda)
+	s := &MGPMH{base: newBase(c)}
+	s.core().UpdateFn = s.Update
+	s.prop = newProposal(s.core(), lambda)
 	return s, nil
 }
 
@@ -319,23 +320,23 @@ func (s *MGPMH) Lambda() float64 { return s.prop.lambda }
 
 // Update proposes a new value of variable i and accepts or rejects it.
 func (s *MGPMH) Update(i int) {
-	v, ok := s.prop.propose(&s.base, i)
+	v, ok := s.prop.propose(s.core(), i)
 	if !ok {
 		return
 	}
-	cur := int(s.X[i])
+	cur := int(s.core().X[i])
 	if v == cur {
-		s.Stat.Accepted++
+		s.core().Stat.Accepted++
 		return
 	}
 	// Exact soft energies of A[i] at both values (hard factors cancel
 	// between U_i and ψ, which both contain them).
-	du, ok := softDelta(&s.base, i, cur, v)
+	du, ok := softDelta(s.core(), i, cur, v)
 	if !ok {
 		return
 	}
-	if s.Accept(du + s.prop.logPsi[cur] - s.prop.logPsi[v]) {
-		s.X[i] = float64(v)
+	if s.core().Accept(du + s.prop.logPsi[cur] - s.prop.logPsi[v]) {
+		s.core().X[i] = float64(v)
 	}
 }
 
@@ -389,10 +390,10 @@ func NewDoubleMINGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: %w", err)
 	}
-	s := &DoubleMINGibbs{base: c, est: est}
-	s.UpdateFn = s.Update
-	s.prop = newProposal(&s.base, lambda)
-	if s.eps, _, _, err = s.est.estimate(&s.base, s.X); err != nil {
+	s := &DoubleMINGibbs{base: newBase(c), est: est}
+	s.core().UpdateFn = s.Update
+	s.prop = newProposal(s.core(), lambda)
+	if s.eps, _, _, err = s.est.estimate(s.core(), s.core().X); err != nil {
 		return nil, fmt.Errorf("gibbs: DoubleMINGibbs: initial estimate: %w", err)
 	}
 	return s, nil
@@ -407,38 +408,35 @@ func (s *DoubleMINGibbs) Lambda2() float64 { return s.est.lambda }
 // Update proposes a new value of variable i with a fresh global estimate
 // and accepts or rejects the pair.
 func (s *DoubleMINGibbs) Update(i int) {
-	v, ok := s.prop.propose(&s.base, i)
+	v, ok := s.prop.propose(s.core(), i)
 	if !ok {
 		return
 	}
-	cur := s.X[i]
-	s.X[i] = float64(v)
-	eps, picks, factors, err := s.est.estimate(&s.base, s.X)
-	s.Stat.Picks += int64(picks)
-	s.Stat.Factors += int64(factors)
-	s.X[i] = cur
+	cur := s.core().X[i]
+	s.core().X[i] = float64(v)
+	eps, picks, factors, err := s.est.estimate(s.core(), s.core().X)
+	s.core().Stat.Picks += int64(picks)
+	s.core().Stat.Factors += int64(factors)
+	s.core().X[i] = cur
 	if err != nil {
 		if err != errAborted {
-			s.Fail(err)
+			s.core().Fail(err)
 		}
 		return
 	}
 	// Hard factors cancel between the target and ψ, which both contain them.
-	if s.Accept(eps - s.eps + s.prop.logPsi[int(cur)] - s.prop.logPsi[v]) {
-		s.X[i], s.eps = float64(v), eps
+	if s.core().Accept(eps - s.eps + s.prop.logPsi[int(cur)] - s.prop.logPsi[v]) {
+		s.core().X[i], s.eps = float64(v), eps
 	}
 }
 
-// LocalUpdates reports whether an update of x_i reads and writes only x_i
-// and A[i] (chromatic.New takes such workers only): an MGPMH update reads A[i] only.
+// LocalUpdates reports true (see gibbs.Worker): an MGPMH update reads A[i] only.
 func (*MGPMH) LocalUpdates() bool { return true }
 
-// LocalUpdates reports whether an update of x_i reads and writes only x_i
-// and A[i] (chromatic.New takes such workers only): MIN-Gibbs's estimates read the whole
+// LocalUpdates reports false (see gibbs.Worker): MIN-Gibbs's estimates read the whole
 // state, and its cached estimate ε is global.
 func (*MINGibbs) LocalUpdates() bool { return false }
 
-// LocalUpdates reports whether an update of x_i reads and writes only x_i
-// and A[i] (chromatic.New takes such workers only): DoubleMIN-Gibbs's estimates read the
+// LocalUpdates reports false (see gibbs.Worker): DoubleMIN-Gibbs's estimates read the
 // whole state, and its cached estimate ε is global.
 func (*DoubleMINGibbs) LocalUpdates() bool { return false }

@@ -5,20 +5,22 @@ import (
 )
 
 // Snapshot implements chain.Snapshotter.
-func (s *MGPMH) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
+func (s *MGPMH) Snapshot() ([]byte, error) { return s.core().SnapshotState(s.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
 func (s *MGPMH) Restore(data []byte) error {
-	_, err := s.RestoreState(s.SnapshotKind(), data)
+	_, err := s.core().RestoreState(s.SnapshotKind(), data)
 	return err
 }
 
 // Snapshot implements chain.Snapshotter; the state includes the cached estimate ε.
-func (s *MINGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), &s.eps) }
+func (s *MINGibbs) Snapshot() ([]byte, error) {
+	return s.core().SnapshotState(s.SnapshotKind(), &s.eps)
+}
 
 // Restore implements chain.Snapshotter.
 func (s *MINGibbs) Restore(data []byte) error {
-	st, err := s.RestoreState(s.SnapshotKind(), data)
+	st, err := s.core().RestoreState(s.SnapshotKind(), data)
 	if err == nil {
 		if st.Eps == nil {
 			return errors.New("gibbs: restore mingibbs: snapshot lacks the cached estimate ε")
@@ -29,11 +31,13 @@ func (s *MINGibbs) Restore(data []byte) error {
 }
 
 // Snapshot implements chain.Snapshotter; the state includes the cached estimate ε.
-func (s *DoubleMINGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), &s.eps) }
+func (s *DoubleMINGibbs) Snapshot() ([]byte, error) {
+	return s.core().SnapshotState(s.SnapshotKind(), &s.eps)
+}
 
 // Restore implements chain.Snapshotter.
 func (s *DoubleMINGibbs) Restore(data []byte) error {
-	st, err := s.RestoreState(s.SnapshotKind(), data)
+	st, err := s.core().RestoreState(s.SnapshotKind(), data)
 	if err == nil {
 		if st.Eps == nil {
 			return errors.New("gibbs: restore doublemin: snapshot lacks the cached estimate ε")

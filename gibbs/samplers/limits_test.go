@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
 	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/potts"
@@ -138,7 +139,7 @@ func TestAutoNeverLarger(t *testing.T) {
 			}
 			for _, i := range g.Free() {
 				soft, hard := g.Degree(i)
-				d := a.PG.Draws(g, i)
+				d := core.Of(a).PG.Draws(g, i)
 				if !a.Exact(i) && !(d < float64(soft)) {
 					t.Errorf("graph %d %+v: variable %d minibatched with %.3g expected draws, |A[i]| = %d soft + %d hard", gi, opt, i, d, soft, hard)
 				}

@@ -40,11 +40,11 @@ var torusCases = []struct {
 // chainOf returns the shared state of a sampler of the family.
 func chainOf(t testing.TB, s gibbs.Sampler) *core.Core {
 	t.Helper()
-	b, ok := s.(interface{ Base() *core.Core })
-	if !ok {
+	c := core.Of(s)
+	if c == nil {
 		t.Fatalf("no chain in %T", s)
 	}
-	return b.Base()
+	return c
 }
 
 // TestTorusHook: every discrete sampler with a torus path picks it up on a
@@ -58,10 +58,10 @@ func TestTorusHook(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := chainOf(t, s); c.Tor == nil || c.Tor != l.Torus() {
+		if c := chainOf(t, s); c.Tor == nil || c.Tor != compiled.TorusOf(l) {
 			t.Errorf("%s on %v: no torus path", name, l)
 		}
-		if pg, ok := s.(*site.PoissonGibbs); ok && pg.PG.TorPG == nil {
+		if pg, ok := s.(*site.PoissonGibbs); ok && core.Of(pg).PG.TorPG == nil {
 			t.Errorf("%s: no precomputed torus draw", name)
 		}
 	}
@@ -79,7 +79,7 @@ func TestTorusHook(t *testing.T) {
 		}
 	}
 	cont := gibbstest.NewLattice(t, lattice.Params{Dim: 2, Size: 4, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Continuous(-1, 1), Beta: 0.5})
-	if cont.Torus() != nil {
+	if compiled.TorusOf(cont) != nil {
 		t.Error("a lattice of continuous spins has a torus form")
 	}
 	s, err := New("pgits", cont, rand.New(rand.NewPCG(1, 2)), nil)
@@ -180,7 +180,7 @@ func TestTorusExactness(t *testing.T) {
 				if z > gibbstest.ZLimit {
 					t.Errorf("%s: %s: z = %.2f", name, where, z)
 				}
-				t.Logf("%s (K = %d, uniform %v, NN %v): largest z %.2f", name, l.NumOffsets(), l.Torus().Uniform, l.Torus().NN, z)
+				t.Logf("%s (K = %d, uniform %v, NN %v): largest z %.2f", name, l.NumOffsets(), compiled.TorusOf(l).Uniform, compiled.TorusOf(l).NN, z)
 			}
 		})
 	}
@@ -244,12 +244,12 @@ func TestTorusCatchesBrokenTori(t *testing.T) {
 				tc := torusCases[ci]
 				l := gibbstest.NewLattice(t, tc.p)
 				s, chains := torusSampler(t, bc.sampler, l, uint64(ci))
-				broken := bc.breakIt(t, l.Torus())
+				broken := bc.breakIt(t, compiled.TorusOf(l))
 				for _, c := range chains {
 					c.Tor = broken
 				}
 				if pg, ok := s.(*site.PoissonGibbs); ok {
-					pg.PG.TorPG = core.NewTorusPG(broken, pg.PG.Lambda)
+					core.Of(pg).PG.TorPG = core.NewTorusPG(broken, core.Of(pg).PG.Lambda)
 				}
 				steps := gibbstest.ExactSteps
 				if bc.sampler == "chromatic" {

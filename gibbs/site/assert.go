@@ -3,13 +3,13 @@ package site
 import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/gibbs"
-	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 )
 
-// Which of package chain's interfaces the samplers of this package
-// implement, checked at compile time: each is a gibbs.Sampler (so a
-// chain.Kernel), a chain.Interrupter, a chain.Snapshotter, a chain.Counter
-// and a chain.Locator.
+// Which of the interfaces of packages chain and gibbs the samplers of this
+// package implement, checked at compile time: each is a gibbs.Sampler (so
+// a chain.Kernel), a chain.Interrupter, a chain.Snapshotter, a
+// chain.Counter, a chain.Locator, a gibbs.SweepRunner and a gibbs.Worker
+// (a Chromatic's worker if its LocalUpdates says so); and a chain.Conditioner.
 var (
 	_ gibbs.Sampler     = (*Gibbs)(nil)
 	_ gibbs.Sampler     = (*PoissonGibbs)(nil)
@@ -29,8 +29,11 @@ var (
 	_ chain.Conditioner = (*Gibbs)(nil)
 	_ chain.Conditioner = (*Mixed)(nil)
 	_ chain.Conditioner = (*PoissonGibbs)(nil)
-)
 
-// base is the state every sampler of the family shares (the chain, its
-// counters, interruption and snapshots), embedded under an unexported name.
-type base = core.Core
+	_ gibbs.SweepRunner = (*Gibbs)(nil)
+	_ gibbs.SweepRunner = (*PoissonGibbs)(nil)
+	_ gibbs.SweepRunner = (*Mixed)(nil)
+	_ gibbs.Worker      = (*Gibbs)(nil)
+	_ gibbs.Worker      = (*PoissonGibbs)(nil)
+	_ gibbs.Worker      = (*Mixed)(nil)
+)

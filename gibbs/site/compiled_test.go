@@ -16,14 +16,21 @@ import (
 	"github.com/pgibbs/pgibbs/potts"
 )
 
-// withKernel is a graph whose samplers run on a substituted compiled form:
-// the broken variants of the compiled path.
+// withKernel is a graph whose samplers run on a substituted compiled form
+// (its own Form, shallower than the graph's): the broken variants of the
+// compiled path.
 type withKernel struct {
 	*factorgraph.Graph
-	k *compiled.Graph
+	form
 }
 
-func (w withKernel) Kernel() *compiled.Graph { return w.k }
+// form is compiled.Form under an unexported name.
+type form = compiled.Form
+
+// newWithKernel returns g running on k.
+func newWithKernel(g *factorgraph.Graph, k *compiled.Graph) withKernel {
+	return withKernel{g, compiled.GraphForm(k)}
+}
 
 // flipPottsThinning returns a copy of k whose soft Potts pairs have the
 // wrong sign: they are kept (and counted) where the pair disagrees — a sign
@@ -112,7 +119,7 @@ func TestCompiledConditional(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.KG == nil {
+		if s.core().KG == nil {
 			t.Fatalf("graph %d: the sampler does not run on the compiled form", gi)
 		}
 		for range 20 {
@@ -124,13 +131,13 @@ func TestCompiledConditional(t *testing.T) {
 			soft, hard := g.Degree(i)
 			buf := make([]float64, d)
 			for k := range soft + hard {
-				g.EvalAll(i, k, s.X, buf)
+				g.EvalAll(i, k, s.core().X, buf)
 				for v := range want {
 					want[v] += buf[v]
 				}
 			}
 			got := make([]float64, d)
-			if _, ok := s.AddCompiled(i, got, true); !ok {
+			if _, ok := s.core().AddCompiled(i, got, true); !ok {
 				t.Fatal(s.Err())
 			}
 			shift := math.NaN()
@@ -169,7 +176,7 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 	})
 	gibbstest.CheckBroken(t, graphs, []gibbstest.BrokenCase{
 		{Name: "PoissonGibbs/flipped-Potts-thinning", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			m := withKernel{tg.G, flipPottsThinning(tg.G.Kernel())}
+			m := newWithKernel(tg.G, flipPottsThinning(compiled.GraphOf(tg.G)))
 			return NewPoissonGibbs(m, rand.New(rand.NewPCG(tg.Seed, 99)), &gibbs.Options{Init: tg.Init})
 		}, Steps: 0},
 		{Name: "PoissonGibbs/no-state-independent-batch", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
@@ -178,11 +185,11 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			for k := range s.PG.Gens {
-				s.PG.Gens[k].B1 = minibatch.NewPoissonGen(0)
+			for k := range s.core().PG.Gens {
+				s.core().PG.Gens[k].B1 = minibatch.NewPoissonGen(0)
 			}
-			for k := range s.PG.Pool { // the direct counts of phase 1
-				s.PG.Pool[k] = minibatch.NewPoissonGen(0)
+			for k := range s.core().PG.Pool { // the direct counts of phase 1
+				s.core().PG.Pool[k] = minibatch.NewPoissonGen(0)
 			}
 			return s, nil
 		}, Steps: 0},
@@ -194,20 +201,20 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			if s.PG.Hot != nil || s.PG.Rec != nil {
+			if s.core().PG.Hot != nil || s.core().PG.Rec != nil {
 				directSeen.Store(true)
 			}
-			for k := range s.PG.Pool2 {
-				s.PG.Pool2[k] = minibatch.NewPoissonGen(0)
+			for k := range s.core().PG.Pool2 {
+				s.core().PG.Pool2[k] = minibatch.NewPoissonGen(0)
 			}
 			return s, nil
 		}, Steps: 0},
 		{Name: "MGPMH/dropped-factor", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			m := withKernel{tg.G, dropLastExact(tg.G.Kernel())}
+			m := newWithKernel(tg.G, dropLastExact(compiled.GraphOf(tg.G)))
 			return mingibbs.NewMGPMH(m, rand.New(rand.NewPCG(tg.Seed, 99)), &gibbs.Options{Init: tg.Init})
 		}, Steps: 0},
 		{Name: "Gibbs/dropped-factor", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			m := withKernel{tg.G, dropLastExact(tg.G.Kernel())}
+			m := newWithKernel(tg.G, dropLastExact(compiled.GraphOf(tg.G)))
 			return NewGibbs(m, rand.New(rand.NewPCG(tg.Seed, 99)), &gibbs.Options{Init: tg.Init})
 		}, Steps: 0},
 	})
@@ -285,7 +292,7 @@ func TestExactnessTiered(t *testing.T) {
 	gibbstest.SkipShort(t)
 	for _, heavy := range []int{0, 8} {
 		g, p0 := starGraph(t, compiled.FlatMax+100, heavy)
-		k := g.Kernel()
+		k := compiled.GraphOf(g)
 		if bands := k.BandStart[1] - k.BandStart[0]; bands < 2 {
 			t.Fatalf("the hub's light factors are in %d bands; want several", bands)
 		}
@@ -322,7 +329,7 @@ func TestExactnessTiered(t *testing.T) {
 			}
 		}
 		// The same check rejects a hub whose Potts pairs have the wrong sign.
-		s, err := NewPoissonGibbs(withKernel{g, flipPottsThinning(g.Kernel())}, rand.New(rand.NewPCG(5, 6)), opt)
+		s, err := NewPoissonGibbs(newWithKernel(g, flipPottsThinning(compiled.GraphOf(g))), rand.New(rand.NewPCG(5, 6)), opt)
 		if err != nil {
 			t.Fatal(err)
 		}

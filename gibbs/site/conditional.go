@@ -5,12 +5,12 @@ package site
 // compiled graph and of the generic path record it; most specialised loops
 // of an implicit lattice (package lattice) do not (i < 0: the marginals
 // then count values).
-func (s *Gibbs) Conditional() (int, []float64, float64) { return s.LastConditional() }
+func (s *Gibbs) Conditional() (int, []float64, float64) { return s.core().LastConditional() }
 
 // Conditional implements chain.Conditioner: the conditional the last Step
 // drew from, exact (Algorithm 1) or Poisson-minibatched (see
 // PoissonGibbs.Conditional), both unbiased for π's marginals.
-func (a *Mixed) Conditional() (int, []float64, float64) { return a.LastConditional() }
+func (a *Mixed) Conditional() (int, []float64, float64) { return a.core().LastConditional() }
 
 // Conditional implements chain.Conditioner: the minibatched conditional
 // the last Step drew x_i from,
@@ -26,4 +26,4 @@ func (a *Mixed) Conditional() (int, []float64, float64) { return a.LastCondition
 // (x_−i, s) is P_joint(x_i = v) = π_i(v). As for exact Gibbs, the
 // conditional has the indicator's mean and no more variance (Rao–
 // Blackwell). On an implicit lattice the update does not record it (i < 0).
-func (s *PoissonGibbs) Conditional() (int, []float64, float64) { return s.LastConditional() }
+func (s *PoissonGibbs) Conditional() (int, []float64, float64) { return s.core().LastConditional() }

@@ -39,15 +39,16 @@ func NewGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Gibbs, er
 	if err := c.CheckExact(opt, "gibbs"); err != nil {
 		return nil, err
 	}
-	s := &Gibbs{base: c}
-	s.UpdateFn = s.Update
+	s := &Gibbs{base: newBase(c)}
+	s.core().UpdateFn = s.Update
+	s.core().TorusSweep = true // a Chromatic worker's share: the torus loop
 	return s, nil
 }
 
 // Update resamples variable i from its full conditional.
 func (s *Gibbs) Update(i int) {
-	if s.Failure != nil || s.Clamped[i] {
+	if s.core().Failure != nil || s.core().Clamped[i] {
 		return
 	}
-	s.ExactUpdate(i)
+	s.core().ExactUpdate(i)
 }

@@ -35,16 +35,17 @@ func NewMixed(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Mixed, er
 	if err != nil {
 		return nil, err
 	}
-	pg := &PoissonGibbs{base: c}
-	if pg.PG, err = core.NewPG(&pg.base, opt); err != nil {
+	pg := &PoissonGibbs{base: newBase(c)}
+	if pg.core().PG, err = core.NewPG(pg.core(), opt); err != nil {
 		return nil, fmt.Errorf("gibbs: Auto: %w", err)
 	}
 	a := &Mixed{PoissonGibbs: pg, exact: make([]bool, m.NumVars())}
-	a.UpdateFn = a.Update // Step and Sweep use Auto's choice
+	b := a.core()
+	b.UpdateFn = a.Update // Step and Sweep use Auto's choice
 	var vars []int        // the minibatch updates
-	for _, i := range pg.Free {
+	for _, i := range b.Free {
 		soft, _ := m.Degree(i)
-		if pg.PG.Draws(m, i) >= float64(soft) {
+		if b.PG.Draws(m, i) >= float64(soft) {
 			a.exact[i] = true
 			a.nGibbs++
 		} else {
@@ -52,10 +53,15 @@ func NewMixed(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Mixed, er
 			a.nPG++
 		}
 	}
+	// A Chromatic worker's share: Gibbs's loop over the sites of a torus
+	// model where every variable is updated by plain Gibbs (a lattice whose
+	// minibatch would not be smaller than its K neighbours: a
+	// nearest-neighbour one), so that auto costs what gibbs does.
+	b.TorusSweep = a.nPG == 0
 	if err := a.check(opt); err != nil {
 		return nil, err
 	}
-	if err := pg.PG.Init(&pg.base, vars); err != nil {
+	if err := b.PG.Init(b, vars); err != nil {
 		return nil, fmt.Errorf("gibbs: Auto: %w", err)
 	}
 	return a, nil
@@ -67,12 +73,12 @@ func (a *Mixed) check(opt *gibbs.Options) error {
 	if err != nil {
 		return fmt.Errorf("gibbs: auto: %w", err)
 	}
-	c := &a.base
+	c := a.core()
 	w := c.WorstUpdate(func(i int) float64 {
 		if a.exact[i] {
 			return c.ExactWork(i)
 		}
-		return c.MinibatchWork(i, a.PG.Draws(c.M, i), c.Values(i))
+		return c.MinibatchWork(i, a.core().PG.Draws(c.M, i), c.Values(i))
 	})
 	if !(w.Work > limit) {
 		return nil
@@ -80,11 +86,15 @@ func (a *Mixed) check(opt *gibbs.Options) error {
 	soft, hard := c.M.Degree(w.I)
 	what := fmt.Sprintf("evaluate about %.2g factor values (variable %d: |A[i]| = %d factors at D = %d values)", w.Work, w.I, soft+hard, c.Size[w.I])
 	if !a.exact[w.I] {
-		d := a.PG.Draws(c.M, w.I)
-		what = fmt.Sprintf("%s (variable %d, %s)", core.DrawText(d, w.Work), w.I, core.LambdaText("λ", opt.Lambda, opt.LambdaScale, "L", a.PG.Lambda))
+		d := a.core().PG.Draws(c.M, w.I)
+		what = fmt.Sprintf("%s (variable %d, %s)", core.DrawText(d, w.Work), w.I, core.LambdaText("λ", opt.Lambda, opt.LambdaScale, "L", a.core().PG.Lambda))
 	}
 	return core.TooMuch("auto", what, limit, "each update already is the cheaper of gibbs's and pgibbs's; raise Options.MaxDraws to run steps this long")
 }
+
+// Lambda returns λ of the Poisson-Gibbs updates (declared here, not only
+// promoted from the embedded PoissonGibbs, so that go doc lists it).
+func (a *Mixed) Lambda() float64 { return a.PoissonGibbs.Lambda() }
 
 // Kinds returns how many free variables Mixed updates by plain Gibbs and by
 // Poisson-Gibbs.
@@ -96,11 +106,11 @@ func (a *Mixed) Exact(i int) bool { return a.exact[i] }
 
 // Update resamples variable i by the update chosen for it.
 func (a *Mixed) Update(i int) {
-	if a.Failure != nil || a.Clamped[i] {
+	if a.core().Failure != nil || a.core().Clamped[i] {
 		return
 	}
 	if a.exact[i] {
-		a.ExactUpdate(i)
+		a.core().ExactUpdate(i)
 		return
 	}
 	a.PoissonGibbs.Update(i)

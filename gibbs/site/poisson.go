@@ -41,27 +41,27 @@ func NewPoissonGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Po
 	if err != nil {
 		return nil, err
 	}
-	s := &PoissonGibbs{base: c}
-	s.UpdateFn = s.Update
-	if s.PG, err = core.NewPG(&s.base, opt); err != nil {
+	s := &PoissonGibbs{base: newBase(c)}
+	s.core().UpdateFn = s.Update
+	if s.core().PG, err = core.NewPG(s.core(), opt); err != nil {
 		return nil, fmt.Errorf("gibbs: PoissonGibbs: %w", err)
 	}
-	if err := s.PG.Check(&s.base, opt, "pgibbs", 0); err != nil {
+	if err := s.core().PG.Check(s.core(), opt, "pgibbs", 0); err != nil {
 		return nil, err
 	}
-	if err := s.PG.Init(&s.base, s.Free); err != nil {
+	if err := s.core().PG.Init(s.core(), s.core().Free); err != nil {
 		return nil, fmt.Errorf("gibbs: PoissonGibbs: %w", err)
 	}
 	return s, nil
 }
 
 // Lambda returns λ.
-func (s *PoissonGibbs) Lambda() float64 { return s.PG.Lambda }
+func (s *PoissonGibbs) Lambda() float64 { return s.core().PG.Lambda }
 
 // Update resamples variable i (Algorithm 2).
 func (s *PoissonGibbs) Update(i int) {
-	if s.Failure != nil || s.Clamped[i] {
+	if s.core().Failure != nil || s.core().Clamped[i] {
 		return
 	}
-	s.PG.DiscreteUpdate(&s.base, i)
+	s.core().PG.DiscreteUpdate(s.core(), i)
 }

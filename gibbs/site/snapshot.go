@@ -1,29 +1,31 @@
 package site
 
 // Snapshot implements chain.Snapshotter.
-func (s *Gibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
+func (s *Gibbs) Snapshot() ([]byte, error) { return s.core().SnapshotState(s.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
 func (s *Gibbs) Restore(data []byte) error {
-	_, err := s.RestoreState(s.SnapshotKind(), data)
+	_, err := s.core().RestoreState(s.SnapshotKind(), data)
 	return err
 }
 
 // Snapshot implements chain.Snapshotter.
-func (s *PoissonGibbs) Snapshot() ([]byte, error) { return s.SnapshotState(s.SnapshotKind(), nil) }
+func (s *PoissonGibbs) Snapshot() ([]byte, error) {
+	return s.core().SnapshotState(s.SnapshotKind(), nil)
+}
 
 // Restore implements chain.Snapshotter.
 func (s *PoissonGibbs) Restore(data []byte) error {
-	_, err := s.RestoreState(s.SnapshotKind(), data)
+	_, err := s.core().RestoreState(s.SnapshotKind(), data)
 	return err
 }
 
 // Snapshot implements chain.Snapshotter.
-func (a *Mixed) Snapshot() ([]byte, error) { return a.SnapshotState(a.SnapshotKind(), nil) }
+func (a *Mixed) Snapshot() ([]byte, error) { return a.core().SnapshotState(a.SnapshotKind(), nil) }
 
 // Restore implements chain.Snapshotter.
 func (a *Mixed) Restore(data []byte) error {
-	_, err := a.RestoreState(a.SnapshotKind(), data)
+	_, err := a.core().RestoreState(a.SnapshotKind(), data)
 	return err
 }
 

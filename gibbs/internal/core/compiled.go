@@ -10,9 +10,6 @@ import (
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
 
-// Kerneler is a model with compiled neighbourhoods (factorgraph.Graph).
-type Kerneler interface{ Kernel() *compiled.Graph }
-
 // exactCompiled resamples discrete variable i from its full conditional
 // over the compiled A[i] (Algorithm 1): U_v = Σ_{φ∈A[i]} φ(x_{i←v}).
 func (c *Core) exactCompiled(i int) {

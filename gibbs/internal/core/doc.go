@@ -8,7 +8,13 @@
 // snapshots (snapshot.go).
 //
 // The samplers' packages (gibbs/site, gibbs/mingibbs, gibbs/continuous,
-// gibbs/cluster, gibbs/blocked, gibbs/chromatic) embed Core under an
-// unexported name, so its members are theirs and not part of their
-// documented API; package gibbs states the contract they meet.
+// gibbs/cluster, gibbs/blocked) hold a Core in a [Base], which has no
+// exported field or method: embedded in the package's base type, it
+// promotes nothing into the samplers' API. The package reads its Core
+// through [In]; its base type, which genbase writes (go generate here),
+// declares the methods of the family's contract that the samplers share,
+// one-line forwards to the Core, so that go doc lists them on every
+// sampler. gibbs/chromatic finds the Core of a worker of the family
+// through [Of] and runs its journal and interruption directly. Package
+// gibbs states the contract the samplers meet.
 package core

@@ -62,7 +62,11 @@ type Core struct {
 	Failure  error
 	U, Buf   []float64   // per-value energies and factor values, len ≥ max domain size
 	Buf2     []float64   // a second per-value buffer
-	UpdateFn func(i int) // the sampler's Update, for Step and Sweep
+	UpdateFn func(i int) // the sampler's Update, for Step, Sweep and UpdateEach
+	// TorusSweep says that UpdateEach may update a Chromatic worker's share
+	// in the torus loop (TorusVars), by exact updates: Gibbs, and Mixed
+	// when it updates every variable by Gibbs.
+	TorusSweep bool
 
 	// PG is the Poisson minibatch of the samplers that draw one per
 	// update (PoissonGibbs, Mixed), or nil.
@@ -122,12 +126,9 @@ func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options,
 	}
 	maxD := 1
 	c.Size = make([]int32, n)
-	if k, ok := m.(Kerneler); ok {
-		c.KG = k.Kernel()
-	}
-	if t, ok := m.(toruser); ok {
-		c.Tor = t.Torus()
-	}
+	// The compiled forms of a factorgraph.Graph and of a lattice (package
+	// compiled's Form): looked up once, here, so that no step pays for it.
+	c.KG, c.Tor = compiled.GraphOf(m), compiled.TorusOf(m)
 	for i := range n {
 		d := m.Domain(i)
 		c.Size[i] = int32(d.Size)

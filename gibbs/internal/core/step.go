@@ -28,9 +28,6 @@ func (c *Core) SetInterrupt(done <-chan struct{}) {
 	c.Aborted = false
 }
 
-// Base returns c (a Chromatic's workers are samplers embedding a chain).
-func (c *Core) Base() *Core { return c }
-
 // Stop reports whether the interrupt channel is closed, and if so records
 // that the update under way is aborted.
 func (c *Core) Stop() bool {

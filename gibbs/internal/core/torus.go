@@ -5,13 +5,9 @@ import (
 	"math/bits"
 	"slices"
 
-	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
 )
-
-// toruser is a model with a compiled torus form (lattice.Lattice).
-type toruser interface{ Torus() *compiled.Torus }
 
 // identityFree reports whether free lists every variable of n in order, as
 // a lattice's does: a random-scan pick of a 10⁶-site lattice then skips a
@@ -182,33 +178,13 @@ func (c *Core) sumTorus(i, b0, b1, b2 int) {
 	c.set(i, u)
 }
 
-// VarsUpdater is a sampler with a loop over many variables (Gibbs on a
-// torus model). updateVars(vars, journal) updates them in turn; with
-// journal set it also appends each variable's old value to the chain's
-// saved values before updating it (see runChunk).
-type VarsUpdater interface {
-	UpdateVars(vars []int, journal bool)
-}
-
-// UpdateVars calls s.Update(i) for each i of vars in turn, in one call when
-// s has a loop of its own.
-func UpdateVars(s gibbs.Sampler, vars []int) {
-	if u, ok := s.(VarsUpdater); ok {
-		u.UpdateVars(vars, false)
-		return
-	}
-	for _, i := range vars {
-		s.Update(i)
-	}
-}
-
 // UpdateEach updates the variables of vars in turn with UpdateFn (a
 // Chromatic worker's share of a colour class), after journalling them if
-// journal is set; where torus is set and the model has a torus form, the
-// torus loop does it instead, with no call per site. It stops at an
+// journal is set; where TorusSweep is set and the model has a torus form,
+// the torus loop does it instead, with no call per site. It stops at an
 // aborted update.
-func (c *Core) UpdateEach(vars []int, journal, torus bool) {
-	if c.Failure != nil || (torus && c.TorusVars(vars, journal)) {
+func (c *Core) UpdateEach(vars []int, journal bool) {
+	if c.Failure != nil || (c.TorusSweep && c.TorusVars(vars, journal)) {
 		return
 	}
 	if journal {

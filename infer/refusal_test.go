@@ -1,0 +1,74 @@
+package infer
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
+
+// TestChooseRefusals: a pilot's refusal travels as an error (Pilot.Err)
+// whose kind errors.Is tells — Choose's own (too slow for the budget, out
+// of time) or the sampler's (a cluster move on an antiferromagnet) — and
+// Refused is its message.
+func TestChooseRefusals(t *testing.T) {
+	check := func(label string, ch Choice) {
+		t.Helper()
+		for _, p := range ch.Pilots {
+			if (p.Refused == "") != (p.Err() == nil) {
+				t.Errorf("%s: %v refused %q with error %v", label, p.Spec, p.Refused, p.Err())
+			}
+		}
+	}
+	// A budget that leaves no time for any pilot: single sites and the
+	// narrowest blocks too slow, wider blocks not built, the first
+	// candidate by rule.
+	g := isingTorus(t, 12, 0.9)
+	ch, err := Choose(context.Background(), g, ChooseOptions{Budget: 1e3, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("tiny budget", ch)
+	if !strings.Contains(ch.Reason, "by rule") || ch.Spec != ch.Pilots[0].Spec {
+		t.Errorf("tiny budget: chose %v: %s", ch.Spec, ch.Reason)
+	}
+	if p := ch.Pilots[0]; !errors.Is(p.Err(), ErrTooSlow) || !strings.HasPrefix(p.Refused, tooSlow) {
+		t.Errorf("tiny budget: %v refused %q (%v), want ErrTooSlow", p.Spec, p.Refused, p.Err())
+	}
+	// A frustrated model: the cluster moves' constructors refuse it, in
+	// their own words; nothing of Choose's own kinds.
+	b := factorgraph.NewBuilder()
+	b.AddVariables(3, factorgraph.Discrete(2))
+	b.AddFactor(factorgraph.NewPotts(0, 1, -1))
+	b.AddFactor(factorgraph.NewPotts(1, 2, -1))
+	b.AddFactor(factorgraph.NewPotts(0, 2, -1))
+	frustrated, _ := b.Build()
+	if ch, err = Choose(context.Background(), frustrated, ChooseOptions{Budget: 1e8, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	check("antiferromagnet", ch)
+	for _, p := range ch.Pilots {
+		if p.Spec.Name != "sw" && p.Spec.Name != "wolff" {
+			continue
+		}
+		if e := p.Err(); e == nil || errors.Is(e, ErrTooSlow) || errors.Is(e, ErrBuildOutOfTime) || errors.Is(e, ErrPilotOutOfTime) {
+			t.Errorf("%v on an antiferromagnet: %v", p.Spec, e)
+		}
+	}
+	// A deadline already past: no candidate can be built in its share.
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	ch, err = Choose(ctx, g, ChooseOptions{Budget: 1e8, Seed: 1})
+	if !errors.Is(err, ErrNoTime) {
+		t.Fatalf("a deadline past: %v, want ErrNoTime", err)
+	}
+	check("deadline past", ch)
+	for _, p := range ch.Pilots {
+		if !errors.Is(p.Err(), ErrBuildOutOfTime) && !errors.Is(p.Err(), errWider) {
+			t.Errorf("a deadline past: %v refused %q (%v), want ErrBuildOutOfTime", p.Spec, p.Refused, p.Err())
+		}
+	}
+}
