@@ -58,6 +58,6 @@ func TestAutoSamplerChoice(t *testing.T) {
 func TestAutoSamplerExactness(t *testing.T) {
 	gibbstest.SkipShort(t)
 	gibbstest.CheckExact(t, gibbstest.Graphs(t), []gibbstest.SamplerCase{{Name: "auto", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
-		return NewAuto(m, r, &gibbs.Options{Init: init, LambdaScale: autoScale})
+		return NewAuto(m, r, &gibbs.Options{Init: init, LambdaScale: gibbstest.MixedScale})
 	}, Steps: 0}}, 31, 1)
 }

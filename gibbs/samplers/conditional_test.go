@@ -19,7 +19,7 @@ import (
 // rbSamplers are the samplers that report their conditionals.
 func rbSamplers() []gibbstest.SamplerCase {
 	var out []gibbstest.SamplerCase
-	for _, sc := range exactSamplers() {
+	for _, sc := range familySamplers() {
 		switch sc.Name {
 		case "Gibbs", "PoissonGibbs", "PoissonGibbs/λ=0.1L²", "PoissonGibbs/per-variable", "Auto":
 			out = append(out, sc)

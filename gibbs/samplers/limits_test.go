@@ -132,7 +132,7 @@ func TestAutoNeverLarger(t *testing.T) {
 		graphs = append(graphs, tg.G)
 	}
 	for gi, g := range graphs {
-		for _, opt := range []gibbs.Options{{}, {LambdaScale: 1e-4}, {LambdaScale: autoScale}, {LambdaScale: 1e300}, {PerVariable: true, LambdaScale: 0.01}} {
+		for _, opt := range []gibbs.Options{{}, {LambdaScale: 1e-4}, {LambdaScale: gibbstest.MixedScale}, {LambdaScale: 1e300}, {PerVariable: true, LambdaScale: 0.01}} {
 			a, err := site.NewMixed(g, rand.New(rand.NewPCG(1, 1)), &opt)
 			if err != nil {
 				t.Fatalf("graph %d %+v: %v", gi, opt, err)

@@ -131,7 +131,7 @@ func liar(t *testing.T, value float64) *factorgraph.Graph {
 func TestCheckedMode(t *testing.T) {
 	for _, value := range []float64{2, -0.5, math.NaN(), math.Inf(1)} {
 		g := liar(t, value)
-		for _, sc := range exactSamplers() {
+		for _, sc := range familySamplers() {
 			s, err := sc.New(g, rand.New(rand.NewPCG(1, 1)), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -280,7 +280,7 @@ func TestConstructorErrors(t *testing.T) {
 // benchmarks in package bench report the same with b.ReportAllocs).
 func TestZeroAllocations(t *testing.T) {
 	g := gibbstest.SmallPotts(t)
-	for _, sc := range exactSamplers() {
+	for _, sc := range familySamplers() {
 		s, err := sc.New(g, rand.New(rand.NewPCG(1, 1)), nil)
 		if err != nil {
 			t.Fatal(err)
