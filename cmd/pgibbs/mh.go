@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -13,7 +12,6 @@ import (
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/mh"
 	"github.com/pgibbs/pgibbs/mh/targets"
-	"github.com/pgibbs/pgibbs/tgm"
 )
 
 func init() {
@@ -23,14 +21,6 @@ func init() {
 		example: "pgibbs mh -model tgm -sampler tunamh -step 0.1 -chi 1e-4 -iters 100000 -json",
 		run:     runMH,
 	})
-}
-
-// paperSteps are the TunaMH paper's random-walk step sizes (its Tables 2
-// and 3) by model and sampler; the CLI uses them when -step is not set.
-var paperSteps = map[string]map[string]float64{
-	"tgm":      {"mh": 0.3, "tfmh": 2.2e-2, "flymc": 1e-2, "tunamh": 0.1, "poissonmh": 0.1, "smh1": 0.1, "mhss1": 0.1},
-	"rlr":      {"mh": 4e-3, "tfmh": 1e-4, "flymc": 2.7e-3, "tunamh": 8e-4, "smh1": 4e-3, "smh2": 4e-3, "mhss1": 4e-3, "mhss2": 4e-3},
-	"logistic": {"mh": 5e-3, "tfmh": 1e-4, "flymc": 2e-3, "tunamh": 1e-3},
 }
 
 // mhOutput is the JSON object of `pgibbs mh -json`.
@@ -85,19 +75,13 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	case *k < 2 || *k > 1_000_000:
 		return usagef("-K %d: need 2 to 10⁶", *k)
 	}
-	opts := mh.Options{Step: *step, Chi: *chi, Lambda: f.lambda, MaxDraws: f.maxDraws}
-	target, err := mhTarget(*model, f.sampler, *n, *dim, *k, *mapStart, f.seed, &opts)
+	target, opts, err := targets.Paper(targets.Setup{Model: *model, Sampler: f.sampler, N: *n, Dim: *dim, K: *k, MapStart: *mapStart, Seed: f.seed},
+		mh.Options{Step: *step, Chi: *chi, Lambda: f.lambda, MaxDraws: f.maxDraws})
 	if err != nil {
-		return err
-	}
-	if opts.Step == 0 {
-		opts.Step = 0.1
-		if s, ok := paperSteps[*model][f.sampler]; ok {
-			opts.Step = s
+		if !slices.Contains(targets.Models, *model) {
+			return usagef("-model %q: want tgm, rlr, logistic or bias", *model)
 		}
-	}
-	if opts.Lambda == 0 {
-		opts.Lambda = 500
+		return err
 	}
 	run := &mhRun{f: f, target: target, opts: opts}
 	o, err := f.execute(ctx, run.job())
@@ -137,61 +121,6 @@ func (run *mhRun) output(model string, opts mh.Options, o *outcome, conv converg
 		out.ESSPerSecond = *out.ESSBulkMin / o.seconds
 	}
 	return out
-}
-
-// mhTarget builds the target, from its own data seed so that chains share
-// it, and sets the options the target implies (start, reference point, χ).
-func mhTarget(model, sampler string, n, dim, k int, mapStart bool, seed uint64, opts *mh.Options) (mh.Target, error) {
-	dataRand := rand.New(rand.NewPCG(seed, 0xda7a))
-	switch model {
-	case "tgm":
-		cfg := tgm.MHConfig()
-		if n > 0 {
-			cfg.N = n
-		}
-		m, err := tgm.Generate(cfg, dataRand)
-		if err != nil {
-			return nil, err
-		}
-		opts.Init = []float64{0, 1} // the mode the paper starts from
-		opts.Chi = cmp.Or(opts.Chi, 1e-4)
-		return m.Target(), nil
-	case "rlr", "logistic":
-		var target mh.Target
-		var withMode interface{ Mode([]float64) error }
-		if model == "rlr" {
-			m, err := targets.GenerateRobustLinear(cmp.Or(n, 100_000), dim, 4, dataRand)
-			if err != nil {
-				return nil, err
-			}
-			target, withMode = m, m
-		} else {
-			m, _, err := targets.GenerateLogistic(cmp.Or(n, 10_000), dim, dataRand)
-			if err != nil {
-				return nil, err
-			}
-			target, withMode = m, m
-		}
-		if e, _ := mh.Lookup(sampler); mapStart || e.ControlVariates {
-			mode := make([]float64, dim)
-			if err := withMode.Mode(mode); err != nil {
-				return nil, err
-			}
-			opts.Init, opts.Ref = mode, mode
-		}
-		opts.Chi = cmp.Or(opts.Chi, 1e-5)
-		return target, nil
-	case "bias":
-		b, err := targets.NewBias(k)
-		if err != nil {
-			return nil, err
-		}
-		opts.Proposal = targets.LazyWalk{K: k}
-		opts.Init = []float64{float64(k / 2)}
-		opts.Chi = cmp.Or(opts.Chi, 1e-4)
-		return b, nil
-	}
-	return nil, usagef("-model %q: want tgm, rlr, logistic or bias", model)
 }
 
 // mhRun runs samplers of package mh: chain k runs f.sampler from stream k
