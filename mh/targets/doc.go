@@ -24,5 +24,9 @@
 // RobustLinear and Logistic also implement the batched fast paths
 // mh.BatchLogLiker and mh.SumLogLiker (LogLik's values, bit for bit).
 //
+// Paper builds the TunaMH paper's experiments as `pgibbs mh` runs them:
+// the target and its data, the start, the control variates' reference
+// point, the proposal, and the paper's step sizes, χ and λ.
+//
 // Data generators take an explicit *rand.Rand.
 package targets
