@@ -26,8 +26,9 @@
 //	gibbs/blocked     blocked Gibbs by variable elimination and backward
 //	                  sampling, with Poisson-minibatched block boundaries
 //	gibbs/chromatic   a graph colouring's classes updated in parallel
-//	gibbs/samplers    every sampler by name (New, Names, FactoryOf) and the
-//	                  registry's "auto" (NewAuto)
+//	gibbs/samplers    the registry: every sampler by name with what it
+//	                  samples and how it runs (Lookup, Entry, Config, New,
+//	                  FactoryOf) and the registry's "auto" (NewAuto)
 //
 // They share one base, gibbs/internal/core: the chain's state and
 // counters, the compiled and lattice fast paths, the Poisson minibatch,

@@ -179,7 +179,7 @@ func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options,
 	return c, nil
 }
 
-// NewSiteCore is newChain for a sampler that updates one variable at a
+// NewSiteCore is NewCore for a sampler that updates one variable at a
 // time: it first refuses a model with a hard factor whose variables such
 // updates can never change (CheckSiteMoves), on which the chain would be
 // reducible.
