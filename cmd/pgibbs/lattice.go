@@ -181,7 +181,7 @@ func (r *latticeRun) job() job {
 		memory: r.sim.Memory,
 		quantities: func() ([][][]float64, func(q int) string) {
 			qs, _ := simulation.Series(r.chains) // the chains Chain built
-			return qs, func(q int) string { return simulation.Quantities[q] }
+			return qs, simulation.QuantityName
 		},
 		checkEvery: func() int64 { return 200 },
 		trace: func(int) (string, int64, chain.RowFunc) {
@@ -202,7 +202,7 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 	out := latticeOutput{Setup: r.sim.Setup(), Result: res, Measurements: res.Measurements, Estimates: res.Estimates(),
 		SetupSeconds: setupSeconds, Steps: st.Steps, StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds),
 		FactorsPerStep: st.FactorsPerStep(), DrawsPerStep: st.PicksPerStep(),
-		record: f.record(o, judged(res.Verdict, f.criteria(), len(simulation.Quantities))),
+		record: f.record(o, judged(res.Verdict, f.criteria(), simulation.NumQuantities)),
 	}
 	out.record.ClustersPerStep, out.MeasureEvery = res.ClustersPerStep, out.Setup.MeasureEvery
 	if rw := res.Reweighted; rw != nil { // the flag that widens the window

@@ -205,15 +205,19 @@ func Sampler(c *chain.Chain) (gibbs.Sampler, error) {
 	return nil, fmt.Errorf("simulation: the chain's kernel %T is not a sampler of package gibbs: not one Simulation.Chain built", c.Kernel)
 }
 
-// Quantities are the names of the quantities a run is judged on: the
+// NumQuantities is the number of quantities a run is judged on: the
 // energy and magnetisation series.
-var Quantities = [...]string{"energy", "magnetisation"}
+const NumQuantities = 2
+
+// QuantityName returns the name of quantity q of Series: energy (0) or
+// magnetisation (1).
+func QuantityName(q int) string { return [NumQuantities]string{"energy", "magnetisation"}[q] }
 
 // Series returns the chains' energy and magnetisation series,
-// [quantity][chain][measurement] (Quantities), as chain.Judge and a
+// [quantity][chain][measurement] (QuantityName), as chain.Judge and a
 // stopping rule read them.
 func Series(chains []*chain.Chain) ([][][]float64, error) {
-	qs := make([][][]float64, len(Quantities))
+	qs := make([][][]float64, NumQuantities)
 	for _, c := range chains {
 		m, err := Measurer(c)
 		if err != nil {
@@ -231,7 +235,7 @@ func (s *Simulation) Verdict(chains []*chain.Chain) (chain.Verdict, error) {
 	if err != nil {
 		return chain.Verdict{}, err
 	}
-	return chain.Judge(qs, func(q int) string { return Quantities[q] }, s.cfg.Criteria), nil
+	return chain.Judge(qs, QuantityName, s.cfg.Criteria), nil
 }
 
 // TraceHeader is the header of a chain's trace (Trace).
