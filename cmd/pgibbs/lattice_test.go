@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -16,7 +17,9 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/lattice"
+	"github.com/pgibbs/pgibbs/lattice/simulation"
 )
 
 // latticeJSON runs `pgibbs lattice args… -json` and decodes its output.
@@ -568,6 +571,49 @@ func TestLatticeObservables(t *testing.T) {
 	} {
 		if code, _, stderr := runCLI(t, append([]string{"lattice", "-spin", "ising", "-sampler", "sw", "-sweeps", "20"}, args...)...); code != 2 || !strings.Contains(stderr, "-reweight") {
 			t.Errorf("%v: exit %d, %q; want a usage error about -reweight", args, code, stderr)
+		}
+	}
+}
+
+// TestLatticeLibrarySame: simulation.Run with the configuration the flags
+// make gives the numbers `pgibbs lattice` prints, bit for bit, for the
+// same seed (one run of each kind: single-site with Monte Carlo energies,
+// chromatic, a cluster move with reweighting).
+func TestLatticeLibrarySame(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		cfg  simulation.Config
+	}{
+		{[]string{"-size", "8", "-kernel", "power", "-states", "3", "-beta", "0.4", "-sweeps", "40", "-chains", "2", "-seed", "5", "-start", "cold"},
+			simulation.Config{Params: lattice.Params{Dim: 2, Size: 8, Coupling: lattice.PowerLaw{Sigma: 1}, Spin: lattice.Potts(3), Beta: 0.4},
+				Sampler: "pgibbs", Samplers: samplers.Config{Clusters: samplers.TuneClusters}, Chains: 2, Seed: 5, Sweeps: 40, Burn: 4, Start: simulation.Cold}},
+		{[]string{"-size", "8", "-spin", "ising", "-beta", "0.4", "-sampler", "chromatic", "-workers", "2", "-sweeps", "60", "-burn", "5", "-measure-every", "2"},
+			simulation.Config{Params: lattice.Params{Dim: 2, Size: 8, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.4},
+				Sampler: simulation.Chromatic, Workers: 2, Seed: 1, Sweeps: 60, Burn: 5, MeasureEvery: 2}},
+		{[]string{"-size", "16", "-spin", "ising", "-beta", "0.44", "-sampler", "sw", "-sweeps", "400", "-reweight", "0.42:0.46:3"},
+			simulation.Config{Params: lattice.Params{Dim: 2, Size: 16, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.44},
+				Sampler: "sw", Seed: 1, Sweeps: 400, Burn: 40, Reweight: &simulation.Grid{Lo: 0.42, Hi: 0.46, N: 3}}},
+	} {
+		cli := latticeJSON(t, tc.args...)
+		res, err := simulation.Run(context.Background(), tc.cfg)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		b, _ := json.Marshal(res)
+		var lib map[string]any
+		if err := json.Unmarshal(b, &lib); err != nil {
+			t.Fatal(err)
+		}
+		est := res.Estimates()
+		if cli["energy_per_site"] != est.EnergyPerSite || cli["energy_error"] != est.EnergyError || cli["magnetisation"] != est.Magnetisation ||
+			cli["magnetisation_error"] != est.MagnetisationError || cli["steps"] != float64(res.Stats.Steps) || cli["rhat_max"] != res.Verdict.RHatMax {
+			t.Errorf("%v: CLI %v ± %v, %v ± %v, %v steps, R̂ %v; library %+v, %d steps, R̂ %v", tc.args, cli["energy_per_site"], cli["energy_error"],
+				cli["magnetisation"], cli["magnetisation_error"], cli["steps"], cli["rhat_max"], est, res.Stats.Steps, res.Verdict.RHatMax)
+		}
+		for _, k := range []string{"observables", "reweight"} {
+			if c, l := mustJSON(cli[k]), mustJSON(lib[k]); c != l || cli[k] == nil && (k == "observables" || tc.cfg.Reweight != nil) {
+				t.Errorf("%v: %s differ:\nCLI     %s\nlibrary %s", tc.args, k, c, l)
+			}
 		}
 	}
 }
