@@ -339,11 +339,11 @@ func candidates(g *factorgraph.Graph) []Spec {
 	}
 	return []Spec{
 		{Name: "site"},
-		block(blocked.Config{MaxWidth: 4}),
-		block(blocked.Config{MaxWidth: 8}),
-		block(blocked.Config{MaxWidth: 12}),
-		block(blocked.Config{MaxWidth: 16, MaxTable: 1 << 18}),
-		block(blocked.Config{Forests: true}),
+		block(blocked.Config{Config: blocks.Config{MaxWidth: 4}}),
+		block(blocked.Config{Config: blocks.Config{MaxWidth: 8}}),
+		block(blocked.Config{Config: blocks.Config{MaxWidth: 12}}),
+		block(blocked.Config{Config: blocks.Config{MaxWidth: 16, MaxTable: 1 << 18}}),
+		block(blocked.Config{Config: blocks.Config{Forests: true}}),
 		{Name: "sw"},
 		{Name: "wolff"},
 	}

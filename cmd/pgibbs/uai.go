@@ -379,5 +379,7 @@ func (b blockFlags) config(f *runFlags) (blocked.Config, error) {
 	if err != nil {
 		return blocked.Config{}, usagef("-boundary: %v", err)
 	}
-	return blocked.Config{MaxWidth: *b.width, Forests: *b.forests, Boundary: bnd}, nil
+	c := blocked.Config{Boundary: bnd}
+	c.MaxWidth, c.Forests = *b.width, *b.forests
+	return c, nil
 }

@@ -3,6 +3,7 @@ package blocked
 import (
 	"bytes"
 	"fmt"
+	"github.com/pgibbs/pgibbs/blocks"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -65,7 +66,7 @@ func TestBlockedExactness(t *testing.T) {
 	gibbstest.SkipShort(t)
 	gibbstest.CheckExact(t, gibbstest.Graphs(t), []gibbstest.SamplerCase{
 		blockedCase("Blocked/auto", nil, Config{}, blockSteps),
-		blockedCase("Blocked/auto-width-1", nil, Config{MaxWidth: 1}, blockSteps),
+		blockedCase("Blocked/auto-width-1", nil, Config{Config: blocks.Config{MaxWidth: 1}}, blockSteps),
 		blockedCase("Blocked/overlapping", overlappingBlocks, Config{}, blockSteps),
 		blockedCase("Blocked/one-block", oneBlock, Config{}, blockSteps),
 	}, 17, 1)
@@ -223,7 +224,7 @@ func TestBuildBlocks(t *testing.T) {
 	b.AddFactor(factorgraph.NewTable([]int{0, side + 1}, []int{2, 2}, []float64{0, math.Inf(-1), math.Inf(-1), 0}))
 	b.Observe(side*side-1, 1)
 	g := gibbstest.Build(t, b)
-	for _, cfg := range []Config{{}, {MaxWidth: 1}, {MaxWidth: 2, MaxVars: 10}, {MaxTable: 8}} {
+	for _, cfg := range []Config{{}, {Config: blocks.Config{MaxWidth: 1}}, {Config: blocks.Config{MaxWidth: 2, MaxVars: 10}}, {Config: blocks.Config{MaxTable: 8}}} {
 		blocks, err := BuildBlocks(g, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -300,9 +301,9 @@ func TestBlockedRefusals(t *testing.T) {
 		{[][]int{free, {ev}}, Config{}, g.G, "block 1: variable " + strconv.Itoa(ev) + " is evidence"},
 		{[][]int{free[1:]}, Config{}, g.G, "free variable " + strconv.Itoa(free[0]) + " is in no block"},
 		{[][]int{free, {}}, Config{}, g.G, "block 1 is empty"},
-		{[][]int{free}, Config{MaxTable: 2}, g.G, "block 0 (" + strconv.Itoa(len(free)) + " variables): its elimination needs a table of more than MaxTable = 2"},
-		{nil, Config{MaxTable: 1}, g.G, "more than MaxTable = 1"},
-		{nil, Config{MaxWidth: -1}, g.G, "must be ≥ 0"},
+		{[][]int{free}, Config{Config: blocks.Config{MaxTable: 2}}, g.G, "block 0 (" + strconv.Itoa(len(free)) + " variables): its elimination needs a table of more than MaxTable = 2"},
+		{nil, Config{Config: blocks.Config{MaxTable: 1}}, g.G, "more than MaxTable = 1"},
+		{nil, Config{Config: blocks.Config{MaxWidth: -1}}, g.G, "must be ≥ 0"},
 		{nil, Config{Boundary: 7}, g.G, "Boundary(7): want BoundaryAuto"},
 		{[][]int{free}, Config{Boundary: -1}, g.G, "Boundary(-1): want BoundaryAuto"},
 		{nil, Config{}, struct{ factorgraph.Model }{g.G}, "does not list its factors"},
@@ -316,7 +317,7 @@ func TestBlockedRefusals(t *testing.T) {
 	if _, err := New(gibbstest.SmallPotts(t), r, &gibbs.Options{MaxDraws: 10}); err == nil || !strings.Contains(err.Error(), "Options.MaxDraws") {
 		t.Errorf("a block beyond MaxDraws: %v", err)
 	}
-	if _, err := NewWith(gibbstest.SmallPotts(t), r, &gibbs.Options{Lambda: 1e12}, nil, Config{MaxWidth: 1, Boundary: BoundaryPoisson}); err == nil || !strings.Contains(err.Error(), "a smaller λ_B") {
+	if _, err := NewWith(gibbstest.SmallPotts(t), r, &gibbs.Options{Lambda: 1e12}, nil, Config{Config: blocks.Config{MaxWidth: 1}, Boundary: BoundaryPoisson}); err == nil || !strings.Contains(err.Error(), "a smaller λ_B") {
 		t.Errorf("a minibatched boundary beyond MaxDraws: %v", err)
 	}
 	b := factorgraph.NewBuilder()
@@ -332,7 +333,7 @@ func TestBlockedRefusals(t *testing.T) {
 // allocates nothing.
 func TestBlockedZeroAllocations(t *testing.T) {
 	for _, g := range []*factorgraph.Graph{gibbstest.SmallPotts(t), gibbstest.Graphs(t)[9].G, gibbstest.PottsChain(t, 30, 2, 0.1)} {
-		for _, cfg := range []Config{{MaxWidth: 3}, {MaxWidth: 1, Boundary: BoundaryPoisson}} {
+		for _, cfg := range []Config{{Config: blocks.Config{MaxWidth: 3}}, {Config: blocks.Config{MaxWidth: 1}, Boundary: BoundaryPoisson}} {
 			s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -469,7 +470,7 @@ func TestBlockedUAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cfg := range []Config{{MaxWidth: 8}, {}} {
+	for _, cfg := range []Config{{Config: blocks.Config{MaxWidth: 8}}, {}} {
 		start := time.Now()
 		s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, cfg)
 		if err != nil {
@@ -515,7 +516,7 @@ func BenchmarkBlockedUAI(b *testing.B) {
 		for _, w := range []int{4, 12} {
 			for _, rb := range []bool{false, true} {
 				b.Run(fmt.Sprintf("model=%s/width=%d/rb=%v", model, w, rb), func(b *testing.B) {
-					s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, Config{MaxWidth: w})
+					s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, Config{Config: blocks.Config{MaxWidth: w}})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -541,8 +542,8 @@ func BenchmarkBlockedUAI(b *testing.B) {
 func TestBlockedConditionalExact(t *testing.T) {
 	for _, tg := range gibbstest.Graphs(t) {
 		joint := gibbstest.Enumerate(tg.G)
-		for _, blocks := range [][][]int{oneBlock(tg.G), overlappingBlocks(tg.G), nil} {
-			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 5)), &gibbs.Options{Init: tg.Init}, blocks, Config{MaxWidth: 1})
+		for _, bs := range [][][]int{oneBlock(tg.G), overlappingBlocks(tg.G), nil} {
+			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 5)), &gibbs.Options{Init: tg.Init}, bs, Config{Config: blocks.Config{MaxWidth: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -656,7 +657,7 @@ func TestBlockedRaoBlackwell(t *testing.T) {
 		broken bool
 	}{
 		{"auto", nil, Config{}, false},
-		{"auto-width-1", nil, Config{MaxWidth: 1}, false},
+		{"auto-width-1", nil, Config{Config: blocks.Config{MaxWidth: 1}}, false},
 		{"overlapping", overlappingBlocks, Config{}, false},
 		{"upward-only", oneBlock, Config{}, true},
 	}

@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"github.com/pgibbs/pgibbs/blocks"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,15 +12,15 @@ import (
 )
 
 // poissonBlockCase is a samplerCase of Blocked with Poisson-minibatched
-// boundaries on the blocks blocks(g) (nil: automatic of width w) and λ_B =
+// boundaries on the blocks of(g) (nil: automatic of width w) and λ_B =
 // scale·L_B².
-func poissonBlockCase(name string, blocks func(*factorgraph.Graph) [][]int, w int, scale float64) gibbstest.SamplerCase {
+func poissonBlockCase(name string, of func(*factorgraph.Graph) [][]int, w int, scale float64) gibbstest.SamplerCase {
 	return gibbstest.SamplerCase{Name: name, New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
 		var b [][]int
-		if blocks != nil {
-			b = blocks(m.(*factorgraph.Graph))
+		if of != nil {
+			b = of(m.(*factorgraph.Graph))
 		}
-		return NewWith(m, r, &gibbs.Options{Init: init, LambdaScale: scale}, b, Config{MaxWidth: w, Boundary: BoundaryPoisson})
+		return NewWith(m, r, &gibbs.Options{Init: init, LambdaScale: scale}, b, Config{Config: blocks.Config{MaxWidth: w}, Boundary: BoundaryPoisson})
 	}, Steps: 2 * blockSteps}
 }
 
@@ -70,7 +71,7 @@ func TestBlockedPoissonBoundaryCatchesBroken(t *testing.T) {
 	broken := func(breakIt func(*Blocked)) func(tg gibbstest.Graph) (gibbs.Sampler, error) {
 		return func(tg gibbstest.Graph) (gibbs.Sampler, error) {
 			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 29)), &gibbs.Options{Init: tg.Init, LambdaScale: 0.1}, nil,
-				Config{MaxWidth: 1, Boundary: BoundaryPoisson})
+				Config{Config: blocks.Config{MaxWidth: 1}, Boundary: BoundaryPoisson})
 			if err == nil {
 				breakIt(s)
 			}

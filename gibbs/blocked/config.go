@@ -12,16 +12,16 @@ import (
 // the factors crossing a block's boundary. The zero value gives the
 // defaults.
 type Config struct {
-	// MaxWidth, MaxTable, MaxVars and Forests are blocks.Config's (see
-	// there), with one difference: a zero MaxWidth lets New and
-	// NewWith (no blocks given) choose the width from the model —
-	// on a model with deterministic links the widest of 12, 8 and 4 whose
-	// updates cost at most 80 single-site updates a variable, otherwise 4
-	// (see samplers.NewAuto). User blocks are bounded by MaxTable only, and Blocked
-	// eliminates every block in the order of smallest tables, whose width
-	// may exceed MaxWidth where domain sizes differ.
-	MaxWidth, MaxTable, MaxVars int
-	Forests                     bool
+	// Config holds the blocks' bounds, MaxWidth, MaxTable, MaxVars and
+	// Forests, as package blocks reads them, with one difference: a zero
+	// MaxWidth lets New and NewWith (no blocks given) choose the width
+	// from the model — on a model with deterministic links the widest of
+	// 12, 8 and 4 whose updates cost at most 80 single-site updates a
+	// variable, otherwise 4 (see samplers.NewAuto). User blocks are
+	// bounded by MaxTable only, and Blocked eliminates every block in the
+	// order of smallest tables, whose width may exceed MaxWidth where
+	// domain sizes differ.
+	blocks.Config
 	// Boundary is how an update treats the soft factors crossing the
 	// block's boundary: exactly, or through Poisson auxiliaries where that
 	// is cheaper (the default, BoundaryAuto), or always (see Boundary).
@@ -29,9 +29,7 @@ type Config struct {
 }
 
 // bounds returns the blocks' bounds of cfg.
-func (cfg Config) bounds() blocks.Config {
-	return blocks.Config{MaxWidth: cfg.MaxWidth, MaxTable: cfg.MaxTable, MaxVars: cfg.MaxVars, Forests: cfg.Forests}
-}
+func (cfg Config) bounds() blocks.Config { return cfg.Config }
 
 // withDefaults returns cfg with its zero bounds set to the defaults, or an
 // error for a negative one or an unknown Boundary.

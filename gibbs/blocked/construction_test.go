@@ -27,7 +27,7 @@ func dense(t testing.TB, p densegen.Pairs) *factorgraph.Graph {
 
 // constructions are the configurations of infer.Choose's block candidates
 // (MaxVars left at the default: the models here are small).
-var constructions = []Config{{MaxWidth: 4}, {MaxWidth: 8}, {MaxWidth: 12}, {MaxWidth: 16, MaxTable: 1 << 18}, {Forests: true}}
+var constructions = []Config{{Config: blocks.Config{MaxWidth: 4}}, {Config: blocks.Config{MaxWidth: 8}}, {Config: blocks.Config{MaxWidth: 12}}, {Config: blocks.Config{MaxWidth: 16, MaxTable: 1 << 18}}, {Config: blocks.Config{Forests: true}}}
 
 // touched returns the factor incidences of the blocks of s's variables,
 // Σ_B Σ_{v∈B} |A[v]|: what compiling them reads.
@@ -76,7 +76,7 @@ func TestNewWithTouchBound(t *testing.T) {
 // 2 s.
 func TestNewWithCancel(t *testing.T) {
 	g := dense(t, densegen.KBip(150))
-	for _, cfg := range []Config{{MaxWidth: 4}, {MaxWidth: 16, MaxTable: 1 << 18}, {Forests: true}} {
+	for _, cfg := range []Config{{Config: blocks.Config{MaxWidth: 4}}, {Config: blocks.Config{MaxWidth: 16, MaxTable: 1 << 18}}, {Config: blocks.Config{Forests: true}}} {
 		count := ctxtest.NewLooks(-1)
 		if _, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Context: count}, nil, cfg); err != nil {
 			t.Fatal(err)
@@ -104,7 +104,7 @@ func TestNewWithCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Context: ctx}, nil, Config{MaxWidth: 4})
+		_, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Context: ctx}, nil, Config{Config: blocks.Config{MaxWidth: 4}})
 		errc <- err
 	}()
 	time.Sleep(10 * time.Millisecond)
@@ -135,7 +135,7 @@ func TestBuildCost(t *testing.T) {
 			t.Errorf("%+v: %.3g ns on K_{50,50}, %.3g on K_{100,100}: want about 4 times", cfg, cs, cb)
 		}
 	}
-	auto, w4 := BuildCost(gb, Config{}), BuildCost(gb, Config{MaxWidth: 4})
+	auto, w4 := BuildCost(gb, Config{}), BuildCost(gb, Config{Config: blocks.Config{MaxWidth: 4}})
 	if auto < 2.5*w4 {
 		t.Errorf("width from the model: %.3g ns, width 4: %.3g; want the three widths counted", auto, w4)
 	}

@@ -2,6 +2,7 @@ package blocked
 
 import (
 	"fmt"
+	"github.com/pgibbs/pgibbs/blocks"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -220,14 +221,14 @@ func TestBuildForests(t *testing.T) {
 		{"grid 8×8", grid(8, 8, 2, uniform(1), false), Config{}, 0, true, 2, 2},
 		{"grid 20×20", grid(20, 20, 2, uniform(1), false), Config{}, 0, true, 2, 2},
 		{"grid 20×20 ternary, random couplings", grid(20, 20, 3, randomCoupling, true), Config{}, 0, true, 0, 2},
-		{"grid 30×30, MaxVars 50", grid(30, 30, 2, uniform(1), false), Config{MaxVars: 50}, 0, false, 0, 0},
-		{"grid 6×6 ternary, MaxTable 8", grid(6, 6, 3, uniform(1), false), Config{MaxTable: 8}, 0, true, 36, 2},
+		{"grid 30×30, MaxVars 50", grid(30, 30, 2, uniform(1), false), Config{Config: blocks.Config{MaxVars: 50}}, 0, false, 0, 0},
+		{"grid 6×6 ternary, MaxTable 8", grid(6, 6, 3, uniform(1), false), Config{Config: blocks.Config{MaxTable: 8}}, 0, true, 36, 2},
 		{"grid 7×7, diagonal evidence", gibbstest.Build(t, withEvidence), Config{}, 0, true, 0, 2},
 		{"grid 6×6, hard square", gibbstest.Build(t, hardGrid), Config{}, 1, false, 0, 0},
 		{"torus 6×6", gibbstest.Build(t, couplingGrid(t, 6, 6, 2, true, false, r, uniform(1))), Config{}, 1, false, 0, 3},
 		{"chain 50", gibbstest.PottsChain(t, 50, 2, 0.1), Config{}, 0, true, 1, 1},
 		{"K5", completeGraph(t, 5, 1), Config{}, 1, false, 0, 0},
-		{"K5, MaxWidth 1", completeGraph(t, 5, 1), Config{MaxWidth: 1}, 0, false, 0, 0},
+		{"K5, MaxWidth 1", completeGraph(t, 5, 1), Config{Config: blocks.Config{MaxWidth: 1}}, 0, false, 0, 0},
 		{"sparse random 200", sparseGraph(t, 200, 3), Config{}, 4, false, 0, 0},
 	}
 	for _, tc := range cases {
@@ -346,9 +347,9 @@ func forestBlocks(g *factorgraph.Graph) [][]int {
 func TestForestExactness(t *testing.T) {
 	gibbstest.SkipShort(t)
 	gibbstest.CheckExact(t, append(gibbstest.Graphs(t), forestGraphs(t)...), []gibbstest.SamplerCase{
-		blockedCase("Blocked/forests", nil, Config{Forests: true}, blockSteps),
-		blockedCase("Blocked/forests-max-vars-2", nil, Config{Forests: true, MaxVars: 2}, blockSteps),
-		blockedCase("Blocked/forests-width-1", nil, Config{Forests: true, MaxWidth: 1}, blockSteps),
+		blockedCase("Blocked/forests", nil, Config{Config: blocks.Config{Forests: true}}, blockSteps),
+		blockedCase("Blocked/forests-max-vars-2", nil, Config{Config: blocks.Config{Forests: true, MaxVars: 2}}, blockSteps),
+		blockedCase("Blocked/forests-width-1", nil, Config{Config: blocks.Config{Forests: true, MaxWidth: 1}}, blockSteps),
 	}, 23, 1)
 }
 
@@ -361,7 +362,7 @@ func TestForestCatchesBroken(t *testing.T) {
 	graphs := append(gibbstest.Graphs(t), forestGraphs(t)...)
 	broken := func(breakIt func(*Blocked)) func(tg gibbstest.Graph) (gibbs.Sampler, error) {
 		return func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 23)), &gibbs.Options{Init: tg.Init}, nil, Config{Forests: true})
+			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 23)), &gibbs.Options{Init: tg.Init}, nil, Config{Config: blocks.Config{Forests: true}})
 			if err == nil {
 				breakIt(s)
 			}
@@ -520,7 +521,7 @@ func TestForestMixing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs, err := NewWith(g, rand.New(rand.NewPCG(seed, 3)), &gibbs.Options{Init: init}, nil, Config{Forests: true})
+		fs, err := NewWith(g, rand.New(rand.NewPCG(seed, 3)), &gibbs.Options{Init: init}, nil, Config{Config: blocks.Config{Forests: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -582,11 +583,11 @@ func TestForestRefusals(t *testing.T) {
 		want string
 	}{
 		{"nil graph", forests(nil, Config{}), "nil graph"},
-		{"negative MaxVars", forests(grid, Config{MaxVars: -1}), "must be ≥ 0"},
-		{"negative MaxWidth", forests(grid, Config{MaxWidth: -2}), "must be ≥ 0"},
-		{"MaxTable below a domain", forests(grid, Config{MaxTable: 2}), "variable 0 has 3 values, more than MaxTable = 2"},
+		{"negative MaxVars", forests(grid, Config{Config: blocks.Config{MaxVars: -1}}), "must be ≥ 0"},
+		{"negative MaxWidth", forests(grid, Config{Config: blocks.Config{MaxWidth: -2}}), "must be ≥ 0"},
+		{"MaxTable below a domain", forests(grid, Config{Config: blocks.Config{MaxTable: 2}}), "variable 0 has 3 values, more than MaxTable = 2"},
 		{"continuous variable", forests(continuous, Config{}), "discrete variables only"},
-		{"Blocked: negative MaxTable", blocked(grid, nil, Config{MaxTable: -1}), "must be ≥ 0"},
+		{"Blocked: negative MaxTable", blocked(grid, nil, Config{Config: blocks.Config{MaxTable: -1}}), "must be ≥ 0"},
 		{"Blocked: nil model", blocked(nil, nil, Config{}), "nil model"},
 		{"Blocked: no factor list", blocked(struct{ factorgraph.Model }{grid}, nil, Config{}), "does not list its factors"},
 		{"Blocked: MaxDraws", blocked(grid, &gibbs.Options{MaxDraws: 10}, Config{}), "Options.MaxDraws"},
@@ -626,13 +627,13 @@ func ExampleBuildForests() {
 		fmt.Println(err)
 		return
 	}
-	blocks, err := BuildForests(g, Config{})
+	fs, err := BuildForests(g, Config{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	name := make([]string, side*side)
-	for k, blk := range blocks {
+	for k, blk := range fs {
 		fmt.Printf("forest %c: %d variables\n", 'A'+k, len(blk))
 		for _, v := range blk {
 			name[v] = string(rune('A' + k))
@@ -641,7 +642,7 @@ func ExampleBuildForests() {
 	for r := range side {
 		fmt.Println(strings.Join(name[r*side:(r+1)*side], " "))
 	}
-	s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, Config{Forests: true})
+	s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, Config{Config: blocks.Config{Forests: true}})
 	if err != nil {
 		fmt.Println(err)
 		return

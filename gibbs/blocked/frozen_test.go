@@ -25,7 +25,7 @@ func TestFrozenLinkBuiltBlocks(t *testing.T) {
 		b.AddFactor(gibbstest.Relation([]int{1, 2}, 2, gibbstest.Equal))
 		b.AddFactor(gibbstest.Relation([]int{0, 2}, 2, gibbstest.Equal))
 	})
-	for _, cfg := range []Config{{MaxVars: 1}, {Forests: true, MaxWidth: 1}, {Forests: true, MaxVars: 1}} {
+	for _, cfg := range []Config{{Config: blocks.Config{MaxVars: 1}}, {Config: blocks.Config{Forests: true, MaxWidth: 1}}, {Config: blocks.Config{Forests: true, MaxVars: 1}}} {
 		sets, err := BuildBlocks(triangle, cfg)
 		if err != nil {
 			t.Fatalf("%+v: %v", cfg, err)
@@ -38,7 +38,7 @@ func TestFrozenLinkBuiltBlocks(t *testing.T) {
 		}
 	}
 	wide := gibbstest.LinkModel(t, 2, 100, func(b *factorgraph.Builder) { b.AddFactor(gibbstest.Relation([]int{0, 1}, 100, gibbstest.Equal)) })
-	_, err := BuildBlocks(wide, Config{MaxVars: 1, MaxTable: 1000})
+	_, err := BuildBlocks(wide, Config{Config: blocks.Config{MaxVars: 1, MaxTable: 1000}})
 	if want := "hard factor 1 (vars 0,1) fixes variable 0 block by block, and a block holding the factor's variables [0 1] needs a table of 10000 entries, more than MaxTable = 1000"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("link wider than MaxTable: %v, want an error containing %q", err, want)
 	}
@@ -173,12 +173,12 @@ func TestFrozenLinkExactness(t *testing.T) {
 			return b, err
 		}, Steps: blockSteps},
 		blockedCase("Blocked/auto", nil, Config{}, blockSteps),
-		blockedCase("Blocked/one-variable-blocks", nil, Config{MaxVars: 1}, blockSteps),
-		blockedCase("Blocked/forests-width-1", nil, Config{Forests: true, MaxWidth: 1}, blockSteps),
+		blockedCase("Blocked/one-variable-blocks", nil, Config{Config: blocks.Config{MaxVars: 1}}, blockSteps),
+		blockedCase("Blocked/forests-width-1", nil, Config{Config: blocks.Config{Forests: true, MaxWidth: 1}}, blockSteps),
 	}, 23, 1)
 	broken := func(breakIt func(*Blocked)) func(tg gibbstest.Graph) (gibbs.Sampler, error) {
 		return func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 23)), &gibbs.Options{Init: tg.Init}, nil, Config{MaxVars: 2})
+			s, err := NewWith(tg.G, rand.New(rand.NewPCG(tg.Seed, 23)), &gibbs.Options{Init: tg.Init}, nil, Config{Config: blocks.Config{MaxVars: 2}})
 			if err == nil {
 				breakIt(s)
 			}

@@ -3,6 +3,7 @@ package samplers
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/pgibbs/pgibbs/blocks"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -195,7 +196,7 @@ func TestEntries(t *testing.T) {
 // configuration, and refuses a bad one.
 func TestConfig(t *testing.T) {
 	g := gibbstest.PottsChain(t, 30, 8, 0.1)
-	b, err := Entries()[1].New(g, rand.New(rand.NewPCG(1, 2)), &Config{Block: blocked.Config{MaxWidth: 1, MaxVars: 4}})
+	b, err := Entries()[1].New(g, rand.New(rand.NewPCG(1, 2)), &Config{Block: blocked.Config{Config: blocks.Config{MaxWidth: 1, MaxVars: 4}}})
 	if err != nil {
 		t.Fatal(err)
 	}
