@@ -59,6 +59,10 @@ type Answer struct {
 	Sweeps  float64
 	// Run is how the chains ran (nil if nothing was sampled).
 	Run *Sampled
+	// PilotSeconds is the pilots' wall time; NoChoice why no sampler was
+	// chosen although components are left (Prepared.Why).
+	PilotSeconds float64
+	NoChoice     string
 	// Incomplete, if not empty, says why the answer is less than the
 	// budget was to give: the run was interrupted, or the budget ran out
 	// before the chains had sampled (the marginals of the variables not
@@ -113,7 +117,8 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer,
 	if pr == nil {
 		return nil, err
 	}
-	a := &Answer{ExactPart: pr.Exact, Choice: pr.Choice, Exact: make([]bool, g.NumVars()), Marginals: pointMasses(g, nil)}
+	a := &Answer{ExactPart: pr.Exact, Choice: pr.Choice, Exact: make([]bool, g.NumVars()), Marginals: pointMasses(g, nil),
+		PilotSeconds: pr.PilotSeconds, NoChoice: pr.Why}
 	for i := range g.NumVars() {
 		_, a.Exact[i] = g.Observed(i)
 	}

@@ -82,8 +82,10 @@ type Sampled struct {
 	Checks    int
 	Last      chain.Verdict
 	// Err is the runner's error as it returned it (an interruption, a
-	// checkpoint not saved).
-	Err error
+	// checkpoint not saved); Verdict the monitor's on the chains as they
+	// stand (Answer.Verdict, but for an interruption's).
+	Err     error
+	Verdict chain.Verdict
 
 	free int // free variables
 }
@@ -176,9 +178,12 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	r := s.runner(opt, *run, a, b)
 	if run.Built != nil {
 		ok, err := run.Built(s.Chains)
-		if err != nil || !ok {
-			a.pool(g)
+		if err != nil {
 			return err
+		}
+		if !ok {
+			a.judge(g, opt.Criteria)
+			return nil
 		}
 	}
 	stop := func() {}
@@ -191,18 +196,37 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	s.Seconds = time.Since(start).Seconds()
 	stop()
 	s.Converged = r.Converged()
-	if s.Err != nil && !interrupted(ctx) {
-		a.pool(g)
+	a.judge(g, opt.Criteria)
+	if s.Err != nil && !interrupted(ctx) { // a checkpoint not saved: the answer stands
 		return s.Err
 	}
-	v := s.Monitor.Verdict(opt.Criteria)
-	a.Verdict = &v
-	a.pool(g)
 	if s.Err != nil {
 		a.stop(fmt.Sprintf("interrupted (%v) after %.3g sweep-equivalents: the marginals so far", context.Cause(ctx), a.Sweeps))
 		return fmt.Errorf("infer: sampling: %w", s.Err)
 	}
 	return nil
+}
+
+// judge sets a's verdict (Sampled.Verdict: the monitor's, by c), its
+// marginals of the free variables to the chains' pooled ones (where they
+// have observed anything: uniform stays) and a.Sweeps to their mean
+// length.
+func (a *Answer) judge(g *factorgraph.Graph, c chain.Criteria) {
+	s := a.Run
+	s.Verdict = s.Monitor.Verdict(c)
+	v := s.Verdict
+	a.Verdict = &v
+	p := chain.PoolMarginals(s.Marginals...)
+	for _, i := range g.Free() {
+		if floats.Sum(p[i]) > 0 {
+			a.Marginals[i] = p[i]
+		}
+	}
+	a.Sweeps = 0
+	for _, smp := range s.Samplers {
+		sw, _ := chain.Sweeps(smp)
+		a.Sweeps += sw / float64(len(s.Samplers))
+	}
 }
 
 // build builds chain k of ks from stream k (chain.Source) with its
@@ -330,22 +354,4 @@ func (s *Sampled) runner(opt Options, run Run, a *Answer, b Budget) *chain.Runne
 		return rule(cs)
 	}
 	return &r
-}
-
-// pool sets a's marginals of the free variables to the chains' pooled
-// ones (where they have observed anything: uniform stays) and a.Sweeps to
-// their mean length.
-func (a *Answer) pool(g *factorgraph.Graph) {
-	s := a.Run
-	p := chain.PoolMarginals(s.Marginals...)
-	for _, i := range g.Free() {
-		if floats.Sum(p[i]) > 0 {
-			a.Marginals[i] = p[i]
-		}
-	}
-	a.Sweeps = 0
-	for _, smp := range s.Samplers {
-		sw, _ := chain.Sweeps(smp)
-		a.Sweeps += sw / float64(len(s.Samplers))
-	}
 }

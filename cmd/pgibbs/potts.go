@@ -10,6 +10,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -118,12 +119,12 @@ func checkLambdaFlags(lambda, scale float64) error {
 
 // pottsBytes estimates the memory of `pgibbs potts` on the lattice p with
 // sampler: the graph's (factorgraph.PairGraphBytes; about 40 bytes a pair
-// within the kernel's reach) and one chain's (chainBytes; Swendsen–Wang
+// within the kernel's reach) and one chain's (infer.ChainBytes; Swendsen–Wang
 // and Wolff add their bond tables, 16 bytes an entry, 32 a pair).
 func pottsBytes(p potts.Params, sampler string) (model, perChain float64) {
 	n, pairs := p.Width*p.Width, p.NumPairs()
 	model = float64(factorgraph.PairGraphBytes(n, pairs))
-	perChain = chainBytes(n, n, n*p.States)
+	perChain = infer.ChainBytes(n, n, n*p.States)
 	if entry(sampler).Sweep { // a cluster move's bonds
 		perChain += 32 * float64(pairs)
 	}

@@ -1,21 +1,27 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
+	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
+	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/internal/phase"
+	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
 
 func init() {
@@ -64,6 +70,7 @@ type uaiFlags struct {
 	model, evid, marFile, out, anytime, exactMemory *string
 	lambda2, lambda2Scale                           *float64
 	perVar                                          *bool
+	block                                           blocked.Config // -width, -forests, -boundary
 	f                                               *runFlags
 }
 
@@ -85,16 +92,13 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		return f.readError(err)
 	}
 	g, m, ev, mar := pr.Graph, pr.Info, pr.Evidence, pr.Exact
-	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}
 	var any *uai.AnytimeMAR
 	if *u.anytime != "" {
 		if any, err = uai.CreateAnytimeMAR(*u.anytime); err != nil {
 			return fmt.Errorf("-anytime: %w", err)
 		}
 		defer any.Close()
-		run.atCheck = func() error { return any.Write(chain.PoolMarginals(run.margs...)) }
 	}
-	run.opts.PerVariable, run.opts.Lambda2, run.opts.Lambda2Scale = *u.perVar, *u.lambda2, *u.lambda2Scale
 	if f.set["exact-memory"] && f.sampler != "auto" {
 		return usagef("-exact-memory applies to -sampler auto only")
 	}
@@ -102,7 +106,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		Model: *u.model, Type: m.Type, Variables: m.NumVars(), Factors: m.NumFactors, HardFactors: m.HardFactors,
 		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Out: *u.out,
 	}
-	marginals, err := u.marginals(ctx, &o, run, g, any)
+	marginals, err := u.marginals(ctx, &o, g, any)
 	if err != nil {
 		return err
 	}
@@ -156,7 +160,7 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 	if !slices.Contains(samplers.Names(), f.sampler) {
 		return nil, usagef("-sampler %q: want one of %s", f.sampler, strings.Join(samplers.Names(), ", "))
 	}
-	if f.block, err = bf.config(f); err != nil {
+	if u.block, err = bf.config(f); err != nil {
 		return nil, err
 	}
 	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
@@ -165,96 +169,167 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 	return u, nil
 }
 
-// marginals plans -sampler auto (its exact components overlaid on the
-// anytime solutions), then answers exactly when every component was
-// eliminated, or runs the chains; it fills o's run record. Where the
-// budget or a signal leaves nothing sampled, the answer is the exact
-// components and uniform marginals elsewhere, not converged, saying why
-// (partial); an interrupted run then fails after printing it.
-func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, run *gibbsRun, g *factorgraph.Graph, any *uai.AnytimeMAR) ([][]float64, error) {
+// marginals answers through infer.Marginals — for -sampler auto exact
+// components and the sampler the pilots choose, else the sampler named on
+// every free variable — with the run layer's hooks (infer.Run): -iters,
+// checkpoints, resume, traces, progress, -anytime, -until-rhat, -chain k
+// -of K and merged parts. It fills o's run record. Where the budget or a
+// signal leaves nothing sampled, the answer is the exact components and
+// uniform marginals elsewhere, not converged, saying why (partial); an
+// interrupted run then fails after printing it.
+func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.Graph, any *uai.AnytimeMAR) ([][]float64, error) {
 	f := u.f
-	var auto *autoRun
-	if f.sampler == "auto" {
-		// A resumed run or merged parts plan and choose again: the same
-		// answer for the same seed.
-		var err error
-		auto, err = f.autoPlan(ctx, g, *u.exactMemory)
-		if auto == nil {
-			return nil, err
+	opt, err := u.options(g, any)
+	if err != nil {
+		return nil, err
+	}
+	out := &outcome{}
+	var files []*chain.CSV
+	var hookErr error // the run layer's: a checkpoint that does not restore
+	defer func() { closeAll(files) }()
+	opt.Run.Built = func(chains []*chain.Chain) (run bool, err error) {
+		defer func() { hookErr = err }()
+		out.chains = chains
+		trace := func(int) (string, int64, chain.RowFunc) {
+			sps := gibbs.StepsPerSweep(chains[0].Kernel.(gibbs.Sampler))
+			return chain.StateHeader(g.Free()), max(1, int64(math.Round(sps))), chain.StateRow(g.Free())
 		}
-		o.Auto = auto.output()
-		if err != nil {
-			return u.partial(o, g, auto, interruption(ctx)+" before sampling", err), nil
-		}
-		if any != nil {
-			run.atCheck = func() error {
-				p := chain.PoolMarginals(run.margs...)
-				auto.exact.Overlay(p, nil)
-				return any.Write(p)
+		for i, k := range opt.Run.Indices {
+			if err := f.traceFile(&files, chains[i], k, trace); err != nil {
+				return false, err
 			}
 		}
+		return f.attach(out)
 	}
-	// Every component exact: nothing to sample. A part of a -chain k -of K
-	// run says so in its part record, and their merge answers exactly
-	// again.
-	if auto != nil && auto.exact.All() {
-		marginals := exactMarginals(g, auto.exact)
+	a, err := infer.Marginals(ctx, g, opt)
+	if a == nil || hookErr != nil {
+		return nil, cmp.Or(hookErr, err)
+	}
+	if f.sampler == "auto" {
+		o.Auto = autoRecord(g, a)
+	}
+	switch {
+	case a.Run != nil:
+		err := u.sampled(ctx, o, g, a, out, files)
+		if errors.Is(err, context.Canceled) { // within the burn-in
+			u.partial(o, interruption(ctx)+" before the chains had sampled", err)
+			return a.Marginals, nil
+		}
+		return a.Marginals, err
+	case err != nil && ctx.Err() == nil && (a.Choice != nil || opt.Run.Spec != nil): // building the chains
+		return nil, f.memoryError(constructionError(err))
+	case err != nil && ctx.Err() == nil:
+		return nil, err
+	case a.ExactPart != nil && a.ExactPart.All():
+		// Every component exact: nothing to sample. A part of a -chain k
+		// -of K run says so in its part record, and their merge answers
+		// exactly again.
 		o.gibbsOutput = gibbsOutput{record: record{Sampler: f.sampler, Seed: f.seed,
 			convergence: convergence{Converged: true, Note: "exact: every component eliminated"}}}
 		if f.of > 0 {
-			p, err := f.exactPart(auto.exact.Seconds)
+			p, err := f.exactPart(a.ExactPart.Seconds)
 			if err != nil {
 				return nil, err
 			}
 			o.Parts = []*part{p}
 		}
-		return marginals, nil
+		return a.Marginals, nil
 	}
-	if auto != nil && auto.choice == nil {
-		return u.partial(o, g, auto, auto.why, nil), nil
-	}
-	res, err := f.execute(ctx, run.job())
+	why := a.Incomplete
 	switch {
-	case err != nil && auto != nil && errors.Is(err, context.Canceled):
-		return u.partial(o, g, auto, interruption(ctx)+" before the chains had sampled", err), nil
-	case err != nil && auto != nil && errors.Is(err, context.DeadlineExceeded):
-		return u.partial(o, g, auto, "the -seconds budget ran out while the chains were built", nil), nil
-	case err != nil:
-		return nil, err
+	case ctx.Err() != nil && a.Choice == nil && opt.Run.Spec == nil:
+		why = interruption(ctx) + " before sampling"
+	case ctx.Err() != nil:
+		why = interruption(ctx) + " before the chains had sampled"
 	}
-	marginals := chain.PoolMarginals(run.margs...)
-	if auto != nil {
-		auto.exact.Overlay(marginals, nil)
-	}
-	if o.gibbsOutput, err = run.output(res); err != nil {
-		return nil, err
-	}
-	if l2, ok := run.samplers[0].(interface{ Lambda2() float64 }); ok {
-		o.Lambda2 = l2.Lambda2()
-	}
-	return marginals, nil
+	u.partial(o, why, err)
+	return a.Marginals, nil
 }
 
-// partial returns the answer of a run that sampled nothing (why says
-// why): the exact components' marginals, point masses for the evidence
-// and uniform marginals elsewhere, recorded as not converged. err, if not
-// nil, is the interruption the command fails with after printing it.
-func (u *uaiFlags) partial(o *uaiOutput, g *factorgraph.Graph, auto *autoRun, why string, err error) [][]float64 {
+// options returns the infer.Options of the flags: -seconds, -seed,
+// -chains, the verdict's criteria, the sampler's options, and the run's
+// (infer.Run: a fixed sampler unless -sampler auto, -iters and -burn, the
+// chains of -chain k -of K, -estimator, the memory limit, checkpoints,
+// progress, -anytime, -until-rhat).
+func (u *uaiFlags) options(g *factorgraph.Graph, any *uai.AnytimeMAR) (infer.Options, error) {
 	f := u.f
-	marginals := exactMarginals(g, nil)
-	for _, i := range g.Free() {
-		for v := range marginals[i] {
-			marginals[i][v] = 1 / float64(len(marginals[i]))
+	limit, _, err := f.memoryLimit()
+	if err != nil {
+		return infer.Options{}, err
+	}
+	if f.merged != nil {
+		if err := chain.VerifyFiles(f.merged[0].Inputs); err != nil {
+			return infer.Options{}, err
 		}
 	}
-	auto.exact.Overlay(marginals, nil)
+	maxBytes := infer.DefaultMaxBytes()
+	if limit > 0 && f.maxMemory != "" {
+		maxBytes = limit / 2
+	}
+	if *u.exactMemory != "" {
+		if maxBytes, err = sysmem.Parse(*u.exactMemory); err != nil {
+			return infer.Options{}, usagef("-exact-memory %s: %v", *u.exactMemory, err)
+		}
+	}
+	so := f.options()
+	so.PerVariable, so.Lambda2, so.Lambda2Scale = *u.perVar, *u.lambda2, *u.lambda2Scale
+	run := &infer.Run{Burn: f.burn, Updates: f.sampler == "auto", Indices: f.indices(), Counts: f.estimator == "counts",
+		MaxBytes: limit, Runner: *f.template(), Started: f.watch, Until: f.untilRhat > 0, Start: f.started}
+	if f.seconds == 0 {
+		run.Steps = f.iters
+	}
+	if f.sampler != "auto" {
+		run.Spec = &infer.Spec{Name: f.sampler, Block: u.block}
+	}
+	if any != nil {
+		run.AtCheck = any.Write
+	}
+	return infer.Options{Time: time.Duration(f.seconds * float64(time.Second)), MaxBytes: maxBytes, Seed: f.seed,
+		Chains: len(run.Indices), Criteria: f.criteria(), Sampler: so, Run: run}, nil
+}
+
+// sampled finishes the run layer's part of a sampled answer a (conclude:
+// the runner's error, the burn-in, trace files, -plot, the part record;
+// not for merged parts, loaded as they ended) and fills o's run record.
+func (u *uaiFlags) sampled(ctx context.Context, o *uaiOutput, g *factorgraph.Graph, a *infer.Answer, out *outcome, files []*chain.CSV) error {
+	f, s := u.f, a.Run
+	if f.merged == nil {
+		out.seconds = s.Seconds
+		if f.untilRhat > 0 {
+			out.stop = &stopping{StoppedBy: "ceiling", Checks: s.Checks}
+			switch {
+			case s.Converged:
+				out.stop.StoppedBy = "converged"
+			case len(s.Last.Worst) > 0:
+				out.stop.LastToConverge = s.Last.Worst[0]
+			default:
+				out.stop.LastToConverge = s.Last.Reason
+			}
+		}
+		if err := f.conclude(ctx, s.Err, f.seconds > 0 || s.Converged, s.Steps, s.Burn, out, files, s.Monitor.Quantities); err != nil {
+			return err
+		}
+	}
+	conv := f.judgedVars(s.Verdict, s.Monitor.NumQuantities(), len(g.Free()))
+	o.gibbsOutput = f.samplerOutput(s.Samplers, s.Marginals, conv, out)
+	if l2, ok := s.Samplers[0].(interface{ Lambda2() float64 }); ok {
+		o.Lambda2 = l2.Lambda2()
+	}
+	return nil
+}
+
+// partial records an answer that sampled nothing (why says why): the
+// exact components' marginals, point masses for the evidence and uniform
+// marginals elsewhere, not converged. err, if not nil, is the interruption
+// the command fails with after printing it.
+func (u *uaiFlags) partial(o *uaiOutput, why string, err error) {
+	f := u.f
 	conv := convergence{Note: why + ": nothing was sampled; the variables not solved exactly have uniform marginals"}
 	o.gibbsOutput = gibbsOutput{record: record{Sampler: f.sampler, Seed: f.seed, convergence: conv}}
 	f.warn(conv)
 	if err != nil && f.env != nil {
 		f.env.failure = err
 	}
-	return marginals
 }
 
 // compare fills o's errors of marginals against the exact marginals mar
