@@ -253,6 +253,13 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		cancel()
 		ch.Pilots = append(ch.Pilots, p)
 	}
+	return pick(ch, cands)
+}
+
+// pick chooses among the pilots of ch (of the candidates cands) the one
+// with the most effective samples a second; if none ran, the first that
+// only the budget kept from running, by rule.
+func pick(ch Choice, cands []Spec) (Choice, error) {
 	score(ch.Pilots)
 	best := -1
 	for k, p := range ch.Pilots {

@@ -32,10 +32,7 @@ type gibbsRun struct {
 	observe  func(k int) []chain.Observer // the subcommand's observers of chain k (nil: none)
 	samplers []gibbs.Sampler
 	monitor  *chain.Monitor
-	extra    float64 // bytes of the subcommand's observers beyond marginals
-	// marginals: each chain gets marginals (margs), by -estimator.
-	marginals bool
-	margs     []*chain.Marginals
+	extra    float64 // bytes of the subcommand's observers
 }
 
 // traceDraws is the number of draws a chain's R̂/ESS trace keeps.
@@ -66,16 +63,8 @@ func (g *gibbsRun) job() job {
 			}
 			g.samplers = append(g.samplers, s)
 			var obs []chain.Observer
-			if g.marginals {
-				mg := chain.NewMarginals(factorgraph.Sizes(g.model))
-				if c, ok := s.(chain.Conditioner); ok && g.f.estimator == "rb" {
-					mg.RaoBlackwellise(c)
-				}
-				g.margs = append(g.margs, mg)
-				obs = append(obs, mg)
-			}
 			if g.observe != nil {
-				obs = append(obs, g.observe(k)...)
+				obs = g.observe(k)
 			}
 			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: append(obs, tr)}, nil
 		},
@@ -140,13 +129,8 @@ func lambdaOf(s gibbs.Sampler) float64 {
 	return 0
 }
 
-// verdict judges the chains by c: the monitor's verdict, the stuck rule
-// included where the marginals are Rao–Blackwellised
-// (chain.Monitor.UseMarginals).
-func (g *gibbsRun) verdict(c chain.Criteria) chain.Verdict {
-	g.monitor.UseMarginals(g.margs...)
-	return g.monitor.Verdict(c)
-}
+// verdict judges the chains by c (the monitor's verdict).
+func (g *gibbsRun) verdict(c chain.Criteria) chain.Verdict { return g.monitor.Verdict(c) }
 
 // convergence returns the verdict on the traced variables (verdict, with
 // f's criteria).
@@ -195,7 +179,7 @@ type gibbsOutput struct {
 
 // output returns the run's part of the output.
 func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
-	return g.f.samplerOutput(g.samplers, g.margs, g.convergence(), o), nil
+	return g.f.samplerOutput(g.samplers, nil, g.convergence(), o), nil
 }
 
 // samplerOutput returns the record of a run of samplers with marginals
@@ -286,14 +270,7 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	cfg := &samplers.Config{Options: *opts}
-	switch f.clusters {
-	case "":
-	case "auto":
-		cfg.Clusters = samplers.TuneClusters
-	default:
-		cfg.Clusters, _ = strconv.Atoi(f.clusters) // checked by checkClusters
-	}
+	cfg := &samplers.Config{Options: *opts, Clusters: f.clusterCount()}
 	s, err := e.New(m, r, cfg)
 	if err != nil {
 		return nil, constructionError(err)

@@ -7,7 +7,6 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"text/tabwriter"
 
-	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/infer"
@@ -72,21 +71,25 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}
-	run.opts.PerVariable = *perVar
-	o, err := f.execute(ctx, run.job())
+	so := f.options()
+	so.PerVariable = *perVar
+	opt, err := f.inferOptions(&infer.Spec{Name: f.sampler, Clusters: f.clusterCount()}, so)
 	if err != nil {
 		return err
 	}
-	l2, err := diag.MarginalL2(chain.PoolMarginals(run.margs...), uniform(g.NumVars(), p.States))
+	a, rec, err := f.answer(ctx, g, opt)
+	switch {
+	case err != nil:
+		return err
+	case rec == nil:
+		return errNothingSampled(a)
+	}
+	l2, err := diag.MarginalL2(a.Marginals, uniform(g.NumVars(), p.States))
 	if err != nil {
 		return err
 	}
 	out := pottsOutput{Model: "potts", Width: p.Width, States: p.States, Beta: p.Beta, Gamma: p.Gamma,
-		L: g.L(), Delta: g.MaxDegree(), MarginalL2Error: l2}
-	if out.gibbsOutput, err = run.output(o); err != nil {
-		return err
-	}
+		L: g.L(), Delta: g.MaxDegree(), MarginalL2Error: l2, gibbsOutput: *rec}
 	if f.asJSON {
 		return writeJSON(e, out)
 	}

@@ -1,22 +1,17 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
-	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/infer"
@@ -169,56 +164,34 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 	return u, nil
 }
 
-// marginals answers through infer.Marginals — for -sampler auto exact
-// components and the sampler the pilots choose, else the sampler named on
-// every free variable — with the run layer's hooks (infer.Run): -iters,
-// checkpoints, resume, traces, progress, -anytime, -until-rhat, -chain k
-// -of K and merged parts. It fills o's run record. Where the budget or a
-// signal leaves nothing sampled, the answer is the exact components and
-// uniform marginals elsewhere, not converged, saying why (partial); an
-// interrupted run then fails after printing it.
+// marginals answers through infer.Marginals (runFlags.answer) — for
+// -sampler auto exact components and the sampler the pilots choose, else
+// the sampler named on every free variable — and fills o's run record.
+// Where the budget or a signal leaves nothing sampled, the answer is the
+// exact components and uniform marginals elsewhere, not converged, saying
+// why (partial); an interrupted run then fails after printing it.
 func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.Graph, any *uai.AnytimeMAR) ([][]float64, error) {
 	f := u.f
-	opt, err := u.options(g, any)
+	opt, err := u.options(any)
 	if err != nil {
 		return nil, err
 	}
-	out := &outcome{}
-	var files []*chain.CSV
-	var hookErr error // the run layer's: a checkpoint that does not restore
-	defer func() { closeAll(files) }()
-	opt.Run.Built = func(chains []*chain.Chain) (run bool, err error) {
-		defer func() { hookErr = err }()
-		out.chains = chains
-		trace := func(int) (string, int64, chain.RowFunc) {
-			sps := gibbs.StepsPerSweep(chains[0].Kernel.(gibbs.Sampler))
-			return chain.StateHeader(g.Free()), max(1, int64(math.Round(sps))), chain.StateRow(g.Free())
-		}
-		for i, k := range opt.Run.Indices {
-			if err := f.traceFile(&files, chains[i], k, trace); err != nil {
-				return false, err
-			}
-		}
-		return f.attach(out)
-	}
-	a, err := infer.Marginals(ctx, g, opt)
-	if a == nil || hookErr != nil {
-		return nil, cmp.Or(hookErr, err)
+	a, rec, err := f.answer(ctx, g, opt)
+	if a == nil {
+		return nil, err
 	}
 	if f.sampler == "auto" {
 		o.Auto = autoRecord(g, a)
 	}
 	switch {
-	case a.Run != nil:
-		err := u.sampled(ctx, o, g, a, out, files)
-		if errors.Is(err, context.Canceled) { // within the burn-in
-			u.partial(o, interruption(ctx)+" before the chains had sampled", err)
-			return a.Marginals, nil
+	case rec != nil:
+		o.gibbsOutput = *rec
+		if l2, ok := a.Run.Samplers[0].(interface{ Lambda2() float64 }); ok {
+			o.Lambda2 = l2.Lambda2()
 		}
-		return a.Marginals, err
-	case err != nil && ctx.Err() == nil && (a.Choice != nil || opt.Run.Spec != nil): // building the chains
-		return nil, f.memoryError(constructionError(err))
-	case err != nil && ctx.Err() == nil:
+		return a.Marginals, nil
+	case errors.Is(err, context.Canceled) && a.Run != nil: // within the burn-in
+	case err != nil && ctx.Err() == nil || a.Run != nil:
 		return nil, err
 	case a.ExactPart != nil && a.ExactPart.All():
 		// Every component exact: nothing to sample. A part of a -chain k
@@ -246,76 +219,34 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 	return a.Marginals, nil
 }
 
-// options returns the infer.Options of the flags: -seconds, -seed,
-// -chains, the verdict's criteria, the sampler's options, and the run's
-// (infer.Run: a fixed sampler unless -sampler auto, -iters and -burn, the
-// chains of -chain k -of K, -estimator, the memory limit, checkpoints,
-// progress, -anytime, -until-rhat).
-func (u *uaiFlags) options(g *factorgraph.Graph, any *uai.AnytimeMAR) (infer.Options, error) {
+// options returns the infer.Options of the flags (runFlags.inferOptions,
+// a fixed sampler unless -sampler auto) with -exact-memory, the
+// samplers' options of `pgibbs uai` and -anytime.
+func (u *uaiFlags) options(any *uai.AnytimeMAR) (infer.Options, error) {
 	f := u.f
-	limit, _, err := f.memoryLimit()
-	if err != nil {
-		return infer.Options{}, err
-	}
-	if f.merged != nil {
-		if err := chain.VerifyFiles(f.merged[0].Inputs); err != nil {
-			return infer.Options{}, err
-		}
-	}
-	maxBytes := infer.DefaultMaxBytes()
-	if limit > 0 && f.maxMemory != "" {
-		maxBytes = limit / 2
-	}
-	if *u.exactMemory != "" {
-		if maxBytes, err = sysmem.Parse(*u.exactMemory); err != nil {
-			return infer.Options{}, usagef("-exact-memory %s: %v", *u.exactMemory, err)
-		}
-	}
 	so := f.options()
 	so.PerVariable, so.Lambda2, so.Lambda2Scale = *u.perVar, *u.lambda2, *u.lambda2Scale
-	run := &infer.Run{Burn: f.burn, Updates: f.sampler == "auto", Indices: f.indices(), Counts: f.estimator == "counts",
-		MaxBytes: limit, Runner: *f.template(), Started: f.watch, Until: f.untilRhat > 0, Start: f.started}
-	if f.seconds == 0 {
-		run.Steps = f.iters
-	}
+	var spec *infer.Spec
 	if f.sampler != "auto" {
-		run.Spec = &infer.Spec{Name: f.sampler, Block: u.block}
+		spec = &infer.Spec{Name: f.sampler, Block: u.block}
+	}
+	opt, err := f.inferOptions(spec, so)
+	if err != nil {
+		return opt, err
+	}
+	opt.MaxBytes = infer.DefaultMaxBytes()
+	if limit := opt.Run.MaxBytes; limit > 0 && f.maxMemory != "" {
+		opt.MaxBytes = limit / 2
+	}
+	if *u.exactMemory != "" {
+		if opt.MaxBytes, err = sysmem.Parse(*u.exactMemory); err != nil {
+			return opt, usagef("-exact-memory %s: %v", *u.exactMemory, err)
+		}
 	}
 	if any != nil {
-		run.AtCheck = any.Write
+		opt.Run.AtCheck = any.Write
 	}
-	return infer.Options{Time: time.Duration(f.seconds * float64(time.Second)), MaxBytes: maxBytes, Seed: f.seed,
-		Chains: len(run.Indices), Criteria: f.criteria(), Sampler: so, Run: run}, nil
-}
-
-// sampled finishes the run layer's part of a sampled answer a (conclude:
-// the runner's error, the burn-in, trace files, -plot, the part record;
-// not for merged parts, loaded as they ended) and fills o's run record.
-func (u *uaiFlags) sampled(ctx context.Context, o *uaiOutput, g *factorgraph.Graph, a *infer.Answer, out *outcome, files []*chain.CSV) error {
-	f, s := u.f, a.Run
-	if f.merged == nil {
-		out.seconds = s.Seconds
-		if f.untilRhat > 0 {
-			out.stop = &stopping{StoppedBy: "ceiling", Checks: s.Checks}
-			switch {
-			case s.Converged:
-				out.stop.StoppedBy = "converged"
-			case len(s.Last.Worst) > 0:
-				out.stop.LastToConverge = s.Last.Worst[0]
-			default:
-				out.stop.LastToConverge = s.Last.Reason
-			}
-		}
-		if err := f.conclude(ctx, s.Err, f.seconds > 0 || s.Converged, s.Steps, s.Burn, out, files, s.Monitor.Quantities); err != nil {
-			return err
-		}
-	}
-	conv := f.judgedVars(s.Verdict, s.Monitor.NumQuantities(), len(g.Free()))
-	o.gibbsOutput = f.samplerOutput(s.Samplers, s.Marginals, conv, out)
-	if l2, ok := s.Samplers[0].(interface{ Lambda2() float64 }); ok {
-		o.Lambda2 = l2.Lambda2()
-	}
-	return nil
+	return opt, nil
 }
 
 // partial records an answer that sampled nothing (why says why): the
