@@ -38,8 +38,13 @@ type Run struct {
 	// Options.Chains−1.
 	Indices []int
 	// Counts makes the marginals visit counts even where the sampler
-	// reports its conditionals (no Rao–Blackwellisation).
-	Counts bool
+	// reports its conditionals (no Rao–Blackwellisation); NoMarginals
+	// keeps none (a continuous model's chains: Answer.Marginals stay nil
+	// or uniform).
+	Counts, NoMarginals bool
+	// Observe, if set, returns the caller's observers of chain k (a
+	// histogram), run after the marginals and before the monitor's trace.
+	Observe func(k int) []chain.Observer
 	// MaxBytes, if positive, refuses with a *MemoryError, before any chain
 	// is built, a run estimated to need more (the model and the chains).
 	MaxBytes float64
@@ -218,7 +223,7 @@ func (a *Answer) judge(g *factorgraph.Graph, c chain.Criteria) {
 	a.Verdict = &v
 	p := chain.PoolMarginals(s.Marginals...)
 	for _, i := range g.Free() {
-		if floats.Sum(p[i]) > 0 {
+		if p != nil && floats.Sum(p[i]) > 0 {
 			a.Marginals[i] = p[i]
 		}
 	}
@@ -260,19 +265,35 @@ func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, s
 		case err != nil:
 			return nil, err
 		}
-		mg := chain.NewMarginals(sizes)
-		if c, ok := smp.(chain.Conditioner); ok && (opt.Run == nil || !opt.Run.Counts) {
-			mg.RaoBlackwellise(c)
-		}
-		tr, err := mon.Trace(smp)
+		obs, err := s.observers(opt.Run, smp, k, sizes)
 		if err != nil {
 			return nil, err
 		}
-		s.Samplers, s.Marginals = append(s.Samplers, smp), append(s.Marginals, mg)
-		s.Chains = append(s.Chains, &chain.Chain{Kernel: smp, Sources: []*rand.PCG{src}, Observers: []chain.Observer{mg, tr}})
+		s.Samplers = append(s.Samplers, smp)
+		s.Chains = append(s.Chains, &chain.Chain{Kernel: smp, Sources: []*rand.PCG{src}, Observers: obs})
 	}
 	mon.UseMarginals(s.Marginals...) // variables that never moved fail the verdict
 	return s, nil
+}
+
+// observers returns the observers of chain k of smp: its marginals
+// (Rao–Blackwellised where smp reports its conditionals, unless
+// run.Counts; none with run.NoMarginals), run's own, and a trace of the
+// monitor.
+func (s *Sampled) observers(run *Run, smp gibbs.Sampler, k int, sizes []int) ([]chain.Observer, error) {
+	var obs []chain.Observer
+	if run == nil || !run.NoMarginals {
+		mg := chain.NewMarginals(sizes)
+		if c, ok := smp.(chain.Conditioner); ok && (run == nil || !run.Counts) {
+			mg.RaoBlackwellise(c)
+		}
+		s.Marginals, obs = append(s.Marginals, mg), append(obs, mg)
+	}
+	if run != nil && run.Observe != nil {
+		obs = append(obs, run.Observe(k)...)
+	}
+	tr, err := s.Monitor.Trace(smp)
+	return append(obs, tr), err
 }
 
 // length sets s's steps and burn-in, the one rule of a run's length: a

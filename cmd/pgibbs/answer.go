@@ -15,11 +15,11 @@ import (
 	"github.com/pgibbs/pgibbs/infer"
 )
 
-// The subcommands that answer with marginals of a factor graph (uai,
-// potts) are flags, one call of infer.Marginals and output: the run
-// layer's features reach the chains as infer.Run's hooks, so that the
-// chains are built, burnt in, run, judged and pooled by package infer
-// alone.
+// The subcommands that run samplers of package gibbs on a factor graph
+// (uai, potts, spin, tgm, default) are flags, one call of infer.Marginals
+// and output: the run layer's features reach the chains as infer.Run's
+// hooks, so that the chains are built, burnt in, run, judged and pooled by
+// package infer alone, as a program calling it gets them.
 
 // inferOptions returns the infer.Options of the shared flags with spec
 // (nil: infer's choice, -iters counting variable updates) and the
@@ -91,14 +91,10 @@ func (f *runFlags) sampled(ctx context.Context, g *factorgraph.Graph, s *infer.S
 		out.seconds = s.Seconds
 		if f.untilRhat > 0 {
 			out.stop = &stopping{StoppedBy: "ceiling", Checks: s.Checks}
-			switch {
-			case s.Converged:
+			if s.Converged {
 				out.stop.StoppedBy = "converged"
-			case len(s.Last.Worst) > 0:
-				out.stop.LastToConverge = s.Last.Worst[0]
-			default:
-				out.stop.LastToConverge = s.Last.Reason
 			}
+			out.stop.last(s.Last)
 		}
 		if err := f.conclude(ctx, s.Err, f.seconds > 0 || s.Converged, s.Steps, s.Burn, out, files, s.Monitor.Quantities); err != nil {
 			return nil, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -17,97 +16,12 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
-	"github.com/pgibbs/pgibbs/infer"
 )
-
-// gibbsRun runs samplers of package gibbs on a factor graph for potts, uai,
-// spin, tgm and the default job: chain k runs f.sampler from stream k with
-// the subcommand's observers and, for the convergence verdict, a trace of
-// every free variable once a sweep-equivalent (chain.Monitor: a draw every
-// n variable updates, whatever a step updates).
-type gibbsRun struct {
-	f        *runFlags
-	model    factorgraph.Model
-	opts     gibbs.Options
-	observe  func(k int) []chain.Observer // the subcommand's observers of chain k (nil: none)
-	samplers []gibbs.Sampler
-	monitor  *chain.Monitor
-	extra    float64 // bytes of the subcommand's observers
-}
-
-// traceDraws is the number of draws a chain's R̂/ESS trace keeps.
-const traceDraws = infer.MaxMinESS
-
-func (g *gibbsRun) job() job {
-	free := g.model.Free()
-	return job{steps: g.f.iters, burn: g.f.burn,
-		build: func(k int) (*chain.Chain, error) {
-			src := chain.Source(g.f.seed, k)
-			opts := g.opts
-			opts.Context = g.f.buildCtx
-			s, err := g.f.newSampler(g.model, rand.New(src), &opts)
-			if err != nil {
-				return nil, err
-			}
-			if g.monitor == nil {
-				if g.monitor, err = chain.NewMonitor(chain.Tracked(free, chain.DefaultTracked), factorgraph.Sizes(g.model), traceDraws); err != nil {
-					return nil, err
-				}
-				if g.f.seconds > 0 {
-					g.monitor.Budget(g.f.verdictReserve(), g.f.chains)
-				}
-			}
-			tr, err := g.monitor.Trace(s)
-			if err != nil {
-				return nil, err
-			}
-			g.samplers = append(g.samplers, s)
-			var obs []chain.Observer
-			if g.observe != nil {
-				obs = g.observe(k)
-			}
-			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: append(obs, tr)}, nil
-		},
-		trace: func(int) (string, int64, chain.RowFunc) {
-			return chain.StateHeader(free), max(1, int64(math.Round(gibbs.StepsPerSweep(g.samplers[0])))), chain.StateRow(free)
-		},
-		memory: func() float64 { return g.memory() },
-		model:  g.modelBytes,
-		quantities: func() ([][][]float64, func(q int) string) {
-			return g.monitor.Quantities()
-		},
-		verdict:    g.verdict,
-		checkEvery: func() int64 { return max(1, int64(500*gibbs.StepsPerSweep(g.samplers[0]))) },
-	}
-}
-
-// memory estimates one chain's bytes: the sampler's per-variable state and
-// scratch, the R̂ trace (traceDraws draws of each tracked variable) and the
-// subcommand's observers (marginal counts, histograms).
-func (g *gibbsRun) memory() float64 {
-	values := 0
-	for i := range g.model.NumVars() {
-		values += g.model.Domain(i).Size
-	}
-	return infer.ChainBytes(g.model.NumVars(), len(g.model.Free()), values) + g.extra
-}
-
-// modelBytes returns the bytes of the run's model, if it is a graph
-// (factorgraph.Graph.Bytes).
-func (g *gibbsRun) modelBytes() float64 {
-	if fg, ok := g.model.(*factorgraph.Graph); ok {
-		return float64(fg.Bytes())
-	}
-	return 0
-}
 
 // options returns the sampler options of the shared flags.
 func (f *runFlags) options() gibbs.Options {
 	return gibbs.Options{Lambda: f.lambda, LambdaScale: f.lambdaScale, MaxDraws: f.maxDraws}
 }
-
-// stats returns the samplers' counters summed.
-func (g *gibbsRun) stats() gibbs.Stats { return statsOf(g.samplers) }
 
 // statsOf returns the counters of samplers summed.
 func statsOf(samplers []gibbs.Sampler) gibbs.Stats {
@@ -118,24 +32,12 @@ func statsOf(samplers []gibbs.Sampler) gibbs.Stats {
 	return st
 }
 
-// lambda returns λ of a minibatch sampler, 0 for the others.
-func (g *gibbsRun) lambda() float64 { return lambdaOf(g.samplers[0]) }
-
 // lambdaOf returns λ of a minibatch sampler, 0 for the others.
 func lambdaOf(s gibbs.Sampler) float64 {
 	if l, ok := s.(interface{ Lambda() float64 }); ok {
 		return l.Lambda()
 	}
 	return 0
-}
-
-// verdict judges the chains by c (the monitor's verdict).
-func (g *gibbsRun) verdict(c chain.Criteria) chain.Verdict { return g.monitor.Verdict(c) }
-
-// convergence returns the verdict on the traced variables (verdict, with
-// f's criteria).
-func (g *gibbsRun) convergence() convergence {
-	return g.f.judgedVars(g.verdict(g.f.criteria()), g.monitor.NumQuantities(), len(g.model.Free()))
 }
 
 // judgedVars returns the record of verdict v of f's criteria on quantities
@@ -175,11 +77,6 @@ type gibbsOutput struct {
 	// updates over free variables, whatever a step updates.
 	Sweeps float64 `json:"sweep_equivalents,omitempty"`
 	record
-}
-
-// output returns the run's part of the output.
-func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
-	return g.f.samplerOutput(g.samplers, nil, g.convergence(), o), nil
 }
 
 // samplerOutput returns the record of a run of samplers with marginals

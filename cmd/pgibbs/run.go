@@ -22,10 +22,14 @@ import (
 )
 
 // The run layer every sampling subcommand shares: its flags (runFlags),
-// the part of its JSON record they describe (record), and the one path
-// from flags to finished chains (runFlags.execute) through package chain —
-// checkpoints, resume, traces, progress, -chain k -of K and `pgibbs merge`.
-// A subcommand reads as parse → build the model → execute → report.
+// the part of its JSON record they describe (record), and its features —
+// checkpoints, resume, traces, progress, -chain k -of K and `pgibbs merge`
+// (traceFile, attach, conclude, watch) — on either path from flags to
+// finished chains: infer.Marginals for the samplers of package gibbs on a
+// factor graph (runFlags.answer, answer.go: uai, potts, spin, tgm,
+// default), runFlags.execute through package chain for the others
+// (lattice, mh). A subcommand reads as parse → build the model → answer
+// or execute → report.
 
 // runFlags are the flags every sampling subcommand shares.
 type runFlags struct {
@@ -369,10 +373,6 @@ type job struct {
 	// names (nil: the command has no stopping rule); checkEvery returns the
 	// steps between checks.
 	quantities func() ([][][]float64, func(q int) string)
-	// verdict, if set, judges the chains by the criteria given (a
-	// monitor's verdict, with the rules beyond R̂ and ESS it has); without
-	// it, chain.Judge of the quantities.
-	verdict    func(chain.Criteria) chain.Verdict
 	checkEvery func() int64
 }
 
