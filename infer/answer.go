@@ -25,9 +25,10 @@ type Options struct {
 	// Seed seeds the pilots and the chains (chain k: stream k).
 	Seed uint64
 	// Sweeps, if positive, is the sampled part's length in
-	// sweep-equivalents (after its burn-in) instead of the time left: a
-	// run whose samples, and so whose answer, depend on the seed alone
-	// (the exact part and the pilots are counted already).
+	// sweep-equivalents (after its burn-in of half of it, at most 1000)
+	// instead of the time left: a run whose answer depends on the seed
+	// alone. Without Time such a run has no clock at all: the exact part
+	// and the pilots have the fixed limits of a Budget without Time.
 	Sweeps float64
 	// Chains is the number of chains of the sampled part, run in
 	// parallel. Zero means 1.
