@@ -4,11 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"time"
-
-	"gonum.org/v1/gonum/floats"
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -29,9 +25,10 @@ type Options struct {
 	// Seed seeds the pilots and the chains (chain k: stream k).
 	Seed uint64
 	// Sweeps, if positive, is the sampled part's length in
-	// sweep-equivalents (after its burn-in) instead of the time left: a
-	// run whose samples, and so whose answer, depend on the seed alone
-	// (the exact part and the pilots are counted already).
+	// sweep-equivalents (after its burn-in of half of it, at most 1000)
+	// instead of the time left: a run whose answer depends on the seed
+	// alone. Without Time such a run has no clock at all: the exact part
+	// and the pilots have the fixed limits of a Budget without Time.
 	Sweeps float64
 	// Chains is the number of chains of the sampled part, run in
 	// parallel. Zero means 1.
@@ -40,6 +37,9 @@ type Options struct {
 	Criteria chain.Criteria
 	// Sampler holds the samplers' options (λ, MaxDraws); Init is ignored.
 	Sampler gibbs.Options
+	// Run, if not nil, is what a caller that drives the chains further
+	// adds: a fixed sampler, a length in steps, hooks (Run).
+	Run *Run
 }
 
 // Answer is what Marginals found.
@@ -58,6 +58,12 @@ type Answer struct {
 	Choice  *Choice
 	Verdict *chain.Verdict
 	Sweeps  float64
+	// Run is how the chains ran (nil if nothing was sampled).
+	Run *Sampled
+	// PilotSeconds is the pilots' wall time; NoChoice why no sampler was
+	// chosen although components are left (Prepared.Why).
+	PilotSeconds float64
+	NoChoice     string
 	// Incomplete, if not empty, says why the answer is less than the
 	// budget was to give: the run was interrupted, or the budget ran out
 	// before the chains had sampled (the marginals of the variables not
@@ -88,7 +94,8 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer,
 	if g == nil {
 		return nil, errors.New("infer: nil graph")
 	}
-	if opt.Time == 0 {
+	counted := opt.Sweeps > 0 || opt.Run != nil && opt.Run.Steps > 0
+	if opt.Time == 0 && !counted {
 		opt.Time = 10 * time.Second
 	}
 	if opt.Time < 0 || opt.Chains < 0 {
@@ -97,12 +104,22 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer,
 	if opt.Chains == 0 {
 		opt.Chains = 1
 	}
+	// A run counted in sweeps or steps has no clock: its phases have the
+	// fixed limits of a Budget without Time, so that its answer depends on
+	// the seed alone.
 	b := Budget{Start: start, Time: opt.Time}
+	if opt.Run != nil && !opt.Run.Start.IsZero() {
+		b.Start = opt.Run.Start
+	}
+	if opt.Run != nil && opt.Run.Spec != nil {
+		return fixed(ctx, g, opt, b)
+	}
 	pr, err := Prepare(ctx, g, b, opt)
 	if pr == nil {
 		return nil, err
 	}
-	a := &Answer{ExactPart: pr.Exact, Choice: pr.Choice, Exact: make([]bool, g.NumVars()), Marginals: pointMasses(g, nil)}
+	a := &Answer{ExactPart: pr.Exact, Choice: pr.Choice, Exact: make([]bool, g.NumVars()), Marginals: pointMasses(g, nil),
+		PilotSeconds: pr.PilotSeconds, NoChoice: pr.Why}
 	for i := range g.NumVars() {
 		_, a.Exact[i] = g.Observed(i)
 	}
@@ -113,10 +130,32 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer,
 	case pr.Choice == nil:
 		a.stop(pr.Why)
 	default:
-		err = a.sample(ctx, g, opt, pr.Choice, b)
+		err = a.sample(ctx, g, opt, pr.Choice.Spec, pr.Choice.nsPerSweep(), b)
 	}
 	pr.Exact.Overlay(a.Marginals, a.Exact)
 	return a, err
+}
+
+// fixed answers with opt.Run.Spec on every free variable: no exact part,
+// no pilots.
+func fixed(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget) (*Answer, error) {
+	a := &Answer{Exact: make([]bool, g.NumVars()), Marginals: pointMasses(g, nil)}
+	for i := range g.NumVars() {
+		_, a.Exact[i] = g.Observed(i)
+	}
+	err := a.sample(ctx, g, opt, *opt.Run.Spec, 0, b)
+	return a, err
+}
+
+// nsPerSweep returns the cost of a sweep of the chosen sampler by its
+// pilot (0 if it has none).
+func (ch *Choice) nsPerSweep() float64 {
+	for _, p := range ch.Pilots {
+		if p.Spec == ch.Spec {
+			return p.NsPerSweep
+		}
+	}
+	return 0
 }
 
 // stop marks a as incomplete for reason, its verdict not converged.
@@ -213,109 +252,6 @@ func Prepare(ctx context.Context, g *factorgraph.Graph, b Budget, opt Options) (
 	}
 	pr.Choice = &ch
 	return pr, nil
-}
-
-// sample runs opt.Chains chains of the sampler ch chose for the time left
-// in b (or opt.Sweeps), filling the marginals of a. If the chains cannot
-// be built before the deadline, a is marked incomplete; if ctx is
-// cancelled, the marginals so far are kept and its error returned.
-func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, ch *Choice, b Budget) error {
-	sizes := factorgraph.Sizes(g)
-	mon, err := chain.NewMonitor(chain.Tracked(g.Free(), chain.DefaultTracked), sizes, 2000)
-	if err != nil {
-		return err
-	}
-	reserve := time.Duration(VerdictShare * float64(b.Time))
-	if opt.Sweeps == 0 {
-		mon.Budget(reserve, opt.Chains)
-	}
-	phase.Enter("build")
-	bctx, cancel := b.within(ctx)
-	defer cancel()
-	var chains []*chain.Chain
-	var margs []*chain.Marginals
-	var samplers []gibbs.Sampler
-	for k := range opt.Chains {
-		src := chain.Source(opt.Seed, k)
-		o := opt.Sampler
-		o.Init, o.Context = nil, bctx
-		s, err := ch.Spec.New(g, rand.New(src), &o)
-		switch {
-		case err != nil && interrupted(ctx):
-			a.stop(fmt.Sprintf("interrupted (%v) while building the chains", context.Cause(ctx)))
-			return fmt.Errorf("infer: building the chains: %w", ctx.Err())
-		case err != nil && bctx.Err() != nil:
-			a.stop(fmt.Sprintf("the budget ran out while building the chains of %s", ch.Spec))
-			return nil
-		case err != nil:
-			return err
-		}
-		mg := chain.NewMarginals(sizes)
-		if c, ok := s.(chain.Conditioner); ok {
-			mg.RaoBlackwellise(c)
-		}
-		tr, err := mon.Trace(s)
-		if err != nil {
-			return err
-		}
-		samplers, margs = append(samplers, s), append(margs, mg)
-		chains = append(chains, &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: []chain.Observer{mg, tr}})
-	}
-	// Every remaining second samples, but the verdict's share: more
-	// draws, a smaller error.
-	left := max(b.Left()-reserve, 0)
-	for _, c := range chains {
-		c.Burn = burnSteps(c.Kernel.(gibbs.Sampler), *ch, left, opt.Sweeps)
-	}
-	r := &chain.Runner{Duration: max(left, time.Millisecond)}
-	if opt.Sweeps > 0 {
-		steps := gibbs.StepsPerSweep(samplers[0])
-		r = &chain.Runner{Steps: chains[0].Burn + max(1, int64(math.Round(opt.Sweeps*steps)))}
-	}
-	phase.Enter("sample")
-	runErr := r.Run(ctx, chains)
-	if runErr != nil && !interrupted(ctx) {
-		return runErr
-	}
-	mon.UseMarginals(margs...) // variables that never moved fail the verdict
-	v := mon.Verdict(opt.Criteria)
-	a.Verdict = &v
-	p := chain.PoolMarginals(margs...)
-	for _, i := range g.Free() {
-		if floats.Sum(p[i]) > 0 { // nothing observed yet: uniform stays
-			a.Marginals[i] = p[i]
-		}
-	}
-	for _, s := range samplers {
-		sw, _ := chain.Sweeps(s)
-		a.Sweeps += sw / float64(len(samplers))
-	}
-	if runErr != nil {
-		a.stop(fmt.Sprintf("interrupted (%v) after %.3g sweep-equivalents: the marginals so far", context.Cause(ctx), a.Sweeps))
-		return fmt.Errorf("infer: sampling: %w", runErr)
-	}
-	return nil
-}
-
-// burnSteps returns the burn-in of a chain of smp, at most 1000
-// sweep-equivalents: for a run of length sweeps (> 0), half of it, so that
-// the samples depend on the seed alone; for a run of the time left, a
-// tenth of the steps its pilot's cost model expects in it.
-func burnSteps(smp gibbs.Sampler, ch Choice, left time.Duration, sweeps float64) int64 {
-	burn := 1000.0
-	if sweeps > 0 {
-		return int64(min(burn, sweeps/2) * gibbs.StepsPerSweep(smp))
-	}
-	ns := 0.0
-	for _, p := range ch.Pilots {
-		if p.Spec == ch.Spec {
-			ns = p.NsPerSweep
-		}
-	}
-	if ns > 0 {
-		burn = min(burn, 0.1*float64(left.Nanoseconds())/ns)
-	}
-	return int64(burn * gibbs.StepsPerSweep(smp))
 }
 
 // DefaultMaxBytes returns the default memory budget of one component's

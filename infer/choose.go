@@ -29,6 +29,10 @@ import (
 type Spec struct {
 	Name  string
 	Block blocked.Config
+	// Clusters is a Wolff sampler's single-cluster updates a step
+	// (samplers.Config.Clusters: 0 one, TuneClusters tuned, as the
+	// candidate is).
+	Clusters int
 }
 
 // String names the spec as the CLI does: "auto", "block width 8",
@@ -44,11 +48,11 @@ func (s Spec) String() string {
 }
 
 // New builds the sampler of s on g drawing from r through the registry
-// (site: auto with samplers.Config.SingleSite; block with s.Block; a Wolff
-// sampler's clusters a step tuned first: samplers.TuneClusters). The
+// (site: auto with samplers.Config.SingleSite; block with s.Block; wolff
+// with s.Clusters). The
 // construction stops when opt.Context is done (gibbs.Options.Context).
 func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
-	name, cfg := s.Name, samplers.Config{Block: s.Block, Clusters: samplers.TuneClusters}
+	name, cfg := s.Name, samplers.Config{Block: s.Block, Clusters: s.Clusters}
 	if opt != nil {
 		cfg.Options = *opt
 	}
@@ -249,6 +253,13 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		cancel()
 		ch.Pilots = append(ch.Pilots, p)
 	}
+	return pick(ch, cands)
+}
+
+// pick chooses among the pilots of ch (of the candidates cands) the one
+// with the most effective samples a second; if none ran, the first that
+// only the budget kept from running, by rule.
+func pick(ch Choice, cands []Spec) (Choice, error) {
 	score(ch.Pilots)
 	best := -1
 	for k, p := range ch.Pilots {
@@ -345,7 +356,7 @@ func candidates(g *factorgraph.Graph) []Spec {
 		block(blocked.Config{Config: blocks.Config{MaxWidth: 16, MaxTable: 1 << 18}}),
 		block(blocked.Config{Config: blocks.Config{Forests: true}}),
 		{Name: "sw"},
-		{Name: "wolff"},
+		{Name: "wolff", Clusters: samplers.TuneClusters},
 	}
 }
 

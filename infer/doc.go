@@ -13,8 +13,23 @@
 // The time given is the whole answer's, whatever the model: Budget shares
 // it among the phases — planning, elimination, the pilots, building and
 // running the chains — each stopping at its own deadline and handing over
-// to the next (Prepare is the part before the chains, the one path
-// `pgibbs uai` shares). A cancelled context stops every phase within about
-// a second, and Marginals returns the answer so far with the context's
-// error.
+// to the next (Prepare is the part before the chains). A cancelled context
+// stops every phase within about a second, and Marginals returns the
+// answer so far with the context's error. A run counted in sweeps
+// (Options.Sweeps) or steps has no clock: its answer depends on the seed
+// alone.
+//
+// The sampled part is one path (sample.go), for every caller: chain k
+// draws from stream k of the seed (chain.Source), each chain has its
+// marginals (Rao–Blackwellised where the sampler reports its
+// conditionals) and a trace of the convergence monitor (chain.Monitor,
+// whose verdict includes the rule on variables that never moved), the
+// length and burn-in follow one rule (Sampled.length), and the chains'
+// marginals are pooled. Options.Run is what a command line adds to it —
+// a sampler of its own instead of the pilots' choice, a length in steps,
+// the chains of one part of a run split across processes, a memory
+// limit, and hooks: a runner template (checkpoints), Built (resume, trace
+// files, merged parts), Started (progress), AtCheck (anytime output) and
+// Until (stop when converged). `pgibbs uai` is flags, one call of
+// Marginals and output: it answers what Marginals answers, bit for bit.
 package infer

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 
@@ -15,47 +14,6 @@ import (
 // and three quarters of the time budget is solved exactly; the others are
 // sampled by the sampler a short pilot of each candidate measures best,
 // for the rest of the budget.
-
-// autoRun is what the auto path planned, solved and chose.
-type autoRun struct {
-	g      *factorgraph.Graph
-	exact  *infer.ExactPart
-	choice *infer.Choice
-	pilot  float64 // seconds the pilots took
-	why    string  // why no sampler was chosen although components are left ("" if one was)
-}
-
-// autoPlan plans and solves the exact components of g and, if some are
-// left, chooses their sampler (f.spec) by pilots: infer.Prepare, each
-// phase within its share of -seconds counted from the command's start
-// (reading the model counts too: -seconds is the whole answer's), or with
-// a minute of exact elimination by its estimates and 2 s of pilots by the
-// cost model in a run counted in -iters. If ctx is cancelled it returns
-// what it has with ctx's error.
-func (f *runFlags) autoPlan(ctx context.Context, g *factorgraph.Graph, exactMemory string) (*autoRun, error) {
-	mem, _, err := f.memoryLimit()
-	if err != nil {
-		return nil, err
-	}
-	maxBytes := infer.DefaultMaxBytes()
-	if mem > 0 && f.maxMemory != "" {
-		maxBytes = mem / 2
-	}
-	if exactMemory != "" {
-		if maxBytes, err = parseBytes(exactMemory); err != nil {
-			return nil, usagef("-exact-memory %s: %v", exactMemory, err)
-		}
-	}
-	pr, err := infer.Prepare(ctx, g, f.budget(), infer.Options{MaxBytes: maxBytes, Seed: f.seed, Sampler: f.options()})
-	if pr == nil {
-		return nil, err
-	}
-	a := &autoRun{g: g, exact: pr.Exact, choice: pr.Choice, pilot: pr.PilotSeconds, why: pr.Why}
-	if pr.Choice != nil {
-		f.spec = &pr.Choice.Spec
-	}
-	return a, err
-}
 
 // autoOutput is the JSON record of the auto path's plan and choice.
 type autoOutput struct {
@@ -105,9 +63,9 @@ type pilotOutput struct {
 	Refused      string  `json:"refused,omitempty"`
 }
 
-// output returns the record of a.
-func (a *autoRun) output() *autoOutput {
-	ex := a.exact
+// autoRecord returns the record of a's plan and choice.
+func autoRecord(g *factorgraph.Graph, a *infer.Answer) *autoOutput {
+	ex := a.ExactPart
 	o := &autoOutput{Components: len(ex.Components), ExactVariables: ex.ExactVars(), ExactSeconds: ex.Seconds}
 	switch {
 	case ex.All():
@@ -123,15 +81,15 @@ func (a *autoRun) output() *autoOutput {
 			o.ExactComponents++
 		}
 	}
-	if logZ, ok := ex.LogZ(a.g); ok {
+	if logZ, ok := ex.LogZ(g); ok {
 		o.LogZ = &logZ
 	}
 	if len(o.Parts) > 20 {
 		o.Parts = nil // many small components: the counts say enough
 	}
-	o.NoChoice = a.why
-	if ch := a.choice; ch != nil {
-		co := &choiceOutput{Sampler: ch.Spec.String(), Reason: ch.Reason, Seconds: a.pilot}
+	o.NoChoice = a.NoChoice
+	if ch := a.Choice; ch != nil {
+		co := &choiceOutput{Sampler: ch.Spec.String(), Reason: ch.Reason, Seconds: a.PilotSeconds}
 		for _, p := range ch.Pilots {
 			co.Pilots = append(co.Pilots, pilotOutput{Sampler: p.Spec.String(), Sweeps: p.Sweeps, ESS: p.ESS, NsPerSweep: p.NsPerSweep, ESSPerSecond: p.ESSPerSecond, Refused: p.Refused})
 		}
@@ -158,24 +116,6 @@ func (o *autoOutput) print(w io.Writer) {
 	if o.NoChoice != "" {
 		fmt.Fprintf(w, "no sampler chosen\t%s\n", o.NoChoice)
 	}
-}
-
-// exactMarginals returns the marginals of every variable of g when every
-// component of its free variables was eliminated: point masses for the
-// evidence, the eliminations' for the rest.
-func exactMarginals(g *factorgraph.Graph, ex *infer.ExactPart) [][]float64 {
-	out := make([][]float64, g.NumVars())
-	for i := range out {
-		d := g.Domain(i)
-		out[i] = make([]float64, max(d.Size, 0))
-		if v, ok := g.Observed(i); ok && d.IsDiscrete() {
-			out[i][int(v)] = 1
-		}
-	}
-	if ex != nil {
-		ex.Overlay(out, nil)
-	}
-	return out
 }
 
 // exactPart returns the part record of chain f.chain of a -chain k -of K

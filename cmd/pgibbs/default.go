@@ -7,9 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
-	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -50,30 +49,33 @@ func runDefault(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintln(tw, "sampler\tλ\titerations\tsteps/s\tfactors/step\tdraws/step\tmarginal ℓ2 error\t")
 	var rates [2]float64
 	for k, name := range []string{"gibbs", "pgibbs"} {
-		f := &runFlags{command: "default", sampler: name, seconds: *seconds, chains: 1, seed: *seed, bar: progress.New(e.stderr, *quiet), started: time.Now()}
-		var mg *chain.Marginals
-		run := &gibbsRun{f: f, model: g, observe: func(int) []chain.Observer {
-			mg = chain.NewMarginals(factorgraph.Sizes(g))
-			return []chain.Observer{mg}
-		}}
-		o, err := f.execute(ctx, run.job())
+		f := &runFlags{command: "default", sampler: name, seconds: *seconds, chains: 1, seed: *seed, estimator: "counts",
+			bar: progress.New(e.stderr, *quiet), started: time.Now()}
+		opt, err := f.inferOptions(&infer.Spec{Name: name}, f.options())
 		if err != nil {
 			return err
 		}
-		l2, err := diag.MarginalL2(mg.Probs(), uniform(g.NumVars(), p.States))
+		a, rec, err := f.answer(ctx, g, opt)
+		switch {
+		case err != nil:
+			return err
+		case rec == nil:
+			return errNothingSampled(a)
+		}
+		l2, err := diag.MarginalL2(a.Marginals, uniform(g.NumVars(), p.States))
 		if err != nil {
 			return err
 		}
-		st := run.stats()
-		rates[k] = stepsPerSecond(st.Steps, 1, o.seconds)
+		st := statsOf(a.Run.Samplers)
+		rates[k] = stepsPerSecond(st.Steps, 1, a.Run.Seconds)
 		label, lam, draws := "Gibbs", "-", "-"
 		if name == "pgibbs" {
-			label, lam, draws = "Poisson-Gibbs", fmt.Sprintf("%.2f", run.lambda()), fmt.Sprintf("%.1f", st.PicksPerStep())
+			label, lam, draws = "Poisson-Gibbs", fmt.Sprintf("%.2f", rec.Lambda), fmt.Sprintf("%.1f", st.PicksPerStep())
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.1f\t%s\t%.4f\t\n", label, lam, st.Steps, rates[k], st.FactorsPerStep(), draws, l2)
-		if o.interrupted != nil { // the rows so far, then the interruption
+		if ctx.Err() != nil { // the rows so far, then the interruption
 			tw.Flush()
-			return o.interrupted
+			return a.Run.Err
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -19,163 +18,34 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
-// gibbsRun runs samplers of package gibbs on a factor graph for potts, uai,
-// spin, tgm and the default job: chain k runs f.sampler from stream k with
-// the subcommand's observers and, for the convergence verdict, a trace of
-// every free variable once a sweep-equivalent (chain.Monitor: a draw every
-// n variable updates, whatever a step updates).
-type gibbsRun struct {
-	f        *runFlags
-	model    factorgraph.Model
-	opts     gibbs.Options
-	observe  func(k int) []chain.Observer // the subcommand's observers of chain k (nil: none)
-	samplers []gibbs.Sampler
-	monitor  *chain.Monitor
-	extra    float64 // bytes of the subcommand's observers beyond marginals
-	// marginals: each chain gets marginals (margs), by -estimator.
-	marginals bool
-	margs     []*chain.Marginals
-	// atCheck, if set, runs at every check point of the run (all chains
-	// idle), before the stopping rule if any.
-	atCheck func() error
-}
-
-// traceDraws is the number of draws a chain's R̂/ESS trace keeps.
-const traceDraws = 2000
-
-func (g *gibbsRun) job() job {
-	free := g.model.Free()
-	return job{steps: g.f.iters, burn: g.f.burn,
-		build: func(k int) (*chain.Chain, error) {
-			src := chain.Source(g.f.seed, k)
-			opts := g.opts
-			opts.Context = g.f.buildCtx
-			s, err := g.f.newSampler(g.model, rand.New(src), &opts)
-			if err != nil {
-				return nil, err
-			}
-			if g.monitor == nil {
-				if g.monitor, err = chain.NewMonitor(chain.Tracked(free, chain.DefaultTracked), factorgraph.Sizes(g.model), traceDraws); err != nil {
-					return nil, err
-				}
-				if g.f.seconds > 0 {
-					g.monitor.Budget(g.f.verdictReserve(), g.f.chains)
-				}
-			}
-			tr, err := g.monitor.Trace(s)
-			if err != nil {
-				return nil, err
-			}
-			g.samplers = append(g.samplers, s)
-			var obs []chain.Observer
-			if g.marginals {
-				mg := chain.NewMarginals(factorgraph.Sizes(g.model))
-				if c, ok := s.(chain.Conditioner); ok && g.f.estimator == "rb" {
-					mg.RaoBlackwellise(c)
-				}
-				g.margs = append(g.margs, mg)
-				obs = append(obs, mg)
-			}
-			if g.observe != nil {
-				obs = append(obs, g.observe(k)...)
-			}
-			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: append(obs, tr)}, nil
-		},
-		trace: func(int) (string, int64, chain.RowFunc) {
-			return chain.StateHeader(free), max(1, int64(math.Round(gibbs.StepsPerSweep(g.samplers[0])))), chain.StateRow(free)
-		},
-		memory: func() float64 { return g.memory() },
-		model:  g.modelBytes,
-		quantities: func() ([][][]float64, func(q int) string) {
-			return g.monitor.Quantities()
-		},
-		verdict:    g.verdict,
-		checkEvery: func() int64 { return max(1, int64(500*gibbs.StepsPerSweep(g.samplers[0]))) },
-		atCheck:    g.atCheck,
-		perUpdate:  g.perUpdate(),
-	}
-}
-
-// perUpdate returns, for -sampler auto's choice, the steps of its sampler
-// a variable update takes (StepsPerSweep over the free variables), so that
-// -iters and -burn count variable updates whatever it chose; nil for a
-// sampler named on the command line, whose steps they count.
-func (g *gibbsRun) perUpdate() func() float64 {
-	if g.f.spec == nil {
-		return nil
-	}
-	return func() float64 { return gibbs.StepsPerSweep(g.samplers[0]) / float64(len(g.model.Free())) }
-}
-
-// memory estimates one chain's bytes: the sampler's per-variable state and
-// scratch, the R̂ trace (traceDraws draws of each tracked variable) and the
-// subcommand's observers (marginal counts, histograms).
-func (g *gibbsRun) memory() float64 {
-	values := 0
-	for i := range g.model.NumVars() {
-		values += g.model.Domain(i).Size
-	}
-	return chainBytes(g.model.NumVars(), len(g.model.Free()), values) + g.extra
-}
-
-// chainBytes estimates the bytes of one chain of a gibbs sampler on a
-// model of n variables (free of them free, values their domain sizes'
-// sum): the sampler's state and scratch a variable (96 bytes: the state,
-// sizes and flags, and Poisson-Gibbs's L_i, generators and head counts,
-// measured at 88 on the Gaussian-kernel Potts model), the R̂ trace of
-// traceDraws draws of each tracked variable, and the marginals' counts
-// (24 bytes a value).
-func chainBytes(n, free, values int) float64 {
-	tracked := min(free, chain.DefaultTracked)
-	return 96*float64(n) + 8*traceDraws*float64(tracked) + 24*float64(values)
-}
-
-// modelBytes returns the bytes of the run's model, if it is a graph
-// (factorgraph.Graph.Bytes).
-func (g *gibbsRun) modelBytes() float64 {
-	if fg, ok := g.model.(*factorgraph.Graph); ok {
-		return float64(fg.Bytes())
-	}
-	return 0
-}
-
 // options returns the sampler options of the shared flags.
 func (f *runFlags) options() gibbs.Options {
 	return gibbs.Options{Lambda: f.lambda, LambdaScale: f.lambdaScale, MaxDraws: f.maxDraws}
 }
 
-// stats returns the samplers' counters summed.
-func (g *gibbsRun) stats() gibbs.Stats {
+// statsOf returns the counters of samplers summed.
+func statsOf(samplers []gibbs.Sampler) gibbs.Stats {
 	var st gibbs.Stats
-	for _, s := range g.samplers {
+	for _, s := range samplers {
 		st.Add(s.Stats())
 	}
 	return st
 }
 
-// lambda returns λ of a minibatch sampler, 0 for the others.
-func (g *gibbsRun) lambda() float64 {
-	if l, ok := g.samplers[0].(interface{ Lambda() float64 }); ok {
+// lambdaOf returns λ of a minibatch sampler, 0 for the others.
+func lambdaOf(s gibbs.Sampler) float64 {
+	if l, ok := s.(interface{ Lambda() float64 }); ok {
 		return l.Lambda()
 	}
 	return 0
 }
 
-// verdict judges the chains by c: the monitor's verdict, the stuck rule
-// included where the marginals are Rao–Blackwellised
-// (chain.Monitor.UseMarginals).
-func (g *gibbsRun) verdict(c chain.Criteria) chain.Verdict {
-	g.monitor.UseMarginals(g.margs...)
-	return g.monitor.Verdict(c)
-}
-
-// convergence returns the verdict on the traced variables (verdict, with
-// f's criteria).
-func (g *gibbsRun) convergence() convergence {
-	c := g.f.criteria()
-	conv := judged(g.verdict(c), c, g.monitor.NumQuantities())
-	if n := len(g.model.Free()); n > chain.DefaultTracked {
-		conv.Of = fmt.Sprintf("%d of %d variables, evenly spaced", chain.DefaultTracked, n)
+// judgedVars returns the record of verdict v of f's criteria on quantities
+// of the traced variables, saying which when not all free ones are.
+func (f *runFlags) judgedVars(v chain.Verdict, quantities, free int) convergence {
+	conv := judged(v, f.criteria(), quantities)
+	if free > chain.DefaultTracked {
+		conv.Of = fmt.Sprintf("%d of %d variables, evenly spaced", chain.DefaultTracked, free)
 	}
 	return conv
 }
@@ -209,24 +79,24 @@ type gibbsOutput struct {
 	record
 }
 
-// output returns the run's part of the output.
-func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
-	conv := g.convergence()
-	st := g.stats()
-	out := gibbsOutput{Lambda: g.lambda(), Iterations: st.Steps, FactorsPerStep: st.FactorsPerStep(),
+// samplerOutput returns the record of a run of samplers with marginals
+// margs (nil: none), verdict conv, as o ran.
+func (f *runFlags) samplerOutput(samplers []gibbs.Sampler, margs []*chain.Marginals, conv convergence, o *outcome) gibbsOutput {
+	st := statsOf(samplers)
+	out := gibbsOutput{Lambda: lambdaOf(samplers[0]), Iterations: st.Steps, FactorsPerStep: st.FactorsPerStep(),
 		DrawsPerStep: st.PicksPerStep(), TriesPerStep: st.TriesPerStep(),
-		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: g.f.record(o, conv)}
-	for _, s := range g.samplers {
+		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: f.record(o, conv)}
+	for _, s := range samplers {
 		sw, _ := chain.Sweeps(s)
-		out.Sweeps += sw / float64(len(g.samplers))
+		out.Sweeps += sw / float64(len(samplers))
 	}
-	out.ClustersPerStep = clustersPerStep(g.samplers)
-	if b, ok := g.samplers[0].(*blocked.Blocked); ok {
+	out.ClustersPerStep = clustersPerStep(samplers)
+	if b, ok := samplers[0].(*blocked.Blocked); ok {
 		out.Blocks = blockStats(b.Blocks())
 	}
-	if len(g.margs) > 0 {
+	if len(margs) > 0 {
 		out.Estimator = "counts"
-		if g.margs[0].RaoBlackwellised() {
+		if margs[0].RaoBlackwellised() {
 			out.Estimator = "rb"
 		}
 	}
@@ -234,7 +104,7 @@ func (g *gibbsRun) output(o *outcome) (gibbsOutput, error) {
 		a := st.AcceptanceRate()
 		out.AcceptanceRate = &a
 	}
-	return out, nil
+	return out
 }
 
 // print adds the run's lines to a text table.
@@ -290,29 +160,14 @@ func constructionError(err error) error {
 }
 
 // newSampler builds the sampler of -sampler on m drawing from r through the
-// registry, with -width/-forests/-boundary for block and -clusters for
+// registry, with -clusters for
 // wolff; a usage error if the library refuses it (constructionError).
 func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Options) (gibbs.Sampler, error) {
-	if f.spec != nil {
-		// -sampler auto's choice (its Wolff tuned already).
-		s, err := f.spec.New(m.(*factorgraph.Graph), r, opts)
-		if err != nil {
-			return nil, constructionError(err)
-		}
-		return s, nil
-	}
 	e, err := samplers.Lookup(f.sampler)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	cfg := &samplers.Config{Options: *opts, Block: f.block}
-	switch f.clusters {
-	case "":
-	case "auto":
-		cfg.Clusters = samplers.TuneClusters
-	default:
-		cfg.Clusters, _ = strconv.Atoi(f.clusters) // checked by checkClusters
-	}
+	cfg := &samplers.Config{Options: *opts, Clusters: f.clusterCount()}
 	s, err := e.New(m, r, cfg)
 	if err != nil {
 		return nil, constructionError(err)

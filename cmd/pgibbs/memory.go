@@ -6,37 +6,46 @@ import (
 	"strings"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
 
 // checkMemory refuses a run whose model and chains are estimated to need
 // more memory than -max-memory, or by default than this machine (or its
-// container) has: model bytes shared by the chains, perChain bytes each.
-// Commands call it before they allocate what it estimates.
+// container) has: model bytes shared by the chains, perChain bytes each
+// (infer.CheckMemory). Commands call it before they allocate what it
+// estimates.
 func (f *runFlags) checkMemory(model, perChain float64) error {
-	limit, what, err := f.memoryLimit()
-	if err != nil || limit == 0 {
+	limit, _, err := f.memoryLimit()
+	if err != nil {
 		return err
 	}
-	need := model + perChain*float64(len(f.indices()))
-	if need <= limit {
-		return nil
+	return f.memoryError(infer.CheckMemory(model, perChain, len(f.indices()), limit))
+}
+
+// memoryError returns err, an *infer.MemoryError as a usage error that
+// says what to change.
+func (f *runFlags) memoryError(err error) error {
+	var me *infer.MemoryError
+	if !errors.As(err, &me) {
+		return err
 	}
+	_, what, _ := f.memoryLimit()
 	return usagef("the run needs about %s (the model %s and %d chain(s) of %s: sampler state, observers and traces), more than %s %s; "+
-		"run fewer chains, a smaller model or shorter traces, or raise -max-memory", bytesString(need), bytesString(model), len(f.indices()),
-		bytesString(perChain), bytesString(limit), what)
+		"run fewer chains, a smaller model or shorter traces, or raise -max-memory", sysmem.String(me.Need()), sysmem.String(me.Model), me.Chains,
+		sysmem.String(me.PerChain), sysmem.String(me.Limit), what)
 }
 
 // memoryLimit returns -max-memory, or the machine's memory.
 func (f *runFlags) memoryLimit() (float64, string, error) {
 	if f.maxMemory != "" {
-		v, err := parseBytes(f.maxMemory)
+		v, err := sysmem.Parse(f.maxMemory)
 		if err != nil {
 			return 0, "", usagef("-max-memory %s: %v", f.maxMemory, err)
 		}
 		return v, "(-max-memory)", nil
 	}
-	v := machineMemory()
+	v := sysmem.Total()
 	return v, "this machine has (set -max-memory to override)", nil
 }
 
@@ -71,12 +80,3 @@ func (f *runFlags) readError(err error) error {
 	setting := "(" + me.Setting + ")"
 	return usagef("%s", strings.Replace(err.Error(), setting, "("+me.Setting+"; "+flag+")", 1))
 }
-
-// parseBytes reads a size such as 8G (sysmem.Parse).
-func parseBytes(s string) (float64, error) { return sysmem.Parse(s) }
-
-// machineMemory returns the memory available to this process (0: unknown).
-func machineMemory() float64 { return sysmem.Total() }
-
-// bytesString formats a number of bytes.
-func bytesString(b float64) string { return sysmem.String(b) }

@@ -7,9 +7,9 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"text/tabwriter"
 
-	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -71,21 +71,25 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}
-	run.opts.PerVariable = *perVar
-	o, err := f.execute(ctx, run.job())
+	so := f.options()
+	so.PerVariable = *perVar
+	opt, err := f.inferOptions(&infer.Spec{Name: f.sampler, Clusters: f.clusterCount()}, so)
 	if err != nil {
 		return err
 	}
-	l2, err := diag.MarginalL2(chain.PoolMarginals(run.margs...), uniform(g.NumVars(), p.States))
+	a, rec, err := f.answer(ctx, g, opt)
+	switch {
+	case err != nil:
+		return err
+	case rec == nil:
+		return errNothingSampled(a)
+	}
+	l2, err := diag.MarginalL2(a.Marginals, uniform(g.NumVars(), p.States))
 	if err != nil {
 		return err
 	}
 	out := pottsOutput{Model: "potts", Width: p.Width, States: p.States, Beta: p.Beta, Gamma: p.Gamma,
-		L: g.L(), Delta: g.MaxDegree(), MarginalL2Error: l2}
-	if out.gibbsOutput, err = run.output(o); err != nil {
-		return err
-	}
+		L: g.L(), Delta: g.MaxDegree(), MarginalL2Error: l2, gibbsOutput: *rec}
 	if f.asJSON {
 		return writeJSON(e, out)
 	}
@@ -118,12 +122,12 @@ func checkLambdaFlags(lambda, scale float64) error {
 
 // pottsBytes estimates the memory of `pgibbs potts` on the lattice p with
 // sampler: the graph's (factorgraph.PairGraphBytes; about 40 bytes a pair
-// within the kernel's reach) and one chain's (chainBytes; Swendsen–Wang
+// within the kernel's reach) and one chain's (infer.ChainBytes; Swendsen–Wang
 // and Wolff add their bond tables, 16 bytes an entry, 32 a pair).
 func pottsBytes(p potts.Params, sampler string) (model, perChain float64) {
 	n, pairs := p.Width*p.Width, p.NumPairs()
 	model = float64(factorgraph.PairGraphBytes(n, pairs))
-	perChain = chainBytes(n, n, n*p.States)
+	perChain = infer.ChainBytes(n, n, n*p.States)
 	if entry(sampler).Sweep { // a cluster move's bonds
 		perChain += 32 * float64(pairs)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/cmd/pgibbs/internal/progress"
+	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -44,8 +45,11 @@ func TestPottsProgress(t *testing.T) {
 	}
 	// Long enough for a few 250 ms ticks (Poisson-Gibbs: plain Gibbs on
 	// this small model can finish before the first).
-	run := &gibbsRun{f: f, model: g}
-	if _, err := f.execute(context.Background(), run.job()); err != nil {
+	opt, err := f.inferOptions(&infer.Spec{Name: f.sampler}, f.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.answer(context.Background(), g, opt); err != nil {
 		t.Fatal(err)
 	}
 	out := term.String()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/pgibbs/pgibbs/cmd/pgibbs/internal/progress"
-	"github.com/pgibbs/pgibbs/gibbs/blocked"
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag/convplot"
@@ -24,10 +22,14 @@ import (
 )
 
 // The run layer every sampling subcommand shares: its flags (runFlags),
-// the part of its JSON record they describe (record), and the one path
-// from flags to finished chains (runFlags.execute) through package chain —
-// checkpoints, resume, traces, progress, -chain k -of K and `pgibbs merge`.
-// A subcommand reads as parse → build the model → execute → report.
+// the part of its JSON record they describe (record), and its features —
+// checkpoints, resume, traces, progress, -chain k -of K and `pgibbs merge`
+// (traceFile, attach, conclude, watch) — on either path from flags to
+// finished chains: infer.Marginals for the samplers of package gibbs on a
+// factor graph (runFlags.answer, answer.go: uai, potts, spin, tgm,
+// default), runFlags.execute through package chain for the others
+// (lattice, mh). A subcommand reads as parse → build the model → answer
+// or execute → report.
 
 // runFlags are the flags every sampling subcommand shares.
 type runFlags struct {
@@ -48,17 +50,15 @@ type runFlags struct {
 	quiet       bool
 	chain, of   int // -chain k -of K: run chain k of a K-chain run (of = 0: all here)
 
-	maxMemory string         // -max-memory
-	maxDraws  float64        // -max-draws
-	clusters  string         // -clusters of -sampler wolff: "auto" or a count
-	plot      string         // -plot DIR: convergence pictures
-	plotted   []string       // the files -plot wrote
-	untilRhat float64        // -until-rhat (0: no stopping rule)
-	block     blocked.Config // -width, -forests, -boundary of -sampler block (uai)
-	minESS    float64        // -min-ess
-	estimator string         // -estimator of the marginals: "rb" or "counts"
-	spec      *infer.Spec    // the sampler -sampler auto chose (uai), or nil
-	started   time.Time      // when the command started: -seconds counts from then
+	maxMemory string    // -max-memory
+	maxDraws  float64   // -max-draws
+	clusters  string    // -clusters of -sampler wolff: "auto" or a count
+	plot      string    // -plot DIR: convergence pictures
+	plotted   []string  // the files -plot wrote
+	untilRhat float64   // -until-rhat (0: no stopping rule)
+	minESS    float64   // -min-ess
+	estimator string    // -estimator of the marginals: "rb" or "counts"
+	started   time.Time // when the command started: -seconds counts from then
 	// buildCtx bounds the construction of the chains' samplers: the run's
 	// context, ending at the -seconds deadline (gibbs.Options.Context).
 	buildCtx context.Context
@@ -312,15 +312,15 @@ func (f *runFlags) itersFlag() string {
 }
 
 // writePlots draws the convergence pictures of -plot (diag/convplot) from
-// the job's tracked quantities.
-func (f *runFlags) writePlots(j job) error {
+// the run's tracked quantities.
+func (f *runFlags) writePlots(quantities func() ([][][]float64, func(int) string)) error {
 	if f.plot == "" {
 		return nil
 	}
-	if j.quantities == nil {
+	if quantities == nil {
 		return usagef("-plot is not available for pgibbs %s", f.command)
 	}
-	qs, name := j.quantities()
+	qs, name := quantities()
 	var cq []convplot.Quantity
 	for q, chains := range qs {
 		if len(chains) > 0 && len(chains[0]) >= convplot.MinDraws {
@@ -373,17 +373,7 @@ type job struct {
 	// names (nil: the command has no stopping rule); checkEvery returns the
 	// steps between checks.
 	quantities func() ([][][]float64, func(q int) string)
-	// verdict, if set, judges the chains by the criteria given (a
-	// monitor's verdict, with the rules beyond R̂ and ESS it has); without
-	// it, chain.Judge of the quantities.
-	verdict    func(chain.Criteria) chain.Verdict
 	checkEvery func() int64
-	// atCheck, if set, runs at every check point (anytime output).
-	atCheck func() error
-	// perUpdate, if set, returns the steps a variable update takes (after
-	// the chains are built): steps and burn then count variable updates
-	// (-sampler auto, whatever sampler it chose).
-	perUpdate func() float64
 }
 
 // outcome is what execute ran.
@@ -431,8 +421,7 @@ func (f *runFlags) verdictReserve() time.Duration {
 // subcommand reports the results so far, and the command then exits with
 // the interruption's status.
 func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
-	m, err := f.prepare(j)
-	if err != nil {
+	if err := f.prepare(j); err != nil {
 		return nil, err
 	}
 	out := &outcome{}
@@ -443,27 +432,23 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	defer cancel()
 	f.buildCtx = bctx
 	phase.Enter("build")
-	files, err := f.build(j, out)
-	defer func() {
-		for _, c := range files {
-			c.Close()
+	var files []*chain.CSV
+	defer func() { closeAll(files) }()
+	for _, k := range f.indices() {
+		c, err := j.build(k)
+		if err != nil {
+			return nil, err
 		}
-	}()
-	if err != nil {
-		return nil, err
-	}
-	if f.merged != nil {
-		return f.merge(out)
-	}
-	if j.perUpdate != nil {
-		j.steps, j.burn = scaleWork(j.perUpdate(), j.steps, j.burn, out.chains)
-	}
-	if f.resumed != nil {
-		if err := f.resumed.Restore(out.chains); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.resume, err)
+		c.Burn = j.burn
+		out.chains = append(out.chains, c)
+		if err := f.traceFile(&files, c, k, j.trace); err != nil {
+			return nil, err
 		}
 	}
-	r, err := f.runner(j, m, out)
+	if run, err := f.attach(out); err != nil || !run {
+		return out, err
+	}
+	r, err := f.runner(j, out)
 	if err != nil {
 		return nil, err
 	}
@@ -473,55 +458,103 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	err = r.Run(ctx, out.chains)
 	stop()
 	out.seconds = time.Since(start).Seconds()
-	complete := true
-	for _, c := range out.chains {
-		complete = complete && (r.Duration > 0 || r.Converged() || c.Done() >= j.steps)
-	}
 	if r.Converged() {
 		out.stop.StoppedBy = "converged"
 	}
+	return out, f.conclude(ctx, err, r.Duration > 0 || r.Converged(), j.steps, j.burn, out, files, j.quantities)
+}
+
+// traceFile opens the -trace file of chain k (trace: its header,
+// interval and row; on -resume the file so far) as an observer of c,
+// added to files; nothing without -trace.
+func (f *runFlags) traceFile(files *[]*chain.CSV, c *chain.Chain, k int, trace func(k int) (string, int64, chain.RowFunc)) error {
+	if f.trace == "" || trace == nil {
+		return nil
+	}
+	header, every, row := trace(k)
+	path := tracePath(f.trace, k, f.runOf())
+	var file *chain.CSV
+	var err error
+	if f.resumed != nil {
+		file, err = chain.OpenCSV(path, every, row)
+	} else {
+		file, err = chain.CreateCSV(path, header, every, row)
+	}
+	if err != nil {
+		return err
+	}
+	*files = append(*files, file)
+	c.Observers = append(c.Observers, file)
+	return nil
+}
+
+// attach restores the chains from the checkpoint of -resume, or loads
+// them from the merged parts: then run is false, the chains in their final
+// states.
+func (f *runFlags) attach(out *outcome) (run bool, err error) {
+	if f.merged != nil {
+		for k, p := range f.merged {
+			if err := out.chains[k].Load(p.State); err != nil {
+				return false, fmt.Errorf("part of chain %d: %w", k, err)
+			}
+			out.seconds = max(out.seconds, p.Seconds)
+		}
+		out.hash = chain.StateHash(chain.States(out.chains)...)
+		return false, nil
+	}
+	if f.resumed != nil {
+		if err := f.resumed.Restore(out.chains); err != nil {
+			return false, fmt.Errorf("%s: %w", f.resume, err)
+		}
+	}
+	return true, nil
+}
+
+// closeAll closes the trace files.
+func closeAll(files []*chain.CSV) {
+	for _, c := range files {
+		c.Close()
+	}
+}
+
+// conclude turns the runner's error into the command's (runError; whether
+// the run completed: a time budget, the stopping rule, or steps each) and
+// finishes a run that sampled past its burn-in: an interrupted one keeps
+// its results, out.interrupted saying so.
+func (f *runFlags) conclude(ctx context.Context, err error, complete bool, steps, burn int64, out *outcome, files []*chain.CSV,
+	quantities func() ([][][]float64, func(int) string)) error {
+	all := true
+	for _, c := range out.chains {
+		all = all && c.Done() >= steps
+	}
+	complete = complete || all
 	if err = f.runError(err, complete); err != nil {
 		if !errors.Is(err, context.Canceled) {
-			return nil, err
+			return err
 		}
 		out.interrupted, out.why = err, interruption(ctx)
 	}
 	for _, c := range out.chains {
-		if c.Done() <= j.burn {
+		if c.Done() <= burn {
 			if out.interrupted != nil {
-				return nil, out.interrupted
+				return out.interrupted
 			}
-			return nil, fmt.Errorf("the run ended after %d steps, within the burn-in", c.Done())
+			return fmt.Errorf("the run ended after %d steps, within the burn-in", c.Done())
 		}
 	}
-	if err := f.finish(j, m, out, files); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// scaleWork converts steps and burn-in counted in updates into steps of
-// scale updates each (job.perUpdate), and sets the chains' burn-in.
-func scaleWork(scale float64, steps, burn int64, chains []*chain.Chain) (int64, int64) {
-	steps, burn = max(1, int64(math.Round(float64(steps)*scale))), int64(math.Round(float64(burn)*scale))
-	for _, c := range chains {
-		c.Burn = burn
-	}
-	return steps, burn
+	return f.finish(quantities, out, files)
 }
 
 // runner returns the runner of j's chains: its steps or duration, its
-// checkpoints, the -until-rhat stopping rule (out.stop records what
-// stopped the run) and the job's check-point hook.
-func (f *runFlags) runner(j job, m meta, out *outcome) (*chain.Runner, error) {
-	r := &chain.Runner{Steps: j.steps, Checkpoint: f.checkpoint, Every: f.every, Meta: m, Inputs: f.inputPaths()}
+// checkpoints and the -until-rhat stopping rule (out.stop records what
+// stopped the run).
+func (f *runFlags) runner(j job, out *outcome) (*chain.Runner, error) {
+	r := f.template()
+	r.Steps = j.steps
 	if f.seconds > 0 {
 		// -seconds is the whole run's: the chains sample for what is left
 		// but the verdict's share.
-		r.Duration = max(f.budget().Left()-f.verdictReserve(), time.Millisecond)
-	}
-	if r.Duration > 0 {
-		r.Steps = 0
+		r.Steps, r.Duration = 0, max(f.budget().Left()-f.verdictReserve(), time.Millisecond)
 	}
 	if f.untilRhat > 0 {
 		if j.quantities == nil {
@@ -530,30 +563,28 @@ func (f *runFlags) runner(j job, m meta, out *outcome) (*chain.Runner, error) {
 		out.stop = &stopping{StoppedBy: "ceiling"}
 		r.Until, r.CheckEvery = f.until(j, out.stop), j.checkEvery()
 	}
-	if j.atCheck != nil {
-		rule := r.Until
-		r.Until = func(cs []*chain.Chain) (bool, error) {
-			if err := j.atCheck(); err != nil || rule == nil {
-				return false, err
-			}
-			return rule(cs)
-		}
-		r.CheckEvery = j.checkEvery()
-	}
 	return r, nil
 }
+
+// template returns the runner of the run's checkpoints.
+func (f *runFlags) template() *chain.Runner {
+	return &chain.Runner{Checkpoint: f.checkpoint, Every: f.every, Meta: f.meta(), Inputs: f.inputPaths()}
+}
+
+// meta returns the run's description for checkpoints and parts.
+func (f *runFlags) meta() meta { return meta{Command: f.command, Args: f.args, Trace: f.trace} }
 
 // finish flushes the trace files after a complete run, records the final
 // states' hash, writes the -plot pictures and, for -chain k -of K, the
 // part record.
-func (f *runFlags) finish(j job, m meta, out *outcome, files []*chain.CSV) error {
+func (f *runFlags) finish(quantities func() ([][][]float64, func(int) string), out *outcome, files []*chain.CSV) error {
 	for _, file := range files {
 		if err := file.Flush(); err != nil {
 			return err
 		}
 	}
 	out.hash = chain.StateHash(chain.States(out.chains)...)
-	if err := f.writePlots(j); err != nil {
+	if err := f.writePlots(quantities); err != nil {
 		return err
 	}
 	if f.of > 0 && out.interrupted == nil {
@@ -561,6 +592,7 @@ func (f *runFlags) finish(j job, m meta, out *outcome, files []*chain.CSV) error
 		if err != nil {
 			return err
 		}
+		m := f.meta()
 		if m.Inputs, err = chain.HashFiles(f.inputPaths()...); err != nil {
 			return err
 		}
@@ -570,13 +602,11 @@ func (f *runFlags) finish(j job, m meta, out *outcome, files []*chain.CSV) error
 }
 
 // prepare checks what can be checked before any work: the input files
-// against the parts', and the run's memory. It returns the run's
-// description for checkpoints and parts.
-func (f *runFlags) prepare(j job) (meta, error) {
-	m := meta{Command: f.command, Args: f.args, Trace: f.trace}
+// against the parts', and the run's memory.
+func (f *runFlags) prepare(j job) error {
 	if f.merged != nil {
 		if err := chain.VerifyFiles(f.merged[0].Inputs); err != nil {
-			return m, err
+			return err
 		}
 	}
 	if j.memory != nil {
@@ -584,11 +614,9 @@ func (f *runFlags) prepare(j job) (meta, error) {
 		if j.model != nil {
 			model = j.model()
 		}
-		if err := f.checkMemory(model, j.memory()); err != nil {
-			return m, err
-		}
+		return f.checkMemory(model, j.memory())
 	}
-	return m, nil
+	return nil
 }
 
 // inputPaths returns the subcommand's input files.
@@ -600,35 +628,6 @@ func (f *runFlags) inputPaths() []string {
 		}
 	}
 	return out
-}
-
-// build builds the chains with their trace files.
-func (f *runFlags) build(j job, out *outcome) ([]*chain.CSV, error) {
-	var files []*chain.CSV
-	for _, k := range f.indices() {
-		c, err := j.build(k)
-		if err != nil {
-			return files, err
-		}
-		c.Burn = j.burn
-		if f.trace != "" && j.trace != nil {
-			header, every, row := j.trace(k)
-			path := tracePath(f.trace, k, f.runOf())
-			var file *chain.CSV
-			if f.resumed != nil {
-				file, err = chain.OpenCSV(path, every, row)
-			} else {
-				file, err = chain.CreateCSV(path, header, every, row)
-			}
-			if err != nil {
-				return files, err
-			}
-			files = append(files, file)
-			c.Observers = append(c.Observers, file)
-		}
-		out.chains = append(out.chains, c)
-	}
-	return files, nil
 }
 
 // runError turns the Runner's error into the command's: an interrupted run
@@ -649,51 +648,20 @@ func (f *runFlags) runError(err error, complete bool) error {
 	return err
 }
 
-// merge restores the chains from the parts instead of running them.
-func (f *runFlags) merge(out *outcome) (*outcome, error) {
-	for k, p := range f.merged {
-		if err := out.chains[k].Load(p.State); err != nil {
-			return nil, fmt.Errorf("part of chain %d: %w", k, err)
-		}
-		out.seconds = max(out.seconds, p.Seconds)
-	}
-	out.hash = chain.StateHash(chain.States(out.chains)...)
-	return out, nil
-}
-
-// watch draws the chains' progress until the returned stop is called.
+// watch draws the chains' progress until the returned stop is called
+// (progress.Bar.Watch).
 func (f *runFlags) watch(chains []*chain.Chain, steps int64) (stop func()) {
-	if f.bar == nil || !f.bar.Enabled() {
-		return func() {}
-	}
 	total := steps * int64(len(chains))
 	if f.seconds > 0 {
 		total = 0
 	}
-	f.bar.Start(f.command, total)
-	quit, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(progress.Interval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-tick.C:
-				var sum int64
-				for _, c := range chains {
-					sum += c.Done()
-				}
-				f.bar.Set(sum)
-			}
+	return f.bar.Watch(f.command, total, func() int64 {
+		var sum int64
+		for _, c := range chains {
+			sum += c.Done()
 		}
-	}()
-	return func() {
-		close(quit)
-		<-finished
-		f.bar.Done()
-	}
+		return sum
+	})
 }
 
 // tracePath returns the trace file of chain k of n.

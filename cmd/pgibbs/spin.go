@@ -13,6 +13,8 @@ import (
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/spin"
 )
 
@@ -78,10 +80,23 @@ func (f *continuousFlags) check() error {
 	return nil
 }
 
-// output returns the sampler and run part of the output.
-func (f *continuousFlags) output(run *gibbsRun, o *outcome) (continuousOutput, error) {
-	g, err := run.output(o)
-	return continuousOutput{M: f.m, K: f.k, gibbsOutput: g}, err
+// answer samples g with -sampler (runFlags.answer, no marginals), obs
+// observing chain k, and returns the sampler and run part of the output.
+func (f *continuousFlags) answer(ctx context.Context, g *factorgraph.Graph, so gibbs.Options, obs func(k int) []chain.Observer) (continuousOutput, error) {
+	so.M, so.K = f.m, f.k
+	opt, err := f.inferOptions(&infer.Spec{Name: f.sampler, Clusters: f.clusterCount()}, so)
+	if err != nil {
+		return continuousOutput{}, err
+	}
+	opt.Run.NoMarginals, opt.Run.Observe = true, obs
+	a, rec, err := f.runFlags.answer(ctx, g, opt)
+	switch {
+	case err != nil:
+		return continuousOutput{}, err
+	case rec == nil:
+		return continuousOutput{}, errNothingSampled(a)
+	}
+	return continuousOutput{M: f.m, K: f.k, gibbsOutput: *rec}, nil
 }
 
 // print adds the sampler and run lines to a text table.
@@ -122,13 +137,11 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 	}
 	var hs []*chain.Histograms
 	lo, hi := factorgraph.Intervals(g)
-	run := &gibbsRun{f: f.runFlags, model: g, opts: f.options(), observe: func(int) []chain.Observer {
+	co, err := f.answer(ctx, g, f.options(), func(int) []chain.Observer {
 		h, _ := chain.NewHistograms(lo, hi, *bins) // bins ≥ 1 checked above
 		hs = append(hs, h)
 		return []chain.Observer{h}
-	}}
-	run.opts.M, run.opts.K = f.m, f.k
-	o, err := f.execute(ctx, run.job())
+	})
 	if err != nil {
 		return err
 	}
@@ -141,10 +154,7 @@ func runSpin(ctx context.Context, e *env, args []string) error {
 		mean += h.Mean(i)
 	}
 	out := spinOutput{Model: "spin", Width: p.Width, Beta: p.Beta, Gamma: p.Gamma, L: g.L(), Delta: g.MaxDegree(),
-		MeanSpin: mean / float64(g.NumVars())}
-	if out.continuousOutput, err = f.output(run, o); err != nil {
-		return err
-	}
+		MeanSpin: mean / float64(g.NumVars()), continuousOutput: co}
 	if *hist != "" {
 		if err := writeHistogram(*hist, h.Pooled(), 0, 1); err != nil {
 			return err

@@ -64,7 +64,6 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	opts := f.options()
-	opts.M, opts.K = f.m, f.k
 	if opts.Lambda == 0 && opts.LambdaScale == 0 {
 		opts.Lambda = 500 // the paper's setting for this model
 	}
@@ -79,12 +78,11 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var js []*chain.Joint2D
-	run := &gibbsRun{f: f.runFlags, model: g, opts: opts, observe: func(int) []chain.Observer {
+	co, err := f.answer(ctx, g, opts, func(int) []chain.Observer {
 		j, _ := chain.NewJoint2D(0, 1, -*box, *box, -*box, *box, *bins, *bins) // arguments checked above
 		js = append(js, j)
 		return []chain.Observer{j}
-	}}
-	o, err := f.execute(ctx, run.job())
+	})
 	if err != nil {
 		return err
 	}
@@ -93,10 +91,7 @@ func runTGM(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	m1, m2 := joint.Means()
-	out := tgmOutput{Model: "tgm", N: *n, Beta: *beta, Box: *box, DataSeed: *dataSeed, L: g.L(), MeanX1: m1, MeanX2: m2}
-	if out.continuousOutput, err = f.output(run, o); err != nil {
-		return err
-	}
+	out := tgmOutput{Model: "tgm", N: *n, Beta: *beta, Box: *box, DataSeed: *dataSeed, L: g.L(), MeanX1: m1, MeanX2: m2, continuousOutput: co}
 	if *hist != "" {
 		if err := writeJoint(*hist, joint); err != nil {
 			return err

@@ -9,13 +9,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
+	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/internal/phase"
+	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
 
 func init() {
@@ -64,6 +65,7 @@ type uaiFlags struct {
 	model, evid, marFile, out, anytime, exactMemory *string
 	lambda2, lambda2Scale                           *float64
 	perVar                                          *bool
+	block                                           blocked.Config // -width, -forests, -boundary
 	f                                               *runFlags
 }
 
@@ -85,16 +87,13 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		return f.readError(err)
 	}
 	g, m, ev, mar := pr.Graph, pr.Info, pr.Evidence, pr.Exact
-	run := &gibbsRun{f: f, model: g, opts: f.options(), marginals: true}
 	var any *uai.AnytimeMAR
 	if *u.anytime != "" {
 		if any, err = uai.CreateAnytimeMAR(*u.anytime); err != nil {
 			return fmt.Errorf("-anytime: %w", err)
 		}
 		defer any.Close()
-		run.atCheck = func() error { return any.Write(chain.PoolMarginals(run.margs...)) }
 	}
-	run.opts.PerVariable, run.opts.Lambda2, run.opts.Lambda2Scale = *u.perVar, *u.lambda2, *u.lambda2Scale
 	if f.set["exact-memory"] && f.sampler != "auto" {
 		return usagef("-exact-memory applies to -sampler auto only")
 	}
@@ -102,7 +101,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		Model: *u.model, Type: m.Type, Variables: m.NumVars(), Factors: m.NumFactors, HardFactors: m.HardFactors,
 		Evidence: len(ev), Free: len(g.Free()), L: g.L(), Delta: g.MaxDegree(), Psi: g.Psi(), Out: *u.out,
 	}
-	marginals, err := u.marginals(ctx, &o, run, g, any)
+	marginals, err := u.marginals(ctx, &o, g, any)
 	if err != nil {
 		return err
 	}
@@ -156,7 +155,7 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 	if !slices.Contains(samplers.Names(), f.sampler) {
 		return nil, usagef("-sampler %q: want one of %s", f.sampler, strings.Join(samplers.Names(), ", "))
 	}
-	if f.block, err = bf.config(f); err != nil {
+	if u.block, err = bf.config(f); err != nil {
 		return nil, err
 	}
 	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
@@ -165,96 +164,103 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 	return u, nil
 }
 
-// marginals plans -sampler auto (its exact components overlaid on the
-// anytime solutions), then answers exactly when every component was
-// eliminated, or runs the chains; it fills o's run record. Where the
-// budget or a signal leaves nothing sampled, the answer is the exact
-// components and uniform marginals elsewhere, not converged, saying why
-// (partial); an interrupted run then fails after printing it.
-func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, run *gibbsRun, g *factorgraph.Graph, any *uai.AnytimeMAR) ([][]float64, error) {
+// marginals answers through infer.Marginals (runFlags.answer) — for
+// -sampler auto exact components and the sampler the pilots choose, else
+// the sampler named on every free variable — and fills o's run record.
+// Where the budget or a signal leaves nothing sampled, the answer is the
+// exact components and uniform marginals elsewhere, not converged, saying
+// why (partial); an interrupted run then fails after printing it.
+func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.Graph, any *uai.AnytimeMAR) ([][]float64, error) {
 	f := u.f
-	var auto *autoRun
-	if f.sampler == "auto" {
-		// A resumed run or merged parts plan and choose again: the same
-		// answer for the same seed.
-		var err error
-		auto, err = f.autoPlan(ctx, g, *u.exactMemory)
-		if auto == nil {
-			return nil, err
-		}
-		o.Auto = auto.output()
-		if err != nil {
-			return u.partial(o, g, auto, interruption(ctx)+" before sampling", err), nil
-		}
-		if any != nil {
-			run.atCheck = func() error {
-				p := chain.PoolMarginals(run.margs...)
-				auto.exact.Overlay(p, nil)
-				return any.Write(p)
-			}
-		}
+	opt, err := u.options(any)
+	if err != nil {
+		return nil, err
 	}
-	// Every component exact: nothing to sample. A part of a -chain k -of K
-	// run says so in its part record, and their merge answers exactly
-	// again.
-	if auto != nil && auto.exact.All() {
-		marginals := exactMarginals(g, auto.exact)
+	a, rec, err := f.answer(ctx, g, opt)
+	if a == nil {
+		return nil, err
+	}
+	if f.sampler == "auto" {
+		o.Auto = autoRecord(g, a)
+	}
+	switch {
+	case rec != nil:
+		o.gibbsOutput = *rec
+		if l2, ok := a.Run.Samplers[0].(interface{ Lambda2() float64 }); ok {
+			o.Lambda2 = l2.Lambda2()
+		}
+		return a.Marginals, nil
+	case errors.Is(err, context.Canceled) && a.Run != nil: // within the burn-in
+	case err != nil && ctx.Err() == nil || a.Run != nil:
+		return nil, err
+	case a.ExactPart != nil && a.ExactPart.All():
+		// Every component exact: nothing to sample. A part of a -chain k
+		// -of K run says so in its part record, and their merge answers
+		// exactly again.
 		o.gibbsOutput = gibbsOutput{record: record{Sampler: f.sampler, Seed: f.seed,
 			convergence: convergence{Converged: true, Note: "exact: every component eliminated"}}}
 		if f.of > 0 {
-			p, err := f.exactPart(auto.exact.Seconds)
+			p, err := f.exactPart(a.ExactPart.Seconds)
 			if err != nil {
 				return nil, err
 			}
 			o.Parts = []*part{p}
 		}
-		return marginals, nil
+		return a.Marginals, nil
 	}
-	if auto != nil && auto.choice == nil {
-		return u.partial(o, g, auto, auto.why, nil), nil
-	}
-	res, err := f.execute(ctx, run.job())
+	why := a.Incomplete
 	switch {
-	case err != nil && auto != nil && errors.Is(err, context.Canceled):
-		return u.partial(o, g, auto, interruption(ctx)+" before the chains had sampled", err), nil
-	case err != nil && auto != nil && errors.Is(err, context.DeadlineExceeded):
-		return u.partial(o, g, auto, "the -seconds budget ran out while the chains were built", nil), nil
-	case err != nil:
-		return nil, err
+	case ctx.Err() != nil && a.Choice == nil && opt.Run.Spec == nil:
+		why = interruption(ctx) + " before sampling"
+	case ctx.Err() != nil:
+		why = interruption(ctx) + " before the chains had sampled"
 	}
-	marginals := chain.PoolMarginals(run.margs...)
-	if auto != nil {
-		auto.exact.Overlay(marginals, nil)
-	}
-	if o.gibbsOutput, err = run.output(res); err != nil {
-		return nil, err
-	}
-	if l2, ok := run.samplers[0].(interface{ Lambda2() float64 }); ok {
-		o.Lambda2 = l2.Lambda2()
-	}
-	return marginals, nil
+	u.partial(o, why, err)
+	return a.Marginals, nil
 }
 
-// partial returns the answer of a run that sampled nothing (why says
-// why): the exact components' marginals, point masses for the evidence
-// and uniform marginals elsewhere, recorded as not converged. err, if not
-// nil, is the interruption the command fails with after printing it.
-func (u *uaiFlags) partial(o *uaiOutput, g *factorgraph.Graph, auto *autoRun, why string, err error) [][]float64 {
+// options returns the infer.Options of the flags (runFlags.inferOptions,
+// a fixed sampler unless -sampler auto) with -exact-memory, the
+// samplers' options of `pgibbs uai` and -anytime.
+func (u *uaiFlags) options(any *uai.AnytimeMAR) (infer.Options, error) {
 	f := u.f
-	marginals := exactMarginals(g, nil)
-	for _, i := range g.Free() {
-		for v := range marginals[i] {
-			marginals[i][v] = 1 / float64(len(marginals[i]))
+	so := f.options()
+	so.PerVariable, so.Lambda2, so.Lambda2Scale = *u.perVar, *u.lambda2, *u.lambda2Scale
+	var spec *infer.Spec
+	if f.sampler != "auto" {
+		spec = &infer.Spec{Name: f.sampler, Block: u.block}
+	}
+	opt, err := f.inferOptions(spec, so)
+	if err != nil {
+		return opt, err
+	}
+	opt.MaxBytes = infer.DefaultMaxBytes()
+	if limit := opt.Run.MaxBytes; limit > 0 && f.maxMemory != "" {
+		opt.MaxBytes = limit / 2
+	}
+	if *u.exactMemory != "" {
+		if opt.MaxBytes, err = sysmem.Parse(*u.exactMemory); err != nil {
+			return opt, usagef("-exact-memory %s: %v", *u.exactMemory, err)
 		}
 	}
-	auto.exact.Overlay(marginals, nil)
+	if any != nil {
+		opt.Run.AtCheck = any.Write
+	}
+	return opt, nil
+}
+
+// partial records an answer that sampled nothing (why says why): the
+// exact components' marginals, point masses for the evidence and uniform
+// marginals elsewhere, not converged. err, if not nil, is the interruption
+// the command fails with after printing it.
+func (u *uaiFlags) partial(o *uaiOutput, why string, err error) {
+	f := u.f
 	conv := convergence{Note: why + ": nothing was sampled; the variables not solved exactly have uniform marginals"}
 	o.gibbsOutput = gibbsOutput{record: record{Sampler: f.sampler, Seed: f.seed, convergence: conv}}
 	f.warn(conv)
 	if err != nil && f.env != nil {
 		f.env.failure = err
 	}
-	return marginals
 }
 
 // compare fills o's errors of marginals against the exact marginals mar

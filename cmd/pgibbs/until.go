@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/infer"
 )
 
 // Runs that stop when converged: -until-rhat R -min-ess E run the chains in
@@ -39,7 +40,7 @@ func (f *runFlags) checkUntil() error {
 	case f.set["until-rhat"] && !(f.untilRhat > 1 && f.untilRhat < 10):
 		return usagef("-until-rhat %v: want a threshold in (1, 10), e.g. 1.01", f.untilRhat)
 	case f.set["min-ess"] && !(f.minESS >= 10 && f.minESS <= maxMinESS):
-		return usagef("-min-ess %v: want 10 to %d (the traces keep %d draws a chain)", f.minESS, maxMinESS, traceDraws)
+		return usagef("-min-ess %v: want 10 to %d (the traces keep %d draws a chain)", f.minESS, maxMinESS, maxMinESS)
 	case f.of > 0:
 		return usagef("-until-rhat needs the chains in one process (not -chain k -of K): the rule judges them together")
 	}
@@ -52,9 +53,9 @@ func (f *runFlags) checkUntil() error {
 	return nil
 }
 
-// maxMinESS is the largest -min-ess: a chain's trace keeps traceDraws
-// draws, and ESS is at most about their number.
-const maxMinESS = traceDraws
+// maxMinESS is the largest -min-ess (infer.MaxMinESS: a chain's trace
+// keeps as many draws, and ESS is at most about their number).
+const maxMinESS = infer.MaxMinESS
 
 // stopping is the record of a run with a stopping rule.
 type stopping struct {
@@ -68,25 +69,26 @@ type stopping struct {
 }
 
 // until returns the stopping rule of job j: its tracked quantities judged
-// as the final verdict is (j.verdict, or chain.Judge, with f's criteria).
+// as the final verdict is (chain.Judge, with f's criteria).
 func (f *runFlags) until(j job, rec *stopping) func([]*chain.Chain) (bool, error) {
 	return func([]*chain.Chain) (bool, error) {
 		rec.Checks++
-		var v chain.Verdict
-		if j.verdict != nil {
-			v = j.verdict(f.criteria())
-		} else {
-			qs, name := j.quantities()
-			v = chain.Judge(qs, name, f.criteria())
-		}
-		switch {
-		case v.Converged:
-		case len(v.Worst) > 0:
-			rec.LastToConverge = v.Worst[0]
-		default:
-			rec.LastToConverge = v.Reason
-		}
+		qs, name := j.quantities()
+		v := chain.Judge(qs, name, f.criteria())
+		rec.last(v)
 		return v.Converged, nil
+	}
+}
+
+// last records the verdict v of the last check: the quantity last to
+// converge (the worst), or why not.
+func (s *stopping) last(v chain.Verdict) {
+	switch {
+	case v.Converged:
+	case len(v.Worst) > 0:
+		s.LastToConverge = v.Worst[0]
+	default:
+		s.LastToConverge = v.Reason
 	}
 }
 

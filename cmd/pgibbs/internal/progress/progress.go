@@ -185,3 +185,32 @@ func eta(s float64) string {
 
 // Enabled reports whether the bar draws at all (a terminal, not quiet).
 func (p *Bar) Enabled() bool { return p.enabled }
+
+// Watch draws the progress of a run labelled label of total steps (0:
+// unknown) every Interval, done reporting the steps so far, until the
+// returned stop is called; nothing if the bar is disabled.
+func (p *Bar) Watch(label string, total int64, done func() int64) (stop func()) {
+	if p == nil || !p.Enabled() {
+		return func() {}
+	}
+	p.Start(label, total)
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(Interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				p.Set(done())
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+		p.Done()
+	}
+}
