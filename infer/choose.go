@@ -35,7 +35,7 @@ type Spec struct {
 	Clusters int
 }
 
-// String names the spec as the CLI does: "auto", "block width 8",
+// String names the spec as the CLI does: "site", "block width 8",
 // "block forests", "sw", "wolff".
 func (s Spec) String() string {
 	switch {

@@ -55,7 +55,7 @@ func deterministic(t *testing.T, out string) map[string]any {
 	delete(m, "steps_per_second")
 	delete(m, "ess_per_second")
 	delete(m, "setup_seconds")
-	if a, ok := m["auto"].(map[string]any); ok {
+	if a, ok := m["infer"].(map[string]any); ok {
 		delete(a, "exact_seconds")
 		if c, ok := a["choice"].(map[string]any); ok {
 			delete(c, "pilot_seconds")

@@ -82,10 +82,10 @@ func TestIssue32LogZ(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
 			t.Fatalf("%s: %v\n%s", tc.name, err, stdout)
 		}
-		if o.Auto == nil || o.Auto.Method != "exact" || o.Auto.LogZ == nil {
+		if o.Infer == nil || o.Infer.Method != "exact" || o.Infer.LogZ == nil {
 			t.Fatalf("%s: %s: want an exact answer with log_z", tc.name, stdout)
 		}
-		if got := *o.Auto.LogZ; math.Abs(got-tc.logZ) > 1e-9*max(1, math.Abs(tc.logZ)) {
+		if got := *o.Infer.LogZ; math.Abs(got-tc.logZ) > 1e-9*max(1, math.Abs(tc.logZ)) {
 			t.Errorf("%s: log_z = %v, want %v", tc.name, got, tc.logZ)
 		}
 		m, err := uai.ReadMarginalsFile(out)

@@ -177,7 +177,12 @@ func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Opt
 
 // entry returns the registry's entry called name, or the zero Entry if
 // there is none (the registry refuses the name when the sampler is built).
+// uai's -sampler infer reports conditionals where the sampler it chooses
+// does (-estimator rb applies).
 func entry(name string) samplers.Entry {
+	if name == inferSampler {
+		return samplers.Entry{Name: name, Conditioner: true}
+	}
 	e, _ := samplers.Lookup(name)
 	return e
 }

@@ -15,7 +15,7 @@ func TestMergeEqualsChains(t *testing.T) {
 	model, evid, mar := uaiFiles(t)
 	cases := [][]string{
 		{"potts", "-width", "4", "-states", "3", "-iters", "30000", "-burn", "100"},
-		{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "auto", "-iters", "20000"},
+		{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "infer", "-iters", "20000"},
 		{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "gibbs", "-iters", "20000"},
 		{"spin", "-width", "3", "-iters", "3000", "-m", "3", "-k", "5"},
 		{"tgm", "-n", "300", "-iters", "2000"},

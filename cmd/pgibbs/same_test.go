@@ -56,7 +56,7 @@ func twoComponents(t *testing.T) (model, evid string) {
 // TestUAISameAsInfer: `pgibbs uai` is flags, one call of infer.Marginals
 // and output, so the command and the library give the same marginals, bit
 // for bit, and the same verdict for the same seed and length — with an
-// exact part and a sampled one (-sampler auto, -exact-memory 1K), with
+// exact part and a sampled one (-sampler infer, -exact-memory 1K), with
 // every component sampled (-exact-memory 1), and with a sampler named.
 func TestUAISameAsInfer(t *testing.T) {
 	model, evid := twoComponents(t)
@@ -69,15 +69,15 @@ func TestUAISameAsInfer(t *testing.T) {
 		name, sampler, memory string
 		method                string
 	}{
-		{"exact+sampled", "auto", "1K", "exact+sampled"},
-		{"sampled", "auto", "1", "sampled"},
+		{"exact+sampled", "infer", "1K", "exact+sampled"},
+		{"sampled", "infer", "1", "sampled"},
 		{"named", "pgibbs", "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "est.MAR")
 			args := []string{"uai", "-model", model, "-evidence", evid, "-sampler", c.sampler, "-iters", "30000", "-burn", "3000",
 				"-chains", "2", "-seed", "7", "-out", out, "-json"}
-			opt := infer.Options{Seed: 7, Chains: 2, Run: &infer.Run{Steps: 30000, Burn: 3000, Updates: c.sampler == "auto"}}
+			opt := infer.Options{Seed: 7, Chains: 2, Run: &infer.Run{Steps: 30000, Burn: 3000, Updates: c.sampler == "infer"}}
 			if c.memory != "" {
 				args = append(args, "-exact-memory", c.memory)
 				opt.MaxBytes, _ = sysmem.Parse(c.memory)
@@ -91,9 +91,9 @@ func TestUAISameAsInfer(t *testing.T) {
 			var o struct {
 				Converged bool   `json:"converged"`
 				Note      string `json:"convergence_note"`
-				Auto      *struct {
+				Infer     *struct {
 					Method string `json:"method"`
-				} `json:"auto"`
+				} `json:"infer"`
 			}
 			if err := json.Unmarshal([]byte(stdout), &o); err != nil {
 				t.Fatal(err)
@@ -106,7 +106,7 @@ func TestUAISameAsInfer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.method != "" && (o.Auto == nil || o.Auto.Method != c.method) {
+			if c.method != "" && (o.Infer == nil || o.Infer.Method != c.method) {
 				t.Fatalf("the command's answer is not %s: %s", c.method, stdout)
 			}
 			for i := range a.Marginals {

@@ -55,8 +55,9 @@ type uaiOutput struct {
 	// Anytime is the -anytime file and Solutions the solutions written to it.
 	Anytime   string `json:"anytime,omitempty"`
 	Solutions int    `json:"anytime_solutions,omitempty"`
-	// Auto is what -sampler auto solved exactly and chose to sample with.
-	Auto *autoOutput `json:"auto,omitempty"`
+	// Infer is what -sampler infer solved exactly and chose to sample
+	// with.
+	Infer *inferOutput `json:"infer,omitempty"`
 	gibbsOutput
 }
 
@@ -94,8 +95,8 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 		}
 		defer any.Close()
 	}
-	if f.set["exact-memory"] && f.sampler != "auto" {
-		return usagef("-exact-memory applies to -sampler auto only")
+	if f.set["exact-memory"] && f.sampler != inferSampler {
+		return usagef("-exact-memory applies to -sampler infer only")
 	}
 	o := uaiOutput{
 		Model: *u.model, Type: m.Type, Variables: m.NumVars(), Factors: m.NumFactors, HardFactors: m.HardFactors,
@@ -138,11 +139,11 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 		lambda2:      fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)"),
 		lambda2Scale: fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)"),
 		perVar:       fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²"),
-		exactMemory: fs.String("exact-memory", "", "-sampler auto: the memory one component's exact elimination may take (e.g. 8G; default half of\n"+
+		exactMemory: fs.String("exact-memory", "", "-sampler infer: the memory one component's exact elimination may take (e.g. 8G; default half of\n"+
 			"-max-memory, or of this machine's memory)"),
 	}
 	bf := addBlockFlags(fs)
-	f := addRunFlags(fs, "uai", runDefaults{sampler: "auto", samplers: "one of " + strings.Join(samplers.Names(), ", ") + autoHelp, iters: 1000000, estimator: true})
+	f := addRunFlags(fs, "uai", runDefaults{sampler: inferSampler, samplers: inferSampler + " or one of " + strings.Join(samplers.Names(), ", ") + inferHelp, iters: 1000000, estimator: true})
 	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out", "anytime"}
 	u.f = f
 	err := f.parse(e, args)
@@ -152,8 +153,8 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 	if *u.model == "" {
 		return nil, usagef("-model is required")
 	}
-	if !slices.Contains(samplers.Names(), f.sampler) {
-		return nil, usagef("-sampler %q: want one of %s", f.sampler, strings.Join(samplers.Names(), ", "))
+	if f.sampler != inferSampler && !slices.Contains(samplers.Names(), f.sampler) {
+		return nil, usagef("-sampler %q: want %s or one of %s", f.sampler, inferSampler, strings.Join(samplers.Names(), ", "))
 	}
 	if u.block, err = bf.config(f); err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 }
 
 // marginals answers through infer.Marginals (runFlags.answer) — for
-// -sampler auto exact components and the sampler the pilots choose, else
+// -sampler infer exact components and the sampler the pilots choose, else
 // the sampler named on every free variable — and fills o's run record.
 // Where the budget or a signal leaves nothing sampled, the answer is the
 // exact components and uniform marginals elsewhere, not converged, saying
@@ -180,8 +181,8 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 	if a == nil {
 		return nil, err
 	}
-	if f.sampler == "auto" {
-		o.Auto = autoRecord(g, a)
+	if f.sampler == inferSampler {
+		o.Infer = inferRecord(g, a)
 	}
 	switch {
 	case rec != nil:
@@ -220,14 +221,14 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 }
 
 // options returns the infer.Options of the flags (runFlags.inferOptions,
-// a fixed sampler unless -sampler auto) with -exact-memory, the
+// a fixed sampler unless -sampler infer) with -exact-memory, the
 // samplers' options of `pgibbs uai` and -anytime.
 func (u *uaiFlags) options(any *uai.AnytimeMAR) (infer.Options, error) {
 	f := u.f
 	so := f.options()
 	so.PerVariable, so.Lambda2, so.Lambda2Scale = *u.perVar, *u.lambda2, *u.lambda2Scale
 	var spec *infer.Spec
-	if f.sampler != "auto" {
+	if f.sampler != inferSampler {
 		spec = &infer.Spec{Name: f.sampler, Block: u.block}
 	}
 	opt, err := f.inferOptions(spec, so)
@@ -317,8 +318,8 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 		fmt.Fprintf(tw, ")")
 	}
 	fmt.Fprintf(tw, "\n")
-	o.Auto.print(tw)
-	if o.Auto == nil || o.Auto.Method != "exact" {
+	o.Infer.print(tw)
+	if o.Infer == nil || o.Infer.Method != "exact" {
 		o.gibbsOutput.print(tw)
 	}
 	if o.MeanAbsError != nil {
@@ -332,7 +333,7 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	if o.Out != "" {
 		fmt.Fprintf(tw, "marginals written to\t%s\n", o.Out)
 	}
-	if o.Auto != nil && o.Auto.Method == "exact" {
+	if o.Infer != nil && o.Infer.Method == "exact" {
 		fmt.Fprintf(tw, "convergence\texact: every component eliminated, nothing sampled\n")
 	} else {
 		printConvergence(tw, o.convergence)
@@ -340,8 +341,14 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	return tw.Flush()
 }
 
-// autoHelp says what -sampler auto does on a UAI model.
-const autoHelp = ";\nauto: exact marginals by variable elimination for every connected component that fits -exact-memory and three\n" +
+// inferSampler is the default of `pgibbs uai`: not a sampler of the
+// registry but infer.Marginals' answer, exact where elimination fits and
+// sampled elsewhere by the sampler its pilots choose. (-sampler auto is
+// the registry's auto, as in every subcommand.)
+const inferSampler = "infer"
+
+// inferHelp says what -sampler infer does on a UAI model.
+const inferHelp = ";\ninfer: exact marginals by variable elimination for every connected component that fits -exact-memory and three\n" +
 	"quarters of -seconds (by its estimate), and for the others the sampler a short pilot of each candidate measures best (single-site,\n" +
 	"blocks of widths 4 to 16, spanning forests, Swendsen–Wang, Wolff: the most effective samples a second of the\n" +
 	"worst-mixing marginal), run for the rest of the budget"

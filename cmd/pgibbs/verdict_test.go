@@ -83,7 +83,7 @@ func TestVerdict(t *testing.T) {
 func TestAutoChoice(t *testing.T) {
 	model := isingUAI(t, 12, 1.0)
 	type out struct {
-		Auto struct {
+		Infer struct {
 			Method string `json:"method"`
 			Exact  int    `json:"exact_variables"`
 			Choice *struct {
@@ -94,7 +94,7 @@ func TestAutoChoice(t *testing.T) {
 				} `json:"pilots"`
 			} `json:"choice"`
 			LogZ *float64 `json:"log_z"`
-		} `json:"auto"`
+		} `json:"infer"`
 		Sampler   string `json:"sampler"`
 		Converged bool   `json:"converged"`
 	}
@@ -108,15 +108,15 @@ func TestAutoChoice(t *testing.T) {
 		return o
 	}
 	o := run()
-	if o.Auto.Method != "exact" || o.Auto.Exact != 144 || o.Auto.LogZ == nil || o.Sampler != "auto" || !o.Converged {
+	if o.Infer.Method != "exact" || o.Infer.Exact != 144 || o.Infer.LogZ == nil || o.Sampler != "infer" || !o.Converged {
 		t.Errorf("12×12 torus: %+v, want an exact answer", o)
 	}
 	o = run("-exact-memory", "1K", "-iters", "20000")
-	c := o.Auto.Choice
-	if o.Auto.Method != "sampled" || c == nil || (c.Sampler != "sw" && c.Sampler != "wolff") || len(c.Pilots) < 5 || c.Reason == "" {
+	c := o.Infer.Choice
+	if o.Infer.Method != "sampled" || c == nil || (c.Sampler != "sw" && c.Sampler != "wolff") || len(c.Pilots) < 5 || c.Reason == "" {
 		t.Errorf("12×12 torus beyond -exact-memory: %+v, want a cluster move chosen by pilots", o)
 	}
-	if code, _, stderr := runCLI(t, "uai", "-model", model, "-sampler", "gibbs", "-exact-memory", "1G"); code != 2 || !strings.Contains(stderr, "-exact-memory applies to -sampler auto only") {
+	if code, _, stderr := runCLI(t, "uai", "-model", model, "-sampler", "gibbs", "-exact-memory", "1G"); code != 2 || !strings.Contains(stderr, "-exact-memory applies to -sampler infer only") {
 		t.Errorf("-exact-memory with gibbs: exit %d, %q", code, stderr)
 	}
 }

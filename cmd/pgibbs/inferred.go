@@ -9,14 +9,14 @@ import (
 	"github.com/pgibbs/pgibbs/infer"
 )
 
-// The default of `pgibbs uai` (-sampler auto, package infer): every
+// The default of `pgibbs uai` (-sampler infer, package infer): every
 // component of the free variables whose elimination fits -exact-memory
 // and three quarters of the time budget is solved exactly; the others are
 // sampled by the sampler a short pilot of each candidate measures best,
 // for the rest of the budget.
 
-// autoOutput is the JSON record of the auto path's plan and choice.
-type autoOutput struct {
+// inferOutput is the JSON record of the infer path's plan and choice.
+type inferOutput struct {
 	// Method is how the answer was found: "exact" (every component
 	// eliminated), "sampled" (none) or "exact+sampled".
 	Method string `json:"method"`
@@ -63,10 +63,10 @@ type pilotOutput struct {
 	Refused      string  `json:"refused,omitempty"`
 }
 
-// autoRecord returns the record of a's plan and choice.
-func autoRecord(g *factorgraph.Graph, a *infer.Answer) *autoOutput {
+// inferRecord returns the record of a's plan and choice.
+func inferRecord(g *factorgraph.Graph, a *infer.Answer) *inferOutput {
 	ex := a.ExactPart
-	o := &autoOutput{Components: len(ex.Components), ExactVariables: ex.ExactVars(), ExactSeconds: ex.Seconds}
+	o := &inferOutput{Components: len(ex.Components), ExactVariables: ex.ExactVars(), ExactSeconds: ex.Seconds}
 	switch {
 	case ex.All():
 		o.Method = "exact"
@@ -99,7 +99,7 @@ func autoRecord(g *factorgraph.Graph, a *infer.Answer) *autoOutput {
 }
 
 // print adds the plan's and the choice's lines to a text table.
-func (o *autoOutput) print(w io.Writer) {
+func (o *inferOutput) print(w io.Writer) {
 	if o == nil {
 		return
 	}
