@@ -57,7 +57,7 @@ type uaiOutput struct {
 	Solutions int    `json:"anytime_solutions,omitempty"`
 	// Infer is what -sampler infer solved exactly and chose to sample
 	// with.
-	Infer *inferOutput `json:"infer,omitempty"`
+	Infer *infer.Report `json:"infer,omitempty"`
 	gibbsOutput
 }
 
@@ -182,7 +182,7 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 		return nil, err
 	}
 	if f.sampler == inferSampler {
-		o.Infer = inferRecord(g, a)
+		o.Infer = a.Report(g)
 	}
 	switch {
 	case rec != nil:
@@ -318,7 +318,7 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 		fmt.Fprintf(tw, ")")
 	}
 	fmt.Fprintf(tw, "\n")
-	o.Infer.print(tw)
+	printReport(tw, o.Infer)
 	if o.Infer == nil || o.Infer.Method != "exact" {
 		o.gibbsOutput.print(tw)
 	}

@@ -1,0 +1,98 @@
+package infer
+
+import "github.com/pgibbs/pgibbs/factorgraph"
+
+// Report is an answer's plan and choice as a record (its JSON is `pgibbs
+// uai`'s "infer" object): how the answer was found, each component's
+// plan, and what the pilots measured.
+type Report struct {
+	// Method is how the answer was found: "exact" (every component
+	// eliminated), "sampled" (none) or "exact+sampled".
+	Method string `json:"method"`
+	// ExactComponents of Components were eliminated exactly, holding
+	// ExactVariables free variables, in ExactSeconds; LogZ is log Z of
+	// the model given the evidence (ExactPart.LogZ), when every
+	// component is exact.
+	Components      int             `json:"components"`
+	ExactComponents int             `json:"exact_components"`
+	ExactVariables  int             `json:"exact_variables"`
+	ExactSeconds    float64         `json:"exact_seconds"`
+	LogZ            *float64        `json:"log_z,omitempty"`
+	Parts           []ComponentPlan `json:"component_plans,omitempty"`
+	Choice          *ChoiceReport   `json:"choice,omitempty"`
+	// NoChoice says why no sampler was chosen although components are
+	// left to sample (the budget ran out first).
+	NoChoice string `json:"no_choice,omitempty"`
+}
+
+// ComponentPlan is one component's plan: its size, whether it was
+// eliminated, its width and table, and why it was sampled if it was.
+type ComponentPlan struct {
+	Variables int     `json:"variables"`
+	Exact     bool    `json:"exact"`
+	Width     int     `json:"width"`
+	Entries   float64 `json:"entries"`
+	Bytes     float64 `json:"bytes"`
+	Why       string  `json:"why_sampled,omitempty"`
+}
+
+// ChoiceReport is the pilots' record: the sampler chosen, why, their wall
+// time, and each candidate's pilot.
+type ChoiceReport struct {
+	Sampler string        `json:"sampler"`
+	Reason  string        `json:"reason"`
+	Seconds float64       `json:"pilot_seconds"`
+	Pilots  []PilotReport `json:"pilots"`
+}
+
+// PilotReport is what one candidate's pilot measured, or why it was
+// refused.
+type PilotReport struct {
+	Sampler      string  `json:"sampler"`
+	Sweeps       float64 `json:"sweeps,omitempty"`
+	ESS          float64 `json:"ess_min,omitempty"`
+	NsPerSweep   float64 `json:"ns_per_sweep,omitempty"`
+	ESSPerSecond float64 `json:"ess_per_second,omitempty"`
+	Refused      string  `json:"refused,omitempty"`
+}
+
+// Method says how a was found: "exact" (every component eliminated),
+// "sampled" (none) or "exact+sampled".
+func (a *Answer) Method() string {
+	switch ex := a.ExactPart; {
+	case ex.All():
+		return "exact"
+	case ex.Any():
+		return "exact+sampled"
+	}
+	return "sampled"
+}
+
+// Report returns the record of a's plan and choice on g (the graph it
+// answers: log Z needs its clamped factors). A list of more than 20
+// components is left out (the counts say enough).
+func (a *Answer) Report(g *factorgraph.Graph) *Report {
+	ex := a.ExactPart
+	o := &Report{Method: a.Method(), Components: len(ex.Components), ExactVariables: ex.ExactVars(), ExactSeconds: ex.Seconds}
+	for k, c := range ex.Components {
+		o.Parts = append(o.Parts, ComponentPlan{Variables: len(c.Vars), Exact: ex.Exact[k], Width: c.Width, Entries: c.Entries, Bytes: c.Bytes, Why: ex.Why[k]})
+		if ex.Exact[k] {
+			o.ExactComponents++
+		}
+	}
+	if logZ, ok := ex.LogZ(g); ok {
+		o.LogZ = &logZ
+	}
+	if len(o.Parts) > 20 {
+		o.Parts = nil // many small components: the counts say enough
+	}
+	o.NoChoice = a.NoChoice
+	if ch := a.Choice; ch != nil {
+		co := &ChoiceReport{Sampler: ch.Spec.String(), Reason: ch.Reason, Seconds: a.PilotSeconds}
+		for _, p := range ch.Pilots {
+			co.Pilots = append(co.Pilots, PilotReport{Sampler: p.Spec.String(), Sweeps: p.Sweeps, ESS: p.ESS, NsPerSweep: p.NsPerSweep, ESSPerSecond: p.ESSPerSecond, Refused: p.Refused})
+		}
+		o.Choice = co
+	}
+	return o
+}
