@@ -64,15 +64,15 @@ func stepsPerSecond(steps int64, chains int, seconds float64) float64 {
 // factors a step evaluates for a cluster move (its draws are bond events),
 // every count of an answer that sampled nothing.
 type gibbsOutput struct {
-	Estimator      string   `json:"estimator,omitempty"` // of the marginals: rb or counts
-	Blocks         *blocks  `json:"blocks,omitempty"`    // -sampler block
-	Lambda         float64  `json:"lambda,omitempty"`
-	Iterations     int64    `json:"iterations,omitempty"`
-	FactorsPerStep float64  `json:"factors_per_step,omitempty"`
-	DrawsPerStep   float64  `json:"draws_per_step,omitempty"`
-	AcceptanceRate *float64 `json:"acceptance_rate,omitempty"`
-	TriesPerStep   float64  `json:"tries_per_step,omitempty"`
-	StepsPerSecond float64  `json:"steps_per_second,omitempty"`
+	Estimator      string           `json:"estimator,omitempty"` // of the marginals: rb or counts
+	Blocks         *blocked.Summary `json:"blocks,omitempty"`    // -sampler block
+	Lambda         float64          `json:"lambda,omitempty"`
+	Iterations     int64            `json:"iterations,omitempty"`
+	FactorsPerStep float64          `json:"factors_per_step,omitempty"`
+	DrawsPerStep   float64          `json:"draws_per_step,omitempty"`
+	AcceptanceRate *float64         `json:"acceptance_rate,omitempty"`
+	TriesPerStep   float64          `json:"tries_per_step,omitempty"`
+	StepsPerSecond float64          `json:"steps_per_second,omitempty"`
 	// Sweeps is the mean length of a chain in sweep-equivalents: variable
 	// updates over free variables, whatever a step updates.
 	Sweeps float64 `json:"sweep_equivalents,omitempty"`
@@ -92,7 +92,8 @@ func (f *runFlags) samplerOutput(samplers []gibbs.Sampler, margs []*chain.Margin
 	}
 	out.ClustersPerStep = clustersPerStep(samplers)
 	if b, ok := samplers[0].(*blocked.Blocked); ok {
-		out.Blocks = blockStats(b.Blocks())
+		sum := blocked.Summarise(b.Blocks())
+		out.Blocks = &sum
 	}
 	if len(margs) > 0 {
 		out.Estimator = "counts"
@@ -212,28 +213,4 @@ func intList(ks []int) string {
 		s[i] = strconv.Itoa(k)
 	}
 	return strings.Join(s, ", ")
-}
-
-// blocks describes the blocks of -sampler block.
-type blocks struct {
-	Count    int     `json:"count"`
-	MeanVars float64 `json:"mean_vars"`
-	MaxVars  int     `json:"max_vars"`
-	MaxWidth int     `json:"max_width"`
-	MaxTable float64 `json:"max_table"`
-	// Minibatched counts the blocks whose boundary is Poisson-minibatched.
-	Minibatched int `json:"minibatched"`
-}
-
-// blockStats summarises a blocked sampler's blocks.
-func blockStats(bs []blocked.Info) *blocks {
-	b := &blocks{Count: len(bs)}
-	for _, x := range bs {
-		b.MeanVars += float64(len(x.Vars)) / float64(len(bs))
-		b.MaxVars, b.MaxWidth, b.MaxTable = max(b.MaxVars, len(x.Vars)), max(b.MaxWidth, x.Width), max(b.MaxTable, x.MaxTable)
-		if x.Boundary > 0 {
-			b.Minibatched++
-		}
-	}
-	return b
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -236,12 +235,7 @@ func (f *latticeFlags) config() (simulation.Config, error) {
 	cfg := simulation.Config{Params: p, Sampler: f.sampler, Samplers: samplers.Config{Options: f.options()},
 		Chains: f.chains, Seed: f.seed, Sweeps: f.iters, Burn: f.burn, MeasureEvery: f.measureEvery,
 		EnergySamples: f.energySamples, Criteria: f.criteria()}
-	switch f.clusters {
-	case "auto":
-		cfg.Samplers.Clusters = samplers.TuneClusters
-	default:
-		cfg.Samplers.Clusters, _ = strconv.Atoi(f.clusters) // checked by checkClusters
-	}
+	cfg.Samplers.Clusters = f.clusterCount()
 	if f.sampler == simulation.Chromatic {
 		cfg.Update, cfg.Workers = f.update, f.workers
 	}

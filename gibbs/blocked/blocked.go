@@ -287,6 +287,33 @@ type Info struct {
 	Lambda   float64
 }
 
+// Summary sums up a sampler's blocks (its JSON is `pgibbs uai`'s
+// "blocks" object).
+type Summary struct {
+	Count    int     `json:"count"`
+	MeanVars float64 `json:"mean_vars"`
+	MaxVars  int     `json:"max_vars"`
+	MaxWidth int     `json:"max_width"`
+	MaxTable float64 `json:"max_table"`
+	// Minibatched counts the blocks whose boundary is Poisson-minibatched.
+	Minibatched int `json:"minibatched"`
+}
+
+// Summarise sums up the blocks bs (Blocked.Blocks): their number, mean and
+// largest size, largest width and table, and how many have a
+// Poisson-minibatched boundary.
+func Summarise(bs []Info) Summary {
+	b := Summary{Count: len(bs)}
+	for _, x := range bs {
+		b.MeanVars += float64(len(x.Vars)) / float64(len(bs))
+		b.MaxVars, b.MaxWidth, b.MaxTable = max(b.MaxVars, len(x.Vars)), max(b.MaxWidth, x.Width), max(b.MaxTable, x.MaxTable)
+		if x.Boundary > 0 {
+			b.Minibatched++
+		}
+	}
+	return b
+}
+
 // Blocks describes the sampler's blocks, in the order Step updates them.
 func (s *Blocked) Blocks() []Info {
 	out := make([]Info, len(s.plans))
