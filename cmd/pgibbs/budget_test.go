@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -26,6 +27,8 @@ func signalAt(name string) {
 		return
 	}
 	sent := false
+	delivered := make(chan os.Signal, 1)
+	signal.Notify(delivered, syscall.SIGTERM) // beside the command's own handler
 	phase.Hook = func(p string) {
 		if p == name && !sent {
 			sent = true
@@ -33,7 +36,13 @@ func signalAt(name string) {
 			syscall.Kill(os.Getpid(), syscall.SIGTERM)
 			// The signal arrives while the phase runs: a phase shorter
 			// than the signal's delivery (writing the results) could
-			// otherwise end the process first.
+			// otherwise end the process first. Wait for the runtime to
+			// deliver it (on a loaded machine that can take longer than
+			// any fixed sleep), then for the command's handler to act.
+			select {
+			case <-delivered:
+			case <-time.After(time.Second):
+			}
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
