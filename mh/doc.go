@@ -134,6 +134,13 @@
 // equal seeds give identical chains. After construction a step allocates
 // nothing (the benchmarks report allocs/op).
 //
+// # Runs
+//
+// Package mh/run runs a sampler's chains on a target — streams, burn-in,
+// running means, traces, verdict, pooled counters — in one call (run.Run),
+// or builds them for a caller's own chain.Runner; `pgibbs mh` is that
+// package behind flags.
+//
 // References: Zhang, Cooper & De Sa, "Asymptotically Optimal Exact Minibatch
 // Metropolis-Hastings", NeurIPS 2020; Zhang & De Sa, "Poisson-Minibatching
 // for Gibbs Sampling with Convergence Rate Guarantees", NeurIPS 2019;

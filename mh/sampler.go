@@ -73,6 +73,10 @@ func (s *Stats) Add(o Stats) {
 // MeanBatch returns Batch/Steps, the average batch size per step.
 func (s Stats) MeanBatch() float64 { return s.Batch / float64(s.Steps) }
 
+// EvalsPerStep returns the mean number of likelihood evaluations a step
+// (Evals/Steps).
+func (s Stats) EvalsPerStep() float64 { return float64(s.Evals) / float64(s.Steps) }
+
 // Options configures a sampler. Fields a sampler does not use are ignored,
 // except that every float64 field must be finite and non-negative whichever
 // sampler is built (NaN, negative and infinite values are errors naming the

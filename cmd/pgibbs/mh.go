@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/pgibbs/pgibbs/chain"
-	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/mh"
+	mhrun "github.com/pgibbs/pgibbs/mh/run"
 	"github.com/pgibbs/pgibbs/mh/targets"
 )
 
@@ -64,9 +64,6 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if err := zeroFlags(f.set, fs, "step", "chi", "n"); err != nil {
 		return err
 	}
-	if !slices.Contains(mh.Names(), f.sampler) {
-		return usagef("-sampler %q: want one of %v", f.sampler, mh.Names())
-	}
 	switch {
 	case *n < 0 || *n > 10_000_000:
 		return usagef("-n %d: need 1 to 10⁷", *n)
@@ -83,35 +80,36 @@ func runMH(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
-	run := &mhRun{f: f, target: target, opts: opts}
+	x, err := mhrun.New(mhrun.Config{Target: target, Sampler: f.sampler, Options: opts, Chains: f.chains, Seed: f.seed,
+		Steps: f.iters, Burn: f.burn, Criteria: f.criteria()})
+	if err != nil {
+		return mhConfigError(err)
+	}
+	run := &mhRun{x: x}
 	o, err := f.execute(ctx, run.job())
 	if err != nil {
 		return err
 	}
-	qs, name := run.monitor.Quantities()
-	out := run.output(*model, opts, o, f.judge(qs, name))
-	if *model == "bias" {
-		tv := biasTV(run.monitor.Traces(), *k)
-		out.TV = &tv
+	res, err := x.Result(o.chains)
+	if err != nil {
+		return err
 	}
+	out := mhRecord(f, *model, x.Config(), res, o)
 	if f.asJSON {
 		return writeJSON(e, out)
 	}
 	return printMH(e, out)
 }
 
-// output returns the run's JSON record.
-func (run *mhRun) output(model string, opts mh.Options, o *outcome, conv convergence) mhOutput {
-	var st mh.Stats
-	for _, s := range run.samplers {
-		st.Add(s.Stats())
-	}
-	f, target := run.f, run.target
-	out := mhOutput{Model: model, N: target.N(), Dim: target.Dim(), Step: opts.Step, Iterations: st.Steps,
-		AcceptanceRate: st.AcceptanceRate(), AvgBatchSize: st.Batch / float64(st.Steps),
-		EvalsPerStep: float64(st.Evals) / float64(st.Steps), FullSteps: st.FullSteps,
-		Mean: chain.PoolMeans(run.means...), record: f.record(o, conv)}
-	switch f.sampler {
+// mhRecord returns the run's JSON record: the experiment's setup, its
+// pooled result and the run layer's record.
+func mhRecord(f *runFlags, model string, cfg mhrun.Config, res *mhrun.Result, o *outcome) mhOutput {
+	st, opts := res.Stats, cfg.Options
+	out := mhOutput{Model: model, N: cfg.Target.N(), Dim: cfg.Target.Dim(), Step: opts.Step, Iterations: st.Steps,
+		AcceptanceRate: st.AcceptanceRate(), AvgBatchSize: st.MeanBatch(), EvalsPerStep: st.EvalsPerStep(),
+		FullSteps: st.FullSteps, Mean: res.Mean, TV: res.TV,
+		record: f.record(o, judged(res.Verdict, cfg.Criteria, len(res.Quantities)))}
+	switch cfg.Sampler {
 	case "tunamh":
 		out.Chi = opts.Chi
 	case "poissonmh":
@@ -123,54 +121,45 @@ func (run *mhRun) output(model string, opts mh.Options, o *outcome, conv converg
 	return out
 }
 
-// mhRun runs samplers of package mh: chain k runs f.sampler from stream k
-// with running means and a thinned trace of every coordinate.
-type mhRun struct {
-	f        *runFlags
-	target   mh.Target
-	opts     mh.Options
-	samplers []mh.Sampler
-	means    []*chain.Means
-	monitor  *chain.Monitor // a trace of every coordinate a chain
+// mhConfigError returns mhrun.New's or Experiment.Chain's refusal as the
+// command's usage error (-sampler's naming the flag).
+func mhConfigError(err error) error {
+	var ce *mhrun.ConfigError
+	switch {
+	case !errors.As(err, &ce):
+		return err
+	case ce.Field == "Sampler":
+		return usagef("-sampler %v", ce.Err)
+	}
+	return usagef("%v", ce.Err)
 }
 
-// maxDraws bounds the stored draws of a chain (the trace is thinned).
-const maxDraws = 20000
+// mhRun runs the chains of an mhrun.Experiment through the run layer.
+type mhRun struct {
+	x      *mhrun.Experiment
+	chains []*chain.Chain // as built, in order
+}
 
-func (m *mhRun) job() job {
-	d := m.target.Dim()
-	vars := make([]int, d)
-	for j := range vars {
-		vars[j] = j
-	}
-	return job{steps: m.f.iters, burn: m.f.burn,
+// job hands the Experiment's chains, memory, trace and tracked quantities
+// to the run layer.
+func (r *mhRun) job() job {
+	steps, burn := r.x.Steps()
+	return job{steps: steps, burn: burn,
 		build: func(k int) (*chain.Chain, error) {
-			src := chain.Source(m.f.seed, k)
-			s, err := mh.New(m.f.sampler, m.target, rand.New(src), &m.opts)
+			c, err := r.x.Chain(k)
 			if err != nil {
-				return nil, usagef("%v", err)
+				return nil, mhConfigError(err)
 			}
-			if m.monitor == nil {
-				// θ's coordinates are continuous (size 0): their draws are
-				// the tracked quantities.
-				if m.monitor, err = chain.NewMonitor(vars, make([]int, d), maxDraws); err != nil {
-					return nil, err
-				}
-			}
-			tr, err := m.monitor.Trace(s)
-			if err != nil {
-				return nil, err
-			}
-			mean := chain.NewMeans(d)
-			m.samplers, m.means = append(m.samplers, s), append(m.means, mean)
-			return &chain.Chain{Kernel: s, Sources: []*rand.PCG{src}, Observers: []chain.Observer{mean, tr}}, nil
+			r.chains = append(r.chains, c)
+			return c, nil
 		},
-		trace: func(int) (string, int64, chain.RowFunc) { return chain.StateHeader(vars), 1, chain.StateRow(vars) },
-		// The sampler's per-datum state (FlyMC's bright set, memos) and the
-		// thinned trace of every coordinate.
-		memory:     func() float64 { return 32*float64(m.target.N()) + 8*maxDraws*float64(d) },
-		quantities: func() ([][][]float64, func(q int) string) { return m.monitor.Quantities() },
-		checkEvery: func() int64 { return 1000 },
+		trace:  func(int) (string, int64, chain.RowFunc) { return r.x.Trace() },
+		memory: r.x.Memory,
+		quantities: func() ([][][]float64, func(q int) string) {
+			qs, name, _ := mhrun.Series(r.chains) // the chains Chain built
+			return qs, name
+		},
+		checkEvery: func() int64 { return mhrun.CheckEvery },
 	}
 }
 
@@ -196,23 +185,4 @@ func printMH(e *env, out mhOutput) error {
 		fmt.Fprintf(tw, "TV to the exact (uniform) target\t%.4f\n", *out.TV)
 	}
 	return tw.Flush()
-}
-
-// biasTV returns the total variation between the chains' histogram of θ
-// and the uniform target of the bias example.
-func biasTV(traces []*chain.Trace, k int) float64 {
-	h := make([]float64, k)
-	for _, t := range traces {
-		for _, v := range t.Draws()[0] {
-			if i := int(v); i >= 0 && i < k {
-				h[i]++
-			}
-		}
-	}
-	u := make([]float64, k)
-	for i := range u {
-		u[i] = 1
-	}
-	tv, _ := diag.TotalVariation(h, u)
-	return tv
 }

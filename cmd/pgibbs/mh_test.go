@@ -1,8 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
+
+	"github.com/pgibbs/pgibbs/mh"
+	mhrun "github.com/pgibbs/pgibbs/mh/run"
+	"github.com/pgibbs/pgibbs/mh/targets"
 )
 
 func TestMHJSON(t *testing.T) {
@@ -38,5 +44,32 @@ func TestMHJSON(t *testing.T) {
 		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d, want 2 with a message", args, code)
 		}
+	}
+}
+
+// TestMHLibrary: `pgibbs mh` reports what mhrun.Run returns for the same
+// target, sampler, seed and steps.
+func TestMHLibrary(t *testing.T) {
+	code, out, stderr := runCLI(t, "mh", "-model", "bias", "-K", "20", "-sampler", "tunamh", "-iters", "2000", "-burn", "200",
+		"-chains", "2", "-seed", "5", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got mhOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	target, opts, err := targets.Paper(targets.Setup{Model: "bias", Sampler: "tunamh", K: 20, Seed: 5}, mh.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := mhrun.Run(context.Background(), mhrun.Config{Target: target, Sampler: "tunamh", Options: opts,
+		Chains: 2, Seed: 5, Steps: 2000, Burn: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Iterations != res.Stats.Steps || got.AcceptanceRate != res.Stats.AcceptanceRate() || got.AvgBatchSize != res.Stats.MeanBatch() ||
+		!reflect.DeepEqual(got.Mean, res.Mean) || got.TV == nil || *got.TV != *res.TV || got.Draws != res.Verdict.Draws {
+		t.Errorf("pgibbs mh %+v\ndiffers from mhrun.Run %+v", got, res)
 	}
 }
