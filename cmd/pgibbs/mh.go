@@ -64,7 +64,9 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if err := zeroFlags(f.set, fs, "step", "chi", "n"); err != nil {
 		return err
 	}
-	switch {
+	switch _, err := mh.Lookup(f.sampler); {
+	case err != nil: // before the target's data are drawn
+		return usagef("-sampler %q: want one of %v", f.sampler, mh.Names())
 	case *n < 0 || *n > 10_000_000:
 		return usagef("-n %d: need 1 to 10⁷", *n)
 	case *dim < 1 || *dim > 10000:
