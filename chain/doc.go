@@ -19,6 +19,16 @@
 //     chain's step count, random-source states, kernel and observer
 //     snapshots ([Snapshotter]); [ReadCheckpoint] and [Checkpoint.Restore]
 //     resume a run bit for bit.
+//   - A run split across processes or machines: chain k of K, built with
+//     the streams of index k, ends where it ends in a K-chain run, and
+//     reports a [Part] (the run's [Meta] — command, settings, trace, input
+//     files — with the chain's final [ChainState]). [ReadParts] reads the
+//     K parts back, refusing parts of different runs or input files, a
+//     chain missing or given twice, and inputs changed since, naming the
+//     file; [RestoreParts] sets freshly built chains to the parts' states,
+//     so the pooled run reports what the K-chain run would. [ReadRun]
+//     reads a checkpoint whose Runner.Meta was a Meta, and [TracePath]
+//     names each chain's trace file.
 //   - [Parallel] is the bounded worker pool the Runner and the experiment
 //     drivers share.
 //   - Observers for both families: [Marginals] (run-average marginals of

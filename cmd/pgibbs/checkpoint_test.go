@@ -14,7 +14,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pgibbs/pgibbs/chain"
 )
+
+// tracePath is the trace file of chain k of n (chain.TracePath).
+var tracePath = chain.TracePath
 
 // TestMain lets the test binary run as pgibbs itself (for the subprocess
 // tests): PGIBBS_TEST_MAIN=1 makes it call main with its arguments, and

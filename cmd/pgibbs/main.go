@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/pgibbs/pgibbs/chain"
 )
 
 // command is one subcommand. run parses its own flags from args.
@@ -34,7 +36,7 @@ type command struct {
 type env struct {
 	stdout, stderr io.Writer
 	// merged holds the parts `pgibbs merge` hands the command it runs.
-	merged []*part
+	merged []*chain.Part
 	// failure, set by a command that has printed its results, makes it
 	// fail after all (a checkpoint that could not be saved).
 	failure error

@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"slices"
-	"strings"
+
+	"github.com/pgibbs/pgibbs/chain"
 )
 
 func init() {
@@ -45,7 +44,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	if len(files) == 0 {
 		return usagef("no parts to merge: give the -json outputs of -chain 0 -of K … -chain K−1 -of K")
 	}
-	parts, err := readParts(files)
+	parts, err := chain.ReadParts(files)
 	if err != nil {
 		return err
 	}
@@ -56,54 +55,4 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	me := *e
 	me.merged = parts
 	return c.run(ctx, &me, append(slices.Clone(parts[0].Args), fmt.Sprintf("-json=%v", *asJSON)))
-}
-
-// readParts reads the parts and checks that they are the K chains of one
-// run, each once; it returns them in chain order.
-func readParts(files []string) ([]*part, error) {
-	var parts []*part
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		var out struct {
-			Parts []*part `json:"parts"`
-		}
-		if err := json.Unmarshal(data, &out); err != nil {
-			return nil, fmt.Errorf("%s: not the JSON output of a pgibbs run: %v", name, err)
-		}
-		if len(out.Parts) != 1 {
-			return nil, fmt.Errorf("%s: not the output of a run with -chain k -of K -json", name)
-		}
-		parts = append(parts, out.Parts[0])
-	}
-	first := parts[0]
-	byChain := make([]*part, first.Of)
-	for n, p := range parts {
-		switch {
-		case p.Command != first.Command || !sameRun(p.Args, first.Args):
-			return nil, fmt.Errorf("%s and %s are parts of different runs (`pgibbs %s %s` and `pgibbs %s %s`)",
-				files[0], files[n], first.Command, strings.Join(first.Args, " "), p.Command, strings.Join(p.Args, " "))
-		case p.Of != first.Of || p.Chain < 0 || p.Chain >= p.Of:
-			return nil, fmt.Errorf("%s: chain %d of %d, %s: chain %d of %d", files[0], first.Chain, first.Of, files[n], p.Chain, p.Of)
-		case byChain[p.Chain] != nil:
-			return nil, fmt.Errorf("%s: chain %d is given twice", files[n], p.Chain)
-		}
-		byChain[p.Chain] = p
-	}
-	for k, p := range byChain {
-		if p == nil {
-			return nil, fmt.Errorf("chain %d of %d is missing", k, first.Of)
-		}
-	}
-	return byChain, nil
-}
-
-// sameRun reports whether two parts' flags agree but for -chain.
-func sameRun(a, b []string) bool {
-	strip := func(args []string) []string {
-		return slices.DeleteFunc(slices.Clone(args), func(s string) bool { return strings.HasPrefix(s, "-chain=") })
-	}
-	return slices.Equal(strip(a), strip(b))
 }

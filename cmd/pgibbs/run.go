@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -74,7 +73,7 @@ type runFlags struct {
 	set     map[string]bool // flags given on the command line
 	args    []string        // the run's flags, canonical, for checkpoints and parts
 	resumed *chain.Checkpoint
-	merged  []*part // the chains' parts, when `pgibbs merge` runs the command
+	merged  []*chain.Part // the chains' parts, when `pgibbs merge` runs the command
 	bar     *progress.Bar
 }
 
@@ -141,16 +140,7 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 }
 
 // meta is what a checkpoint and a part record about the run.
-type meta struct {
-	Command string   `json:"command"`
-	Args    []string `json:"args"`
-	// Trace is the -trace file, absolute, so that a run resumed from
-	// another directory writes where it wrote before.
-	Trace string `json:"trace,omitempty"`
-	// Inputs are a part's input files as its run found them (a
-	// checkpoint records them itself).
-	Inputs []chain.File `json:"inputs,omitempty"`
-}
+type meta = chain.Meta
 
 // parse parses args and finishes flag handling: on -resume it loads the
 // checkpoint, checks that flags given on the command line agree with it and
@@ -190,23 +180,14 @@ func (f *runFlags) parse(e *env, args []string) error {
 	return nil
 }
 
+// loadResume reads the checkpoint of -resume and takes its flags: flags
+// given on the command line must agree with them, but for controlFlags.
 func (f *runFlags) loadResume() error {
-	ck, err := chain.ReadCheckpoint(f.resume)
+	ck, m, err := chain.ReadRun(f.resume, f.command)
 	if err != nil {
 		return err
 	}
-	var m meta
-	if err := json.Unmarshal(ck.Meta, &m); err != nil {
-		return fmt.Errorf("%s: the checkpoint's description of its run is corrupt: %v", f.resume, err)
-	}
-	if m.Command != f.command {
-		return fmt.Errorf("%s: the checkpoint is of `pgibbs %s`, not `pgibbs %s`", f.resume, m.Command, f.command)
-	}
-	stored := map[string]string{}
-	for _, a := range m.Args {
-		name, value, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
-		stored[name] = value
-	}
+	stored := m.Settings()
 	var conflict error
 	f.fs.Visit(func(fl *flag.Flag) {
 		if v, ok := stored[fl.Name]; !controlFlags[fl.Name] && conflict == nil && (!ok || v != fl.Value.String()) {
@@ -390,9 +371,9 @@ type outcome struct {
 	why         string
 }
 
-// part is what one chain of a run split across processes reports, for
-// `pgibbs merge`: the run's flags and the chain's final state, observers
-// included.
+// part is chain.Part with its description embedded as meta: the part
+// record of a -chain k -of K run (exactPart, finish), read back by
+// `pgibbs merge` as a chain.Part.
 type part struct {
 	meta
 	Chain   int              `json:"chain"`
@@ -472,7 +453,7 @@ func (f *runFlags) traceFile(files *[]*chain.CSV, c *chain.Chain, k int, trace f
 		return nil
 	}
 	header, every, row := trace(k)
-	path := tracePath(f.trace, k, f.runOf())
+	path := chain.TracePath(f.trace, k, f.runOf())
 	var file *chain.CSV
 	var err error
 	if f.resumed != nil {
@@ -493,11 +474,8 @@ func (f *runFlags) traceFile(files *[]*chain.CSV, c *chain.Chain, k int, trace f
 // states.
 func (f *runFlags) attach(out *outcome) (run bool, err error) {
 	if f.merged != nil {
-		for k, p := range f.merged {
-			if err := out.chains[k].Load(p.State); err != nil {
-				return false, fmt.Errorf("part of chain %d: %w", k, err)
-			}
-			out.seconds = max(out.seconds, p.Seconds)
+		if out.seconds, err = chain.RestoreParts(f.merged, out.chains); err != nil {
+			return false, err
 		}
 		out.hash = chain.StateHash(chain.States(out.chains)...)
 		return false, nil
@@ -601,14 +579,9 @@ func (f *runFlags) finish(quantities func() ([][][]float64, func(int) string), o
 	return nil
 }
 
-// prepare checks what can be checked before any work: the input files
-// against the parts', and the run's memory.
+// prepare checks the run's memory before any work (merged parts' input
+// files: chain.ReadParts).
 func (f *runFlags) prepare(j job) error {
-	if f.merged != nil {
-		if err := chain.VerifyFiles(f.merged[0].Inputs); err != nil {
-			return err
-		}
-	}
 	if j.memory != nil {
 		model := 0.0
 		if j.model != nil {
@@ -662,15 +635,6 @@ func (f *runFlags) watch(chains []*chain.Chain, steps int64) (stop func()) {
 		}
 		return sum
 	})
-}
-
-// tracePath returns the trace file of chain k of n.
-func tracePath(path string, k, n int) string {
-	if n == 1 {
-		return path
-	}
-	ext := filepath.Ext(path)
-	return fmt.Sprintf("%s.c%d%s", strings.TrimSuffix(path, ext), k, ext)
 }
 
 // record is the part of every sampling subcommand's JSON object that the
