@@ -37,11 +37,11 @@ func printReport(w io.Writer, o *infer.Report) {
 // exactPart returns the part record of chain f.chain of a -chain k -of K
 // run whose answer is exact: no chain state, the run's description and
 // inputs, so that `pgibbs merge` checks the parts as it does any.
-func (f *runFlags) exactPart(seconds float64) (*part, error) {
-	m := meta{Command: f.command, Args: f.args, Trace: f.trace}
+func (f *runFlags) exactPart(seconds float64) (*chain.Part, error) {
+	m := f.meta()
 	var err error
 	if m.Inputs, err = chain.HashFiles(f.inputPaths()...); err != nil {
 		return nil, err
 	}
-	return &part{meta: m, Chain: f.chain, Of: f.of, Seconds: seconds}, nil
+	return &chain.Part{Meta: m, Chain: f.chain, Of: f.of, Seconds: seconds}, nil
 }

@@ -455,9 +455,9 @@ func TestLatticeCheckpointErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		nbad := 0
-		mutate := func(f func(c *chain.Checkpoint, m *meta)) string {
+		mutate := func(f func(c *chain.Checkpoint, m *chain.Meta)) string {
 			var c chain.Checkpoint
-			var m meta
+			var m chain.Meta
 			b, _ := json.Marshal(good)
 			if err := json.Unmarshal(b, &c); err != nil {
 				t.Fatal(err)
@@ -474,7 +474,7 @@ func TestLatticeCheckpointErrors(t *testing.T) {
 			}
 			return p
 		}
-		setArg := func(m *meta, name, value string) {
+		setArg := func(m *chain.Meta, name, value string) {
 			for k, a := range m.Args {
 				if strings.HasPrefix(a, "-"+name+"=") {
 					m.Args[k] = "-" + name + "=" + value
@@ -495,20 +495,20 @@ func TestLatticeCheckpointErrors(t *testing.T) {
 			name, path, want string
 		}{
 			{"bit flip", flippedPath, "corrupt"},
-			{"other chain count", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "chains", "3") }), "holds 2 chains, the run 3"},
-			{"past the end", mutate(func(c *chain.Checkpoint, _ *meta) { c.Chains[0].Steps = 1 << 40 }), "more than the run's"},
-			{"lost measurements", mutate(func(c *chain.Checkpoint, _ *meta) { c.Chains[1].Observers = nil }), "observers"},
-			{"lost generator", mutate(func(c *chain.Checkpoint, _ *meta) { c.Chains[0].Sources[0] = c.Chains[0].Sources[0][:7] }), "random source 0"},
-			{"other energies", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "energy-samples", "10") }), "sampled pairs"},
+			{"other chain count", mutate(func(_ *chain.Checkpoint, m *chain.Meta) { setArg(m, "chains", "3") }), "holds 2 chains, the run 3"},
+			{"past the end", mutate(func(c *chain.Checkpoint, _ *chain.Meta) { c.Chains[0].Steps = 1 << 40 }), "more than the run's"},
+			{"lost measurements", mutate(func(c *chain.Checkpoint, _ *chain.Meta) { c.Chains[1].Observers = nil }), "observers"},
+			{"lost generator", mutate(func(c *chain.Checkpoint, _ *chain.Meta) { c.Chains[0].Sources[0] = c.Chains[0].Sources[0][:7] }), "random source 0"},
+			{"other energies", mutate(func(_ *chain.Checkpoint, m *chain.Meta) { setArg(m, "energy-samples", "10") }), "sampled pairs"},
 		}
 		if tc.name == "chromatic" {
 			cases = append(cases,
-				struct{ name, path, want string }{"other workers", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "workers", "3") }), "random sources"},
-				struct{ name, path, want string }{"other update", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "update", "gibbs") }), "restore gibbs from a snapshot of auto"})
+				struct{ name, path, want string }{"other workers", mutate(func(_ *chain.Checkpoint, m *chain.Meta) { setArg(m, "workers", "3") }), "random sources"},
+				struct{ name, path, want string }{"other update", mutate(func(_ *chain.Checkpoint, m *chain.Meta) { setArg(m, "update", "gibbs") }), "restore gibbs from a snapshot of auto"})
 		} else {
 			cases = append(cases,
-				struct{ name, path, want string }{"other sampler", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "sampler", "gibbs") }), "restore gibbs from a snapshot of pgibbs"},
-				struct{ name, path, want string }{"other size", mutate(func(_ *chain.Checkpoint, m *meta) { setArg(m, "size", "12") }), "the model 144"})
+				struct{ name, path, want string }{"other sampler", mutate(func(_ *chain.Checkpoint, m *chain.Meta) { setArg(m, "sampler", "gibbs") }), "restore gibbs from a snapshot of pgibbs"},
+				struct{ name, path, want string }{"other size", mutate(func(_ *chain.Checkpoint, m *chain.Meta) { setArg(m, "size", "12") }), "the model 144"})
 		}
 		for _, bc := range cases {
 			code, _, stderr := runCLI(t, "lattice", "-resume", bc.path)

@@ -139,9 +139,6 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	return f
 }
 
-// meta is what a checkpoint and a part record about the run.
-type meta = chain.Meta
-
 // parse parses args and finishes flag handling: on -resume it loads the
 // checkpoint, checks that flags given on the command line agree with it and
 // re-parses its flags; it then checks the shared flags and records the
@@ -362,24 +359,13 @@ type outcome struct {
 	chains  []*chain.Chain
 	seconds float64
 	hash    string
-	parts   []*part   // with -chain k -of K: the part to print
-	stop    *stopping // with -until-rhat: why the run stopped
+	parts   []*chain.Part // with -chain k -of K: the part to print
+	stop    *stopping     // with -until-rhat: why the run stopped
 	// interrupted is the error of a run a signal stopped after its
 	// burn-in (nil otherwise), why says so in words: the results are
 	// those so far.
 	interrupted error
 	why         string
-}
-
-// part is chain.Part with its description embedded as meta: the part
-// record of a -chain k -of K run (exactPart, finish), read back by
-// `pgibbs merge` as a chain.Part.
-type part struct {
-	meta
-	Chain   int              `json:"chain"`
-	Of      int              `json:"of"`
-	Seconds float64          `json:"seconds"`
-	State   chain.ChainState `json:"state"`
 }
 
 // budget returns the run's time budget: -seconds from the command's
@@ -550,7 +536,9 @@ func (f *runFlags) template() *chain.Runner {
 }
 
 // meta returns the run's description for checkpoints and parts.
-func (f *runFlags) meta() meta { return meta{Command: f.command, Args: f.args, Trace: f.trace} }
+func (f *runFlags) meta() chain.Meta {
+	return chain.Meta{Command: f.command, Args: f.args, Trace: f.trace}
+}
 
 // finish flushes the trace files after a complete run, records the final
 // states' hash, writes the -plot pictures and, for -chain k -of K, the
@@ -574,7 +562,7 @@ func (f *runFlags) finish(quantities func() ([][][]float64, func(int) string), o
 		if m.Inputs, err = chain.HashFiles(f.inputPaths()...); err != nil {
 			return err
 		}
-		out.parts = []*part{{meta: m, Chain: f.chain, Of: f.of, Seconds: out.seconds, State: st}}
+		out.parts = []*chain.Part{{Meta: m, Chain: f.chain, Of: f.of, Seconds: out.seconds, State: st}}
 	}
 	return nil
 }
@@ -655,7 +643,7 @@ type record struct {
 	Plots []string `json:"plots,omitempty"`
 	convergence
 	// Parts holds, with -chain k -of K, what `pgibbs merge` pools.
-	Parts []*part `json:"parts,omitempty"`
+	Parts []*chain.Part `json:"parts,omitempty"`
 }
 
 // record returns the shared part of the output. An interrupted run is not

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pgibbs/pgibbs/chain"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -205,7 +206,7 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 			if err != nil {
 				return nil, err
 			}
-			o.Parts = []*part{p}
+			o.Parts = []*chain.Part{p}
 		}
 		return a.Marginals, nil
 	}
