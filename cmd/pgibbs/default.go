@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/infer"
 	"github.com/pgibbs/pgibbs/potts"
 )
@@ -51,18 +50,7 @@ func runDefault(ctx context.Context, e *env, args []string) error {
 	for k, name := range []string{"gibbs", "pgibbs"} {
 		f := &runFlags{command: "default", sampler: name, seconds: *seconds, chains: 1, seed: *seed, estimator: "counts",
 			bar: progress.New(e.stderr, *quiet), started: time.Now()}
-		opt, err := f.inferOptions(&infer.Spec{Name: name}, f.options())
-		if err != nil {
-			return err
-		}
-		a, rec, err := f.answer(ctx, g, opt)
-		switch {
-		case err != nil:
-			return err
-		case rec == nil:
-			return errNothingSampled(a)
-		}
-		l2, err := diag.MarginalL2(a.Marginals, uniform(g.NumVars(), p.States))
+		a, rec, l2, err := f.pottsAnswer(ctx, g, &infer.Spec{Name: name}, f.options(), p.States)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"text/tabwriter"
 
@@ -73,18 +74,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	}
 	so := f.options()
 	so.PerVariable = *perVar
-	opt, err := f.inferOptions(&infer.Spec{Name: f.sampler, Clusters: f.clusterCount()}, so)
-	if err != nil {
-		return err
-	}
-	a, rec, err := f.answer(ctx, g, opt)
-	switch {
-	case err != nil:
-		return err
-	case rec == nil:
-		return errNothingSampled(a)
-	}
-	l2, err := diag.MarginalL2(a.Marginals, uniform(g.NumVars(), p.States))
+	_, rec, l2, err := f.pottsAnswer(ctx, g, &infer.Spec{Name: f.sampler, Clusters: f.clusterCount()}, so, p.States)
 	if err != nil {
 		return err
 	}
@@ -105,6 +95,26 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(tw, "marginal ℓ2 error\t%.5f\n", out.MarginalL2Error)
 	printConvergence(tw, out.convergence)
 	return tw.Flush()
+}
+
+// pottsAnswer runs spec on the Potts model g of the given states through
+// infer (runFlags.answer) and returns the answer, its run record, and the
+// marginals' mean ℓ2 distance to the uniform marginals, which are exact by
+// symmetry.
+func (f *runFlags) pottsAnswer(ctx context.Context, g *factorgraph.Graph, spec *infer.Spec, so gibbs.Options, states int) (*infer.Answer, *gibbsOutput, float64, error) {
+	opt, err := f.inferOptions(spec, so)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	a, rec, err := f.answer(ctx, g, opt)
+	switch {
+	case err != nil:
+		return nil, nil, 0, err
+	case rec == nil:
+		return nil, nil, 0, errNothingSampled(a)
+	}
+	l2, err := diag.MarginalL2(a.Marginals, uniform(g.NumVars(), states))
+	return a, rec, l2, err
 }
 
 // checkLambdaFlags rejects impossible λ flags with a usage error.
