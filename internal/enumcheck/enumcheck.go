@@ -487,24 +487,36 @@ func Enumerate(c Case) (*Truth, error) {
 			}
 		}
 	}
-	evid := map[int]int{}
-	if ev := strings.Fields(c.Evidence); len(ev) > 0 {
-		k, err := strconv.Atoi(ev[0])
-		if err != nil || len(ev) != 1+2*k {
-			return nil, fmt.Errorf("enumcheck: evidence %q", c.Evidence)
-		}
-		for j := range k {
-			v, err1 := strconv.Atoi(ev[1+2*j])
-			x, err2 := strconv.Atoi(ev[2+2*j])
-			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("enumcheck: evidence %q", c.Evidence)
-			}
-			evid[v] = x
-		}
+	evid, err := parseEvidence(c.Evidence)
+	if err != nil {
+		return nil, err
 	}
 	t := enumerate(cards, scopes, tables, evid)
 	t.Features = features(cards, scopes, tables, evid)
 	return t, nil
+}
+
+// parseEvidence reads an evidence text ("k v₁ x₁ … v_k x_k") as a map
+// from variable to value.
+func parseEvidence(text string) (map[int]int, error) {
+	evid := map[int]int{}
+	ev := strings.Fields(text)
+	if len(ev) == 0 {
+		return evid, nil
+	}
+	k, err := strconv.Atoi(ev[0])
+	if err != nil || len(ev) != 1+2*k {
+		return nil, fmt.Errorf("enumcheck: evidence %q", text)
+	}
+	for j := range k {
+		v, err1 := strconv.Atoi(ev[1+2*j])
+		x, err2 := strconv.Atoi(ev[2+2*j])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("enumcheck: evidence %q", text)
+		}
+		evid[v] = x
+	}
+	return evid, nil
 }
 
 // features counts the features of a parsed model.
