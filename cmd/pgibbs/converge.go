@@ -57,12 +57,6 @@ func judged(v chain.Verdict, c chain.Criteria, quantities int) convergence {
 		Draws: v.Draws, Constant: v.Constant, Worst: v.Worst, Note: v.Reason, criteria: c, tracked: quantities - v.Constant, chains: v.Chains}
 }
 
-// judge returns the verdict of f's criteria on quantities named by name.
-func (f *runFlags) judge(qs [][][]float64, name func(int) string) convergence {
-	c := f.criteria()
-	return judged(chain.Judge(qs, name, c), c, len(qs))
-}
-
 // printConvergence adds the convergence lines to a text table.
 func printConvergence(w io.Writer, c convergence) {
 	if c.ESSBulkMin != nil {

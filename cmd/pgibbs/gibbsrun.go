@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -158,22 +157,6 @@ func constructionError(err error) error {
 		return fmt.Errorf("building the sampler: %w", err)
 	}
 	return usagef("%v", err)
-}
-
-// newSampler builds the sampler of -sampler on m drawing from r through the
-// registry, with -clusters for
-// wolff; a usage error if the library refuses it (constructionError).
-func (f *runFlags) newSampler(m factorgraph.Model, r *rand.Rand, opts *gibbs.Options) (gibbs.Sampler, error) {
-	e, err := samplers.Lookup(f.sampler)
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	cfg := &samplers.Config{Options: *opts, Clusters: f.clusterCount()}
-	s, err := e.New(m, r, cfg)
-	if err != nil {
-		return nil, constructionError(err)
-	}
-	return s, nil
 }
 
 // entry returns the registry's entry called name, or the zero Entry if
