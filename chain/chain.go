@@ -258,6 +258,21 @@ type Runner struct {
 	converged bool
 }
 
+// RunBuilt builds chains 0 to n−1 with build (chain k on its own
+// streams, as a Simulation's or an Experiment's Chain does) and runs them
+// (Run), returning them as they stand when Run returns.
+func (r *Runner) RunBuilt(ctx context.Context, n int, build func(k int) (*Chain, error)) ([]*Chain, error) {
+	chains := make([]*Chain, n)
+	for k := range chains {
+		c, err := build(k)
+		if err != nil {
+			return nil, err
+		}
+		chains[k] = c
+	}
+	return chains, r.Run(ctx, chains)
+}
+
 // Converged reports whether the last Run ended because Until returned
 // true.
 func (r *Runner) Converged() bool { return r.converged }

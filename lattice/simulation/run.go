@@ -16,14 +16,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	chains := make([]*chain.Chain, s.cfg.Chains)
-	for k := range chains {
-		if chains[k], err = s.Chain(k); err != nil {
-			return nil, err
-		}
-	}
 	steps, _ := s.Steps()
-	if err := (&chain.Runner{Steps: steps}).Run(ctx, chains); err != nil {
+	chains, err := (&chain.Runner{Steps: steps}).RunBuilt(ctx, s.cfg.Chains, s.Chain)
+	if err != nil {
 		return nil, err
 	}
 	return s.Result(chains)

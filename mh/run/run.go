@@ -18,14 +18,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	chains := make([]*chain.Chain, e.cfg.Chains)
-	for k := range chains {
-		if chains[k], err = e.Chain(k); err != nil {
-			return nil, err
-		}
-	}
 	steps, _ := e.Steps()
-	if err := (&chain.Runner{Steps: steps}).Run(ctx, chains); err != nil {
+	chains, err := (&chain.Runner{Steps: steps}).RunBuilt(ctx, e.cfg.Chains, e.Chain)
+	if err != nil {
 		return nil, err
 	}
 	return e.Result(chains)
