@@ -424,3 +424,36 @@ func (r *reproducer) clusters(ctx context.Context) error {
 	r.say("\n%s", res.Markdown())
 	return r.figure(res.WriteFigure(r.dir))
 }
+
+// Describe says in a few lines what the experiment name regenerates (one
+// of Figures; "" for another name): the command line's help lists them.
+func Describe(name string) string { return descriptions[name] }
+
+// descriptions are the experiments' descriptions (Describe).
+var descriptions = map[string]string{
+	"fig1a":         "marginal error vs iterations on the Potts model: Gibbs, Poisson-Gibbs, DoubleMIN-Gibbs (λ2 = L², 10⁴L²)",
+	"fig1b":         "Poisson-Gibbs at λ = 0.1, 1, 5·L² on the Potts model (with Gibbs)",
+	"fig1c":         "symmetric KL vs iterations on the continuous spin model: PGITS, PGDA, Gibbs-ITS, Gibbs-DA, rejection",
+	"fig2":          "fig1a, fig1b and fig1c against wall time (fig2a, fig2b, fig2c; the same runs)",
+	"fig3":          "density estimates of PGITS, PGDA and PG-rejection on the truncated Gaussian mixture, next to the truth",
+	"tunamh-table1": "TunaMH paper, Table 1: average batch sizes of TFMH, FlyMC, Poisson-MH, TunaMH on the mixture",
+	"tunamh-rlr":    "robust linear regression (N = 10⁵, d = 10): ESS per second of MH, TunaMH, MH-SS, SMH, TFMH, FlyMC",
+	"crossover": "ns/update of Gibbs, Poisson-Gibbs and hand-written heat-bath loops as Δ grows, and the Δ from which\n" +
+		"Poisson-Gibbs is faster (a timing study on one core: run it alone on a quiet machine; -runs sets\n" +
+		"its repetitions, -workers is not used; not part of all)",
+	"clusters": "τ of |m| against L at the 2-D Ising critical point (heat bath, Poisson-Gibbs, Swendsen–Wang, Wolff;\n" +
+		"fitted dynamic exponents z) and seconds per Swendsen–Wang / Poisson-Gibbs sweep up to 10⁶ sites and\n" +
+		"long range (a study: run it alone; -runs sets the chains; not part of all)",
+	"uai": "the UAI competitions' MAR task on every shared model (../shared/data/uai) with its .MAR file: the\n" +
+		"default answer (exact where an elimination fits, else the sampler its pilots choose) at 20 s a model\n" +
+		"on one core, scored as UAI 2022 scores (-quick: 2 s a model; a study: run it alone; not part of all)",
+	"fss": "finite-size scaling of the 2-D Ising model (nearest neighbour, sides 16–128) and of the σ = 1\n" +
+		"power law (16–96) with Swendsen–Wang and single-histogram reweighting: χ peaks and the fitted γ/ν,\n" +
+		"Binder crossings against β_c, reweighted against direct runs (3 minutes on 2 cores, -quick 20 s;\n" +
+		"a study: -runs sets the chains; not part of all)",
+	"scale": "bytes and build time per pair factor and ns per Poisson-Gibbs and Gibbs update on the Gaussian-kernel\n" +
+		"Potts model from 10⁵ to 2·10⁸ pair factors (widths 22–516; a width whose graph would not fit half the\n" +
+		"memory is skipped; about 9 GB and 3 minutes at the largest; -quick: up to width 80; a timing study:\n" +
+		"run it alone; not part of all)",
+	"all": "every figure and table of the papers above (fig1a … tunamh-rlr), each run once",
+}

@@ -152,7 +152,7 @@ func TestReproduceUsage(t *testing.T) {
 	}
 	// Every name the usage text describes is one experiments.Reproduce knows.
 	for _, name := range experiments.Figures() {
-		if !strings.Contains(reproduceUsage, "\n  "+name+" ") {
+		if !strings.Contains(reproduceUsage(), "\n  "+name+" ") {
 			t.Errorf("usage does not describe %q", name)
 		}
 	}
