@@ -246,6 +246,19 @@ type Verdict struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// LastToConverge names what keeps v from converging, as a stopping rule
+// reports its last check: the worst quantity, else the reason ("" when
+// converged).
+func (v Verdict) LastToConverge() string {
+	switch {
+	case v.Converged:
+		return ""
+	case len(v.Worst) > 0:
+		return v.Worst[0]
+	}
+	return v.Reason
+}
+
 // StuckBelow is the Rao–Blackwellised probability under which a variable
 // that never left its value counts as stuck (Verdict.Stuck).
 const StuckBelow = 0.99

@@ -29,6 +29,19 @@
 //     so the pooled run reports what the K-chain run would. [ReadRun]
 //     reads a checkpoint whose Runner.Meta was a Meta, and [TracePath]
 //     names each chain's trace file.
+//   - [Session] is what surrounds a Runner in a program that offers all of
+//     this for chains from any source, written once rather than by each
+//     caller: [Session.Build] and [Session.Add] open each chain's CSV trace
+//     (created, or reopened where a checkpoint left it) as the chains are
+//     built, [Session.Attach] restores them from a [Checkpoint] or loads the
+//     [Part]s of a split run (then they are not run), [Session.End] says
+//     from the Runner's error whether the chains have results — complete,
+//     complete but with the final checkpoint unsaved ([Ending].Unsaved), or
+//     interrupted after the burn-in ([Ending].Interrupted) — or why not,
+//     and [Session.Flush] and [Session.Part] leave the flushed traces, the
+//     final states' hash and chain k's Part; [Indices] are the chains a
+//     process of a split run builds. cmd/pgibbs keeps only its flags and
+//     their wording around it.
 //   - [Parallel] is the bounded worker pool the Runner and the experiment
 //     drivers share.
 //   - Observers for both families: [Marginals] (run-average marginals of

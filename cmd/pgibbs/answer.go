@@ -53,23 +53,21 @@ func (f *runFlags) inferOptions(spec *infer.Spec, so gibbs.Options) (infer.Optio
 // the answer's Incomplete says why); a context.Canceled error with the
 // answer: interrupted within the burn-in.
 func (f *runFlags) answer(ctx context.Context, g *factorgraph.Graph, opt infer.Options) (*infer.Answer, *gibbsOutput, error) {
-	out := &outcome{}
-	var files []*chain.CSV
+	out := &outcome{Session: f.session(nil)}
 	var hookErr error // the run layer's: a checkpoint that does not restore
-	defer func() { closeAll(files) }()
+	defer out.Close()
 	opt.Run.Built = func(chains []*chain.Chain) (run bool, err error) {
 		defer func() { hookErr = err }()
-		out.chains = chains
-		trace := func(int) (string, int64, chain.RowFunc) {
+		out.Trace = func(int) (string, int64, chain.RowFunc) {
 			sps := gibbs.StepsPerSweep(chains[0].Kernel.(gibbs.Sampler))
 			return chain.StateHeader(g.Free()), max(1, int64(math.Round(sps))), chain.StateRow(g.Free())
 		}
 		for i, k := range opt.Run.Indices {
-			if err := f.traceFile(&files, chains[i], k, trace); err != nil {
+			if err := out.Add(chains[i], k); err != nil {
 				return false, err
 			}
 		}
-		return f.attach(out)
+		return out.Attach()
 	}
 	a, err := infer.Marginals(ctx, g, opt)
 	switch {
@@ -80,23 +78,23 @@ func (f *runFlags) answer(ctx context.Context, g *factorgraph.Graph, opt infer.O
 	case a.Run == nil:
 		return a, nil, err
 	}
-	rec, err := f.sampled(ctx, g, a.Run, out, files)
+	rec, err := f.sampled(ctx, g, a.Run, out)
 	return a, rec, err
 }
 
 // sampled finishes the run layer's part of the chains s ran and returns
 // their record.
-func (f *runFlags) sampled(ctx context.Context, g *factorgraph.Graph, s *infer.Sampled, out *outcome, files []*chain.CSV) (*gibbsOutput, error) {
+func (f *runFlags) sampled(ctx context.Context, g *factorgraph.Graph, s *infer.Sampled, out *outcome) (*gibbsOutput, error) {
 	if f.merged == nil {
-		out.seconds = s.Seconds
+		out.Seconds = s.Seconds
 		if f.untilRhat > 0 {
 			out.stop = &stopping{StoppedBy: "ceiling", Checks: s.Checks}
 			if s.Converged {
 				out.stop.StoppedBy = "converged"
 			}
-			out.stop.last(s.Last)
+			out.stop.LastToConverge = s.Last.LastToConverge()
 		}
-		if err := f.conclude(ctx, s.Err, f.seconds > 0 || s.Converged, s.Steps, s.Burn, out, files, s.Monitor.Quantities); err != nil {
+		if err := f.conclude(ctx, s.Err, f.seconds > 0 || s.Converged, s.Steps, s.Burn, out, s.Monitor.Quantities); err != nil {
 			return nil, err
 		}
 	}

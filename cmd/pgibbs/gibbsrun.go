@@ -84,7 +84,7 @@ func (f *runFlags) samplerOutput(samplers []gibbs.Sampler, margs []*chain.Margin
 	st := statsOf(samplers)
 	out := gibbsOutput{Lambda: lambdaOf(samplers[0]), Iterations: st.Steps, FactorsPerStep: st.FactorsPerStep(),
 		DrawsPerStep: st.PicksPerStep(), TriesPerStep: st.TriesPerStep(),
-		StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds), record: f.record(o, conv)}
+		StepsPerSecond: stepsPerSecond(st.Steps, len(o.Chains), o.Seconds), record: f.record(o, conv)}
 	for _, s := range samplers {
 		sw, _ := chain.Sweeps(s)
 		out.Sweeps += sw / float64(len(samplers))

@@ -109,7 +109,7 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := run.report(e, o, max(0, time.Since(setup).Seconds()-o.seconds)); err != nil {
+	if err := run.report(e, o, max(0, time.Since(setup).Seconds()-o.Seconds)); err != nil {
 		if o.interrupted != nil {
 			// Too little measured before the interruption to report.
 			return o.interrupted
@@ -193,13 +193,13 @@ func (r *latticeRun) job() job {
 // report pools the chains' measurements and prints them.
 func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 	f := r.f
-	res, err := r.sim.Result(o.chains)
+	res, err := r.sim.Result(o.Chains)
 	if err != nil {
 		return err
 	}
 	st := res.Stats
 	out := latticeOutput{Setup: r.sim.Setup(), Result: res, Measurements: res.Measurements, Estimates: res.Estimates(),
-		SetupSeconds: setupSeconds, Steps: st.Steps, StepsPerSecond: stepsPerSecond(st.Steps, len(o.chains), o.seconds),
+		SetupSeconds: setupSeconds, Steps: st.Steps, StepsPerSecond: stepsPerSecond(st.Steps, len(o.Chains), o.Seconds),
 		FactorsPerStep: st.FactorsPerStep(), DrawsPerStep: st.PicksPerStep(),
 		record: f.record(o, judged(res.Verdict, f.criteria(), simulation.NumQuantities)),
 	}

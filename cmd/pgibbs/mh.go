@@ -92,7 +92,7 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := x.Result(o.chains)
+	res, err := x.Result(o.Chains)
 	if err != nil {
 		return err
 	}
@@ -117,8 +117,8 @@ func mhRecord(f *runFlags, model string, cfg mhrun.Config, res *mhrun.Result, o 
 	case "poissonmh":
 		out.Lambda = opts.Lambda
 	}
-	if o.seconds > 0 && out.ESSBulkMin != nil {
-		out.ESSPerSecond = *out.ESSBulkMin / o.seconds
+	if o.Seconds > 0 && out.ESSBulkMin != nil {
+		out.ESSPerSecond = *out.ESSBulkMin / o.Seconds
 	}
 	return out
 }

@@ -23,7 +23,7 @@ import (
 // The run layer every sampling subcommand shares: its flags (runFlags),
 // the part of its JSON record they describe (record), and its features —
 // checkpoints, resume, traces, progress, -chain k -of K and `pgibbs merge`
-// (traceFile, attach, conclude, watch) — on either path from flags to
+// (a chain.Session: session, conclude; watch) — on either path from flags to
 // finished chains: infer.Marginals for the samplers of package gibbs on a
 // factor graph (runFlags.answer, answer.go: uai, potts, spin, tgm,
 // default), runFlags.execute through package chain for the others
@@ -314,16 +314,7 @@ func (f *runFlags) writePlots(quantities func() ([][][]float64, func(int) string
 }
 
 // indices returns the global indices of the chains this process runs.
-func (f *runFlags) indices() []int {
-	if f.of > 0 {
-		return []int{f.chain}
-	}
-	ks := make([]int, f.chains)
-	for k := range ks {
-		ks[k] = k
-	}
-	return ks
-}
+func (f *runFlags) indices() []int { return chain.Indices(f.chain, f.of, f.chains) }
 
 // runOf is the number of chains of the whole run.
 func (f *runFlags) runOf() int {
@@ -354,13 +345,12 @@ type job struct {
 	checkEvery func() int64
 }
 
-// outcome is what execute ran.
+// outcome is what execute ran: its session's chains, sampling time and
+// final states' hash.
 type outcome struct {
-	chains  []*chain.Chain
-	seconds float64
-	hash    string
-	parts   []*chain.Part // with -chain k -of K: the part to print
-	stop    *stopping     // with -until-rhat: why the run stopped
+	*chain.Session
+	parts []*chain.Part // with -chain k -of K: the part to print
+	stop  *stopping     // with -until-rhat: why the run stopped
 	// interrupted is the error of a run a signal stopped after its
 	// burn-in (nil otherwise), why says so in words: the results are
 	// those so far.
@@ -391,7 +381,8 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	if err := f.prepare(j); err != nil {
 		return nil, err
 	}
-	out := &outcome{}
+	out := &outcome{Session: f.session(j.trace)}
+	defer out.Close()
 	bctx, cancel := context.WithCancel(ctx)
 	if d, ok := f.budget().Deadline(); ok {
 		bctx, cancel = context.WithDeadline(ctx, d)
@@ -399,114 +390,55 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	defer cancel()
 	f.buildCtx = bctx
 	phase.Enter("build")
-	var files []*chain.CSV
-	defer func() { closeAll(files) }()
-	for _, k := range f.indices() {
-		c, err := j.build(k)
-		if err != nil {
-			return nil, err
-		}
-		c.Burn = j.burn
-		out.chains = append(out.chains, c)
-		if err := f.traceFile(&files, c, k, j.trace); err != nil {
-			return nil, err
-		}
+	if err := out.Build(f.indices(), j.burn, j.build); err != nil {
+		return nil, err
 	}
-	if run, err := f.attach(out); err != nil || !run {
+	if run, err := out.Attach(); err != nil || !run {
 		return out, err
 	}
 	r, err := f.runner(j, out)
 	if err != nil {
 		return nil, err
 	}
-	stop := f.watch(out.chains, j.steps)
+	stop := f.watch(out.Chains, j.steps)
 	start := time.Now()
 	phase.Enter("sample")
-	err = r.Run(ctx, out.chains)
+	err = r.Run(ctx, out.Chains)
 	stop()
-	out.seconds = time.Since(start).Seconds()
+	out.Seconds = time.Since(start).Seconds()
 	if r.Converged() {
 		out.stop.StoppedBy = "converged"
 	}
-	return out, f.conclude(ctx, err, r.Duration > 0 || r.Converged(), j.steps, j.burn, out, files, j.quantities)
+	return out, f.conclude(ctx, err, r.Duration > 0 || r.Converged(), j.steps, j.burn, out, j.quantities)
 }
 
-// traceFile opens the -trace file of chain k (trace: its header,
-// interval and row; on -resume the file so far) as an observer of c,
-// added to files; nothing without -trace.
-func (f *runFlags) traceFile(files *[]*chain.CSV, c *chain.Chain, k int, trace func(k int) (string, int64, chain.RowFunc)) error {
-	if f.trace == "" || trace == nil {
-		return nil
+// session returns the chain.Session of the run: the -trace files (trace:
+// each chain's header, interval and row), -resume, the merged parts of
+// `pgibbs merge` and the part of -chain k -of K.
+func (f *runFlags) session(trace func(k int) (string, int64, chain.RowFunc)) *chain.Session {
+	return &chain.Session{Meta: f.meta(), Inputs: f.inputPaths(), Of: f.runOf(), Trace: trace,
+		Resume: f.resumed, ResumePath: f.resume, Parts: f.merged}
+}
+
+// conclude turns the runner's error into the command's (chain.Session.End,
+// with how to resume an interrupted run; complete: a time budget or the
+// stopping rule completed it) and finishes a run that sampled past its
+// burn-in: an interrupted one keeps its results, out.interrupted saying
+// so; a complete one whose final checkpoint failed reports its results and
+// the command then fails.
+func (f *runFlags) conclude(ctx context.Context, err error, complete bool, steps, burn int64, out *outcome,
+	quantities func() ([][][]float64, func(int) string)) error {
+	end, err := out.End(f.resumeHint(err), complete, steps, burn)
+	if end.Unsaved != nil && f.env != nil {
+		f.env.failure = fmt.Errorf("the results above are complete, but %w", end.Unsaved)
 	}
-	header, every, row := trace(k)
-	path := chain.TracePath(f.trace, k, f.runOf())
-	var file *chain.CSV
-	var err error
-	if f.resumed != nil {
-		file, err = chain.OpenCSV(path, every, row)
-	} else {
-		file, err = chain.CreateCSV(path, header, every, row)
+	if end.Interrupted != nil {
+		out.interrupted, out.why = end.Interrupted, interruption(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	*files = append(*files, file)
-	c.Observers = append(c.Observers, file)
-	return nil
-}
-
-// attach restores the chains from the checkpoint of -resume, or loads
-// them from the merged parts: then run is false, the chains in their final
-// states.
-func (f *runFlags) attach(out *outcome) (run bool, err error) {
-	if f.merged != nil {
-		if out.seconds, err = chain.RestoreParts(f.merged, out.chains); err != nil {
-			return false, err
-		}
-		out.hash = chain.StateHash(chain.States(out.chains)...)
-		return false, nil
-	}
-	if f.resumed != nil {
-		if err := f.resumed.Restore(out.chains); err != nil {
-			return false, fmt.Errorf("%s: %w", f.resume, err)
-		}
-	}
-	return true, nil
-}
-
-// closeAll closes the trace files.
-func closeAll(files []*chain.CSV) {
-	for _, c := range files {
-		c.Close()
-	}
-}
-
-// conclude turns the runner's error into the command's (runError; whether
-// the run completed: a time budget, the stopping rule, or steps each) and
-// finishes a run that sampled past its burn-in: an interrupted one keeps
-// its results, out.interrupted saying so.
-func (f *runFlags) conclude(ctx context.Context, err error, complete bool, steps, burn int64, out *outcome, files []*chain.CSV,
-	quantities func() ([][][]float64, func(int) string)) error {
-	all := true
-	for _, c := range out.chains {
-		all = all && c.Done() >= steps
-	}
-	complete = complete || all
-	if err = f.runError(err, complete); err != nil {
-		if !errors.Is(err, context.Canceled) {
-			return err
-		}
-		out.interrupted, out.why = err, interruption(ctx)
-	}
-	for _, c := range out.chains {
-		if c.Done() <= burn {
-			if out.interrupted != nil {
-				return out.interrupted
-			}
-			return fmt.Errorf("the run ended after %d steps, within the burn-in", c.Done())
-		}
-	}
-	return f.finish(quantities, out, files)
+	return f.finish(quantities, out)
 }
 
 // runner returns the runner of j's chains: its steps or duration, its
@@ -543,26 +475,19 @@ func (f *runFlags) meta() chain.Meta {
 // finish flushes the trace files after a complete run, records the final
 // states' hash, writes the -plot pictures and, for -chain k -of K, the
 // part record.
-func (f *runFlags) finish(quantities func() ([][][]float64, func(int) string), out *outcome, files []*chain.CSV) error {
-	for _, file := range files {
-		if err := file.Flush(); err != nil {
-			return err
-		}
+func (f *runFlags) finish(quantities func() ([][][]float64, func(int) string), out *outcome) error {
+	if err := out.Flush(); err != nil {
+		return err
 	}
-	out.hash = chain.StateHash(chain.States(out.chains)...)
 	if err := f.writePlots(quantities); err != nil {
 		return err
 	}
 	if f.of > 0 && out.interrupted == nil {
-		st, err := out.chains[0].Save()
+		p, err := out.Part()
 		if err != nil {
 			return err
 		}
-		m := f.meta()
-		if m.Inputs, err = chain.HashFiles(f.inputPaths()...); err != nil {
-			return err
-		}
-		out.parts = []*chain.Part{{Meta: m, Chain: f.chain, Of: f.of, Seconds: out.seconds, State: st}}
+		out.parts = []*chain.Part{p}
 	}
 	return nil
 }
@@ -591,20 +516,12 @@ func (f *runFlags) inputPaths() []string {
 	return out
 }
 
-// runError turns the Runner's error into the command's: an interrupted run
-// says how to resume; a run that completed but could not save its final
-// checkpoint still reports its results, and the command then fails.
-func (f *runFlags) runError(err error, complete bool) error {
+// resumeHint adds to the error of a run interrupted with a checkpoint how
+// to continue it.
+func (f *runFlags) resumeHint(err error) error {
 	var intr *chain.Interrupted
-	var save *chain.SaveError
-	switch {
-	case errors.As(err, &intr) && intr.Checkpoint != "":
+	if errors.As(err, &intr) && intr.Checkpoint != "" {
 		return fmt.Errorf("%w; continue with: pgibbs %s -resume %s", err, f.command, intr.Checkpoint)
-	case errors.As(err, &save) && complete && !chain.Stopped(err):
-		if f.env != nil {
-			f.env.failure = fmt.Errorf("the results above are complete, but %w", err)
-		}
-		return nil
 	}
 	return err
 }
@@ -652,14 +569,14 @@ type record struct {
 func (f *runFlags) record(o *outcome, conv convergence) record {
 	if o.interrupted != nil {
 		conv.Converged = false
-		conv.Note = strings.TrimSuffix(fmt.Sprintf("%s after %.3g s of sampling: the results so far; ", o.why, o.seconds)+conv.Note, "; ")
+		conv.Note = strings.TrimSuffix(fmt.Sprintf("%s after %.3g s of sampling: the results so far; ", o.why, o.Seconds)+conv.Note, "; ")
 		if f.env != nil {
 			f.env.failure = o.interrupted
 		}
 	}
 	f.warn(conv)
-	return record{Sampler: f.sampler, Seed: f.seed, Chains: len(o.chains), Burn: f.burn, Seconds: o.seconds,
-		StateSHA256: o.hash, convergence: conv, Parts: o.parts, stopping: o.stop, Plots: f.plotted}
+	return record{Sampler: f.sampler, Seed: f.seed, Chains: len(o.Chains), Burn: f.burn, Seconds: o.Seconds,
+		StateSHA256: o.Hash, convergence: conv, Parts: o.parts, stopping: o.stop, Plots: f.plotted}
 }
 
 // absolute makes -trace, -plot and the subcommand's file flags absolute

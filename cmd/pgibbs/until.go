@@ -75,20 +75,10 @@ func (f *runFlags) until(j job, rec *stopping) func([]*chain.Chain) (bool, error
 		rec.Checks++
 		qs, name := j.quantities()
 		v := chain.Judge(qs, name, f.criteria())
-		rec.last(v)
+		if !v.Converged { // a converged check keeps the quantity that converged last
+			rec.LastToConverge = v.LastToConverge()
+		}
 		return v.Converged, nil
-	}
-}
-
-// last records the verdict v of the last check: the quantity last to
-// converge (the worst), or why not.
-func (s *stopping) last(v chain.Verdict) {
-	switch {
-	case v.Converged:
-	case len(v.Worst) > 0:
-		s.LastToConverge = v.Worst[0]
-	default:
-		s.LastToConverge = v.Reason
 	}
 }
 
