@@ -304,7 +304,7 @@ func (f *latticeFlags) check() error {
 // error, naming the flag of the field (Params: the lattice's reason,
 // without the package's prefix).
 func configError(err error) error {
-	var ce *simulation.ConfigError
+	var ce *chain.ConfigError
 	switch {
 	case !errors.As(err, &ce):
 		return err

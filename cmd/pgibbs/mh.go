@@ -126,7 +126,7 @@ func mhRecord(f *runFlags, model string, cfg mhrun.Config, res *mhrun.Result, o 
 // mhConfigError returns mhrun.New's or Experiment.Chain's refusal as the
 // command's usage error (-sampler's naming the flag).
 func mhConfigError(err error) error {
-	var ce *mhrun.ConfigError
+	var ce *chain.ConfigError
 	switch {
 	case !errors.As(err, &ce):
 		return err

@@ -136,19 +136,9 @@ type Config struct {
 	Criteria chain.Criteria
 }
 
-// ConfigError is New's refusal of a configuration: the field and why.
-type ConfigError struct {
-	Field string // the Config field, "Params" for the model's
-	Err   error  // why, beginning with the field's value where it has one
-}
-
-func (e *ConfigError) Error() string { return "simulation: " + e.Field + " " + e.Err.Error() }
-
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// refuse returns a *ConfigError of field.
+// refuse returns a *chain.ConfigError of field.
 func refuse(field, format string, args ...any) error {
-	return &ConfigError{Field: field, Err: fmt.Errorf(format, args...)}
+	return chain.Refuse("simulation", field, format, args...)
 }
 
 // normalise checks c's fields whose zero is a default and fills the
@@ -234,7 +224,7 @@ func (c *Config) checkModel(l *lattice.Lattice) error {
 	e, err := samplers.Lookup(update)
 	field := map[bool]string{false: "Sampler", true: "Update"}[c.Sampler == Chromatic]
 	if err != nil {
-		return &ConfigError{Field: field, Err: fmt.Errorf("%s: %w", update, err)}
+		return refuse(field, "%s: %w", update, err)
 	}
 	// A continuous sampler would run plain Gibbs on discrete spins
 	// without a word.

@@ -8,7 +8,7 @@
 // measured (one sweep in MeasureEvery, the energy exact or from sampled
 // pairs), the start (Hot or Cold), a reweighting Grid and the convergence
 // Criteria. New validates it — a configuration that cannot run is refused
-// with a *ConfigError naming the field — and builds the lattice.
+// with a *chain.ConfigError naming the field — and builds the lattice.
 //
 // One call runs it all:
 //

@@ -28,7 +28,7 @@ type Simulation struct {
 }
 
 // New validates cfg and builds its lattice. A configuration that cannot
-// run is refused with a *ConfigError naming the field (Field "Params":
+// run is refused with a *chain.ConfigError naming the field (Field "Params":
 // lattice.New's *lattice.ParamsError).
 func New(cfg Config) (*Simulation, error) {
 	if err := cfg.normalise(); err != nil {
@@ -39,7 +39,7 @@ func New(cfg Config) (*Simulation, error) {
 	}
 	l, err := lattice.New(cfg.Params)
 	if err != nil {
-		return nil, &ConfigError{Field: "Params", Err: err}
+		return nil, &chain.ConfigError{Pkg: "simulation", Field: "Params", Err: err}
 	}
 	if err := cfg.checkModel(l); err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func New(cfg Config) (*Simulation, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err // without the package's prefix
 			}
-			return nil, &ConfigError{Field: "Sampler", Err: fmt.Errorf("%s: %w", Chromatic, err)}
+			return nil, refuse("Sampler", "%s: %w", Chromatic, err)
 		}
 	}
 	return s, nil

@@ -21,7 +21,7 @@ func ising(sampler string) simulation.Config {
 }
 
 // TestConfigRefused: configurations that cannot run are refused with a
-// *ConfigError naming the field, never a panic.
+// *chain.ConfigError naming the field, never a panic.
 func TestConfigRefused(t *testing.T) {
 	for _, tc := range []struct {
 		field string
@@ -59,7 +59,7 @@ func TestConfigRefused(t *testing.T) {
 		cfg := ising("pgibbs")
 		tc.edit(&cfg)
 		_, err := simulation.New(cfg)
-		var ce *simulation.ConfigError
+		var ce *chain.ConfigError
 		if !errors.As(err, &ce) || ce.Field != tc.field {
 			t.Errorf("%+v: error %v; want a *ConfigError of %s", cfg, err, tc.field)
 			continue

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/pgibbs/pgibbs/chain"
@@ -39,20 +38,9 @@ type Config struct {
 	Criteria chain.Criteria
 }
 
-// ConfigError is New's (or Chain's) refusal of a configuration: the field
-// and why.
-type ConfigError struct {
-	Field string // the Config field
-	Err   error  // why, beginning with the field's value where it has one
-}
-
-func (e *ConfigError) Error() string { return "mh/run: " + e.Field + " " + e.Err.Error() }
-
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// refuse returns a *ConfigError of field.
+// refuse returns a *chain.ConfigError of field.
 func refuse(field, format string, args ...any) error {
-	return &ConfigError{Field: field, Err: fmt.Errorf(format, args...)}
+	return chain.Refuse("mh/run", field, format, args...)
 }
 
 // check validates c and fills its defaults. The Options are mh.New's to

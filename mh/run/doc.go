@@ -5,7 +5,7 @@
 // the sampler (a name of the mh registry) with its mh.Options, the chains,
 // the seed, the steps and the burn-in, and the convergence Criteria. New
 // validates it — a configuration that cannot run is refused with a
-// *ConfigError naming the field.
+// *chain.ConfigError naming the field.
 //
 // One call runs it all:
 //

@@ -27,7 +27,7 @@ type Experiment struct {
 }
 
 // New validates cfg. A configuration that cannot run is refused with a
-// *ConfigError naming the field; the Options are mh.New's to judge, when
+// *chain.ConfigError naming the field; the Options are mh.New's to judge, when
 // Chain builds a sampler.
 func New(cfg Config) (*Experiment, error) {
 	if err := cfg.check(); err != nil {
@@ -59,7 +59,7 @@ func (e *Experiment) Memory() float64 {
 // it, elsewhere or not at all —, observed past the burn-in (Chain.Burn is
 // set) by the running means of θ (chain.Means) and a trace of every
 // coordinate (chain.Trace, at most MaxDraws draws). mh.New's refusal is a
-// *ConfigError of the Options.
+// *chain.ConfigError of the Options.
 func (e *Experiment) Chain(k int) (*chain.Chain, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("mh/run: chain %d: need k ≥ 0", k)
@@ -68,7 +68,7 @@ func (e *Experiment) Chain(k int) (*chain.Chain, error) {
 	opts := e.cfg.Options
 	s, err := mh.New(e.cfg.Sampler, e.cfg.Target, rand.New(src), &opts)
 	if err != nil {
-		return nil, &ConfigError{Field: "Options", Err: err}
+		return nil, &chain.ConfigError{Pkg: "mh/run", Field: "Options", Err: err}
 	}
 	// θ's coordinates are continuous (size 0): their draws are the
 	// tracked quantities.

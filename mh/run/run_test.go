@@ -25,7 +25,7 @@ func bias(t *testing.T, sampler string, k int) run.Config {
 }
 
 // TestRefused: a configuration that cannot run is refused with a
-// *ConfigError naming its field.
+// *chain.ConfigError naming its field.
 func TestRefused(t *testing.T) {
 	for _, tc := range []struct {
 		field string
@@ -44,7 +44,7 @@ func TestRefused(t *testing.T) {
 		cfg := bias(t, "tunamh", 20)
 		tc.edit(&cfg)
 		_, err := run.Run(context.Background(), cfg)
-		var ce *run.ConfigError
+		var ce *chain.ConfigError
 		if !errors.As(err, &ce) || ce.Field != tc.field || !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("%s: got %v, want a *ConfigError of %s", tc.field, err, tc.field)
 		}
@@ -54,7 +54,7 @@ func TestRefused(t *testing.T) {
 	if _, err := run.New(cfg); err != nil {
 		t.Errorf("New with Steps 0 (a caller's time budget): %v", err)
 	}
-	var ce *run.ConfigError
+	var ce *chain.ConfigError
 	if _, err := run.Run(context.Background(), cfg); !errors.As(err, &ce) || ce.Field != "Steps" {
 		t.Errorf("Run with Steps 0: got %v, want a *ConfigError of Steps", err)
 	}
