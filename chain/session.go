@@ -150,7 +150,7 @@ func (s *Session) End(err error, complete bool, steps, burn int64) (Ending, erro
 			if end.Interrupted != nil {
 				return end, end.Interrupted
 			}
-			return end, fmt.Errorf("the run ended after %d steps, within the burn-in", c.Done())
+			return end, &BurnInError{Done: c.Done()}
 		}
 	}
 	return end, nil
@@ -196,4 +196,15 @@ func (s *Session) Close() {
 	for _, c := range s.files {
 		c.Close()
 	}
+}
+
+// BurnInError is End's error for a run that ended within its burn-in
+// (a time budget spent before any draw was kept): the chains have no
+// results.
+type BurnInError struct {
+	Done int64 // the steps the chain made
+}
+
+func (e *BurnInError) Error() string {
+	return fmt.Sprintf("the run ended after %d steps, within the burn-in", e.Done)
 }

@@ -61,6 +61,10 @@ func TestSessionEnd(t *testing.T) {
 			if got := fmt.Sprint(err); (tc.fail == "" && err != nil) || (tc.fail != "" && !strings.HasSuffix(got, tc.fail)) {
 				t.Errorf("error %v, want %q", err, tc.fail)
 			}
+			var bie *chain.BurnInError
+			if errors.As(err, &bie) != (tc.name == "within the burn-in") || bie != nil && bie.Done != tc.done {
+				t.Errorf("error %#v: a *BurnInError only for a run that ended within its burn-in, with its steps", err)
+			}
 			if (end.Unsaved != nil) != tc.unsaved || (end.Interrupted != nil) != tc.interrupt {
 				t.Errorf("Ending %+v, want unsaved %v interrupted %v", end, tc.unsaved, tc.interrupt)
 			}

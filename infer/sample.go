@@ -209,6 +209,9 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 		a.stop(fmt.Sprintf("interrupted (%v) after %.3g sweep-equivalents: the marginals so far", context.Cause(ctx), a.Sweeps))
 		return fmt.Errorf("infer: sampling: %w", s.Err)
 	}
+	if c := s.Chains[0]; r.Duration > 0 && c.Done() <= s.Burn {
+		a.stop(fmt.Sprintf("the budget ran out within the burn-in (%d of %d steps)", c.Done(), s.Burn))
+	}
 	return nil
 }
 

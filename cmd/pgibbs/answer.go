@@ -79,6 +79,9 @@ func (f *runFlags) answer(ctx context.Context, g *factorgraph.Graph, opt infer.O
 		return a, nil, err
 	}
 	rec, err := f.sampled(ctx, g, a.Run, out)
+	if bie := (*chain.BurnInError)(nil); errors.As(err, &bie) && a.Incomplete != "" {
+		return a, nil, nil // -seconds spent within the burn-in: a.Incomplete says so
+	}
 	return a, rec, err
 }
 

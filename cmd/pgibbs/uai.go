@@ -193,7 +193,7 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 		}
 		return a.Marginals, nil
 	case errors.Is(err, context.Canceled) && a.Run != nil: // within the burn-in
-	case err != nil && ctx.Err() == nil || a.Run != nil:
+	case err != nil && ctx.Err() == nil || a.Run != nil && a.Incomplete == "":
 		return nil, err
 	case a.ExactPart != nil && a.ExactPart.All():
 		// Every component exact: nothing to sample. A part of a -chain k
