@@ -259,6 +259,26 @@ func (v Verdict) LastToConverge() string {
 	return v.Reason
 }
 
+// Summary says v, a verdict under criteria c on quantities quantities,
+// in one line: "converged: R̂ < 1.01 and ESS ≥ 100 for all 12 tracked
+// quantities (2 chain(s) × 500 draws, one a sweep-equivalent)", or "NOT
+// converged: " and the reason. of, if not empty, says which variables
+// were judged when not all ("1000 of 40000 variables, evenly spaced").
+func (v Verdict) Summary(c Criteria, quantities int, of string) string {
+	c = c.Defaults()
+	switch {
+	case v.Converged && of != "":
+		of = " of " + of
+	case of != "":
+		of = " (judged on " + of + ")"
+	}
+	if v.Converged {
+		return fmt.Sprintf("converged: R̂ < %g and ESS ≥ %g for all %d tracked quantities%s (%d chain(s) × %d draws, one a sweep-equivalent)",
+			c.RHat, c.MinESS, quantities-v.Constant, of, v.Chains, v.Draws)
+	}
+	return "NOT converged: " + v.Reason + of
+}
+
 // StuckBelow is the Rao–Blackwellised probability under which a variable
 // that never left its value counts as stuck (Verdict.Stuck).
 const StuckBelow = 0.99

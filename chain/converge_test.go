@@ -274,3 +274,25 @@ func TestVerdictStuck(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictSummary: the one-line verdict names the criteria, the
+// quantities judged (not the constant ones), the chains and draws, and
+// which variables when not all; an unconverged one its reason.
+func TestVerdictSummary(t *testing.T) {
+	for _, c := range []struct {
+		v    Verdict
+		of   string
+		want string
+	}{
+		{Verdict{Converged: true, Chains: 2, Draws: 500, Constant: 1}, "",
+			"converged: R̂ < 1.01 and ESS ≥ 100 for all 11 tracked quantities (2 chain(s) × 500 draws, one a sweep-equivalent)"},
+		{Verdict{Converged: true, Chains: 1, Draws: 9}, "3 of 9 variables",
+			"converged: R̂ < 1.01 and ESS ≥ 100 for all 12 tracked quantities of 3 of 9 variables (1 chain(s) × 9 draws, one a sweep-equivalent)"},
+		{Verdict{Reason: "x3 never moved"}, "", "NOT converged: x3 never moved"},
+		{Verdict{Reason: "R̂ 1.2"}, "3 of 9 variables", "NOT converged: R̂ 1.2 (judged on 3 of 9 variables)"},
+	} {
+		if got := c.v.Summary(Criteria{}, 12, c.of); got != c.want {
+			t.Errorf("Summary = %q, want %q", got, c.want)
+		}
+	}
+}

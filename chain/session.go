@@ -24,9 +24,9 @@ type Session struct {
 	Inputs []string
 	// Of is the number of chains of the whole run (TracePath).
 	Of int
-	// Trace returns the CSV trace of chain k: its header, interval and
+	// Trace returns the CSV trace of chain c: its header, interval and
 	// row (nil: no traces).
-	Trace func(k int) (header string, every int64, row RowFunc)
+	Trace func(c *Chain) (header string, every int64, row RowFunc, err error)
 	// Resume, read from ResumePath, restores the chains; their trace files
 	// are then reopened as the checkpoint left them, not created.
 	Resume     *Checkpoint
@@ -82,10 +82,12 @@ func (s *Session) Add(c *Chain, k int) error {
 	if s.Meta.Trace == "" || s.Trace == nil {
 		return nil
 	}
-	header, every, row := s.Trace(k)
+	header, every, row, err := s.Trace(c)
+	if err != nil {
+		return err
+	}
 	path := TracePath(s.Meta.Trace, k, s.Of)
 	var file *CSV
-	var err error
 	if s.Resume != nil {
 		file, err = OpenCSV(path, every, row)
 	} else {

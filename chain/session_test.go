@@ -85,8 +85,8 @@ func sourcedWalk(k int) (*chain.Chain, error) {
 func TestSessionSplitRun(t *testing.T) {
 	dir := t.TempDir()
 	m := chain.Meta{Command: "walk", Args: []string{"-seed=1"}, Trace: filepath.Join(dir, "t.csv")}
-	trace := func(int) (string, int64, chain.RowFunc) {
-		return chain.StateHeader([]int{0, 1}), 10, chain.StateRow([]int{0, 1})
+	trace := func(*chain.Chain) (string, int64, chain.RowFunc, error) {
+		return chain.StateHeader([]int{0, 1}), 10, chain.StateRow([]int{0, 1}), nil
 	}
 	run := func(m chain.Meta, ck *chain.Checkpoint, ckPath string, steps int64) *chain.Session {
 		s := &chain.Session{Meta: m, Of: 2, Trace: trace, Resume: ck, ResumePath: ckPath}

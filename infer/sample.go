@@ -45,7 +45,7 @@ type Run struct {
 	// Observe, if set, returns the caller's observers of chain k (a
 	// histogram), run after the marginals and before the monitor's trace.
 	Observe func(k int) []chain.Observer
-	// MaxBytes, if positive, refuses with a *MemoryError, before any chain
+	// MaxBytes, if positive, refuses with a *factorgraph.MemoryError, before any chain
 	// is built, a run estimated to need more (the model and the chains).
 	MaxBytes float64
 	// Runner is the template of the chains' runner: its Checkpoint, Every,
@@ -114,28 +114,15 @@ func ChainBytes(n, free, values int) float64 {
 	return 96*float64(n) + 8*traceDraws*float64(tracked) + 24*float64(values)
 }
 
-// MemoryError is the refusal of a run estimated to need more memory than
-// its limit: Model bytes shared by the chains, PerChain bytes each.
-type MemoryError struct {
-	Model, PerChain, Limit float64
-	Chains                 int
-}
-
-// Need is the estimate of the whole run.
-func (e *MemoryError) Need() float64 { return e.Model + e.PerChain*float64(e.Chains) }
-
-func (e *MemoryError) Error() string {
-	return fmt.Sprintf("infer: the run needs about %s (the model %s and %d chain(s) of %s), more than the limit of %s",
-		sysmem.String(e.Need()), sysmem.String(e.Model), e.Chains, sysmem.String(e.PerChain), sysmem.String(e.Limit))
-}
-
-// CheckMemory returns a *MemoryError if model bytes and chains of
-// perChain bytes each need more than limit (no limit: nil).
+// CheckMemory returns a *factorgraph.MemoryError if model bytes and
+// chains of perChain bytes each need more than limit (no limit: nil).
 func CheckMemory(model, perChain float64, chains int, limit float64) error {
-	if limit <= 0 || model+perChain*float64(chains) <= limit {
+	need := model + perChain*float64(chains)
+	if limit <= 0 || need <= limit {
 		return nil
 	}
-	return &MemoryError{Model: model, PerChain: perChain, Chains: chains, Limit: limit}
+	return &factorgraph.MemoryError{What: "infer", Need: need, Limit: limit, Setting: "Run.MaxBytes",
+		Of: fmt.Sprintf("the run (the model %s and %d chain(s) of %s)", sysmem.String(model), chains, sysmem.String(perChain))}
 }
 
 // runBytes returns the bytes of g and of one chain on it (ChainBytes).

@@ -27,7 +27,7 @@ import (
 // verdict's criteria, -iters and -burn, -estimator, the memory limit,
 // checkpoints, progress and -until-rhat.
 func (f *runFlags) inferOptions(spec *infer.Spec, so gibbs.Options) (infer.Options, error) {
-	limit, _, err := f.memoryLimit()
+	limit, err := f.readLimit()
 	if err != nil {
 		return infer.Options{}, err
 	}
@@ -58,9 +58,9 @@ func (f *runFlags) answer(ctx context.Context, g *factorgraph.Graph, opt infer.O
 	defer out.Close()
 	opt.Run.Built = func(chains []*chain.Chain) (run bool, err error) {
 		defer func() { hookErr = err }()
-		out.Trace = func(int) (string, int64, chain.RowFunc) {
-			sps := gibbs.StepsPerSweep(chains[0].Kernel.(gibbs.Sampler))
-			return chain.StateHeader(g.Free()), max(1, int64(math.Round(sps))), chain.StateRow(g.Free())
+		out.Trace = func(c *chain.Chain) (string, int64, chain.RowFunc, error) {
+			sps := gibbs.StepsPerSweep(c.Kernel.(gibbs.Sampler))
+			return chain.StateHeader(g.Free()), max(1, int64(math.Round(sps))), chain.StateRow(g.Free()), nil
 		}
 		for i, k := range opt.Run.Indices {
 			if err := out.Add(chains[i], k); err != nil {

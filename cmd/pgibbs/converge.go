@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/pgibbs/pgibbs/chain"
 )
@@ -32,9 +31,7 @@ type convergence struct {
 	// variables, evenly spaced" (chain.Tracked).
 	Of string `json:"judged_variables,omitempty"`
 
-	criteria chain.Criteria
-	tracked  int // quantities judged (not constant)
-	chains   int
+	summary string // the verdict in one line (chain.Verdict.Summary)
 }
 
 // criteria returns the thresholds of the verdict: -until-rhat and -min-ess
@@ -43,18 +40,17 @@ func (f *runFlags) criteria() chain.Criteria {
 	return chain.Criteria{RHat: f.untilRhat, MinESS: f.minESS}
 }
 
-// judged returns the record of verdict v under criteria c over tracked
-// quantities.
-func judged(v chain.Verdict, c chain.Criteria, quantities int) convergence {
+// judged returns the record of verdict v under criteria c over
+// quantities, of (if not empty) saying which variables were judged.
+func judged(v chain.Verdict, c chain.Criteria, quantities int, of string) convergence {
 	def := func(x float64) *float64 {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
 		}
 		return &x
 	}
-	c = c.Defaults()
 	return convergence{Converged: v.Converged, RhatMax: def(v.RHatMax), ESSBulkMin: def(v.BulkESSMin), ESSTailMin: def(v.TailESSMin),
-		Draws: v.Draws, Constant: v.Constant, Worst: v.Worst, Note: v.Reason, criteria: c, tracked: quantities - v.Constant, chains: v.Chains}
+		Draws: v.Draws, Constant: v.Constant, Worst: v.Worst, Note: v.Reason, Of: of, summary: v.Summary(c, quantities, of)}
 }
 
 // printConvergence adds the convergence lines to a text table.
@@ -68,20 +64,7 @@ func printConvergence(w io.Writer, c convergence) {
 	if c.RhatMax != nil {
 		fmt.Fprintf(w, "R̂ (max over quantities)\t%.4f\n", *c.RhatMax)
 	}
-	fmt.Fprintf(w, "convergence\t%s\n", c.summary())
-}
-
-// summary says the verdict in one line.
-func (c convergence) summary() string {
-	of := ""
-	if c.Of != "" {
-		of = " of " + c.Of
-	}
-	if c.Converged {
-		return fmt.Sprintf("converged: R̂ < %g and ESS ≥ %g for all %d tracked quantities%s (%d chain(s) × %d draws, one a sweep-equivalent)",
-			c.criteria.RHat, c.criteria.MinESS, c.tracked, of, c.chains, c.Draws)
-	}
-	return "NOT converged: " + c.Note + strings.TrimSuffix(" (judged"+of+")", " (judged)")
+	fmt.Fprintf(w, "convergence\t%s\n", c.summary)
 }
 
 // warn tells stderr when a run ended unconverged (the record says it too).

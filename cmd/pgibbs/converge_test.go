@@ -14,7 +14,7 @@ import (
 // encoding/json (which ended `pgibbs uai -json` with "unsupported value:
 // +Inf" on short runs).
 func TestJudgedInfinite(t *testing.T) {
-	c := judged(chain.Verdict{RHatMax: math.Inf(1), BulkESSMin: math.NaN(), TailESSMin: 3, Reason: "x0 (stuck)"}, chain.Criteria{}, 2)
+	c := judged(chain.Verdict{RHatMax: math.Inf(1), BulkESSMin: math.NaN(), TailESSMin: 3, Reason: "x0 (stuck)"}, chain.Criteria{}, 2, "")
 	b, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)

@@ -42,11 +42,11 @@ func lambdaOf(s gibbs.Sampler) float64 {
 // judgedVars returns the record of verdict v of f's criteria on quantities
 // of the traced variables, saying which when not all free ones are.
 func (f *runFlags) judgedVars(v chain.Verdict, quantities, free int) convergence {
-	conv := judged(v, f.criteria(), quantities)
+	of := ""
 	if free > chain.DefaultTracked {
-		conv.Of = fmt.Sprintf("%d of %d variables, evenly spaced", chain.DefaultTracked, free)
+		of = fmt.Sprintf("%d of %d variables, evenly spaced", chain.DefaultTracked, free)
 	}
-	return conv
+	return judged(v, f.criteria(), quantities, of)
 }
 
 // stepsPerSecond returns the update rate of one chain.

@@ -105,7 +105,7 @@ func runLattice(ctx context.Context, e *env, args []string) error {
 		return configError(err)
 	}
 	run := &latticeRun{f: &f, sim: sim}
-	o, err := f.execute(ctx, run.job())
+	o, err := f.execute(ctx, sim, constructionError)
 	if err != nil {
 		return err
 	}
@@ -157,37 +157,10 @@ func (f *latticeFlags) define(fs *flag.FlagSet) {
 		"measured sweep; one file a chain: FILE, or FILE with .cK before the extension for K chains), flushed at each checkpoint"
 }
 
-// latticeRun runs the chains of a Simulation through the run layer.
+// latticeRun reports the chains of a Simulation the run layer ran.
 type latticeRun struct {
-	f      *latticeFlags
-	sim    *simulation.Simulation
-	chains []*chain.Chain // as built, in order
-}
-
-// job hands the Simulation's chains, memory, trace and tracked quantities
-// to the run layer.
-func (r *latticeRun) job() job {
-	steps, burn := r.sim.Steps()
-	return job{steps: steps, burn: burn,
-		build: func(k int) (*chain.Chain, error) {
-			c, err := r.sim.Chain(k)
-			if err != nil {
-				return nil, constructionError(err)
-			}
-			r.chains = append(r.chains, c)
-			return c, nil
-		},
-		memory: r.sim.Memory,
-		quantities: func() ([][][]float64, func(q int) string) {
-			qs, _ := simulation.Series(r.chains) // the chains Chain built
-			return qs, simulation.QuantityName
-		},
-		checkEvery: func() int64 { return 200 },
-		trace: func(int) (string, int64, chain.RowFunc) {
-			every, row, _ := r.sim.Trace(r.chains[len(r.chains)-1])
-			return simulation.TraceHeader, every, row
-		},
-	}
+	f   *latticeFlags
+	sim *simulation.Simulation
 }
 
 // report pools the chains' measurements and prints them.
@@ -201,7 +174,7 @@ func (r *latticeRun) report(e *env, o *outcome, setupSeconds float64) error {
 	out := latticeOutput{Setup: r.sim.Setup(), Result: res, Measurements: res.Measurements, Estimates: res.Estimates(),
 		SetupSeconds: setupSeconds, Steps: st.Steps, StepsPerSecond: stepsPerSecond(st.Steps, len(o.Chains), o.Seconds),
 		FactorsPerStep: st.FactorsPerStep(), DrawsPerStep: st.PicksPerStep(),
-		record: f.record(o, judged(res.Verdict, f.criteria(), simulation.NumQuantities)),
+		record: f.record(o, judged(res.Verdict, f.criteria(), simulation.NumQuantities, "")),
 	}
 	out.record.ClustersPerStep, out.MeasureEvery = res.ClustersPerStep, out.Setup.MeasureEvery
 	if rw := res.Reweighted; rw != nil { // the flag that widens the window
@@ -385,7 +358,7 @@ func printLattice(e *env, out latticeOutput, l *lattice.Lattice) error {
 	if out.RhatMax != nil {
 		fmt.Fprintf(tw, "R̂\t%.4f (rank-normalised split-R̂ over the halves of %d chain(s), the larger of the two series')\n", *out.RhatMax, out.record.Chains)
 	}
-	fmt.Fprintf(tw, "convergence\t%s\n", out.convergence.summary())
+	fmt.Fprintf(tw, "convergence\t%s\n", out.convergence.summary)
 	out.stopping.print(tw)
 	if !out.ErrorPlateau {
 		fmt.Fprintf(tw, "warning\tthe binning analysis found no plateau: the run is short for its correlation time and the error bars are lower bounds\n")

@@ -76,7 +76,7 @@ func TestMemoryEstimate(t *testing.T) {
 	}
 	// A lattice beyond -max-memory is refused before it is built.
 	code, _, stderr := runCLI(t, "potts", "-width", "500", "-max-memory", "1G")
-	if code != 2 || !strings.Contains(stderr, "more than 1 GB (-max-memory)") {
+	if code != 2 || !strings.Contains(stderr, "more than the limit of 1 GB (Run.MaxBytes; -max-memory)") {
 		t.Errorf("a 500×500 lattice within 1G: exit %d, %s", code, stderr)
 	}
 }

@@ -87,8 +87,7 @@ func runMH(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return mhConfigError(err)
 	}
-	run := &mhRun{x: x}
-	o, err := f.execute(ctx, run.job())
+	o, err := f.execute(ctx, x, mhConfigError)
 	if err != nil {
 		return err
 	}
@@ -110,7 +109,7 @@ func mhRecord(f *runFlags, model string, cfg mhrun.Config, res *mhrun.Result, o 
 	out := mhOutput{Model: model, N: cfg.Target.N(), Dim: cfg.Target.Dim(), Step: opts.Step, Iterations: st.Steps,
 		AcceptanceRate: st.AcceptanceRate(), AvgBatchSize: st.MeanBatch(), EvalsPerStep: st.EvalsPerStep(),
 		FullSteps: st.FullSteps, Mean: res.Mean, TV: res.TV,
-		record: f.record(o, judged(res.Verdict, cfg.Criteria, len(res.Quantities)))}
+		record: f.record(o, judged(res.Verdict, cfg.Criteria, len(res.Quantities), ""))}
 	switch cfg.Sampler {
 	case "tunamh":
 		out.Chi = opts.Chi
@@ -134,35 +133,6 @@ func mhConfigError(err error) error {
 		return usagef("-sampler %v", ce.Err)
 	}
 	return usagef("%v", ce.Err)
-}
-
-// mhRun runs the chains of an mhrun.Experiment through the run layer.
-type mhRun struct {
-	x      *mhrun.Experiment
-	chains []*chain.Chain // as built, in order
-}
-
-// job hands the Experiment's chains, memory, trace and tracked quantities
-// to the run layer.
-func (r *mhRun) job() job {
-	steps, burn := r.x.Steps()
-	return job{steps: steps, burn: burn,
-		build: func(k int) (*chain.Chain, error) {
-			c, err := r.x.Chain(k)
-			if err != nil {
-				return nil, mhConfigError(err)
-			}
-			r.chains = append(r.chains, c)
-			return c, nil
-		},
-		trace:  func(int) (string, int64, chain.RowFunc) { return r.x.Trace() },
-		memory: r.x.Memory,
-		quantities: func() ([][][]float64, func(q int) string) {
-			qs, name, _ := mhrun.Series(r.chains) // the chains Chain built
-			return qs, name
-		},
-		checkEvery: func() int64 { return mhrun.CheckEvery },
-	}
 }
 
 func printMH(e *env, out mhOutput) error {

@@ -291,7 +291,7 @@ func (f *runFlags) itersFlag() string {
 
 // writePlots draws the convergence pictures of -plot (diag/convplot) from
 // the run's tracked quantities.
-func (f *runFlags) writePlots(quantities func() ([][][]float64, func(int) string)) error {
+func (f *runFlags) writePlots(quantities series) error {
 	if f.plot == "" {
 		return nil
 	}
@@ -324,26 +324,23 @@ func (f *runFlags) runOf() int {
 	return f.chains
 }
 
-// job is what a subcommand hands the run layer.
-type job struct {
-	// build returns chain k of the run (its kernel, sources and observers;
-	// k is the global index, which picks its random streams).
-	build func(k int) (*chain.Chain, error)
-	// steps and burn per chain, in the kernel's steps.
-	steps, burn int64
-	// trace returns the CSV trace of chain k: header, row and interval.
-	trace func(k int) (header string, every int64, row chain.RowFunc)
-	// memory estimates the bytes one chain needs (sampler, observers);
-	// model, if set, the bytes of the model the chains share (checked with
-	// them, once).
-	memory func() float64
-	model  func() float64
-	// quantities returns the quantities -until-rhat tracks now and their
-	// names (nil: the command has no stopping rule); checkEvery returns the
-	// steps between checks.
-	quantities func() ([][][]float64, func(q int) string)
-	checkEvery func() int64
+// experiment is a library run of chains (a lattice
+// simulation.Simulation, an mhrun.Experiment) as the run layer executes
+// it: each chain's steps and burn-in, one chain's bytes, chain k (k, the
+// global index, picks its random streams), a built chain's CSV trace, the
+// quantities of the verdict and of -until-rhat, and the steps between two
+// of its checks.
+type experiment interface {
+	Steps() (steps, burn int64)
+	Memory() float64
+	Chain(k int) (*chain.Chain, error)
+	Trace(c *chain.Chain) (header string, every int64, row chain.RowFunc, err error)
+	Series(chains []*chain.Chain) ([][][]float64, func(q int) string, error)
+	CheckEvery() int64
 }
+
+// series returns the tracked quantities now and their names.
+type series func() ([][][]float64, func(q int) string)
 
 // outcome is what execute ran: its session's chains, sampling time and
 // final states' hash.
@@ -377,11 +374,12 @@ func (f *runFlags) verdictReserve() time.Duration {
 // burn-in returns its chains as they stand, out.interrupted saying so: the
 // subcommand reports the results so far, and the command then exits with
 // the interruption's status.
-func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
-	if err := f.prepare(j); err != nil {
+func (f *runFlags) execute(ctx context.Context, x experiment, buildErr func(error) error) (*outcome, error) {
+	if err := f.checkMemory(0, x.Memory()); err != nil {
 		return nil, err
 	}
-	out := &outcome{Session: f.session(j.trace)}
+	steps, burn := x.Steps()
+	out := &outcome{Session: f.session(x.Trace)}
 	defer out.Close()
 	bctx, cancel := context.WithCancel(ctx)
 	if d, ok := f.budget().Deadline(); ok {
@@ -390,17 +388,25 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	defer cancel()
 	f.buildCtx = bctx
 	phase.Enter("build")
-	if err := out.Build(f.indices(), j.burn, j.build); err != nil {
+	build := func(k int) (*chain.Chain, error) {
+		c, err := x.Chain(k)
+		if err != nil {
+			return nil, buildErr(err)
+		}
+		return c, nil
+	}
+	if err := out.Build(f.indices(), burn, build); err != nil {
 		return nil, err
 	}
 	if run, err := out.Attach(); err != nil || !run {
 		return out, err
 	}
-	r, err := f.runner(j, out)
+	quantities := func() ([][][]float64, func(int) string) { qs, name, _ := x.Series(out.Chains); return qs, name }
+	r, err := f.runner(steps, quantities, x.CheckEvery(), out)
 	if err != nil {
 		return nil, err
 	}
-	stop := f.watch(out.Chains, j.steps)
+	stop := f.watch(out.Chains, steps)
 	start := time.Now()
 	phase.Enter("sample")
 	err = r.Run(ctx, out.Chains)
@@ -409,13 +415,13 @@ func (f *runFlags) execute(ctx context.Context, j job) (*outcome, error) {
 	if r.Converged() {
 		out.stop.StoppedBy = "converged"
 	}
-	return out, f.conclude(ctx, err, r.Duration > 0 || r.Converged(), j.steps, j.burn, out, j.quantities)
+	return out, f.conclude(ctx, err, r.Duration > 0 || r.Converged(), steps, burn, out, quantities)
 }
 
 // session returns the chain.Session of the run: the -trace files (trace:
 // each chain's header, interval and row), -resume, the merged parts of
 // `pgibbs merge` and the part of -chain k -of K.
-func (f *runFlags) session(trace func(k int) (string, int64, chain.RowFunc)) *chain.Session {
+func (f *runFlags) session(trace func(*chain.Chain) (string, int64, chain.RowFunc, error)) *chain.Session {
 	return &chain.Session{Meta: f.meta(), Inputs: f.inputPaths(), Of: f.runOf(), Trace: trace,
 		Resume: f.resumed, ResumePath: f.resume, Parts: f.merged}
 }
@@ -426,8 +432,7 @@ func (f *runFlags) session(trace func(k int) (string, int64, chain.RowFunc)) *ch
 // burn-in: an interrupted one keeps its results, out.interrupted saying
 // so; a complete one whose final checkpoint failed reports its results and
 // the command then fails.
-func (f *runFlags) conclude(ctx context.Context, err error, complete bool, steps, burn int64, out *outcome,
-	quantities func() ([][][]float64, func(int) string)) error {
+func (f *runFlags) conclude(ctx context.Context, err error, complete bool, steps, burn int64, out *outcome, quantities series) error {
 	end, err := out.End(f.resumeHint(err), complete, steps, burn)
 	if end.Unsaved != nil && f.env != nil {
 		f.env.failure = fmt.Errorf("the results above are complete, but %w", end.Unsaved)
@@ -441,23 +446,20 @@ func (f *runFlags) conclude(ctx context.Context, err error, complete bool, steps
 	return f.finish(quantities, out)
 }
 
-// runner returns the runner of j's chains: its steps or duration, its
-// checkpoints and the -until-rhat stopping rule (out.stop records what
-// stopped the run).
-func (f *runFlags) runner(j job, out *outcome) (*chain.Runner, error) {
+// runner returns the runner of the chains: its steps or duration, its
+// checkpoints and the -until-rhat stopping rule on quantities, checked
+// every checkEvery steps (out.stop records what stopped the run).
+func (f *runFlags) runner(steps int64, quantities series, checkEvery int64, out *outcome) (*chain.Runner, error) {
 	r := f.template()
-	r.Steps = j.steps
+	r.Steps = steps
 	if f.seconds > 0 {
 		// -seconds is the whole run's: the chains sample for what is left
 		// but the verdict's share.
 		r.Steps, r.Duration = 0, max(f.budget().Left()-f.verdictReserve(), time.Millisecond)
 	}
 	if f.untilRhat > 0 {
-		if j.quantities == nil {
-			return nil, usagef("-until-rhat is not available for pgibbs %s", f.command)
-		}
 		out.stop = &stopping{StoppedBy: "ceiling"}
-		r.Until, r.CheckEvery = f.until(j, out.stop), j.checkEvery()
+		r.Until, r.CheckEvery = f.until(quantities, out.stop), checkEvery
 	}
 	return r, nil
 }
@@ -475,7 +477,7 @@ func (f *runFlags) meta() chain.Meta {
 // finish flushes the trace files after a complete run, records the final
 // states' hash, writes the -plot pictures and, for -chain k -of K, the
 // part record.
-func (f *runFlags) finish(quantities func() ([][][]float64, func(int) string), out *outcome) error {
+func (f *runFlags) finish(quantities series, out *outcome) error {
 	if err := out.Flush(); err != nil {
 		return err
 	}
@@ -488,19 +490,6 @@ func (f *runFlags) finish(quantities func() ([][][]float64, func(int) string), o
 			return err
 		}
 		out.parts = []*chain.Part{p}
-	}
-	return nil
-}
-
-// prepare checks the run's memory before any work (merged parts' input
-// files: chain.ReadParts).
-func (f *runFlags) prepare(j job) error {
-	if j.memory != nil {
-		model := 0.0
-		if j.model != nil {
-			model = j.model()
-		}
-		return f.checkMemory(model, j.memory())
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	}
 	pr, err := uai.Options{MaxBytes: limit, Context: ctx}.ReadGraphProblem(*u.model, *u.evid, *u.marFile)
 	if err != nil {
-		return f.readError(err)
+		return f.memoryError(err)
 	}
 	g, m, ev, mar := pr.Graph, pr.Info, pr.Evidence, pr.Exact
 	var any *uai.AnytimeMAR

@@ -68,12 +68,12 @@ type stopping struct {
 	LastToConverge string `json:"last_to_converge,omitempty"`
 }
 
-// until returns the stopping rule of job j: its tracked quantities judged
-// as the final verdict is (chain.Judge, with f's criteria).
-func (f *runFlags) until(j job, rec *stopping) func([]*chain.Chain) (bool, error) {
+// until returns the stopping rule on the tracked quantities, judged as the
+// final verdict is (chain.Judge, with f's criteria).
+func (f *runFlags) until(quantities series, rec *stopping) func([]*chain.Chain) (bool, error) {
 	return func([]*chain.Chain) (bool, error) {
 		rec.Checks++
-		qs, name := j.quantities()
+		qs, name := quantities()
 		v := chain.Judge(qs, name, f.criteria())
 		if !v.Converged { // a converged check keeps the quantity that converged last
 			rec.LastToConverge = v.LastToConverge()

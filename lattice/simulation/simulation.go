@@ -214,24 +214,28 @@ const NumQuantities = 2
 func QuantityName(q int) string { return [NumQuantities]string{"energy", "magnetisation"}[q] }
 
 // Series returns the chains' energy and magnetisation series,
-// [quantity][chain][measurement] (QuantityName), as chain.Judge and a
-// stopping rule read them.
-func Series(chains []*chain.Chain) ([][][]float64, error) {
+// [quantity][chain][measurement], and their names (QuantityName), as
+// chain.Judge and a stopping rule read them.
+func (s *Simulation) Series(chains []*chain.Chain) ([][][]float64, func(q int) string, error) {
 	qs := make([][][]float64, NumQuantities)
 	for _, c := range chains {
 		m, err := Measurer(c)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		qs[0], qs[1] = append(qs[0], m.Energies()), append(qs[1], m.Magnetisations())
 	}
-	return qs, nil
+	return qs, QuantityName, nil
 }
+
+// CheckEvery returns the steps (sweeps) between two checks of a stopping
+// rule on Series (chain.Runner.CheckEvery).
+func (s *Simulation) CheckEvery() int64 { return 200 }
 
 // Verdict judges the chains' energy and magnetisation series by the
 // configuration's criteria (chain.Judge).
 func (s *Simulation) Verdict(chains []*chain.Chain) (chain.Verdict, error) {
-	qs, err := Series(chains)
+	qs, _, err := s.Series(chains)
 	if err != nil {
 		return chain.Verdict{}, err
 	}
@@ -241,16 +245,17 @@ func (s *Simulation) Verdict(chains []*chain.Chain) (chain.Verdict, error) {
 // TraceHeader is the header of a chain's trace (Trace).
 const TraceHeader = "sweep,energy_per_site,magnetisation"
 
-// Trace returns the CSV trace of chain c: a row every measured sweep
-// (every MeasureEvery steps past the burn-in), its sweep number and its
-// measurement (TraceHeader), for a chain.CSV observer after c's Measurer.
-func (s *Simulation) Trace(c *chain.Chain) (every int64, row chain.RowFunc, err error) {
+// Trace returns the CSV trace of chain c: its header (TraceHeader), a row
+// every measured sweep (every MeasureEvery steps past the burn-in), its
+// sweep number and its measurement, for a chain.CSV observer after c's
+// Measurer (chain.Session.Trace).
+func (s *Simulation) Trace(c *chain.Chain) (header string, every int64, row chain.RowFunc, err error) {
 	meas, err := Measurer(c)
 	if err != nil {
-		return 0, nil, err
+		return "", 0, nil, err
 	}
 	burn := s.cfg.Burn
-	return int64(s.cfg.MeasureEvery), func(dst []byte, t int64, _ []float64) []byte {
+	return TraceHeader, int64(s.cfg.MeasureEvery), func(dst []byte, t int64, _ []float64) []byte {
 		es, ms := meas.Energies(), meas.Magnetisations()
 		dst = strconv.AppendInt(dst, burn+t, 10)
 		dst = append(dst, ',')

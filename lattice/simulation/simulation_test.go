@@ -155,23 +155,23 @@ func TestTraceAndSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := s.Chain(0)
-	every, row, err := s.Trace(c)
-	if err != nil || every != 5 {
+	header, every, row, err := s.Trace(c)
+	if err != nil || every != 5 || header != simulation.TraceHeader {
 		t.Fatalf("trace every %d, %v", every, err)
 	}
 	steps, _ := s.Steps()
 	if err := (&chain.Runner{Steps: steps}).Run(context.Background(), []*chain.Chain{c}); err != nil {
 		t.Fatal(err)
 	}
-	qs, err := simulation.Series([]*chain.Chain{c})
-	if err != nil || len(qs) != 2 || len(qs[0][0]) != 40 {
+	qs, name, err := s.Series([]*chain.Chain{c})
+	if err != nil || len(qs) != 2 || len(qs[0][0]) != 40 || name(1) != "magnetisation" {
 		t.Fatalf("series %v, %v", len(qs), err)
 	}
 	m, _ := simulation.Measurer(c)
 	if got, want := string(row(nil, 200, nil)), "220,"+fmtG(m.Energies()[39])+","+fmtG(m.Magnetisations()[39]); got != want {
 		t.Errorf("last row %q, want %q", got, want)
 	}
-	if _, _, err := s.Trace(&chain.Chain{}); err == nil {
+	if _, _, _, err := s.Trace(&chain.Chain{}); err == nil {
 		t.Error("a chain without a Measurer: no error")
 	}
 	if _, err := s.Result([]*chain.Chain{{Kernel: c.Kernel}}); err == nil {

@@ -84,11 +84,16 @@ func (e *Experiment) Chain(k int) (*chain.Chain, error) {
 		Burn: e.cfg.Burn}, nil
 }
 
-// Trace returns a chain's CSV trace (for a chain.CSV observer): its
-// header, a row every step past the burn-in, the step and θ.
-func (e *Experiment) Trace() (header string, every int64, row chain.RowFunc) {
-	return chain.StateHeader(e.vars), 1, chain.StateRow(e.vars)
+// Trace returns the CSV trace of a chain Chain built (for a chain.CSV
+// observer, chain.Session.Trace): its header, a row every step past the
+// burn-in, the step and θ.
+func (e *Experiment) Trace(*chain.Chain) (header string, every int64, row chain.RowFunc, err error) {
+	return chain.StateHeader(e.vars), 1, chain.StateRow(e.vars), nil
 }
+
+// CheckEvery returns the steps between two checks of a stopping rule on
+// Series (CheckEvery).
+func (e *Experiment) CheckEvery() int64 { return CheckEvery }
 
 // Sampler returns the sampler of a chain Chain built.
 func Sampler(c *chain.Chain) (mh.Sampler, error) {
@@ -112,7 +117,7 @@ func observer[T chain.Observer](c *chain.Chain) (T, error) {
 // Series returns the chains' tracked quantities, [coordinate][chain][draw]
 // (chains cut to the shortest trace), and their names (x0, x1, …), as
 // chain.Judge and a stopping rule read them.
-func Series(chains []*chain.Chain) ([][][]float64, func(q int) string, error) {
+func (e *Experiment) Series(chains []*chain.Chain) ([][][]float64, func(q int) string, error) {
 	traces := make([]*chain.Trace, len(chains))
 	shortest := -1
 	for k, c := range chains {

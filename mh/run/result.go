@@ -49,7 +49,7 @@ func (e *Experiment) Result(chains []*chain.Chain) (*Result, error) {
 		out.Stats.Add(s.Stats())
 	}
 	out.Mean = chain.PoolMeans(means...)
-	qs, name, err := Series(chains)
+	qs, name, err := e.Series(chains)
 	if err != nil {
 		return nil, err
 	}

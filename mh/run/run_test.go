@@ -120,7 +120,7 @@ func TestSeries(t *testing.T) {
 		}
 		chains = append(chains, c)
 	}
-	qs, name, err := run.Series(chains)
+	qs, name, err := x.Series(chains)
 	if err != nil {
 		t.Fatal(err)
 	}
