@@ -125,3 +125,161 @@ func TestFeasibleStateGiven(t *testing.T) {
 		}
 	}
 }
+
+// hardFunc is a hard factor over vars allowing the states where ok holds.
+func hardFunc(vars []int, ok func(x []float64) bool) *Func {
+	return NewFunc(vars, 0, math.Inf(1), func(x []float64) float64 {
+		if ok(x) {
+			return 0
+		}
+		return math.Inf(-1)
+	})
+}
+
+// pigeons puts p pigeons (variables) in h holes (values), no two in one.
+func pigeons(t *testing.T, p, h int) *Graph {
+	t.Helper()
+	b := NewBuilder()
+	b.AddVariables(p, Discrete(h))
+	for i := range p {
+		for j := i + 1; j < p; j++ {
+			b.AddFactor(hardFunc([]int{i, j}, func(x []float64) bool { return x[i] != x[j] }))
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestFeasibleStateProofs: infeasibility is proved by arc consistency
+// before any node, or by a search that runs to its end, and never claimed
+// when the budget cuts the search short.
+func TestFeasibleStateProofs(t *testing.T) {
+	ctx := context.Background()
+	// x2 = 2 by the ternary factor, x2 ≠ 2 by the pair: forward checking
+	// sees nothing before an assignment, generalised arc consistency
+	// empties x2's domain at the root, with no node searched.
+	b := NewBuilder()
+	b.AddVariables(2, Discrete(2))
+	b.AddVariable(Discrete(3))
+	b.AddVariables(30, Discrete(2)) // a search tree of 2³⁰ leaves for a blind search
+	b.AddFactor(hardFunc([]int{0, 1, 2}, func(x []float64) bool { return x[2] == 2 }))
+	b.AddFactor(hardFunc([]int{1, 2}, func(x []float64) bool { return x[2] != 2 }))
+	for i := 3; i < 33; i++ {
+		b.AddFactor(hardFunc([]int{i - 1, i}, func(x []float64) bool { return x[i-1] != x[i] || i == 3 }))
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.FeasibleState(ctx, rand.New(rand.NewPCG(1, 1)), 1); !errors.Is(err, ErrNoFeasibleState) {
+		t.Errorf("contradiction at the root, 1 node: %v, want ErrNoFeasibleState", err)
+	}
+	// p pigeons in p − 1 holes: arc consistency on x ≠ y prunes nothing
+	// at the root; a run must search its whole tree within its failure
+	// limit (5 pigeons: the first run, about 40 nodes; 6: after restarts,
+	// about 400 nodes).
+	for p := 5; p <= 6; p++ {
+		if _, err := pigeons(t, p, p-1).FeasibleState(ctx, rand.New(rand.NewPCG(1, 1)), 0); !errors.Is(err, ErrNoFeasibleState) {
+			t.Errorf("%d pigeons, %d holes: %v, want ErrNoFeasibleState", p, p-1, err)
+		}
+	}
+	// Eight pigeons in seven holes take more than 200 nodes to refute:
+	// the restarts cut runs short, which proves nothing.
+	for seed := range uint64(4) {
+		_, err := pigeons(t, 8, 7).FeasibleState(ctx, rand.New(rand.NewPCG(seed, 1)), 200)
+		if err == nil || errors.Is(err, ErrNoFeasibleState) {
+			t.Errorf("8 pigeons, 7 holes, 200 nodes, seed %d: %v, want a give-up error", seed, err)
+		}
+	}
+}
+
+// TestFeasibleStateSeed: the same seed gives the same state, bit for bit.
+func TestFeasibleStateSeed(t *testing.T) {
+	g := queens(t, 20)
+	for seed := range uint64(3) {
+		x, err := g.FeasibleState(context.Background(), rand.New(rand.NewPCG(seed, 7)), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := g.FeasibleState(context.Background(), rand.New(rand.NewPCG(seed, 7)), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				t.Fatalf("seed %d: two searches gave %v and %v", seed, x, y)
+			}
+		}
+		if lp := logProb(g, x); math.IsInf(lp, -1) {
+			t.Fatalf("seed %d: 20 queens %v has zero probability", seed, x)
+		}
+	}
+}
+
+// TestFeasibleStateLarge: a hard factor too large to tabulate is revised
+// by enumeration once its domains are small, and checked forward before.
+func TestFeasibleStateLarge(t *testing.T) {
+	b := NewBuilder()
+	b.AddVariables(4, Discrete(60)) // 60³ > gacMaxTuples
+	b.AddFactor(hardFunc([]int{0, 1, 2}, func(x []float64) bool { return x[0]+x[1]+x[2] == 3*59 }))
+	b.AddFactor(hardFunc([]int{2, 3}, func(x []float64) bool { return x[3] == 59-x[2] }))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(3) {
+		x, err := g.FeasibleState(context.Background(), rand.New(rand.NewPCG(seed, 1)), 0)
+		if err != nil || x[0] != 59 || x[1] != 59 || x[2] != 59 || x[3] != 0 {
+			t.Errorf("seed %d: %v, %v; want 59 59 59 0", seed, x, err)
+		}
+	}
+}
+
+// TestFeasibleStateContinuous: hard factors over continuous variables are
+// checked for each run's draw, and a failure there proves nothing.
+func TestFeasibleStateContinuous(t *testing.T) {
+	b := NewBuilder()
+	b.AddVariable(Interval(0, 1))
+	b.AddVariables(2, Discrete(2))
+	b.AddFactor(hardFunc([]int{0, 1}, func(x []float64) bool { return (x[0] < 0.5) == (x[1] == 1) }))
+	b.AddFactor(hardFunc([]int{1, 2}, func(x []float64) bool { return x[1] != x[2] }))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(4) {
+		x, err := g.FeasibleState(context.Background(), rand.New(rand.NewPCG(seed, 1)), 0)
+		if err != nil || math.IsInf(logProb(g, x), -1) {
+			t.Errorf("seed %d: %v, %v; want a state of positive probability", seed, x, err)
+		}
+	}
+	// x0 < 0.001 is rarely drawn; x0 > 2 never.
+	b.AddFactor(hardFunc([]int{0}, func(x []float64) bool { return x[0] > 2 }))
+	if g, err = b.Build(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.FeasibleState(context.Background(), rand.New(rand.NewPCG(1, 1)), 1000); err == nil || errors.Is(err, ErrNoFeasibleState) {
+		t.Errorf("continuous variable out of reach: %v, want a give-up error", err)
+	}
+}
+
+// TestFeasibleStateCancel: a cancelled context stops the search.
+func TestFeasibleStateCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := pigeons(t, 10, 9).FeasibleState(ctx, rand.New(rand.NewPCG(1, 1)), 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+}
+
+func TestLuby(t *testing.T) {
+	want := []int{1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1}
+	for k, w := range want {
+		if got := luby(k + 1); got != w {
+			t.Errorf("luby(%d) = %d, want %d", k+1, got, w)
+		}
+	}
+}
