@@ -75,7 +75,19 @@ type Monitor struct {
 	sizes  []int // sizes[j]: the values of coordinate vars[j]
 	max    int
 	traces []*Trace
-	margs  []*Marginals // the chains' marginals, for the stuck rule (UseMarginals)
+	margs  []*Marginals // the chains' marginals, for the frozen rule (UseMarginals)
+	// degenerate, if set, says which coordinates need not move
+	// (UseDegenerate).
+	degenerate func(i int) bool
+	memo       *judgement // the last judgement of the traces (Verdict)
+}
+
+// judgement is a Judge verdict on the traces as they stood (key:
+// traceKey) under criteria c.
+type judgement struct {
+	c   Criteria
+	key []int64
+	v   Verdict
 }
 
 // Tracked returns at most k of vars, evenly spaced (all of them if there
@@ -226,21 +238,37 @@ type Verdict struct {
 	Chains int `json:"chains"`
 	Draws  int `json:"draws_per_chain"`
 	// RHatMax, BulkESSMin and TailESSMin are the worst values over the
-	// quantities (NaN when undefined: no quantity left to judge, or a diagnostic undefined for all, as the tail ESS of a discrete quantity whose 5% or 95% quantile is an end of its range).
+	// quantities (NaN when undefined: no quantity left to judge, or a
+	// diagnostic undefined for all, as the tail ESS of a discrete quantity
+	// whose 5% or 95% quantile is an end of its range). RHatMax is +Inf
+	// when a variable is frozen (Frozen): one that never moved has no
+	// finite R̂, whatever the quantities that moved say; JSON writes it
+	// null, as it does NaN.
 	RHatMax    float64 `json:"rhat_max"`
 	BulkESSMin float64 `json:"ess_bulk_min"`
 	TailESSMin float64 `json:"ess_tail_min"`
 	// Worst names the quantities that fail the criteria, worst first (at
-	// most five), with the value that fails.
+	// most five), with the value that fails: frozen variables first.
 	Worst []string `json:"worst,omitempty"`
 	// Constant counts the quantities constant in every chain: they say
-	// nothing (a deterministic value, or a chain that never moved them).
+	// nothing of the mixing (a deterministic value, or a chain that never
+	// moved them).
 	Constant int `json:"constant,omitempty"`
-	// Stuck counts the traced variables that never changed in any chain
-	// although the chains' Rao–Blackwellised marginals give the value
-	// they stayed in less than StuckBelow (Monitor.UseMarginals): a chain
-	// that cannot move them, not a deterministic value. Stuck variables
-	// fail the verdict.
+	// Frozen counts the traced variables that never changed in any chain
+	// although nothing shows that their marginals are degenerate (one
+	// value of positive probability): neither the model (Monitor.UseDegenerate)
+	// nor the chains' Rao–Blackwellised conditionals, which gave every
+	// other value probability zero (or were not recorded: visit counts
+	// cannot tell a frozen variable from a deterministic one). A chain that
+	// never moves a variable says nothing of its marginal — a hard link its
+	// updates cannot change, neighbours frozen with it —, so frozen
+	// variables fail the verdict and make RHatMax +Inf. A variable constant
+	// in each chain at different values is frozen too (R̂ +Inf already).
+	Frozen int `json:"frozen,omitempty"`
+	// Stuck counts those of the Frozen variables whose chains' pooled
+	// Rao–Blackwellised marginals give the value they stayed in less than
+	// StuckBelow (Monitor.UseMarginals): their conditionals said they
+	// should move, and they did not.
 	Stuck int `json:"stuck,omitempty"`
 	// Reason says, in words, why the run is not converged ("" if it is).
 	Reason string `json:"reason,omitempty"`
@@ -279,69 +307,211 @@ func (v Verdict) Summary(c Criteria, quantities int, of string) string {
 	return "NOT converged: " + v.Reason + of
 }
 
+// RHat says RHatMax for a report's R̂ line: "1.0032"; "∞ (12 variables
+// never moved, their marginals not known to be degenerate)" with frozen
+// variables; "∞" for quantities constant at different values in
+// different chains; "" when undefined.
+func (v Verdict) RHat() string {
+	switch {
+	case v.Frozen > 0:
+		n, their := variables(v.Frozen)
+		return fmt.Sprintf("∞ (%s never moved, %s not known to be degenerate)", n, their)
+	case math.IsInf(v.RHatMax, 1):
+		return "∞"
+	case math.IsNaN(v.RHatMax):
+		return ""
+	}
+	return fmt.Sprintf("%.4f", v.RHatMax)
+}
+
 // StuckBelow is the Rao–Blackwellised probability under which a variable
 // that never left its value counts as stuck (Verdict.Stuck).
 const StuckBelow = 0.99
 
 // UseMarginals gives the monitor the chains' marginals (one a chain, in
-// the chains' order): where they are Rao–Blackwellised, Verdict and Until
-// then also fail a traced variable that never changed in any chain while
-// the pooled marginals put more than 1 − StuckBelow of its mass on other
-// values (Verdict.Stuck) — a frozen chain, which R̂ and ESS, computed on
-// the quantities that moved, do not see. Visit counts cannot tell a
-// frozen variable from a deterministic one: with them nothing is said.
+// the chains' order). Where they are Rao–Blackwellised they tell a
+// variable that never moved because its conditionals were concentrated on
+// its value (positive probability elsewhere in every chain: not frozen)
+// from one whose conditionals never gave another value any probability
+// (frozen unless UseDegenerate says otherwise), and name those whose
+// pooled marginals put more than 1 − StuckBelow of their mass elsewhere
+// (Verdict.Stuck). Without them, or with visit counts, every variable
+// that never moved is frozen unless UseDegenerate says it need not move.
 func (m *Monitor) UseMarginals(ms ...*Marginals) { m.margs = ms }
 
+// UseDegenerate gives the monitor what it cannot see in the chains:
+// degenerate(i) reports whether coordinate i need not move — its marginal
+// is degenerate (the model's hard factors and evidence leave it one value
+// of positive probability) or is known without the chains (an exact
+// answer). A traced variable that never moved is frozen (Verdict.Frozen)
+// unless degenerate says so or its Rao–Blackwellised conditionals had mass
+// elsewhere (UseMarginals). degenerate is called at each verdict for the
+// variables that never moved only.
+func (m *Monitor) UseDegenerate(degenerate func(i int) bool) { m.degenerate = degenerate }
+
 // Verdict judges the chains' traces against c (zero fields: defaults),
-// and the stuck variables (UseMarginals).
+// and the variables that never moved (Verdict.Frozen). A verdict on traces
+// that have not changed since the last one reuses its R̂ and ESS.
 func (m *Monitor) Verdict(c Criteria) Verdict {
-	qs, name := m.Quantities()
-	v := Judge(qs, name, c)
-	m.judgeStuck(&v)
+	c = c.Defaults()
+	key := m.traceKey()
+	if m.memo == nil || m.memo.c != c || !slices.Equal(m.memo.key, key) {
+		qs, name := m.Quantities()
+		m.memo = &judgement{c: c, key: key, v: Judge(qs, name, c)}
+	}
+	v := m.memo.v
+	v.Worst = slices.Clone(v.Worst)
+	m.judgeFrozen(&v)
 	return v
 }
 
-// judgeStuck fails v for the traced variables that never changed in any
-// chain although the pooled Rao–Blackwellised marginals put mass on other
-// values, naming the first five.
-func (m *Monitor) judgeStuck(v *Verdict) {
-	if len(m.margs) == 0 || !m.margs[0].RaoBlackwellised() || len(m.traces) == 0 {
+// traceKey identifies the traces' state: each one's draws, interval and
+// clock of its last draw.
+func (m *Monitor) traceKey() []int64 {
+	key := make([]int64, 0, 3*len(m.traces))
+	for _, t := range m.traces {
+		n := 0
+		if len(t.draws) > 0 {
+			n = len(t.draws[0])
+		}
+		key = append(key, int64(n), t.every, t.last)
+	}
+	return key
+}
+
+// judgeFrozen fails v for the traced variables that never changed in any
+// chain although nothing shows their marginals degenerate (Verdict.Frozen,
+// Verdict.Stuck), naming the first five.
+func (m *Monitor) judgeFrozen(v *Verdict) {
+	if len(m.traces) == 0 {
 		return
 	}
-	p := PoolMarginals(m.margs...)
-	var names []string
+	for _, t := range m.traces {
+		if len(t.draws) == 0 || len(t.draws[0]) < MinVerdictDraws {
+			return // too few draws to say anything: Judge says so
+		}
+	}
+	rb := len(m.margs) > 0 && m.margs[0].RaoBlackwellised()
+	var pooled [][]float64 // the chains' marginals pooled
+	var each [][][]float64 // each chain's, when there is one a trace
+	var names, worst []string
 	for j, i := range m.vars {
-		x, constant := 0.0, true
-		for k, t := range m.traces {
-			d := t.Draws()[j]
-			if len(d) == 0 {
-				return
+		x, same, moved := m.traces[0].draws[j][0], true, false
+		for _, t := range m.traces {
+			y := t.draws[j][0]
+			same = same && y == x
+			for _, z := range t.draws[j] {
+				if z != y {
+					moved = true
+					break
+				}
 			}
-			if k == 0 {
-				x = d[0]
-			}
-			for _, y := range d {
-				constant = constant && y == x
+			if moved {
+				break
 			}
 		}
-		if constant && len(p[i]) > int(x) && p[i][int(x)] < StuckBelow {
+		if moved {
+			continue
+		}
+		if rb && pooled == nil {
+			pooled = PoolMarginals(m.margs...)
+			if len(m.margs) == len(m.traces) {
+				for _, mg := range m.margs {
+					each = append(each, mg.Probs())
+				}
+			}
+		}
+		val := int(x)
+		p := -1.0 // the pooled probability of val, −1 if unknown
+		if rb && val >= 0 && val < len(pooled[i]) {
+			p = pooled[i][val]
+		}
+		name := ""
+		switch {
+		case m.sizes[j] == 1:
+			continue // one value: nothing to move to
+		case !same:
+			name = fmt.Sprintf("x%d (never moved, at different values in different chains)", i)
+		case p >= 0 && p < StuckBelow:
 			v.Stuck++
-			if len(names) < 5 {
-				names = append(names, fmt.Sprintf("x%d (never left %d, whose Rao–Blackwellised probability is %.3f)", i, int(x), p[i][int(x)]))
+			name = fmt.Sprintf("x%d (never left %d, whose Rao–Blackwellised probability is %.3f)", i, val, p)
+		case m.degenerate != nil && m.degenerate(i):
+			continue
+		case rb && elsewhere(pooled, each, i, val):
+			continue // concentrated conditionals: a near-degenerate marginal
+		default:
+			name = fmt.Sprintf("x%d (never left %d)", i, val)
+		}
+		v.Frozen++
+		if len(names) < 5 {
+			names = append(names, name)
+			if same {
+				worst = append(worst, name)
 			}
 		}
 	}
-	if v.Stuck == 0 {
+	if v.Frozen == 0 {
 		return
 	}
 	v.Converged = false
-	v.Reason = strings.TrimPrefix(v.Reason+"; ", "; ") +
-		fmt.Sprintf("%d variables never changed in any chain although their marginals are not degenerate: %s", v.Stuck, strings.Join(names, ", "))
+	v.RHatMax = math.Inf(1)
+	for _, w := range v.Worst {
+		if !strings.HasSuffix(w, constantApart) {
+			worst = append(worst, w) // the quantities constant apart are frozen variables, named above
+		}
+	}
+	v.Worst = worst[:min(5, len(worst))]
+	if len(v.Worst) == 0 {
+		v.Worst = nil
+	}
+	n, their := variables(v.Frozen)
+	what := fmt.Sprintf("%s never moved in any chain, %s not known to be degenerate (R̂ ∞)", n, their)
+	if v.Stuck > 0 {
+		what += fmt.Sprintf(", %d of them with Rao–Blackwellised marginals that say they should move", v.Stuck)
+	}
+	v.Reason = strings.TrimSuffix(what+": "+strings.Join(names, ", ")+"; "+v.Reason, "; ")
 }
 
+// variables says n variables and their marginals: "1 variable", "its
+// marginal"; "12 variables", "their marginals".
+func variables(n int) (string, string) {
+	if n == 1 {
+		return "1 variable", "its marginal"
+	}
+	return fmt.Sprintf("%d variables", n), "their marginals"
+}
+
+// elsewhere reports whether the Rao–Blackwellised marginals of variable i
+// give a value other than val positive probability in every chain (each,
+// one a chain), or pooled if each is nil: conditionals that could have
+// moved it.
+func elsewhere(pooled [][]float64, each [][][]float64, i, val int) bool {
+	other := func(p []float64) bool {
+		for v, q := range p {
+			if v != val && q > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if each == nil {
+		return other(pooled[i])
+	}
+	for _, p := range each {
+		if !other(p[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// constantApart ends the name of a quantity constant in each chain at
+// different values (Judge).
+const constantApart = " (stuck: constant in each chain at different values)"
+
 // Until returns a stopping rule for Runner.Until: true once the traces
-// meet c (zero fields: defaults) and no variable is stuck
-// (UseMarginals). Each call judges the traces as Verdict does; last, if
+// meet c (zero fields: defaults) and no variable is frozen
+// (Verdict.Frozen). Each call judges the traces as Verdict does; last, if
 // not nil, receives the verdict of every check.
 func (m *Monitor) Until(c Criteria, last *Verdict) func([]*Chain) (bool, error) {
 	c = c.Defaults()
@@ -429,7 +599,7 @@ func Judge(qs [][][]float64, name func(int) string, c Criteria) Verdict {
 		v.TailESSMin = nanMerge(math.Min, v.TailESSMin, tail)
 		switch {
 		case math.IsInf(r, 1):
-			fails = append(fails, failure{name(q) + " (stuck: constant in each chain at different values)", math.Inf(1)})
+			fails = append(fails, failure{name(q) + constantApart, math.Inf(1)})
 		case !(r < c.RHat) && !math.IsNaN(r):
 			fails = append(fails, failure{fmt.Sprintf("%s (R̂ %.3g)", name(q), r), r - 1})
 		case bulk < c.MinESS:
@@ -487,7 +657,8 @@ func summarize(qs [][][]float64) []summary {
 	return out
 }
 
-// MarshalJSON writes the undefined (NaN) diagnostics as null.
+// MarshalJSON writes the undefined (NaN) and infinite diagnostics as
+// null.
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	type plain Verdict
 	return json.Marshal(struct {
@@ -498,9 +669,10 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 	}{plain(v), defined(v.RHatMax), defined(v.BulkESSMin), defined(v.TailESSMin)})
 }
 
-// defined returns &x, or nil for NaN.
+// defined returns &x, or nil for NaN and ±Inf (JSON has no infinity: an
+// infinite R̂ is named in the reason).
 func defined(x float64) *float64 {
-	if math.IsNaN(x) {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil
 	}
 	return &x

@@ -87,10 +87,14 @@ func TestSweepTrace(t *testing.T) {
 // different values are named as such; a coordinate constant everywhere is
 // counted, not judged; too few draws give no verdict.
 func TestMonitorVerdict(t *testing.T) {
+	var degenerate func(int) bool
 	run := func(chains int, stick float64, sweeps int64, frozen bool) Verdict {
 		m, err := NewMonitor([]int{0, 1, 2, 3}, []int{2, 2, 2, 2}, 2000)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if degenerate != nil {
+			m.UseDegenerate(degenerate)
 		}
 		var cs []*Chain
 		for c := range chains {
@@ -121,17 +125,32 @@ func TestMonitorVerdict(t *testing.T) {
 		t.Errorf("one sticky chain: %+v, want not converged with the worst quantities named", v)
 	}
 	v := run(2, 0.3, 2000, true)
-	if v.Converged || !strings.Contains(v.Reason, "x0 (stuck: constant in each chain at different values)") {
+	if v.Converged || v.Frozen != 1 || !strings.Contains(v.Reason, "x0 (stuck: constant in each chain at different values)") ||
+		!strings.Contains(v.Reason, "x0 (never moved, at different values in different chains)") {
 		t.Errorf("x0 stuck at 0 and 1: %+v", v)
 	}
-	if v := run(1, 0.3, 2000, true); !v.Converged || v.Constant != 1 {
-		t.Errorf("x0 constant in the one chain: %+v, want converged with 1 constant quantity", v)
+	// A variable that never moved, with nothing to say its marginal is
+	// degenerate, is frozen: R̂ ∞, named first; the model's word that it
+	// is degenerate makes it a constant quantity.
+	if v := run(1, 0.3, 2000, true); v.Converged || v.Constant != 1 || v.Frozen != 1 || !math.IsInf(v.RHatMax, 1) ||
+		len(v.Worst) != 1 || v.Worst[0] != "x0 (never left 0)" || v.RHat() != "∞ (1 variable never moved, its marginal not known to be degenerate)" {
+		t.Errorf("x0 constant in the one chain: %+v, want not converged, x0 frozen", v)
+	}
+	degenerate = func(i int) bool { return i == 0 }
+	if v := run(1, 0.3, 2000, true); !v.Converged || v.Constant != 1 || v.Frozen != 0 || math.IsInf(v.RHatMax, 0) {
+		t.Errorf("x0 constant in the one chain, degenerate: %+v, want converged with 1 constant quantity", v)
+	}
+	degenerate = nil
+	// The verdict's JSON has null for an infinite R̂, and the count.
+	data, err := json.Marshal(run(1, 0.3, 2000, true))
+	if err != nil || !strings.Contains(string(data), `"rhat_max":null`) || !strings.Contains(string(data), `"frozen":1`) {
+		t.Errorf("verdict JSON %s, %v", data, err)
 	}
 	if v := run(1, 0.3, 10, false); v.Converged || !strings.Contains(v.Reason, "too few draws (10 a chain") {
 		t.Errorf("10 sweeps: %+v, want too few draws", v)
 	}
 	// The verdict's JSON has null for undefined diagnostics.
-	data, err := json.Marshal(run(1, 0.3, 10, false))
+	data, err = json.Marshal(run(1, 0.3, 10, false))
 	if err != nil || !strings.Contains(string(data), `"rhat_max":null`) || !strings.Contains(string(data), `"converged":false`) {
 		t.Errorf("verdict JSON %s, %v", data, err)
 	}
@@ -236,14 +255,17 @@ func (f *frozen) Conditional() (int, []float64, float64) {
 	return f.i, f.w, 1
 }
 
-// TestVerdictStuck: a variable that never moved while the Rao–Blackwellised
-// marginals give its value 0.5 fails the verdict (Verdict.Stuck, named in
-// the reason) and the stopping rule; without the marginals (or with visit
-// counts) the same traces judge converged — the frozen variable is only a
-// constant quantity, which R̂ and ESS leave out.
+// TestVerdictStuck: a variable that never moved is frozen (Verdict.Frozen)
+// unless something shows its marginal degenerate. Rao–Blackwellised
+// conditionals of (½, ½) name it stuck as well; conditionals of (0.999,
+// 0.001) — positive probability elsewhere — say it could move and its
+// marginal is near-degenerate: not frozen; conditionals of (1, 0), visit
+// counts or no marginals say nothing: frozen, unless the model says it is
+// degenerate (UseDegenerate). The stopping rule never stops while it is
+// frozen.
 func TestVerdictStuck(t *testing.T) {
-	run := func(marginals, rb bool) Verdict {
-		k := &frozen{x: []float64{0, 0}, r: rand.New(rand.NewPCG(1, 2)), w: []float64{0.5, 0.5}}
+	run := func(marginals, rb bool, w []float64, degenerate bool) Verdict {
+		k := &frozen{x: []float64{0, 0}, r: rand.New(rand.NewPCG(1, 2)), w: w}
 		m, err := NewMonitor([]int{0, 1}, []int{2, 2}, 2000)
 		if err != nil {
 			t.Fatal(err)
@@ -259,19 +281,73 @@ func TestVerdictStuck(t *testing.T) {
 		if marginals {
 			m.UseMarginals(mg)
 		}
-		c := &Chain{Kernel: k, Observers: []Observer{mg, tr}}
-		if err := c.Advance(context.Background(), 20000); err != nil {
+		if degenerate {
+			m.UseDegenerate(func(i int) bool { return i == 0 })
+		}
+		var last Verdict
+		r := &Runner{Steps: 20000, Until: m.Until(Criteria{}, &last), CheckEvery: 5000}
+		if err := r.Run(context.Background(), []*Chain{{Kernel: k, Observers: []Observer{mg, tr}}}); err != nil {
 			t.Fatal(err)
 		}
-		return m.Verdict(Criteria{})
+		v := m.Verdict(Criteria{})
+		if r.Converged() != v.Converged || last.Converged != v.Converged || last.Frozen != v.Frozen {
+			t.Errorf("stopping rule %v (last check %+v), verdict %+v", r.Converged(), last, v)
+		}
+		return v
 	}
-	if v := run(true, true); v.Converged || v.Stuck != 1 || !strings.Contains(v.Reason, "x0 (never left 0, whose Rao–Blackwellised probability is 0.500)") {
+	half, soft, hard := []float64{0.5, 0.5}, []float64{0.999, 0.001}, []float64{1, 0}
+	if v := run(true, true, half, false); v.Converged || v.Stuck != 1 || v.Frozen != 1 || !strings.Contains(v.Reason, "x0 (never left 0, whose Rao–Blackwellised probability is 0.500)") {
 		t.Errorf("frozen x0, Rao–Blackwellised marginals: %+v; want not converged, one stuck variable named", v)
 	}
-	for _, tc := range []struct{ marginals, rb bool }{{false, false}, {true, false}} {
-		if v := run(tc.marginals, tc.rb); !v.Converged || v.Stuck != 0 || v.Constant != 1 {
-			t.Errorf("marginals %v, Rao–Blackwellised %v: %+v; want converged, x0 a constant quantity", tc.marginals, tc.rb, v)
+	if v := run(true, true, half, true); v.Converged || v.Stuck != 1 {
+		t.Errorf("x0 stuck, said degenerate: %+v; want stuck all the same (its conditionals say it is not)", v)
+	}
+	if v := run(true, true, soft, false); !v.Converged || v.Frozen != 0 || v.Constant != 1 {
+		t.Errorf("x0 constant with conditionals of 0.999: %+v; want converged, x0 a constant quantity", v)
+	}
+	for _, tc := range []struct {
+		marginals, rb bool
+		w             []float64
+	}{{true, true, hard}, {false, false, half}, {true, false, half}} {
+		if v := run(tc.marginals, tc.rb, tc.w, false); v.Converged || v.Stuck != 0 || v.Frozen != 1 || v.Constant != 1 ||
+			!strings.Contains(v.Reason, "1 variable never moved in any chain, its marginal not known to be degenerate (R̂ ∞): x0 (never left 0)") {
+			t.Errorf("marginals %v, Rao–Blackwellised %v, conditionals %v: %+v; want not converged, x0 frozen", tc.marginals, tc.rb, tc.w, v)
 		}
+		if v := run(tc.marginals, tc.rb, tc.w, true); !v.Converged || v.Frozen != 0 || v.Constant != 1 {
+			t.Errorf("marginals %v, Rao–Blackwellised %v, conditionals %v, x0 degenerate: %+v; want converged, x0 a constant quantity", tc.marginals, tc.rb, tc.w, v)
+		}
+	}
+}
+
+// TestVerdictMemo: a verdict on traces that have not changed reuses the
+// R̂ and ESS of the last one (the frozen rule is judged again: what
+// UseDegenerate says may have changed), and one on traces that moved on
+// judges them again.
+func TestVerdictMemo(t *testing.T) {
+	m, _ := NewMonitor([]int{0, 1}, []int{2, 2}, 2000)
+	k := newBlockWalk(2, 1, 0.3, 5)
+	k.frozenAtZero = true
+	tr, _ := m.Trace(k)
+	c := &Chain{Kernel: k, Observers: []Observer{tr}}
+	if err := c.Advance(context.Background(), 2000); err != nil {
+		t.Fatal(err)
+	}
+	first := m.Verdict(Criteria{})
+	memo := m.memo
+	m.UseDegenerate(func(i int) bool { return i == 0 })
+	second := m.Verdict(Criteria{})
+	if m.memo != memo || first.Frozen != 1 || second.Frozen != 0 || !second.Converged || second.BulkESSMin != first.BulkESSMin {
+		t.Errorf("same traces: memo %v → %v, verdicts %+v, %+v", memo, m.memo, first, second)
+	}
+	if m.Verdict(Criteria{RHat: 1.05}); m.memo == memo {
+		t.Error("other criteria: the memo was reused")
+	}
+	memo = m.memo
+	if err := c.Advance(context.Background(), 2010); err != nil {
+		t.Fatal(err)
+	}
+	if m.Verdict(Criteria{RHat: 1.05}); m.memo == memo {
+		t.Error("traces moved on: the memo was reused")
 	}
 }
 

@@ -60,9 +60,10 @@
 //     [Monitor.Verdict] judges them by the [Criteria] — rank-normalised
 //     split-R̂ within and across chains and bulk and tail ESS of every
 //     tracked quantity ([Judge] for quantities of the caller's), and no
-//     variable frozen while its Rao–Blackwellised marginal says it should
-//     move ([Monitor.UseMarginals]) — into a [Verdict] that says why not in
-//     words; [Monitor.Until] is the same judgement as a Runner's stopping
+//     variable frozen: never moved in any chain while neither the model
+//     ([Monitor.UseDegenerate]) nor its Rao–Blackwellised conditionals
+//     ([Monitor.UseMarginals]) show its marginal degenerate — into a
+//     [Verdict] that says why not in words; [Monitor.Until] is the same judgement as a Runner's stopping
 //     rule, and [Monitor.Run] a run that stops when converged.
 //   - [Source] and [Streams] derive independent PCG streams from one seed,
 //     so chain k of a run has the same stream whether it runs in this

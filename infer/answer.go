@@ -70,7 +70,31 @@ type Answer struct {
 	// exact are then those sampled so far, or uniform where nothing was).
 	// Verdict then says not converged, with the same reason.
 	Incomplete string
+	// Method is how the answer was found, in one word: "exact" (every
+	// component eliminated: nothing sampled), "mixed" (some components
+	// eliminated, the others sampled) or "sampled" (none eliminated,
+	// Options.Run.Spec's answers included). An answer whose budget ran out
+	// before the chains sampled keeps its label: Incomplete says so.
+	Method string
+	// Frozen is Verdict.Frozen: the traced variables that the chains never
+	// moved although nothing shows their marginals degenerate (the
+	// exact components' variables, and those arc consistency on the hard
+	// factors leaves one value, are not counted). A frozen variable fails
+	// the verdict: its marginal is the value it started in. 0 when nothing
+	// was sampled.
+	Frozen int
+	// Seconds is the wall time of the whole answer, from its budget's start
+	// (the call, or Options.Run.Start) to its return: planning, elimination,
+	// pilots, chains and verdict.
+	Seconds float64
 }
+
+// Method labels of Answer.Method.
+const (
+	MethodExact   = "exact"
+	MethodMixed   = "mixed"
+	MethodSampled = "sampled"
+)
 
 // Marginals returns the marginals of g's variables as well as the library
 // can within opt.Time: exact for every component of the free variables
@@ -89,7 +113,7 @@ type Answer struct {
 // about a second the answer so far — the exact components solved, the
 // marginals sampled so far — with Incomplete saying so, together with an
 // error wrapping ctx.Err().
-func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer, error) {
+func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (a *Answer, err error) {
 	start := time.Now()
 	if g == nil {
 		return nil, errors.New("infer: nil graph")
@@ -111,6 +135,11 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer,
 	if opt.Run != nil && !opt.Run.Start.IsZero() {
 		b.Start = opt.Run.Start
 	}
+	defer func() {
+		if a != nil {
+			a.finish(b.Start)
+		}
+	}()
 	if opt.Run != nil && opt.Run.Spec != nil {
 		return fixed(ctx, g, opt, b)
 	}
@@ -118,7 +147,7 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer,
 	if pr == nil {
 		return nil, err
 	}
-	a := &Answer{ExactPart: pr.Exact, Choice: pr.Choice, Exact: make([]bool, g.NumVars()), Marginals: pointMasses(g, nil),
+	a = &Answer{ExactPart: pr.Exact, Choice: pr.Choice, Exact: make([]bool, g.NumVars()), Marginals: pointMasses(g, nil),
 		PilotSeconds: pr.PilotSeconds, NoChoice: pr.Why}
 	for i := range g.NumVars() {
 		_, a.Exact[i] = g.Observed(i)
@@ -130,7 +159,7 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (*Answer,
 	case pr.Choice == nil:
 		a.stop(pr.Why)
 	default:
-		err = a.sample(ctx, g, opt, pr.Choice.Spec, pr.Choice.nsPerSweep(), b)
+		err = a.sampleJudged(ctx, g, opt, pr.Choice.Spec, pr.Choice.nsPerSweep(), b)
 	}
 	pr.Exact.Overlay(a.Marginals, a.Exact)
 	return a, err
@@ -143,8 +172,59 @@ func fixed(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget) (*A
 	for i := range g.NumVars() {
 		_, a.Exact[i] = g.Observed(i)
 	}
-	err := a.sample(ctx, g, opt, *opt.Run.Spec, 0, b)
+	err := a.sampleJudged(ctx, g, opt, *opt.Run.Spec, 0, b)
 	return a, err
+}
+
+// sampleJudged is sample, its verdict told which variables need not move
+// (degenerate: the exact components' variables and those the hard factors
+// fix), so that a variable the chains never moved is frozen only where
+// its marginal may not be degenerate (chain.Verdict.Frozen). The monitor
+// learns it as the chains are built (Run.Built), in time for a stopping
+// rule's checks; an answer without a Run (no hooks, no stopping rule) has
+// its one verdict judged again with it, the R̂ and ESS reused.
+func (a *Answer) sampleJudged(ctx context.Context, g *factorgraph.Graph, opt Options, spec Spec, ns float64, b Budget) error {
+	deg := degenerate(g, a.ExactPart)
+	told := false
+	if opt.Run != nil {
+		run := *opt.Run
+		built := run.Built
+		run.Built = func(chains []*chain.Chain) (bool, error) {
+			a.Run.Monitor.UseDegenerate(deg)
+			told = true
+			if built != nil {
+				return built(chains)
+			}
+			return true, nil
+		}
+		opt.Run = &run
+	}
+	err := a.sample(ctx, g, opt, spec, ns, b)
+	if !told && a.Run != nil && a.Verdict != nil {
+		a.Run.Monitor.UseDegenerate(deg)
+		a.judge(g, opt.Criteria)
+		if a.Incomplete != "" {
+			a.stop(a.Incomplete)
+		}
+	}
+	return err
+}
+
+// finish sets a's method, frozen count and wall time since start.
+func (a *Answer) finish(start time.Time) {
+	a.Seconds = time.Since(start).Seconds()
+	switch ex := a.ExactPart; {
+	case ex != nil && ex.All():
+		a.Method = MethodExact
+	case ex != nil && ex.Any():
+		a.Method = MethodMixed
+	default:
+		a.Method = MethodSampled
+	}
+	a.Frozen = 0
+	if a.Verdict != nil {
+		a.Frozen = a.Verdict.Frozen
+	}
 }
 
 // nsPerSweep returns the cost of a sweep of the chosen sampler by its

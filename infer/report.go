@@ -6,9 +6,11 @@ import "github.com/pgibbs/pgibbs/factorgraph"
 // uai`'s "infer" object): how the answer was found, each component's
 // plan, and what the pilots measured.
 type Report struct {
-	// Method is how the answer was found: "exact" (every component
-	// eliminated), "sampled" (none) or "exact+sampled".
-	Method string `json:"method"`
+	// Method is how the answer was found (Answer.Method): "exact" (every
+	// component eliminated), "mixed" (some) or "sampled" (none); Seconds
+	// the answer's wall time (Answer.Seconds).
+	Method  string  `json:"method"`
+	Seconds float64 `json:"seconds"`
 	// ExactComponents of Components were eliminated exactly, holding
 	// ExactVariables free variables, in ExactSeconds; LogZ is log Z of
 	// the model given the evidence (ExactPart.LogZ), when every
@@ -56,24 +58,12 @@ type PilotReport struct {
 	Refused      string  `json:"refused,omitempty"`
 }
 
-// Method says how a was found: "exact" (every component eliminated),
-// "sampled" (none) or "exact+sampled".
-func (a *Answer) Method() string {
-	switch ex := a.ExactPart; {
-	case ex.All():
-		return "exact"
-	case ex.Any():
-		return "exact+sampled"
-	}
-	return "sampled"
-}
-
 // Report returns the record of a's plan and choice on g (the graph it
 // answers: log Z needs its clamped factors). A list of more than 20
 // components is left out (the counts say enough).
 func (a *Answer) Report(g *factorgraph.Graph) *Report {
 	ex := a.ExactPart
-	o := &Report{Method: a.Method(), Components: len(ex.Components), ExactVariables: ex.ExactVars(), ExactSeconds: ex.Seconds}
+	o := &Report{Method: a.Method, Seconds: a.Seconds, Components: len(ex.Components), ExactVariables: ex.ExactVars(), ExactSeconds: ex.Seconds}
 	for k, c := range ex.Components {
 		o.Parts = append(o.Parts, ComponentPlan{Variables: len(c.Vars), Exact: ex.Exact[k], Width: c.Width, Entries: c.Entries, Bytes: c.Bytes, Why: ex.Why[k]})
 		if ex.Exact[k] {

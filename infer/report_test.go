@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// TestReport: an answer's record says how it was found — exact, or exact
-// and sampled — with each component's plan, log Z only when every
+// TestReport: an answer's record says how it was found — exact, or mixed
+// (exact and sampled) — and in how long, with each component's plan, log Z only when every
 // component is exact, and the pilots' choice only when something was
 // sampled; its JSON keeps the names `pgibbs uai` prints.
 func TestReport(t *testing.T) {
@@ -21,7 +21,7 @@ func TestReport(t *testing.T) {
 		exact    int
 	}{
 		{"exact", 3, 0, "exact", 2},
-		{"exact+sampled", 8, 4096, "exact+sampled", 1},
+		{"mixed", 8, 4096, "mixed", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g, chainVars := twoParts(t, c.side)
@@ -30,7 +30,7 @@ func TestReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := a.Report(g)
-			if a.Method() != c.method || r.Method != c.method || r.Components != 2 || r.ExactComponents != c.exact || len(r.Parts) != 2 {
+			if a.Method != c.method || r.Method != c.method || r.Seconds != a.Seconds || !(a.Seconds > 0) || r.Components != 2 || r.ExactComponents != c.exact || len(r.Parts) != 2 {
 				t.Fatalf("report %+v, want %s with %d of 2 components exact", r, c.method, c.exact)
 			}
 			logZ, all := a.ExactPart.LogZ(g)
@@ -51,7 +51,7 @@ func TestReport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, key := range []string{`"method"`, `"components"`, `"exact_components"`, `"component_plans"`} {
+			for _, key := range []string{`"method"`, `"seconds"`, `"components"`, `"exact_components"`, `"component_plans"`} {
 				if !strings.Contains(string(b), key) {
 					t.Errorf("JSON %s lacks %s", b, key)
 				}

@@ -57,11 +57,13 @@ func deterministic(t *testing.T, out string) map[string]any {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
 	delete(m, "seconds")
+	delete(m, "total_seconds")
 	delete(m, "steps_per_second")
 	delete(m, "ess_per_second")
 	delete(m, "setup_seconds")
 	if a, ok := m["infer"].(map[string]any); ok {
 		delete(a, "exact_seconds")
+		delete(a, "seconds")
 		if c, ok := a["choice"].(map[string]any); ok {
 			delete(c, "pilot_seconds")
 		}

@@ -57,7 +57,8 @@ func twoComponents(t *testing.T) (model, evid string) {
 // and output, so the command and the library give the same marginals, bit
 // for bit, and the same verdict for the same seed and length — with an
 // exact part and a sampled one (-sampler infer, -exact-memory 1K), with
-// every component sampled (-exact-memory 1), and with a sampler named.
+// every component sampled (-exact-memory 1), and with a sampler named;
+// the same method label and frozen count too.
 func TestUAISameAsInfer(t *testing.T) {
 	model, evid := twoComponents(t)
 	pr, err := uai.ReadGraphProblem(model, evid, "")
@@ -69,7 +70,7 @@ func TestUAISameAsInfer(t *testing.T) {
 		name, sampler, memory string
 		method                string
 	}{
-		{"exact+sampled", "infer", "1K", "exact+sampled"},
+		{"mixed", "infer", "1K", "mixed"},
 		{"sampled", "infer", "1", "sampled"},
 		{"named", "pgibbs", "", ""},
 	} {
@@ -91,6 +92,8 @@ func TestUAISameAsInfer(t *testing.T) {
 			var o struct {
 				Converged bool   `json:"converged"`
 				Note      string `json:"convergence_note"`
+				Method    string `json:"method"`
+				Frozen    int    `json:"frozen_variables"`
 				Infer     *struct {
 					Method string `json:"method"`
 				} `json:"infer"`
@@ -116,8 +119,11 @@ func TestUAISameAsInfer(t *testing.T) {
 					}
 				}
 			}
-			if o.Converged != a.Verdict.Converged || o.Note != a.Verdict.Reason {
-				t.Errorf("verdict: command %v (%s), infer.Marginals %v (%s)", o.Converged, o.Note, a.Verdict.Converged, a.Verdict.Reason)
+			if o.Converged != a.Verdict.Converged || o.Note != a.Verdict.Reason || o.Frozen != a.Frozen {
+				t.Errorf("verdict: command %v (%s, %d frozen), infer.Marginals %v (%s, %d frozen)", o.Converged, o.Note, o.Frozen, a.Verdict.Converged, a.Verdict.Reason, a.Frozen)
+			}
+			if o.Method != a.Method {
+				t.Errorf("method: command %q, infer.Marginals %q", o.Method, a.Method)
 			}
 		})
 	}

@@ -59,6 +59,12 @@ type uaiOutput struct {
 	// Infer is what -sampler infer solved exactly and chose to sample
 	// with.
 	Infer *infer.Report `json:"infer,omitempty"`
+	// Method is how the answer was found, whatever the sampler
+	// (infer.Answer.Method): exact, mixed or sampled; TotalSeconds its
+	// wall time from the command's start (reading the model included) to
+	// the answer (infer.Answer.Seconds).
+	Method       string  `json:"method,omitempty"`
+	TotalSeconds float64 `json:"total_seconds,omitempty"`
 	gibbsOutput
 }
 
@@ -185,6 +191,7 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 	if f.sampler == inferSampler {
 		o.Infer = a.Report(g)
 	}
+	o.Method, o.TotalSeconds = a.Method, a.Seconds
 	switch {
 	case rec != nil:
 		o.gibbsOutput = *rec
@@ -320,7 +327,10 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	}
 	fmt.Fprintf(tw, "\n")
 	printReport(tw, o.Infer)
-	if o.Infer == nil || o.Infer.Method != "exact" {
+	if o.Method != "" {
+		fmt.Fprintf(tw, "answer\t%s, %.2f s in all\n", o.Method, o.TotalSeconds)
+	}
+	if o.Method != infer.MethodExact {
 		o.gibbsOutput.print(tw)
 	}
 	if o.MeanAbsError != nil {
@@ -334,7 +344,7 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	if o.Out != "" {
 		fmt.Fprintf(tw, "marginals written to\t%s\n", o.Out)
 	}
-	if o.Infer != nil && o.Infer.Method == "exact" {
+	if o.Method == infer.MethodExact {
 		fmt.Fprintf(tw, "convergence\texact: every component eliminated, nothing sampled\n")
 	} else {
 		printConvergence(tw, o.convergence)

@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -118,5 +120,61 @@ func TestAutoChoice(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "uai", "-model", model, "-sampler", "gibbs", "-exact-memory", "1G"); code != 2 || !strings.Contains(stderr, "-exact-memory applies to -sampler infer only") {
 		t.Errorf("-exact-memory with gibbs: exit %d, %q", code, stderr)
+	}
+}
+
+// frozenUAI writes infer's frozenCycle as a UAI model with its evidence:
+// hard factors x0 ≤ x1, x1 ≤ x2, x2 ≤ x0 (single-site Gibbs accepts them
+// and never moves the three), a field on x0, x3 = x4 with x4 observed at 1
+// (x3 fixed), a field on x5.
+func frozenUAI(t *testing.T) (model, evid string) {
+	t.Helper()
+	dir := t.TempDir()
+	model, evid = filepath.Join(dir, "frozen.uai"), filepath.Join(dir, "frozen.evid")
+	const m = "MARKOV\n6\n2 2 2 2 2 2\n6\n2 0 1\n2 1 2\n2 2 0\n1 0\n2 3 4\n1 5\n" +
+		"\n4\n1 1 0 1\n\n4\n1 1 0 1\n\n4\n1 1 0 1\n\n2\n0.3 0.7\n\n4\n1 0 0 1\n\n2\n1 1.6487\n"
+	if err := os.WriteFile(model, []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(evid, []byte("1 4 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return model, evid
+}
+
+// TestFrozenVerdictCLI: variables that single-site Gibbs never moves,
+// although their marginals are not degenerate, fail the verdict and show:
+// R̂ ∞ with their count in the text's R̂ line, first in the stderr
+// warning, frozen_variables in JSON (x3, which the evidence fixes, is not
+// counted); the JSON says how the answer was found and in how long.
+func TestFrozenVerdictCLI(t *testing.T) {
+	model, evid := frozenUAI(t)
+	args := []string{"uai", "-model", model, "-evidence", evid, "-sampler", "gibbs", "-iters", "30000", "-seed", "3"}
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`R̂ \(max over quantities\) +∞ \(3 variables never moved, their marginals not known to be degenerate\)\n`).MatchString(stdout) ||
+		!strings.Contains(stdout, "answer                          sampled, ") {
+		t.Errorf("text output lacks the frozen variables' R̂ line or the answer's method:\n%s", stdout)
+	}
+	if !strings.HasPrefix(stderr, "pgibbs uai: warning: the chains have not converged: 3 variables never moved in any chain, their marginals not known to be degenerate (R̂ ∞): x0 (never left ") ||
+		strings.Contains(stderr, "x3 ") {
+		t.Errorf("stderr %q; want the frozen variables x0, x1, x2 first, x3 not", stderr)
+	}
+	code, stdout, stderr = runCLI(t, append(args, "-json")...)
+	var o struct {
+		Converged    bool     `json:"converged"`
+		Rhat         *float64 `json:"rhat_max"`
+		Frozen       int      `json:"frozen_variables"`
+		Constant     int      `json:"constant_quantities"`
+		Method       string   `json:"method"`
+		TotalSeconds float64  `json:"total_seconds"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &o) != nil {
+		t.Fatalf("-json: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	if o.Converged || o.Rhat != nil || o.Frozen != 3 || o.Constant != 4 || o.Method != "sampled" || !(o.TotalSeconds > 0) {
+		t.Errorf("-json: %+v; want not converged, R̂ null, 3 frozen variables of 4 constant quantities, sampled, timed", o)
 	}
 }
