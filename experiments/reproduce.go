@@ -16,13 +16,13 @@ import (
 )
 
 // figures are the names Reproduce knows, in the order of Figures.
-var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "fss", "scale", "all"}
+var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "uai-hard", "fss", "scale", "all"}
 
 // Figures returns the names [Reproduce] knows, in order: "fig1a", "fig1b",
 // "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover",
-// "clusters", "uai", "fss", "scale" and, last, "all" (every figure and
+// "clusters", "uai", "uai-hard", "fss", "scale" and, last, "all" (every figure and
 // table of the papers: all of them but the studies "crossover",
-// "clusters", "uai", "fss" and "scale"). The slice is the caller's.
+// "clusters", "uai", "uai-hard", "fss" and "scale"). The slice is the caller's.
 func Figures() []string { return slices.Clone(figures) }
 
 // The experiments' settings (quick or full); the tests replace them with
@@ -36,6 +36,7 @@ var (
 	crossoverSettings = studies.CrossoverPaper
 	clustersSettings  = studies.ClustersPaper
 	uaiSettings       = studies.UAIPaper
+	uaiHardSettings   = studies.UAIHard
 	fssSettings       = studies.FSSPaper
 	scaleSettings     = studies.ScalePaper
 )
@@ -55,9 +56,10 @@ var (
 //	crossover      studies.Crossover, a timing study (run it alone on a quiet machine): crossover.csv, its summary, its plots
 //	clusters       studies.Clusters, τ against L at the Ising critical point and seconds per sweep (run it alone): clusters-tau.csv, .png, .svg; clusters-cost.csv, .png, .svg
 //	uai            studies.UAIScores, the MAR task on the shared UAI models at 20 s a model on one core (run it alone): uai-scores.csv
+//	uai-hard       studies.UAIScores on the shared models beyond exact elimination (../shared/data/uai-hard), 20 s a model, beside the peers of its PEERS.md: uai-hard-scores.csv
 //	fss            studies.FSS, finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings): fss.csv, fss-crossings.csv, fss-fits.csv, fss-curves.csv; fss-chi.png, .svg; fss-binder.png, .svg
 //	scale          studies.Scale, memory, build time and ns per update against the number of pair factors (run it alone): scale.csv; scale.png, .svg
-//	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, fss, scale), one Potts and one Spin run serving every figure
+//	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, uai-hard, fss, scale), one Potts and one Spin run serving every figure
 //
 // cfg goes to every driver; if cfg.Dir is empty, ground truths are cached
 // in dir. dir must exist ("" is the current directory); w may be nil. If
@@ -132,6 +134,7 @@ func (r *reproducer) steps(name string) []func(context.Context) error {
 		"crossover":     {r.crossover},
 		"clusters":      {r.clusters},
 		"uai":           {r.uai},
+		"uai-hard":      {r.uaiHard},
 		"fss":           {r.fss},
 		"scale":         {r.scale},
 		"all":           {r.fig1a, r.fig1b, r.fig1c, r.fig2, r.fig3, r.table1, r.rlr},
@@ -175,8 +178,16 @@ func (r *reproducer) scale(ctx context.Context) error {
 }
 
 // uai runs the UAI MAR task on the shared models.
-func (r *reproducer) uai(ctx context.Context) error {
-	s := uaiSettings(r.quick)
+func (r *reproducer) uai(ctx context.Context) error { return r.uaiTask(ctx, uaiSettings(r.quick)) }
+
+// uaiHard runs it on the shared models beyond exact elimination, beside
+// the peers' scores.
+func (r *reproducer) uaiHard(ctx context.Context) error {
+	return r.uaiTask(ctx, uaiHardSettings(r.quick))
+}
+
+// uaiTask runs the UAI MAR task of settings s.
+func (r *reproducer) uaiTask(ctx context.Context, s studies.UAISettings) error {
 	s.Seed = r.cfg.Seed
 	r.say("\nUAI MAR task: every model of %s with a .MAR file, %g s a model on one core (GOMAXPROCS = 1), one chain: package infer's default answer", s.Dir, s.Seconds)
 	res, err := studies.UAIScores(ctx, s, r.cfg)
@@ -447,6 +458,9 @@ var descriptions = map[string]string{
 	"uai": "the UAI competitions' MAR task on every shared model (../shared/data/uai) with its .MAR file: the\n" +
 		"default answer (exact where an elimination fits, else the sampler its pilots choose) at 20 s a model\n" +
 		"on one core, scored as UAI 2022 scores (-quick: 2 s a model; a study: run it alone; not part of all)",
+	"uai-hard": "the same task on the shared models beyond exact elimination (../shared/data/uai-hard: linkage\n" +
+		"pedigrees, a DBN, a 20×20 grid) beside libDAI's and Merlin's scores of its PEERS.md (-quick: 4 s a\n" +
+		"model; a study: run it alone; not part of all)",
 	"fss": "finite-size scaling of the 2-D Ising model (nearest neighbour, sides 16–128) and of the σ = 1\n" +
 		"power law (16–96) with Swendsen–Wang and single-histogram reweighting: χ peaks and the fitted γ/ν,\n" +
 		"Binder crossings against β_c, reweighted against direct runs (3 minutes on 2 cores, -quick 20 s;\n" +

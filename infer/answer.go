@@ -159,7 +159,7 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (a *Answe
 	case pr.Choice == nil:
 		a.stop(pr.Why)
 	default:
-		err = a.sampleJudged(ctx, g, opt, pr.Choice.Spec, pr.Choice.nsPerSweep(), b)
+		err = a.sample(ctx, g, opt, pr.Choice.Spec, pr.Choice.nsPerSweep(), b)
 	}
 	pr.Exact.Overlay(a.Marginals, a.Exact)
 	return a, err
@@ -172,42 +172,8 @@ func fixed(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget) (*A
 	for i := range g.NumVars() {
 		_, a.Exact[i] = g.Observed(i)
 	}
-	err := a.sampleJudged(ctx, g, opt, *opt.Run.Spec, 0, b)
+	err := a.sample(ctx, g, opt, *opt.Run.Spec, 0, b)
 	return a, err
-}
-
-// sampleJudged is sample, its verdict told which variables need not move
-// (degenerate: the exact components' variables and those the hard factors
-// fix), so that a variable the chains never moved is frozen only where
-// its marginal may not be degenerate (chain.Verdict.Frozen). The monitor
-// learns it as the chains are built (Run.Built), in time for a stopping
-// rule's checks; an answer without a Run (no hooks, no stopping rule) has
-// its one verdict judged again with it, the R̂ and ESS reused.
-func (a *Answer) sampleJudged(ctx context.Context, g *factorgraph.Graph, opt Options, spec Spec, ns float64, b Budget) error {
-	deg := degenerate(g, a.ExactPart)
-	told := false
-	if opt.Run != nil {
-		run := *opt.Run
-		built := run.Built
-		run.Built = func(chains []*chain.Chain) (bool, error) {
-			a.Run.Monitor.UseDegenerate(deg)
-			told = true
-			if built != nil {
-				return built(chains)
-			}
-			return true, nil
-		}
-		opt.Run = &run
-	}
-	err := a.sample(ctx, g, opt, spec, ns, b)
-	if !told && a.Run != nil && a.Verdict != nil {
-		a.Run.Monitor.UseDegenerate(deg)
-		a.judge(g, opt.Criteria)
-		if a.Incomplete != "" {
-			a.stop(a.Incomplete)
-		}
-	}
-	return err
 }
 
 // finish sets a's method, frozen count and wall time since start.

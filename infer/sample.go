@@ -262,7 +262,8 @@ func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, s
 		s.Samplers = append(s.Samplers, smp)
 		s.Chains = append(s.Chains, &chain.Chain{Kernel: smp, Sources: []*rand.PCG{src}, Observers: obs})
 	}
-	mon.UseMarginals(s.Marginals...) // variables that never moved fail the verdict
+	mon.UseMarginals(s.Marginals...)              // variables that never moved fail the verdict…
+	mon.UseDegenerate(degenerate(g, a.ExactPart)) // …unless the model fixes them
 	return s, nil
 }
 

@@ -29,31 +29,64 @@ type UAISettings struct {
 	// 3600); Seed seeds the pilots and the chain.
 	Seconds float64
 	Seed    uint64
+	// Peers are other solvers' published scores on these models, a
+	// column each (PeerNames), NaN where one has none.
+	PeerNames []string
+	Peers     map[string][]float64
+	// MaxBytes bounds one component's exact elimination
+	// (infer.Options.MaxBytes; 0: infer's default).
+	MaxBytes float64
 }
 
 // UAIPaper returns the settings of the 20-second track on the shared
 // models (quick: 2 seconds a model).
 func UAIPaper(quick bool) UAISettings {
-	s := UAISettings{Dir: filepath.Join("..", "shared", "data", "uai"), Seconds: 20, Seed: 1}
+	s := UAISettings{Dir: filepath.Join("..", "shared", "data", "uai"), Seconds: 20, Seed: 1, PeerNames: []string{"ibia-mar", "uai14-mar"}, Peers: published}
 	if quick {
 		s.Seconds = 2
 	}
 	return s
 }
 
+// UAIHard returns the settings of the 20-second track on the shared
+// models beyond exact elimination (../shared/data/uai-hard: five linkage
+// pedigrees, a DBN and a 20×20 grid of UAI 2014), beside the two
+// established solvers of its PEERS.md (quick: 4 seconds a model).
+func UAIHard(quick bool) UAISettings {
+	s := UAISettings{Dir: filepath.Join("..", "shared", "data", "uai-hard"), Seconds: 20, Seed: 1,
+		PeerNames: []string{"libDAI HAK", "Merlin WMB", "libDAI AIE", "libDAI BP", "best peer"}, Peers: hardPeers}
+	if quick {
+		s.Seconds = 4
+	}
+	return s
+}
+
+// hardPeers holds ../shared/data/uai-hard/PEERS.md's scores: libDAI's
+// HAK, Merlin's WMB, libDAI's AIE and BP, and the best of them, 20 s on
+// one core.
+var hardPeers = map[string][]float64{
+	"linkage_13": {78.0, 80.5, 0, 100, 100},
+	"linkage_16": {97.7, 93.6, 0, 29.3, 97.7},
+	"linkage_18": {88.0, 88.8, 0, 30.1, 88.8},
+	"linkage_20": {91.9, 86.4, 0, 66.2, 91.9},
+	"linkage_26": {86.8, 94.3, 0, 24.4, 94.3},
+	"DBN_11":     {math.NaN(), 100, 100, 30.5, 100},
+	"Grids_16":   {58.2, 14.4, 57.6, 0, 58.2},
+}
+
 // UAIRow is one model's result.
 type UAIRow struct {
 	Model           string
 	Free            int
-	Method          string  // "exact", "sampled" or "exact+sampled"
-	ExactVariables  int     // free variables answered exactly
-	Sampler         string  // the sampler the pilots chose ("" if none ran)
-	Seconds         float64 // wall time of the whole answer
-	MeanHellinger   float64 // mean Hellinger error over free variables, against the .MAR
-	Score           float64 // the UAI 2022 score: max(0, 100·(1 − HErr/HErr_uniform))
-	Converged       string  // the sampled part's verdict ("" if nothing was sampled)
-	IBIA, UAI14     float64 // the competition's published 20-second scores (NaN: none)
-	MARDisagreement string  // a note where the .MAR file is known not to fit its model
+	Method          string    // infer.Answer.Method: "exact", "sampled" or "mixed"
+	ExactVariables  int       // free variables answered exactly
+	Sampler         string    // the sampler the pilots chose ("" if none ran)
+	Seconds         float64   // wall time of the whole answer
+	MeanHellinger   float64   // mean Hellinger error over free variables, against the .MAR
+	Score           float64   // the UAI 2022 score: max(0, 100·(1 − HErr/HErr_uniform))
+	Converged       string    // the sampled part's verdict ("" if nothing was sampled)
+	Peers           []float64 // the settings' peers' scores (NaN: none)
+	MARDisagreement string    // a note where the .MAR file is known not to fit its model
 }
 
 // UAIResult is UAIScores's result.
@@ -67,7 +100,7 @@ type UAIResult struct {
 // issue 24 quotes them; the Pedigree and Promedus scores of every solver
 // there (0–34) were computed against other reference marginals than the
 // shared .MAR files, and are left out.
-var published = map[string][2]float64{
+var published = map[string][]float64{
 	"Alchemy_11": {100, 0}, "CSP_11": {100, 0}, "CSP_12": {100, 100}, "CSP_13": {100, 0},
 	"Grids_11": {100, 0}, "Grids_12": {100, 100}, "Grids_13": {100, 0},
 	"ObjectDetection_11": {100, 99.8}, "ObjectDetection_12": {100, 99.1}, "ObjectDetection_13": {97.1, 95.1},
@@ -125,20 +158,18 @@ func uaiRow(ctx context.Context, s UAISettings, name string) (UAIRow, error) {
 		return UAIRow{}, err
 	}
 	budget := time.Duration(s.Seconds*float64(time.Second)) - time.Since(start)
-	a, err := infer.Marginals(ctx, g, infer.Options{Time: budget, Seed: s.Seed})
+	a, err := infer.Marginals(ctx, g, infer.Options{Time: budget, Seed: s.Seed, MaxBytes: s.MaxBytes})
 	if err != nil {
 		return UAIRow{}, err
 	}
-	row := UAIRow{Model: name, Free: len(g.Free()), Seconds: time.Since(start).Seconds(), ExactVariables: a.ExactPart.ExactVars(),
-		IBIA: math.NaN(), UAI14: math.NaN()}
-	switch {
-	case a.ExactPart.All():
-		row.Method = "exact"
-	case a.ExactPart.Any():
-		row.Method = "exact+sampled"
-	default:
-		row.Method = "sampled"
+	row := UAIRow{Model: name, Free: len(g.Free()), Seconds: time.Since(start).Seconds(), ExactVariables: a.ExactPart.ExactVars()}
+	for k := range s.PeerNames {
+		row.Peers = append(row.Peers, math.NaN())
+		if sc, ok := s.Peers[name]; ok && k < len(sc) {
+			row.Peers[k] = sc[k]
+		}
 	}
+	row.Method = a.Method
 	if a.Choice != nil {
 		row.Sampler = a.Choice.Spec.String()
 		row.Converged = "yes"
@@ -148,9 +179,6 @@ func uaiRow(ctx context.Context, s UAISettings, name string) (UAIRow, error) {
 	}
 	if row.Score, row.MeanHellinger, err = diag.MARScore(a.Marginals, p.Exact, g.Free()); err != nil {
 		return UAIRow{}, err
-	}
-	if sc, ok := published[name]; ok {
-		row.IBIA, row.UAI14 = sc[0], sc[1]
 	}
 	if strings.HasPrefix(name, "dv-rel") {
 		row.MARDisagreement = "the .MAR file does not fit the model (enumeration of every component agrees with the elimination to 1e-14)"
@@ -162,7 +190,11 @@ func uaiRow(ctx context.Context, s UAISettings, name string) (UAIRow, error) {
 func (r *UAIResult) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "UAI MAR task, %g s a model, one core, one chain, seed %d (package infer's default answer)\n\n", r.Settings.Seconds, r.Settings.Seed)
-	b.WriteString("| model | free | answer | sampler | s | mean Hellinger | score | ibia-mar | uai14-mar |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| model | free | answer | sampler | s | mean Hellinger | score |")
+	for _, p := range r.Settings.PeerNames {
+		b.WriteString(" " + p + " |")
+	}
+	b.WriteString("\n|---|---|---|---|---|---|---|" + strings.Repeat("---|", len(r.Settings.PeerNames)) + "\n")
 	for _, row := range r.Rows {
 		pub := func(x float64) string {
 			if math.IsNaN(x) {
@@ -171,28 +203,39 @@ func (r *UAIResult) Markdown() string {
 			return fmt.Sprintf("%.1f", x)
 		}
 		answer := row.Method
-		if row.Method == "exact+sampled" {
+		if row.Method == "mixed" {
 			answer = fmt.Sprintf("%d exact, %d sampled", row.ExactVariables, row.Free-row.ExactVariables)
 		}
 		score := fmt.Sprintf("%.2f", row.Score)
 		if row.MARDisagreement != "" {
 			score += " (.MAR off)"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.1f | %.2g | %s | %s | %s |\n", row.Model, row.Free, answer,
-			cmp.Or(row.Sampler, "—"), row.Seconds, row.MeanHellinger, score, pub(row.IBIA), pub(row.UAI14))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.1f | %.2g | %s |", row.Model, row.Free, answer,
+			cmp.Or(row.Sampler, "—"), row.Seconds, row.MeanHellinger, score)
+		for _, x := range row.Peers {
+			b.WriteString(" " + pub(x) + " |")
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
 
-// WriteCSV writes the result to dir/uai-scores.csv and returns its path.
+// WriteCSV writes the result to dir/D-scores.csv, D the models' folder
+// (uai-scores.csv, uai-hard-scores.csv), and returns its path.
 func (r *UAIResult) WriteCSV(dir string) (string, error) {
-	path := filepath.Join(dir, "uai-scores.csv")
-	header := []string{"model", "free", "method", "exact_variables", "sampler", "seconds", "mean_hellinger", "score", "converged", "ibia_mar", "uai14_mar", "note"}
+	path := filepath.Join(dir, filepath.Base(r.Settings.Dir)+"-scores.csv")
+	header := []string{"model", "free", "method", "exact_variables", "sampler", "seconds", "mean_hellinger", "score", "converged", "note"}
+	for _, p := range r.Settings.PeerNames {
+		header = append(header, strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(p)))
+	}
 	var rows [][]string
 	for _, row := range r.Rows {
-		rows = append(rows, []string{row.Model, fmt.Sprint(row.Free), row.Method, fmt.Sprint(row.ExactVariables), row.Sampler,
-			fmt.Sprintf("%.3f", row.Seconds), fmt.Sprintf("%.6g", row.MeanHellinger), fmt.Sprintf("%.4f", row.Score), row.Converged,
-			fmt.Sprint(row.IBIA), fmt.Sprint(row.UAI14), row.MARDisagreement})
+		cells := []string{row.Model, fmt.Sprint(row.Free), row.Method, fmt.Sprint(row.ExactVariables), row.Sampler,
+			fmt.Sprintf("%.3f", row.Seconds), fmt.Sprintf("%.6g", row.MeanHellinger), fmt.Sprintf("%.4f", row.Score), row.Converged, row.MARDisagreement}
+		for _, x := range row.Peers {
+			cells = append(cells, fmt.Sprint(x))
+		}
+		rows = append(rows, cells)
 	}
 	return path, harness.WriteCSV(path, header, rows)
 }

@@ -18,7 +18,9 @@ func TestUAIScores(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "Grids_12.uai")); err != nil {
 		t.Skip("the shared UAI models are not here")
 	}
-	res, err := UAIScores(context.Background(), UAISettings{Dir: dir, Models: []string{"Grids_12", "Promedus_13"}, Seconds: 1, Seed: 1}, harness.Config{})
+	s := UAIPaper(true)
+	s.Dir, s.Models, s.Seconds = dir, []string{"Grids_12", "Promedus_13"}, 1
+	res, err := UAIScores(context.Background(), s, harness.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func TestUAIScores(t *testing.T) {
 			t.Errorf("%+v, want an exact answer scoring 100 within the second", row)
 		}
 	}
-	if md := res.Markdown(); !strings.Contains(md, "| Grids_12 | ") || !strings.Contains(md, "ibia-mar") {
+	if md := res.Markdown(); !strings.Contains(md, "| Grids_12 | ") || !strings.Contains(md, "ibia-mar") || !strings.Contains(md, "| 100.00 | 100.0 | 100.0 |") {
 		t.Errorf("table:\n%s", md)
 	}
 	p, err := res.WriteCSV(t.TempDir())
