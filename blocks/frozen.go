@@ -49,6 +49,13 @@ const (
 	frozenMaxWork    = 1 << 24
 )
 
+// ErrFrozen is what errors.Is finds in a sampler's refusal of update
+// sets that never change a variable a hard factor fixes (FrozenSite,
+// CheckCover): its chain would be reducible. Callers that choose among
+// samplers (package infer) read it as a sign of deterministic links that
+// blocks must hold together.
+var ErrFrozen = errors.New("blocks: updates never change a variable a hard factor fixes")
+
 // frozenLink is a variable of a hard factor that a cover never changes.
 type frozenLink struct {
 	name   string  // the factor, as Describe names it

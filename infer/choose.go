@@ -268,7 +268,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		cancel()
 		ch.Pilots = append(ch.Pilots, p)
 	}
-	return pick(ch, opt.Budget*(1-pilotShare)/pilotShare, hardLinked(g))
+	return pick(ch, opt.Budget*(1-pilotShare)/pilotShare)
 }
 
 // ResolvedESS is the effective sample size under which a pilot has not
@@ -317,10 +317,11 @@ func narrowestBlocks(ps []Pilot) int {
 	return best
 }
 
-// hardLinked reports whether a hard factor holds a free variable of g.
-func hardLinked(g *factorgraph.Graph) bool {
-	for _, i := range g.Free() {
-		if _, hard := g.Degree(i); hard > 0 {
+// frozenSites reports whether the single-site candidate was refused
+// because hard factors freeze variables (blocks.ErrFrozen).
+func frozenSites(ps []Pilot) bool {
+	for _, p := range ps {
+		if p.Spec.Name == "site" && errors.Is(p.err, blocks.ErrFrozen) {
 			return true
 		}
 	}
@@ -343,19 +344,20 @@ func heldTogether(smp gibbs.Sampler, n int) float64 {
 
 // pick chooses among the pilots of ch the one with the most effective
 // samples a second among those that resolved their mixing (ResolvedESS).
-// When none did, it takes on a model with hard factors (linked) the
-// largest blocks the run of runNs nanoseconds of the cost model affords,
-// elsewhere the narrowest blocks (the largest lose on soft grids: 0.22
-// against 0.015 on Grids_13; single-site updates, ranked first by noise,
-// 0.55), and without blocks the most effective samples a second.
+// When none did: where hard factors freeze single-site updates
+// (pedigrees, diagnosis networks), the blocks that hold the most together
+// among those the run of runNs nanoseconds of the cost model affords
+// minRuleSweeps of; elsewhere the narrowest blocks (the largest lose on
+// soft grids: 0.22 against 0.015 on Grids_13; single sites, ranked first
+// by noise, 0.55); without blocks the most effective samples a second.
 // If none ran, the first that only the budget kept from running, by rule.
-func pick(ch Choice, runNs float64, linked bool) (Choice, error) {
+func pick(ch Choice, runNs float64) (Choice, error) {
 	score(ch.Pilots)
-	return pickScored(ch, runNs, linked)
+	return pickScored(ch, runNs)
 }
 
 // pickScored is pick on pilots already scored.
-func pickScored(ch Choice, runNs float64, linked bool) (Choice, error) {
+func pickScored(ch Choice, runNs float64) (Choice, error) {
 	best := -1
 	most, fastest := -1, -1 // the pilots of the most effective samples, and a second
 	for k, p := range ch.Pilots {
@@ -374,14 +376,14 @@ func pickScored(ch Choice, runNs float64, linked bool) (Choice, error) {
 	}
 	if most >= 0 && best < 0 {
 		// The pilots barely mixed: their ranking would be noise. Where
-		// hard factors link variables deterministically, the largest
-		// blocks the run can afford hold the most together (Jensen, Kong
-		// and Kjærulff 1995, blocking Gibbs on pedigrees); elsewhere the
-		// narrowest blocks keep strong neighbours together at the most
-		// sweeps.
-		k, what := narrowestBlocks(ch.Pilots), "the narrowest blocks (the most sweeps: no hard factors)"
-		if linked {
-			k, what = largestBlocks(ch.Pilots, runNs), "the largest blocks the run affords (hard factors)"
+		// hard factors freeze single sites, the largest blocks the run
+		// affords hold the most of the deterministic links together
+		// (Jensen, Kong and Kjærulff 1995, blocking Gibbs on pedigrees);
+		// elsewhere the narrowest blocks keep strong neighbours together
+		// at the most sweeps.
+		k, what := narrowestBlocks(ch.Pilots), "the narrowest blocks (the most sweeps)"
+		if frozenSites(ch.Pilots) {
+			k, what = largestBlocks(ch.Pilots, runNs), fmt.Sprintf("as hard factors freeze single-site updates, the blocks that hold the most together of those the run affords %d sweep-equivalents of", minRuleSweeps)
 		}
 		if k >= 0 {
 			ch.Spec = ch.Pilots[k].Spec

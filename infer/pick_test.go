@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,10 +10,10 @@ import (
 )
 
 // TestPickResolved: the pilots' ranking counts only what they resolved
-// (ESS ≥ ResolvedESS); when none did, the largest blocks the run affords
-// (that hold the most together) are chosen by rule on a model with hard
-// factors, saying so, and blocks the run cannot afford minRuleSweeps of
-// are passed over.
+// (ESS ≥ ResolvedESS); when none did, the narrowest blocks are chosen by
+// rule, saying so, or where hard factors freeze single sites the blocks
+// that hold the most together among those the run affords minRuleSweeps
+// of.
 func TestPickResolved(t *testing.T) {
 	width := func(w, table int) Spec {
 		return Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: w, MaxTable: table}}}
@@ -27,22 +28,24 @@ func TestPickResolved(t *testing.T) {
 	ran := func(s Spec, ess, perSecond, ns float64) Pilot {
 		return Pilot{Spec: s, ESS: ess, ESSPerSecond: perSecond, NsPerSweep: ns, held: held[s.String()]}
 	}
+	frozen := Pilot{Spec: site}
+	frozen.fail(fmt.Errorf("gibbs: Auto: %w", blocks.ErrFrozen), "frozen")
 	const runNs = 1e10 // 10 s of the cost model: minRuleSweeps of 2·10⁷ ns
 	for _, c := range []struct {
 		name   string
 		pilots []Pilot
 		want   Spec
 		rule   bool
-		soft   bool // a model without hard factors
 	}{
-		{"resolved: most ESS a second", []Pilot{ran(site, 80, 900, 1e4), ran(w4, 120, 500, 1e5), slow(wide, 1e7)}, site, false, false},
-		{"an unresolved pilot is not ranked", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 60, 500, 1e5)}, w4, false, false},
-		{"none resolved: the largest blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 12, 500, 1e5), ran(w8, 5, 100, 1e6), slow(wide, 1.5e7)}, wide, true, false},
-		{"none resolved: the largest affordable", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 12, 500, 1e5), ran(w8, 5, 100, 1e6), slow(wide, 3e7)}, w8, true, false},
-		{"none resolved, no blocks: the most ESS a second", []Pilot{ran(site, 10, 900, 1e4)}, site, false, false},
-		{"none resolved, no hard factors: the narrowest blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w8, 12, 500, 1e5), ran(w4, 5, 100, 1e5), slow(wide, 1.5e7)}, w4, true, true},
+		{"resolved: most ESS a second", []Pilot{ran(site, 80, 900, 1e4), ran(w4, 120, 500, 1e5), slow(wide, 1e7)}, site, false},
+		{"an unresolved pilot is not ranked", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 60, 500, 1e5)}, w4, false},
+		{"none resolved: the narrowest blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w8, 12, 500, 1e5), ran(w4, 5, 100, 1e5), slow(wide, 1.5e7)}, w4, true},
+		{"frozen sites, resolved: most ESS a second", []Pilot{frozen, ran(w4, 120, 500, 1e5), ran(w8, 60, 100, 1e6), slow(wide, 1.5e7)}, w4, false},
+		{"frozen sites, none resolved: the blocks holding the most", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(wide, 1.5e7)}, wide, true},
+		{"frozen sites, none resolved: the largest affordable", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(wide, 3e7)}, w8, true},
+		{"none resolved, no blocks: the most ESS a second", []Pilot{ran(site, 10, 900, 1e4)}, site, false},
 	} {
-		ch, err := pickScored(Choice{Pilots: c.pilots}, runNs, !c.soft)
+		ch, err := pickScored(Choice{Pilots: c.pilots}, runNs)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -51,7 +54,7 @@ func TestPickResolved(t *testing.T) {
 		}
 	}
 	// No pilot ran: the first the budget alone kept from running, by rule.
-	if ch, err := pickScored(Choice{Pilots: []Pilot{slow(wide, 1e12)}}, runNs, true); err != nil || ch.Spec != wide {
+	if ch, err := pickScored(Choice{Pilots: []Pilot{slow(wide, 1e12)}}, runNs); err != nil || ch.Spec != wide {
 		t.Errorf("no pilot ran: %v, %v; want %s by rule", ch.Spec, err, wide)
 	}
 }

@@ -22,6 +22,13 @@ func CheckSiteMoves(ctx context.Context, name string, m factorgraph.Model) error
 	if fl == nil {
 		return nil
 	}
-	return fmt.Errorf("gibbs: %s: single-site updates never change variable %d: hard %s fixes it given the factor's other variables, yet it takes more than one value in states of positive probability, so the chain would stay in the value it starts in; update the factor's %s together with blocked Gibbs (blocked.New, -sampler block) or the registry's auto",
-		name, fl.Var, fl.Factor, blocks.VarList(fl.Scope))
+	return &frozenError{fmt.Sprintf("gibbs: %s: single-site updates never change variable %d: hard %s fixes it given the factor's other variables, yet it takes more than one value in states of positive probability, so the chain would stay in the value it starts in; update the factor's %s together with blocked Gibbs (blocked.New, -sampler block) or the registry's auto",
+		name, fl.Var, fl.Factor, blocks.VarList(fl.Scope))}
 }
+
+// frozenError is CheckSiteMoves's refusal: errors.Is finds
+// blocks.ErrFrozen in it.
+type frozenError struct{ msg string }
+
+func (e *frozenError) Error() string { return e.msg }
+func (e *frozenError) Unwrap() error { return blocks.ErrFrozen }
