@@ -396,20 +396,7 @@ func (m *Monitor) judgeFrozen(v *Verdict) {
 	var each [][][]float64 // each chain's, when there is one a trace
 	var names, worst []string
 	for j, i := range m.vars {
-		x, same, moved := m.traces[0].draws[j][0], true, false
-		for _, t := range m.traces {
-			y := t.draws[j][0]
-			same = same && y == x
-			for _, z := range t.draws[j] {
-				if z != y {
-					moved = true
-					break
-				}
-			}
-			if moved {
-				break
-			}
-		}
+		x, same, moved := m.stayed(j)
 		if moved {
 			continue
 		}
@@ -450,9 +437,31 @@ func (m *Monitor) judgeFrozen(v *Verdict) {
 			}
 		}
 	}
-	if v.Frozen == 0 {
-		return
+	if v.Frozen > 0 {
+		v.failFrozen(names, worst)
 	}
+}
+
+// stayed reports about traced variable j whether it moved in some chain
+// and, if not, its first value and whether every chain stayed at it.
+func (m *Monitor) stayed(j int) (x float64, same, moved bool) {
+	x, same = m.traces[0].draws[j][0], true
+	for _, t := range m.traces {
+		y := t.draws[j][0]
+		same = same && y == x
+		for _, z := range t.draws[j] {
+			if z != y {
+				return x, same, true
+			}
+		}
+	}
+	return x, same, false
+}
+
+// failFrozen fails v for its v.Frozen frozen variables, names (the first
+// five) and worst (those of them at the same value in every chain) leading
+// its reason and worst quantities.
+func (v *Verdict) failFrozen(names, worst []string) {
 	v.Converged = false
 	v.RHatMax = math.Inf(1)
 	for _, w := range v.Worst {

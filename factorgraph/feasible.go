@@ -215,9 +215,19 @@ func newSearch(ctx context.Context, g *Graph, r *rand.Rand, maxNodes int, given 
 	}
 	s.stamp = make([]uint32, values)
 	s.drawContinuous()
+	if err := s.layConstraints(isCont); err != nil {
+		return nil, err
+	}
+	s.indexConstraints()
+	return s, nil
+}
 
-	// The hard factors, each once: a factor is in the hard row of every
-	// variable of its scope, and is taken from the row of the first.
+// layConstraints lays out the hard factors as constraints, each once (a
+// factor is in the hard row of every variable of its scope, and is taken
+// from the row of the first), tabulating those small enough; isCont marks
+// the continuous variables.
+func (s *search) layConstraints(isCont []bool) error {
+	ctx, g, n := s.ctx, s.g, len(s.x)
 	k := g.kern
 	mark := make([]int32, n) // f+1 while the scope of f is read
 	var scope []int
@@ -226,7 +236,7 @@ func newSearch(ctx context.Context, g *Graph, r *rand.Rand, maxNodes int, given 
 	for i := range n {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("factorgraph: search for a state of positive probability: %w", err)
+				return fmt.Errorf("factorgraph: search for a state of positive probability: %w", err)
 			}
 		}
 		for h := k.HardStart[i]; h < k.HardStart[i+1]; h++ {
@@ -281,8 +291,14 @@ func newSearch(ctx context.Context, g *Graph, r *rand.Rand, maxNodes int, given 
 	}
 	s.pos = growInt32(s.pos, maxK)
 	s.nsup = make([]int32, maxK)
+	return nil
+}
 
-	// The constraints of each variable, and the weighted degrees.
+// indexConstraints lists the constraints of each variable, sums the
+// weighted degrees, and splits the discrete variables into those a
+// constraint holds and the loose ones.
+func (s *search) indexConstraints() {
+	n := len(s.x)
 	s.vcStart = make([]int32, n+1)
 	for ci := range s.cons {
 		for _, v := range s.consVars(&s.cons[ci]) {
@@ -313,7 +329,6 @@ func newSearch(ctx context.Context, g *Graph, r *rand.Rand, maxNodes int, given 
 	}
 	s.queue = make([]int32, len(s.cons))
 	s.inQueue = make([]bool, len(s.cons))
-	return s, nil
 }
 
 // growInt32 returns a with length at least n.
@@ -335,24 +350,9 @@ func (s *search) drawContinuous() {
 // run searches: propagation from the evidence, then runs of depth-first
 // search with restarts.
 func (s *search) run() ([]float64, error) {
-	// The evidence: hard factors over fixed variables only, and arc
-	// consistency without the continuous draws, whose failures prove
-	// nothing.
-	for _, f := range s.fixed {
-		if math.IsInf(s.g.EvalFactor(int(f), s.x), -1) {
-			return nil, ErrNoFeasibleState
-		}
-	}
-	s.noCont = true
-	for ci := range s.cons {
-		if !s.cons[ci].cont {
-			s.enqueue(int32(ci))
-		}
-	}
-	if !s.propagate() {
+	if !s.root() {
 		return nil, ErrNoFeasibleState
 	}
-	s.noCont = false
 	root := len(s.trail)
 	for k := 1; ; k++ {
 		if err := s.ctx.Err(); err != nil {
@@ -380,6 +380,51 @@ func (s *search) run() ([]float64, error) {
 			return nil, s.err
 		}
 	}
+}
+
+// root checks the evidence — the hard factors over fixed variables only —
+// and makes the domains arc consistent without the continuous draws, whose
+// failures prove nothing; it reports false if that proves no state
+// feasible.
+func (s *search) root() bool {
+	for _, f := range s.fixed {
+		if math.IsInf(s.g.EvalFactor(int(f), s.x), -1) {
+			return false
+		}
+	}
+	s.noCont = true
+	defer func() { s.noCont = false }()
+	for ci := range s.cons {
+		if !s.cons[ci].cont {
+			s.enqueue(int32(ci))
+		}
+	}
+	return s.propagate()
+}
+
+// ArcConsistentDomains returns the values that generalised arc
+// consistency on the hard factors, given the evidence, leaves each free
+// discrete variable (the propagation FeasibleState starts from; nil for
+// observed and continuous variables): a value without support in some
+// hard factor, given the values left to the factor's other variables, is
+// in no state of positive probability. It returns ErrNoFeasibleState when
+// the propagation empties a domain, and ctx's error, wrapped, if ctx ends
+// while the factors are laid out.
+func (g *Graph) ArcConsistentDomains(ctx context.Context) ([][]bool, error) {
+	s, err := newSearch(ctx, g, rand.New(rand.NewPCG(0, 0)), feasibleNodes, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !s.root() {
+		return nil, ErrNoFeasibleState
+	}
+	out := make([][]bool, len(g.domains))
+	for i, off := range s.off {
+		if off >= 0 {
+			out[i] = append([]bool(nil), s.alive[off:off+int(s.size[i])]...)
+		}
+	}
+	return out, nil
 }
 
 // giveUp is the error of a search that ran out of nodes.

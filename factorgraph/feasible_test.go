@@ -3,6 +3,7 @@ package factorgraph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -281,5 +282,39 @@ func TestLuby(t *testing.T) {
 		if got := luby(k + 1); got != w {
 			t.Errorf("luby(%d) = %d, want %d", k+1, got, w)
 		}
+	}
+}
+
+// TestArcConsistentDomains: the root propagation removes the values no
+// state of positive probability has — through a chain of equalities from
+// the evidence — and keeps the others; contradictory evidence is
+// ErrNoFeasibleState.
+func TestArcConsistentDomains(t *testing.T) {
+	eq := func(i, j int) Factor { return NewProbTable([]int{i, j}, []int{3, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}) }
+	b := NewBuilder()
+	b.AddVariables(4, Discrete(3))
+	b.AddFactor(eq(0, 1))
+	b.AddFactor(eq(1, 2))
+	b.Observe(0, 2)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doms, err := g.ArcConsistentDomains(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]bool{nil, {false, false, true}, {false, false, true}, {true, true, true}}
+	for i := range want {
+		if fmt.Sprint(doms[i]) != fmt.Sprint(want[i]) {
+			t.Errorf("variable %d: %v, want %v", i, doms[i], want[i])
+		}
+	}
+	b.Observe(2, 0)
+	if g, err = b.Build(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.ArcConsistentDomains(context.Background()); !errors.Is(err, ErrNoFeasibleState) {
+		t.Errorf("contradictory evidence: %v, want ErrNoFeasibleState", err)
 	}
 }
