@@ -290,7 +290,9 @@ func TestLuby(t *testing.T) {
 // the evidence — and keeps the others; contradictory evidence is
 // ErrNoFeasibleState.
 func TestArcConsistentDomains(t *testing.T) {
-	eq := func(i, j int) Factor { return NewProbTable([]int{i, j}, []int{3, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}) }
+	eq := func(i, j int) Factor {
+		return NewProbTable([]int{i, j}, []int{3, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
+	}
 	b := NewBuilder()
 	b.AddVariables(4, Discrete(3))
 	b.AddFactor(eq(0, 1))
