@@ -27,9 +27,22 @@ package gibbs
 // interrupt channel; whether or not it is, an interrupted sweep is rolled
 // back by the Chromatic, which journals the values its workers change.
 type Worker interface {
-	Sampler
+	Sharer
 	LocalUpdates() bool
-	Share(x []float64)
 	Resume(st Stats)
 	SnapshotKind() string
+}
+
+// Sharer is a Sampler whose state can be a slice its caller owns: after
+// Share(x), x is the sampler's state (State returns it, updates write it),
+// and the caller may change x between steps to any state of positive
+// probability. The workers of a chromatic.Chromatic share one state; the
+// replicas of an exchange.Exchange swap theirs. A sampler that carries
+// something else from update to update that depends on the state (the
+// cached energy estimate of mingibbs.MINGibbs and DoubleMINGibbs) has the
+// method but not the right to have its state changed: exchange refuses
+// those.
+type Sharer interface {
+	Sampler
+	Share(x []float64)
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/exchange"
 	"github.com/pgibbs/pgibbs/internal/phase"
 	"github.com/pgibbs/pgibbs/internal/sysmem"
 )
@@ -83,6 +85,14 @@ type Answer struct {
 	// the verdict: its marginal is the value it started in. 0 when nothing
 	// was sampled.
 	Frozen int
+	// LogZ is log Z of the model given its evidence, log Σ_x exp(Σ_φ φ(x))
+	// over the free variables: exact (LogZError 0) when every component
+	// was eliminated; else, where the chains are replica exchange whose
+	// ladder reaches β = 0 on a model without hard factors
+	// (exchange.Exchange.LogZ), their bridge-sampling estimate pooled by
+	// inverse variance, with its standard error LogZError; NaN (both)
+	// otherwise.
+	LogZ, LogZError float64
 	// Seconds is the wall time of the whole answer, from its budget's start
 	// (the call, or Options.Run.Start) to its return: planning, elimination,
 	// pilots, chains and verdict.
@@ -137,6 +147,7 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (a *Answe
 	}
 	defer func() {
 		if a != nil {
+			a.setLogZ(g)
 			a.finish(b.Start)
 		}
 	}()
@@ -190,6 +201,36 @@ func (a *Answer) finish(start time.Time) {
 	a.Frozen = 0
 	if a.Verdict != nil {
 		a.Frozen = a.Verdict.Frozen
+	}
+}
+
+// setLogZ sets a.LogZ and a.LogZError (see Answer).
+func (a *Answer) setLogZ(g *factorgraph.Graph) {
+	a.LogZ, a.LogZError = math.NaN(), math.NaN()
+	if ex := a.ExactPart; ex != nil && ex.All() {
+		if z, ok := ex.LogZ(g); ok {
+			a.LogZ, a.LogZError = z, 0
+		}
+		return
+	}
+	if a.Run == nil || a.Incomplete != "" {
+		return
+	}
+	num, den := 0.0, 0.0
+	for _, smp := range a.Run.Samplers {
+		x, ok := smp.(*exchange.Exchange)
+		if !ok {
+			return
+		}
+		z, se, ok := x.LogZ()
+		if !ok || !(se > 0) || math.IsInf(se, 1) {
+			return
+		}
+		num += z / (se * se)
+		den += 1 / (se * se)
+	}
+	if den > 0 {
+		a.LogZ, a.LogZError = num/den, math.Sqrt(1/den)
 	}
 }
 

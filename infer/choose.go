@@ -18,6 +18,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
+	"github.com/pgibbs/pgibbs/gibbs/exchange"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/internal/phase"
 )
@@ -33,6 +34,9 @@ type Spec struct {
 	// (samplers.Config.Clusters: 0 one, TuneClusters tuned, as the
 	// candidate is).
 	Clusters int
+	// Houdayer runs an exchange's replicas in twins with Houdayer's
+	// cluster moves between them (exchange.Options.Houdayer).
+	Houdayer bool
 }
 
 // String names the spec as the CLI does: "site", "block width 8",
@@ -40,6 +44,8 @@ type Spec struct {
 // WideWidth or more), "block forests", "sw", "wolff".
 func (s Spec) String() string {
 	switch {
+	case s.Name == "exchange" && s.Houdayer:
+		return "exchange houdayer"
 	case s.Name != "block":
 		return s.Name
 	case s.Block.Forests:
@@ -66,11 +72,18 @@ const (
 // construction stops when opt.Context is done (gibbs.Options.Context).
 func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
 	name, cfg := s.Name, samplers.Config{Block: s.Block, Clusters: s.Clusters}
+	cfg.Exchange.Houdayer = s.Houdayer
 	if opt != nil {
 		cfg.Options = *opt
 	}
-	if name == "site" {
+	switch name {
+	case "site":
 		name, cfg.SingleSite = "auto", true
+	case "exchange":
+		// Replicas of plain Gibbs: exact single-site updates, the
+		// cheapest where couplings are strong (Poisson-Gibbs's
+		// minibatches are large there).
+		cfg.Replica = "gibbs"
 	}
 	e, err := samplers.Lookup(name)
 	if err != nil {
@@ -317,6 +330,22 @@ func narrowestBlocks(ps []Pilot) int {
 	return best
 }
 
+// tempered returns the pilot of replica exchange if it ran and the run of
+// runNs nanoseconds of the cost model affords minRuleSweeps
+// sweep-equivalents of it; -1 if none.
+func tempered(ps []Pilot, runNs float64) int {
+	best := -1
+	for k, p := range ps {
+		if p.Spec.Name != "exchange" || p.err != nil || p.NsPerSweep*minRuleSweeps > runNs {
+			continue
+		}
+		if best < 0 || p.Spec.Houdayer {
+			best = k
+		}
+	}
+	return best
+}
+
 // frozenSites reports whether the single-site candidate was refused
 // because hard factors freeze variables (blocks.ErrFrozen).
 func frozenSites(ps []Pilot) bool {
@@ -347,9 +376,11 @@ func heldTogether(smp gibbs.Sampler, n int) float64 {
 // When none did: where hard factors freeze single-site updates
 // (pedigrees, diagnosis networks), the blocks that hold the most together
 // among those the run of runNs nanoseconds of the cost model affords
-// minRuleSweeps of; elsewhere the narrowest blocks (the largest lose on
-// soft grids: 0.22 against 0.015 on Grids_13; single sites, ranked first
-// by noise, 0.55); without blocks the most effective samples a second.
+// minRuleSweeps of; elsewhere replica exchange where it ran (barriers
+// between valleys are what keeps pilots from mixing: frustrated models,
+// glasses), else the narrowest blocks (the largest lose on soft grids:
+// 0.22 against 0.015 on Grids_13; single sites, ranked first by noise,
+// 0.55); without blocks the most effective samples a second.
 // If none ran, the first that only the budget kept from running, by rule.
 func pick(ch Choice, runNs float64) (Choice, error) {
 	score(ch.Pilots)
@@ -381,7 +412,10 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 		// (Jensen, Kong and Kjærulff 1995, blocking Gibbs on pedigrees);
 		// elsewhere the narrowest blocks keep strong neighbours together
 		// at the most sweeps.
-		k, what := narrowestBlocks(ch.Pilots), "the narrowest blocks (the most sweeps)"
+		k, what := tempered(ch.Pilots, runNs), fmt.Sprintf("replica exchange, whose hot replicas cross the barriers that keep local moves in one valley (of those the run affords %d sweep-equivalents of)", minRuleSweeps)
+		if k < 0 {
+			k, what = narrowestBlocks(ch.Pilots), "the narrowest blocks (the most sweeps)"
+		}
 		if frozenSites(ch.Pilots) {
 			k, what = largestBlocks(ch.Pilots, runNs), fmt.Sprintf("as hard factors freeze single-site updates, the blocks that hold the most together of those the run affords %d sweep-equivalents of", minRuleSweeps)
 		}
@@ -439,10 +473,19 @@ const (
 // blocks and forests; the others build in time linear in the model and
 // small beside a pilot (0).
 func buildCost(g *factorgraph.Graph, spec Spec) float64 {
-	if spec.Name != "block" {
-		return 0
+	switch spec.Name {
+	case "block":
+		return blocked.BuildCost(g, spec.Block)
+	case "exchange":
+		// The ladder's tuning: two rounds of DefaultTuneSweeps sweeps of
+		// about 16 single-site replicas.
+		twins := 1.0
+		if spec.Houdayer {
+			twins = 2
+		}
+		return twins * 2 * exchange.DefaultTuneSweeps * 16 * float64(len(g.Free())) * (costSite + costValue*meanValues(g))
 	}
-	return blocked.BuildCost(g, spec.Block)
+	return 0
 }
 
 // cancelled reports whether ctx was cancelled, rather than past its
@@ -492,6 +535,9 @@ func candidates(g *factorgraph.Graph) []Spec {
 		block(blocked.Config{Config: blocks.Config{Forests: true}}),
 		{Name: "sw"},
 		{Name: "wolff", Clusters: samplers.TuneClusters},
+		// Last: its tuning takes the time the candidates that refuse the
+		// model at once leave.
+		{Name: "exchange", Houdayer: true},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
+	"github.com/pgibbs/pgibbs/gibbs/exchange"
 )
 
 // The cost model prices a sampler's work in nanoseconds from its counters,
@@ -16,6 +17,7 @@ import (
 //	single-site (Auto)   costSite per update + costValue per factor value (factors × D) + costPick per minibatch draw
 //	blocked              costBlock per block update + costEntry per table entry of its elimination + costTab per factor value it tabulates
 //	cluster (SW, Wolff)  costCluster per site update + costEvent per bond event
+//	exchange             its replicas' counters summed, priced as its β = 1 replica's sampler
 const (
 	costSite    = 50
 	costValue   = 5
@@ -44,6 +46,10 @@ func stepCost(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
 		// A tuned step updates about a sweep's worth of sites.
 		n := float64(len(g.Free()))
 		return costCluster*n + costEvent*2*pairSum(g)
+	case *exchange.Exchange:
+		// A step of every replica (the rounds of swaps, a factor value
+		// a factor and replica a sweep, are left out).
+		return float64(s.Replicas()) * stepCost(g, s.Replica(0))
 	}
 	return costSite + costValue*meanValues(g)
 }
@@ -63,6 +69,9 @@ func costOf(g *factorgraph.Graph, smp gibbs.Sampler, before, after gibbs.Stats) 
 		return updates * cost / float64(max(vars, 1))
 	case *cluster.SwendsenWang, *cluster.Wolff:
 		return costCluster*updates + costEvent*float64(after.Picks-before.Picks)
+	case *exchange.Exchange:
+		// The replicas' counters summed, priced as the β = 1 replica's.
+		return costOf(g, s.Replica(0), before, after)
 	}
 	d := meanDomain(g)
 	return costSite*updates + costValue*d*float64(after.Factors-before.Factors) + costPick*float64(after.Picks-before.Picks)

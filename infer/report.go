@@ -1,6 +1,10 @@
 package infer
 
-import "github.com/pgibbs/pgibbs/factorgraph"
+import (
+	"math"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+)
 
 // Report is an answer's plan and choice as a record (its JSON is `pgibbs
 // uai`'s "infer" object): how the answer was found, each component's
@@ -13,13 +17,14 @@ type Report struct {
 	Seconds float64 `json:"seconds"`
 	// ExactComponents of Components were eliminated exactly, holding
 	// ExactVariables free variables, in ExactSeconds; LogZ is log Z of
-	// the model given the evidence (ExactPart.LogZ), when every
-	// component is exact.
+	// the model given the evidence (Answer.LogZ): exact when every
+	// component is, else an estimate with its standard error LogZError.
 	Components      int             `json:"components"`
 	ExactComponents int             `json:"exact_components"`
 	ExactVariables  int             `json:"exact_variables"`
 	ExactSeconds    float64         `json:"exact_seconds"`
 	LogZ            *float64        `json:"log_z,omitempty"`
+	LogZError       *float64        `json:"log_z_error,omitempty"`
 	Parts           []ComponentPlan `json:"component_plans,omitempty"`
 	Choice          *ChoiceReport   `json:"choice,omitempty"`
 	// NoChoice says why no sampler was chosen although components are
@@ -70,8 +75,11 @@ func (a *Answer) Report(g *factorgraph.Graph) *Report {
 			o.ExactComponents++
 		}
 	}
-	if logZ, ok := ex.LogZ(g); ok {
-		o.LogZ = &logZ
+	if z, se := a.LogZ, a.LogZError; !math.IsNaN(z) {
+		o.LogZ = &z
+		if se > 0 {
+			o.LogZError = &se
+		}
 	}
 	if len(o.Parts) > 20 {
 		o.Parts = nil // many small components: the counts say enough

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/pgibbs/pgibbs/chain"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -65,6 +66,10 @@ type uaiOutput struct {
 	// the answer (infer.Answer.Seconds).
 	Method       string  `json:"method,omitempty"`
 	TotalSeconds float64 `json:"total_seconds,omitempty"`
+	// LogZ is infer.Answer.LogZ: exact, or estimated (replica exchange)
+	// with its standard error LogZError; absent when neither.
+	LogZ      *float64 `json:"log_z,omitempty"`
+	LogZError *float64 `json:"log_z_error,omitempty"`
 	gibbsOutput
 }
 
@@ -192,6 +197,9 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 		o.Infer = a.Report(g)
 	}
 	o.Method, o.TotalSeconds = a.Method, a.Seconds
+	if z, se := a.LogZ, a.LogZError; !math.IsNaN(z) {
+		o.LogZ, o.LogZError = &z, &se
+	}
 	switch {
 	case rec != nil:
 		o.gibbsOutput = *rec
@@ -329,6 +337,9 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	printReport(tw, o.Infer)
 	if o.Method != "" {
 		fmt.Fprintf(tw, "answer\t%s, %.2f s in all\n", o.Method, o.TotalSeconds)
+	}
+	if o.LogZ != nil {
+		fmt.Fprintf(tw, "log Z\t%.8g ± %.2g (0: exact; else replica exchange's bridge estimate)\n", *o.LogZ, *o.LogZError)
 	}
 	if o.Method != infer.MethodExact {
 		o.gibbsOutput.print(tw)

@@ -53,3 +53,8 @@ func (s *base) Where() string { return s.core().Where() }
 
 // Model returns the model the chain samples.
 func (s *base) Model() factorgraph.Model { return s.core().Model() }
+
+// Share implements gibbs.Sharer: the sampler works on x, a state of the same
+// model that the caller owns (the workers of a Chromatic share one, the
+// replicas of an exchange.Exchange swap theirs), instead of its own copy.
+func (s *base) Share(x []float64) { s.core().Share(x) }

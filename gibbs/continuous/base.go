@@ -67,9 +67,9 @@ func (s *base) Sweep() { s.core().Sweep() }
 // the sweep was interrupted.
 func (s *base) RunSweep() bool { return s.core().RunSweep() }
 
-// Share implements gibbs.Worker: the sampler works on x, a state of the same
-// model shared with other samplers (a Chromatic's workers), instead of its
-// own copy.
+// Share implements gibbs.Sharer: the sampler works on x, a state of the same
+// model that the caller owns (the workers of a Chromatic share one, the
+// replicas of an exchange.Exchange swap theirs), instead of its own copy.
 func (s *base) Share(x []float64) { s.core().Share(x) }
 
 // Resume implements gibbs.Worker: it sets the counters to st and clears the

@@ -232,7 +232,7 @@ func TestConditionerSet(t *testing.T) {
 		}
 	}
 	// Through the registry: every name, on a model it accepts.
-	allowed := map[string]bool{"gibbs": true, "pgibbs": true, "auto": true, "block": true}
+	allowed := map[string]bool{"gibbs": true, "pgibbs": true, "auto": true, "block": true, "exchange": true}
 	disc, cont := gibbstest.SmallPotts(t), gibbstest.ContGraphs(t)[0].G
 	r := rand.New(rand.NewPCG(1, 1))
 	for _, name := range Names() {

@@ -215,7 +215,7 @@ func TestContinuousOnDiscrete(t *testing.T) {
 			t.Errorf("%s on a mixed model: %v", name, err)
 		}
 	}
-	if !slices.Equal(discreteNames(), []string{"auto", "block", "doublemin", "gibbs", "mgpmh", "mingibbs", "pgibbs"}) {
+	if !slices.Equal(discreteNames(), []string{"auto", "block", "doublemin", "exchange", "gibbs", "mgpmh", "mingibbs", "pgibbs"}) {
 		t.Errorf("discrete samplers %v", discreteNames())
 	}
 }

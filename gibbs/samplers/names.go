@@ -11,6 +11,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/continuous"
+	"github.com/pgibbs/pgibbs/gibbs/exchange"
 	"github.com/pgibbs/pgibbs/gibbs/mingibbs"
 	"github.com/pgibbs/pgibbs/gibbs/site"
 )
@@ -64,6 +65,11 @@ type Config struct {
 	// SingleSite makes "auto" build single-site updates (site.Mixed), never
 	// blocks: what the workers of a chromatic sweep need.
 	SingleSite bool
+	// Exchange configures "exchange" (exchange.New: zero, the ladder
+	// tuned), and Replica names the registry's sampler its replicas run
+
+	Exchange exchange.Options
+	Replica  string
 }
 
 // TuneClusters is Config.Clusters for a Wolff sampler that tunes its
@@ -81,6 +87,8 @@ var registry = []Entry{
 	{Name: "block", Summary: "blocked Gibbs: blocks of bounded elimination width, drawn exactly",
 		Conditioner: true, Graph: true, new: newBlock},
 	{Name: "doublemin", Summary: "DoubleMIN-Gibbs", Minibatched: true, Graph: true, new: plain(mingibbs.NewDoubleMINGibbs)},
+	{Name: "exchange", Summary: "replica exchange (parallel tempering) over another sampler's replicas, the ladder tuned",
+		Conditioner: true, Graph: true}, // new: newExchange, set by init (it looks the registry up)
 	{Name: "gibbs", Summary: "plain Gibbs (Algorithm 1)", Conditioner: true, Local: true, new: plain(site.NewGibbs)},
 	{Name: "gibbs-da", Summary: "Gibbs with double Chebyshev approximation", Continuous: true, Local: true, new: plain(continuous.NewGibbsDA)},
 	{Name: "gibbs-its", Summary: "Gibbs with inverse transform sampling", Continuous: true, Local: true, new: plain(continuous.NewGibbsITS)},
@@ -127,6 +135,42 @@ func newBlock(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, er
 		return nil, err
 	}
 	return b, nil
+}
+
+func init() {
+	for k := range registry {
+		if registry[k].Name == "exchange" {
+			registry[k].new = newExchange
+		}
+	}
+}
+
+func newExchange(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, error) {
+	g, ok := m.(*factorgraph.Graph)
+	if !ok {
+		return nil, fmt.Errorf("gibbs: exchange: needs a *factorgraph.Graph (its replicas are the graph tempered), not %T", m)
+	}
+	name := cfg.Replica
+	if name == "" {
+		name = "gibbs"
+	}
+	if name == "exchange" {
+		return nil, fmt.Errorf("gibbs: exchange: Config.Replica = %q: replicas of replicas", name)
+	}
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if e.Continuous {
+		return nil, fmt.Errorf("gibbs: exchange: Config.Replica = %q samples continuous variables; exchange tempers discrete samplers", name)
+	}
+	inner := *cfg
+	inner.Replica, inner.Exchange = "", exchange.Options{}
+	x, err := exchange.New(g, e.Factory(inner), r, &cfg.Options, &cfg.Exchange)
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 func newWolff(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, error) {

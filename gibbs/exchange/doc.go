@@ -1,0 +1,36 @@
+// Package exchange is replica exchange (parallel tempering) over the
+// Gibbs family's samplers: the kernel for models with many valleys
+// separated by barriers — spin glasses, strongly coupled models with weak
+// fields, models whose modes differ by flipping hub variables — on which
+// every local kernel freezes in one valley.
+//
+// K replicas sample the model at inverse temperatures 1 = β_0 > β_1 > … ≥
+// 0 (factorgraph.Graph.Tempered: π^β on the states π allows, every hard
+// constraint kept), each with a sampler of the family that can share its
+// state (site updates, blocks, cluster moves: gibbs.Sharer), and
+// neighbouring replicas exchange their states with the Metropolis
+// probability of their energies, in deterministic even–odd rounds. The
+// β = 1 replica is a chain on the model: its marginals are the answer,
+// Rao–Blackwellised where its sampler reports its conditionals.
+//
+// The ladder is tuned before New returns and fixed afterwards (an
+// adaptive ladder must stop adapting before measurement begins): rungs
+// with equal predicted swap acceptance, spaced evenly in the thermodynamic
+// length ∫σ(β)dβ measured by two tuning rounds, as many as that takes.
+// Diagnostics: Ladder (swap acceptance per pair), RoundTrips (walkers
+// carried from β = 1 to the hottest rung and back: a ladder without them
+// has not mixed), and the β = 1 replica's verdict as for any chain.
+//
+// Where the hottest rung is β = 0 and no hard factor reads a free
+// variable, Z(0) is the number of states, and LogZ estimates log Z by
+// bridge sampling between neighbouring rungs, with a batch-means standard
+// error: the partition function where elimination cannot reach.
+//
+// Exactness is tested as for every sampler of the family: the β = 1
+// replica's visits and Rao–Blackwellised marginals against enumeration on
+// random models with hard zeros and evidence and on frustrated glasses,
+// with a fixed and a tuned ladder, over plain and blocked Gibbs; a swap
+// rule with the energy difference's sign wrong, and swaps accepted without
+// the test, are rejected by the same check. The registry's "exchange"
+// (gibbs/samplers) builds one over any discrete sampler it names.
+package exchange

@@ -1,0 +1,611 @@
+package exchange
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/mingibbs"
+)
+
+// Options configure an Exchange. The zero value tunes the ladder.
+type Options struct {
+	// Betas, if not nil, is the ladder as given: the replicas' inverse
+	// temperatures, 1 = Betas[0] > Betas[1] > … ≥ 0. Nil tunes it (see
+	// New).
+	Betas []float64
+	// Acceptance is the swap acceptance between neighbouring replicas the
+	// tuned ladder aims at, in (0, 1). Zero means DefaultAcceptance.
+	Acceptance float64
+	// MaxReplicas bounds the tuned ladder. Zero means DefaultMaxReplicas.
+	MaxReplicas int
+	// TuneSweeps is the length of each of the tuning's two rounds, in
+	// sweeps of every replica. Zero means DefaultTuneSweeps.
+	TuneSweeps int
+	// SwapEvery is the steps of the replicas between two rounds of swaps.
+	// Zero means a sweep's worth of the β = 1 replica's steps.
+	SwapEvery int
+	// Houdayer runs two replicas at every temperature and, before each
+	// round of swaps, Houdayer's cluster move between the two of each
+	// rung where the tuning found their clusters small (see houdayer.go):
+	// twice the work a step, for the moves that carry 2-D glasses across
+	// their barriers. The β = 1 replica of the first ladder is the chain.
+	// With a ladder given (Betas), the moves run at every rung.
+	Houdayer bool
+}
+
+// Defaults of Options.
+const (
+	// DefaultAcceptance: with swaps in deterministic even–odd rounds, the
+	// replicas' round trips per unit of work are best at acceptances near
+	// one half (Syed, Bouchard-Côté, Deligiannidis & Doucet 2022: about
+	// twice as many replicas as the ladder's communication barrier).
+	DefaultAcceptance  = 0.5
+	DefaultMaxReplicas = 64
+	DefaultTuneSweeps  = 50
+)
+
+// Exchange is replica exchange (parallel tempering; Swendsen & Wang 1986,
+// Geyer 1991, Hukushima & Nemoto 1996) over any Gibbs-family sampler that
+// can share its state (gibbs.Sharer): replica k samples the model at
+// inverse temperature β_k (factorgraph.Graph.Tempered: π_k ∝ π^β_k on the
+// states π allows, hard factors kept at every temperature), 1 = β_0 > β_1
+// > … ≥ 0, with the sampler a factory builds on the tempered graph.
+// Between updates, neighbouring replicas k, k+1 exchange their states with
+// the Metropolis probability
+//
+//	min(1, exp((β_k − β_{k+1}) (ℓ(x_{k+1}) − ℓ(x_k))))
+//
+// where ℓ is the model's log-potential, the sum of its factors: the move
+// leaves Π_k π_k invariant, so the β = 1 replica's state is a chain on π.
+// Swaps are proposed in deterministic rounds, the pairs (0,1), (2,3), …
+// then (1,2), (3,4), … (the non-reversible even–odd scheme of Okabe et
+// al. 2001, analysed by Syed et al. 2022), which carries states through
+// the ladder in O(K) rounds instead of O(K²).
+//
+// A Step either updates every replica once (one Step of each: a variable,
+// or a block) and returns what the β = 1 replica's step returned, or, once
+// every SwapEvery such steps, is a round of swaps and returns chain.Any.
+// State is the β = 1 replica's state. An Exchange is a
+// chain.BlockConditioner: it reports the distributions the β = 1
+// replica's updates draw from when its sampler is a chain.Conditioner (or
+// BlockConditioner), and nothing for a round of swaps (which Marginals
+// then counts as visits), so its marginals are Rao–Blackwellised exactly
+// as the replica's own would be.
+type Exchange struct {
+	g     *factorgraph.Graph
+	r     *rand.Rand
+	betas []float64
+	shift float64 // Σ lo over the factors (logPotential)
+
+	// ladders[0] is the ladder whose β = 1 replica is the chain; with
+	// Houdayer moves, ladders[1] is its twin, a second replica at every
+	// temperature.
+	ladders []*ladder
+
+	swapEvery int
+	until     int  // replica steps left before the next round of swaps
+	parity    int  // the next round swaps pairs (parity, parity+1), …
+	swapped   bool // the last step was a round of swaps
+	rounds    int64
+
+	hou *houdayer // the moves between twins (nil: none)
+	lz  logZ
+
+	cond  chain.Conditioner      // the β = 1 replica, if it is one
+	block chain.BlockConditioner // the β = 1 replica, if it is one
+
+	broken int // tests: a deliberately wrong swap rule (brokenSign, brokenAlways, brokenCluster)
+}
+
+// ladder is one replica at every rung: their samplers and states, and the
+// walkers (a replica's history through the ladder) with their swaps.
+type ladder struct {
+	reps    []gibbs.Sharer
+	states  [][]float64 // states[k]: the state reps[k] works on (shared)
+	ell     []float64   // ℓ(states[k]) at the last round of swaps
+	walker  []int       // walker[k]: the walker at rung k
+	heading []int8      // per walker: +1 heading to the hot end, −1 to β = 1, 0 not yet at an end
+	trips   []int64     // round trips β = 1 → hottest → β = 1 completed, per walker
+	tries   []int64     // swaps proposed between rungs k and k+1
+	accepts []int64     // and accepted
+}
+
+// Deliberately broken swap rules, for the tests that must reject them.
+const (
+	brokenSign    = 1 // the energy difference with the wrong sign
+	brokenAlways  = 2 // every swap accepted
+	brokenCluster = 3 // Houdayer's cluster grown through agreeing variables too
+)
+
+var (
+	_ gibbs.Sampler          = (*Exchange)(nil)
+	_ chain.BlockConditioner = (*Exchange)(nil)
+	_ chain.Snapshotter      = (*Exchange)(nil)
+	_ gibbs.StepsPerSweeper  = (*Exchange)(nil)
+)
+
+// New returns replica exchange on g drawing from r, each replica built by
+// factory on g tempered (opt, with its Init at tuning's end, for each;
+// opt.Init, if given, starts every replica). Without xo.Betas the ladder
+// is tuned before New returns, and fixed from then on: a first round on
+// eight rungs evenly spaced on [0, 1], a second on the ladder the first's
+// energy fluctuations call for, and the final ladder from the second's.
+// The rungs are placed so that every neighbouring pair has the same
+// predicted swap acceptance xo.Acceptance: for energies ℓ with standard
+// deviation σ(β) the acceptance between β and β − δ is about erfc(δσ/2),
+// so the rungs are spaced evenly in the thermodynamic length ∫σ(β)dβ,
+// as many as it takes (at most xo.MaxReplicas). The tuning's sweeps are
+// also the replicas' burn-in towards their temperatures, and the log Z
+// estimate starts after them.
+//
+// factory must build samplers that are gibbs.Sharers (every discrete sampler of
+// the family but MIN-Gibbs and DoubleMIN-Gibbs, whose cached energy
+// estimate a swap would make wrong). opt.Context bounds the construction,
+// tuning included.
+func New(g *factorgraph.Graph, factory gibbs.Factory, r *rand.Rand, opt *gibbs.Options, xo *Options) (*Exchange, error) {
+	if g == nil || factory == nil || r == nil {
+		return nil, fmt.Errorf("exchange: nil model, factory or *rand.Rand")
+	}
+	var o Options
+	if xo != nil {
+		o = *xo
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	var sopt gibbs.Options
+	if opt != nil {
+		sopt = *opt
+	}
+	ctx := sopt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	e := &Exchange{g: g, r: r, shift: lowerSum(g)}
+	twins := 1
+	if o.Houdayer {
+		twins = 2
+	}
+	betas := o.Betas
+	if betas == nil {
+		betas = evenLadder(8)
+	}
+	if err := e.build(factory, &sopt, betas, nil, o.SwapEvery, twins); err != nil {
+		return nil, err
+	}
+	if o.Houdayer {
+		e.hou = newHoudayer(g, len(betas))
+	}
+	if o.Betas == nil {
+		for round := range 2 {
+			m, err := e.tune(ctx, o.tuneSweeps())
+			if err != nil {
+				return nil, err
+			}
+			measured := e.betas
+			next := placeRungs(measured, m, o.acceptance(), o.maxReplicas())
+			from := make([][][]float64, twins)
+			for l, ld := range e.ladders {
+				from[l] = ld.states
+			}
+			if err := e.build(factory, &sopt, next, from, o.SwapEvery, twins); err != nil {
+				return nil, err
+			}
+			if e.hou != nil {
+				e.hou.settle(measured, e.betas)
+			}
+			if round == 1 {
+				e.lz.setRefs(measured, m, e.betas)
+			}
+		}
+	}
+	return e, nil
+}
+
+func (o *Options) check() error {
+	if o.Betas != nil {
+		if err := checkLadder(o.Betas); err != nil {
+			return err
+		}
+	}
+	if o.Acceptance != 0 && !(o.Acceptance > 0 && o.Acceptance < 1) {
+		return fmt.Errorf("exchange: Options.Acceptance = %v: want a probability in (0, 1), or 0 for %v", o.Acceptance, DefaultAcceptance)
+	}
+	if o.MaxReplicas < 0 || o.MaxReplicas == 1 {
+		return fmt.Errorf("exchange: Options.MaxReplicas = %d: want at least 2, or 0 for %d", o.MaxReplicas, DefaultMaxReplicas)
+	}
+	if o.TuneSweeps < 0 || o.SwapEvery < 0 {
+		return fmt.Errorf("exchange: Options.TuneSweeps = %d, SwapEvery = %d: want ≥ 0 (0: the default)", o.TuneSweeps, o.SwapEvery)
+	}
+	return nil
+}
+
+func (o *Options) acceptance() float64 {
+	if o.Acceptance == 0 {
+		return DefaultAcceptance
+	}
+	return o.Acceptance
+}
+
+func (o *Options) maxReplicas() int {
+	if o.MaxReplicas == 0 {
+		return DefaultMaxReplicas
+	}
+	return o.MaxReplicas
+}
+
+func (o *Options) tuneSweeps() int {
+	if o.TuneSweeps == 0 {
+		return DefaultTuneSweeps
+	}
+	return o.TuneSweeps
+}
+
+// checkLadder checks a ladder given: 1 first, strictly decreasing, ≥ 0.
+func checkLadder(b []float64) error {
+	if len(b) == 0 || b[0] != 1 {
+		return fmt.Errorf("exchange: ladder %v: the first inverse temperature must be 1 (the model itself)", b)
+	}
+	for k := 1; k < len(b); k++ {
+		if !(b[k] < b[k-1]) || !(b[k] >= 0) {
+			return fmt.Errorf("exchange: ladder %v: β_%d = %v: want strictly decreasing inverse temperatures ≥ 0", b, k, b[k])
+		}
+	}
+	return nil
+}
+
+// build (re)builds the replicas on the ladder betas; from, if not nil, are
+// the states of the previous ladders (evenly spaced on [0, 1] or tuned),
+// each new rung starting from the state of the previous rung nearest in β.
+func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []float64, from [][][]float64, swapEvery, twins int) error {
+	old := e.betas
+	e.betas = append([]float64(nil), betas...)
+	graphs := make([]*factorgraph.Graph, len(betas))
+	for k, b := range betas {
+		graphs[k] = e.g
+		if b != 1 {
+			var err error
+			if graphs[k], err = e.g.Tempered(b); err != nil {
+				return fmt.Errorf("exchange: replica %d: %w", k, err)
+			}
+		}
+	}
+	e.ladders = make([]*ladder, twins)
+	for l := range e.ladders {
+		var prev [][]float64
+		if from != nil {
+			prev = from[l]
+		}
+		ld, err := e.newLadder(factory, opt, graphs, old, prev)
+		if err != nil {
+			return err
+		}
+		e.ladders[l] = ld
+	}
+	cold := e.ladders[0].reps[0]
+	e.cond, _ = cold.(chain.Conditioner)
+	e.block, _ = cold.(chain.BlockConditioner)
+	e.swapEvery = swapEvery
+	if e.swapEvery == 0 {
+		e.swapEvery = int(math.Ceil(stepsPerSweep(cold, len(e.g.Free()))))
+	}
+	e.until = e.swapEvery
+	e.parity, e.rounds = 0, 0
+	e.lz.reset(len(betas))
+	return nil
+}
+
+// newLadder builds one replica at every rung, on graphs (the model
+// tempered), starting from prev's states (on the ladder old) if not nil.
+func (e *Exchange) newLadder(factory gibbs.Factory, opt *gibbs.Options, graphs []*factorgraph.Graph, old []float64, prev [][]float64) (*ladder, error) {
+	K := len(graphs)
+	ld := &ladder{reps: make([]gibbs.Sharer, K), states: make([][]float64, K), ell: make([]float64, K),
+		walker: make([]int, K), heading: make([]int8, K), trips: make([]int64, K), tries: make([]int64, K), accepts: make([]int64, K)}
+	for k, tg := range graphs {
+		o := *opt
+		if prev != nil {
+			o.Init = prev[nearest(old, e.betas[k])]
+		}
+		s, err := factory(tg, e.r, &o)
+		if err != nil {
+			return nil, fmt.Errorf("exchange: replica %d (β = %.4g): %w", k, e.betas[k], err)
+		}
+		sh, ok := s.(gibbs.Sharer)
+		if !ok {
+			return nil, fmt.Errorf("exchange: %T cannot share its state (gibbs.Sharer): replicas could not swap", s)
+		}
+		switch s.(type) {
+		case *mingibbs.MINGibbs, *mingibbs.DoubleMINGibbs:
+			return nil, fmt.Errorf("exchange: %T caches an estimate of its state's energy, which a swap would make wrong; use another sampler", s)
+		}
+		ld.reps[k] = sh
+		ld.states[k] = append([]float64(nil), s.State()...)
+		sh.Share(ld.states[k])
+		ld.walker[k] = k
+	}
+	return ld, nil
+}
+
+// stepsPerSweep returns the steps of s that make a sweep's worth of
+// updates.
+func stepsPerSweep(s gibbs.Sampler, free int) float64 {
+	if sp, ok := s.(gibbs.StepsPerSweeper); ok {
+		return max(1, sp.StepsPerSweep())
+	}
+	return float64(max(1, free))
+}
+
+// nearest returns the index of the β of ladder closest to b.
+func nearest(ladder []float64, b float64) int {
+	best := 0
+	for k, c := range ladder {
+		if math.Abs(c-b) < math.Abs(ladder[best]-b) {
+			best = k
+		}
+	}
+	return best
+}
+
+// Step implements chain.Kernel: an update of every replica, or a round
+// of swaps (see Exchange).
+func (e *Exchange) Step() int {
+	if e.until == 0 {
+		e.until = e.swapEvery
+		e.swapRound()
+		e.swapped = true
+		return chain.Any
+	}
+	e.until--
+	e.swapped = false
+	i := e.ladders[0].reps[0].Step()
+	for l, ld := range e.ladders {
+		for k, s := range ld.reps {
+			if l > 0 || k > 0 {
+				s.Step()
+			}
+		}
+	}
+	return i
+}
+
+// Sweep sweeps every replica once, then runs a round of swaps.
+func (e *Exchange) Sweep() {
+	for _, ld := range e.ladders {
+		for _, s := range ld.reps {
+			s.Sweep()
+		}
+	}
+	e.swapRound()
+	e.swapped = true
+}
+
+// Update updates variable i in every replica.
+func (e *Exchange) Update(i int) {
+	for _, ld := range e.ladders {
+		for _, s := range ld.reps {
+			s.Update(i)
+		}
+	}
+	e.swapped = false
+}
+
+// swapRound runs the Houdayer moves between twins, if any, then proposes
+// the swaps of one even or odd round in each ladder (Okabe et al. 2001):
+// the pairs (parity, parity+1), (parity+2, parity+3), …
+func (e *Exchange) swapRound() {
+	if e.Err() != nil {
+		return
+	}
+	if e.hou != nil {
+		e.hou.round(e)
+	}
+	for _, ld := range e.ladders {
+		for k := range ld.reps {
+			ld.ell[k] = logPotential(e.g, ld.states[k], e.shift)
+		}
+		for k := e.parity; k+1 < len(ld.reps); k += 2 {
+			e.trySwap(ld, k)
+		}
+		ld.countTrips()
+		e.lz.add(e.betas, ld.ell)
+	}
+	e.parity ^= 1
+	e.rounds++
+}
+
+// trySwap proposes to exchange the states of rungs k and k+1 of ld.
+func (e *Exchange) trySwap(ld *ladder, k int) {
+	// log of the Metropolis ratio of the swap: π_k(x_{k+1}) π_{k+1}(x_k)
+	// over π_k(x_k) π_{k+1}(x_{k+1}).
+	logA := (e.betas[k] - e.betas[k+1]) * (ld.ell[k+1] - ld.ell[k])
+	switch e.broken {
+	case brokenSign:
+		logA = -logA
+	case brokenAlways:
+		logA = 0
+	}
+	ld.tries[k]++
+	if logA < 0 && e.r.Float64() >= math.Exp(logA) {
+		return
+	}
+	ld.accepts[k]++
+	// The values move, not the slices: each replica keeps the slice it
+	// shares, so a caller's view of State stays the β = 1 state.
+	swapValues(ld.states[k], ld.states[k+1])
+	ld.ell[k], ld.ell[k+1] = ld.ell[k+1], ld.ell[k]
+	ld.walker[k], ld.walker[k+1] = ld.walker[k+1], ld.walker[k]
+}
+
+func swapValues(a, b []float64) {
+	for j, v := range a {
+		a[j], b[j] = b[j], v
+	}
+}
+
+// countTrips updates the walkers' headings at the two ends of the ladder
+// and counts a round trip when a walker that reached the hot end comes
+// back to β = 1.
+func (ld *ladder) countTrips() {
+	K := len(ld.reps)
+	if K < 2 {
+		return
+	}
+	w := ld.walker[0]
+	if ld.heading[w] < 0 {
+		ld.trips[w]++
+	}
+	ld.heading[w] = 1
+	ld.heading[ld.walker[K-1]] = -1
+}
+
+// logPotential returns ℓ(x) = Σ_φ φ(x), the model's log-potential at x
+// (EvalFactor's shifted values φ − lo, plus Σ lo: shift).
+func logPotential(g *factorgraph.Graph, x []float64, shift float64) float64 {
+	s := shift
+	for f := range g.NumFactors() {
+		s += g.EvalFactor(f, x)
+	}
+	return s
+}
+
+// lowerSum returns Σ lo over the factors of g: ℓ minus the sum of
+// EvalFactor's values.
+func lowerSum(g *factorgraph.Graph) float64 {
+	s := 0.0
+	for f := range g.NumFactors() {
+		lo, _ := g.FactorRange(f)
+		s += lo
+	}
+	return s
+}
+
+// State returns the β = 1 replica's state, a view the caller must not
+// modify.
+func (e *Exchange) State() []float64 { return e.ladders[0].states[0] }
+
+// Err returns the first error of any replica, or nil.
+func (e *Exchange) Err() error {
+	for _, ld := range e.ladders {
+		for k, s := range ld.reps {
+			if err := s.Err(); err != nil {
+				return fmt.Errorf("exchange: replica %d (β = %.4g): %w", k, e.betas[k], err)
+			}
+		}
+	}
+	return nil
+}
+
+// Stats returns the counters of all the replicas together: the work of
+// the whole exchange (Updates counts the β = 1 replica's updates only).
+// Proposals and Accepted include the swaps (not the Houdayer moves, which
+// are always accepted).
+func (e *Exchange) Stats() gibbs.Stats {
+	var st gibbs.Stats
+	for _, ld := range e.ladders {
+		for _, s := range ld.reps {
+			st.Add(s.Stats())
+		}
+		for k := range ld.tries {
+			st.Proposals += ld.tries[k]
+			st.Accepted += ld.accepts[k]
+		}
+	}
+	return st
+}
+
+// Updates implements chain.Counter with the β = 1 replica's updates: the
+// chain's length in sweeps is that replica's.
+func (e *Exchange) Updates() (done int64, per int) { return e.ladders[0].reps[0].Updates() }
+
+// StepsPerSweep implements gibbs.StepsPerSweeper: the steps that update
+// the β = 1 replica a sweep's worth, with their rounds of swaps.
+func (e *Exchange) StepsPerSweep() float64 {
+	s := stepsPerSweep(e.ladders[0].reps[0], len(e.g.Free()))
+	return s * (1 + 1/float64(e.swapEvery))
+}
+
+// RecordConditionals implements chain.Conditioner.
+func (e *Exchange) RecordConditionals(on bool) {
+	if e.cond != nil {
+		e.cond.RecordConditionals(on)
+	}
+}
+
+// Conditional implements chain.Conditioner: what the β = 1 replica's last
+// update drew from, or i < 0 after a round of swaps or when its sampler
+// reports nothing.
+func (e *Exchange) Conditional() (i int, w []float64, total float64) {
+	if e.swapped || e.cond == nil {
+		return -1, nil, 0
+	}
+	return e.cond.Conditional()
+}
+
+// Conditionals implements chain.BlockConditioner (see Conditional).
+func (e *Exchange) Conditionals() (vars []int, p [][]float64) {
+	if e.swapped || e.block == nil {
+		return nil, nil
+	}
+	return e.block.Conditionals()
+}
+
+// Replicas returns the number of replicas: the rungs, times two with
+// Houdayer moves.
+func (e *Exchange) Replicas() int { return len(e.betas) * len(e.ladders) }
+
+// Replica returns the sampler of rung k (0: β = 1) of the first ladder,
+// for its counters and configuration; stepping it directly would break
+// the exchange.
+func (e *Exchange) Replica(k int) gibbs.Sampler { return e.ladders[0].reps[k] }
+
+// Rung is one temperature of the ladder and how its swaps with the next
+// hotter rung went (over both ladders with Houdayer moves).
+type Rung struct {
+	Beta            float64
+	Tries, Accepted int64 // swaps with the next hotter rung proposed, accepted
+	Acceptance      float64
+	// Houdayer says whether Houdayer moves run at this rung, and
+	// ClusterShare is the mean share of the free variables their clusters
+	// held over the tuning (0 without Houdayer moves).
+	Houdayer     bool
+	ClusterShare float64
+}
+
+// Ladder returns the rungs, from β = 1 down.
+func (e *Exchange) Ladder() []Rung {
+	out := make([]Rung, len(e.betas))
+	for k, b := range e.betas {
+		out[k].Beta = b
+		for _, ld := range e.ladders {
+			out[k].Tries += ld.tries[k]
+			out[k].Accepted += ld.accepts[k]
+		}
+		if out[k].Tries > 0 {
+			out[k].Acceptance = float64(out[k].Accepted) / float64(out[k].Tries)
+		}
+		if e.hou != nil {
+			out[k].Houdayer, out[k].ClusterShare = e.hou.on[k], e.hou.share[k]
+		}
+	}
+	return out
+}
+
+// RoundTrips returns the round trips of all walkers: a replica's state
+// travelling from β = 1 to the hottest rung and back.
+func (e *Exchange) RoundTrips() int64 {
+	var n int64
+	for _, ld := range e.ladders {
+		for _, t := range ld.trips {
+			n += t
+		}
+	}
+	return n
+}
+
+// Rounds returns the rounds of swaps run since the ladder was fixed.
+func (e *Exchange) Rounds() int64 { return e.rounds }

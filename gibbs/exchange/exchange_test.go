@@ -1,0 +1,323 @@
+package exchange
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/blocked"
+	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
+	"github.com/pgibbs/pgibbs/gibbs/mingibbs"
+	"github.com/pgibbs/pgibbs/gibbs/site"
+)
+
+// siteGibbs is plain Gibbs as a gibbs.Factory.
+func siteGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
+	return site.NewGibbs(m, r, opt)
+}
+
+// blocks is blocked Gibbs (blocks of width 1: pairs and single variables
+// drawn jointly where the model allows) as a gibbs.Factory.
+func blocks(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
+	return blocked.New(m, r, opt)
+}
+
+// frustrated returns a 3×3 ±J Ising glass with strong couplings (|βJ| =
+// 1.5) and weak fields: four frustrated plaquettes' worth of valleys, on
+// which single-site Gibbs at β = 1 mixes slowly and hot replicas do not.
+func frustrated(t testing.TB, seed uint64) gibbstest.Graph {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 7))
+	b := factorgraph.NewBuilder()
+	const L = 3
+	b.AddVariables(L*L, factorgraph.Discrete(2))
+	for i := range L {
+		for j := range L {
+			v := i*L + j
+			if j+1 < L {
+				b.AddFactor(factorgraph.NewPotts(v, v+1, 3*float64(2*r.IntN(2)-1)))
+			}
+			if i+1 < L {
+				b.AddFactor(factorgraph.NewPotts(v, v+L, 3*float64(2*r.IntN(2)-1)))
+			}
+			h := 0.2 * r.NormFloat64()
+			b.AddFactor(factorgraph.NewTable([]int{v}, []int{2}, []float64{-h, h}))
+		}
+	}
+	g := gibbstest.Build(t, b)
+	init, _ := gibbstest.Connected(g, gibbstest.Enumerate(g))
+	return gibbstest.Graph{G: g, Init: init, Seed: seed}
+}
+
+// graphs are the exactness tests' models: the family's random graphs (hard
+// zeros, evidence) and two frustrated glasses.
+func graphs(t *testing.T) []gibbstest.Graph {
+	return append(gibbstest.Graphs(t), frustrated(t, 1), frustrated(t, 2))
+}
+
+// fixed is a hand-made ladder with β = 0 at its hot end.
+var fixed = []float64{1, 0.6, 0.3, 0}
+
+func newExchange(tg gibbstest.Graph, r *rand.Rand, f gibbs.Factory, xo *Options) (*Exchange, error) {
+	return New(tg.G, f, r, &gibbs.Options{Init: tg.Init}, xo)
+}
+
+// TestExact: the β = 1 replica's visits (joint states and marginals) and
+// its Rao–Blackwellised marginals match enumeration, over plain Gibbs with
+// a fixed ladder and frequent swaps, with a tuned ladder, and over blocked
+// Gibbs.
+func TestExact(t *testing.T) {
+	gs := graphs(t)
+	cases := []gibbstest.SamplerCase{
+		{Name: "gibbs fixed ladder", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+			return New(m.(*factorgraph.Graph), siteGibbs, r, &gibbs.Options{Init: init}, &Options{Betas: fixed, SwapEvery: 1})
+		}},
+		{Name: "gibbs tuned ladder", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+			return New(m.(*factorgraph.Graph), siteGibbs, r, &gibbs.Options{Init: init}, &Options{TuneSweeps: 50, SwapEvery: 2})
+		}},
+		{Name: "gibbs Houdayer fixed ladder", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+			return New(m.(*factorgraph.Graph), siteGibbs, r, &gibbs.Options{Init: init}, &Options{Betas: fixed, SwapEvery: 1, Houdayer: true})
+		}},
+		{Name: "gibbs Houdayer tuned ladder", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+			return New(m.(*factorgraph.Graph), siteGibbs, r, &gibbs.Options{Init: init}, &Options{TuneSweeps: 50, SwapEvery: 2, Houdayer: true})
+		}},
+	}
+	gibbstest.CheckExact(t, gs, cases, 3, 2)
+	// Blocked Gibbs's steps cost more: a shorter run.
+	gibbstest.CheckExact(t, gs, []gibbstest.SamplerCase{
+		{Name: "blocked fixed ladder", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+			return New(m.(*factorgraph.Graph), blocks, r, &gibbs.Options{Init: init}, &Options{Betas: fixed})
+		}},
+	}, 3, 8)
+}
+
+// TestExactRaoBlackwell: the β = 1 replica's Rao–Blackwellised marginals,
+// credited through the Exchange's conditionals with rounds of swaps in
+// between, match enumeration.
+func TestExactRaoBlackwell(t *testing.T) {
+	for _, tg := range graphs(t) {
+		for _, f := range []struct {
+			name  string
+			f     gibbs.Factory
+			steps int
+		}{{"gibbs", siteGibbs, 100000}, {"blocked", blocks, 25000}} {
+			e, err := newExchange(tg, rand.New(rand.NewPCG(tg.Seed, 5)), f.f, &Options{Betas: fixed, SwapEvery: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if z, where := gibbstest.RBZ(tg.G, e, f.steps); z > gibbstest.ZLimit {
+				t.Errorf("graph %d, %s: %s: z = %.2f", tg.Seed, f.name, where, z)
+			}
+		}
+	}
+}
+
+// TestBroken: the exactness check rejects a swap rule with the energy
+// difference's sign wrong, and swaps accepted without the test.
+func TestBroken(t *testing.T) {
+	gs := graphs(t)
+	mk := func(mode int) func(tg gibbstest.Graph) (gibbs.Sampler, error) {
+		return func(tg gibbstest.Graph) (gibbs.Sampler, error) {
+			e, err := newExchange(tg, rand.New(rand.NewPCG(tg.Seed, 3)), siteGibbs, &Options{Betas: fixed, SwapEvery: 1})
+			if err == nil {
+				e.broken = mode
+			}
+			return e, err
+		}
+	}
+	gibbstest.CheckBroken(t, gs, []gibbstest.BrokenCase{
+		{Name: "wrong sign", New: mk(brokenSign)},
+		{Name: "always swap", New: mk(brokenAlways)},
+	})
+	// Houdayer's cluster grown through agreeing variables too, alone: one
+	// rung (no swaps), so that only the moves can be wrong.
+	gibbstest.CheckBroken(t, gs, []gibbstest.BrokenCase{
+		{Name: "Houdayer cluster", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
+			e, err := newExchange(tg, rand.New(rand.NewPCG(tg.Seed, 3)), siteGibbs, &Options{Betas: []float64{1}, SwapEvery: 1, Houdayer: true})
+			if err == nil {
+				e.broken = brokenCluster
+			}
+			return e, err
+		}},
+	})
+}
+
+// enumerateLogZ returns log Σ_x exp(ℓ(x)) over the free variables' values.
+func enumerateLogZ(g *factorgraph.Graph) float64 {
+	x := make([]float64, g.NumVars())
+	for i := range x {
+		if v, ok := g.Observed(i); ok {
+			x[i] = v
+		}
+	}
+	free := g.Free()
+	var terms []float64
+	var rec func(k int)
+	rec = func(k int) {
+		if k == len(free) {
+			l := 0.0
+			for f := range g.NumFactors() {
+				l += g.Factor(f).Value(x)
+			}
+			terms = append(terms, l)
+			return
+		}
+		for v := range g.Domain(free[k]).Size {
+			x[free[k]] = float64(v)
+			rec(k + 1)
+		}
+	}
+	rec(0)
+	mx := math.Inf(-1)
+	for _, l := range terms {
+		mx = max(mx, l)
+	}
+	s := 0.0
+	for _, l := range terms {
+		s += math.Exp(l - mx)
+	}
+	return mx + math.Log(s)
+}
+
+// TestLogZ: on models without hard factors the ladder's bridge estimate of
+// log Z is within four standard errors of enumeration, with a small error;
+// the same estimate with the reference energies' term dropped is not.
+func TestLogZ(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		tg := frustrated(t, seed)
+		if seed > 2 {
+			tg = gibbstest.RandomGraph(t, seed, false, true)
+		}
+		exact := enumerateLogZ(tg.G)
+		e, err := newExchange(tg, rand.New(rand.NewPCG(seed, 9)), siteGibbs, &Options{TuneSweeps: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 400000 {
+			e.Step()
+		}
+		est, se, ok := e.LogZ()
+		if !ok {
+			t.Fatalf("seed %d: no log Z", seed)
+		}
+		if math.Abs(est-exact) > 4*se || se > 0.05 {
+			t.Errorf("seed %d: log Z %.5f ± %.5f, exact %.5f (%d replicas)", seed, est, se, exact, e.Replicas())
+		}
+		// Broken: the references' term Σ Δ_k c_k left out.
+		wrong := est
+		for k, c := range e.lz.refs {
+			wrong -= (e.betas[k] - e.betas[k+1]) * c
+		}
+		if math.Abs(wrong-exact) <= 4*se {
+			t.Errorf("seed %d: the broken estimate %.5f passes (exact %.5f ± %.5f)", seed, wrong, exact, se)
+		}
+	}
+	// With hard factors, log Z is not known at β = 0: no estimate.
+	tg := gibbstest.Graphs(t)[9]
+	e, err := newExchange(tg, rand.New(rand.NewPCG(1, 1)), siteGibbs, &Options{Betas: fixed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := e.LogZ(); ok {
+		t.Error("log Z estimated on a model with hard factors")
+	}
+}
+
+// TestResume: a chain restored from a snapshot taken mid-run, on an
+// Exchange built again with the same seed (the same tuned ladder), goes on
+// bit for bit as the original, its log Z estimate included; a snapshot of
+// another ladder is refused.
+func TestResume(t *testing.T) {
+	tg := frustrated(t, 3)
+	mk := func(xo *Options) (*Exchange, *rand.PCG) {
+		src := rand.NewPCG(4, 4)
+		e, err := newExchange(tg, rand.New(src), siteGibbs, xo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e, src
+	}
+	a, srcA := mk(&Options{TuneSweeps: 30})
+	for range 5003 {
+		a.Step()
+	}
+	snap, err := a.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng, err := srcA.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, srcB := mk(&Options{TuneSweeps: 30})
+	if err := b.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := srcB.UnmarshalBinary(rng); err != nil {
+		t.Fatal(err)
+	}
+	for step := range 20000 {
+		ia, ib := a.Step(), b.Step()
+		if ia != ib || !slices.Equal(a.State(), b.State()) {
+			t.Fatalf("step %d after the restore: %d %v, resumed %d %v", step, ia, a.State(), ib, b.State())
+		}
+	}
+	za, sa, _ := a.LogZ()
+	zb, sb, _ := b.LogZ()
+	if za != zb || sa != sb || a.RoundTrips() != b.RoundTrips() {
+		t.Errorf("log Z %v ± %v, %d round trips; resumed %v ± %v, %d", za, sa, a.RoundTrips(), zb, sb, b.RoundTrips())
+	}
+	c, _ := mk(&Options{Betas: fixed})
+	if err := c.Restore(snap); err == nil || !strings.Contains(err.Error(), "ladder") {
+		t.Errorf("a snapshot of another ladder: %v", err)
+	}
+}
+
+// TestOptionsRefused: bad ladders and options are errors naming them, as
+// are replicas that cannot swap.
+func TestOptionsRefused(t *testing.T) {
+	tg := frustrated(t, 1)
+	cases := []struct {
+		xo   Options
+		want string
+	}{
+		{Options{Betas: []float64{0.9, 0.5}}, "must be 1"},
+		{Options{Betas: []float64{1, 0.5, 0.6}}, "strictly decreasing"},
+		{Options{Betas: []float64{1, -0.5}}, "strictly decreasing"},
+		{Options{Betas: []float64{1, math.NaN()}}, "strictly decreasing"},
+		{Options{Acceptance: 1}, "Acceptance"},
+		{Options{MaxReplicas: 1}, "MaxReplicas"},
+		{Options{TuneSweeps: -1}, "TuneSweeps"},
+	}
+	for _, c := range cases {
+		_, err := newExchange(tg, rand.New(rand.NewPCG(1, 1)), siteGibbs, &c.xo)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error saying %q", c.xo, err, c.want)
+		}
+	}
+	minGibbs := func(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
+		return mingibbs.NewMINGibbs(m, r, opt)
+	}
+	if _, err := newExchange(tg, rand.New(rand.NewPCG(1, 1)), minGibbs, &Options{Betas: fixed}); err == nil || !strings.Contains(err.Error(), "caches an estimate") {
+		t.Errorf("MIN-Gibbs replicas: %v", err)
+	}
+}
+
+// TestStepAllocs: steps and rounds of swaps allocate nothing.
+func TestStepAllocs(t *testing.T) {
+	tg := frustrated(t, 1)
+	e, err := newExchange(tg, rand.New(rand.NewPCG(1, 1)), siteGibbs, &Options{Betas: fixed, SwapEvery: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		e.Step()
+	}
+	if a := testing.AllocsPerRun(1000, func() { e.Step() }); a != 0 {
+		t.Errorf("%v allocations a step", a)
+	}
+}

@@ -1,0 +1,116 @@
+package exchange
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/pgibbs/pgibbs/chain"
+)
+
+// snapshotKind names an Exchange's snapshots.
+const snapshotKind = "exchange"
+
+// snapshot is an Exchange's state: the ladder (checked on Restore: the
+// ladder is tuned at construction, so a chain built again with the same
+// seed has the same one), each replica's snapshot, and the swaps' state and
+// counters.
+type snapshot struct {
+	Kind    string
+	Version int
+	Betas   []float64
+	Ladders []ladderSnapshot
+	Until   int
+	Parity  int
+	Swapped bool
+	Rounds  int64
+	LogZ    logZSnapshot
+}
+
+type ladderSnapshot struct {
+	Replicas []json.RawMessage
+	Walker   []int
+	Heading  []int8
+	Trips    []int64
+	Tries    []int64
+	Accepts  []int64
+}
+
+type logZSnapshot struct {
+	Refs    []float64
+	Set     bool
+	Size    int64
+	Batches []lzBatch
+	Cur     lzBatch
+}
+
+// Snapshot implements chain.Snapshotter; every replica's sampler must be
+// one.
+func (e *Exchange) Snapshot() ([]byte, error) {
+	s := snapshot{Kind: snapshotKind, Version: 1, Betas: e.betas, Until: e.until, Parity: e.parity,
+		Swapped: e.swapped, Rounds: e.rounds,
+		LogZ: logZSnapshot{Refs: e.lz.refs, Set: e.lz.set, Size: e.lz.size, Batches: e.lz.batches, Cur: e.lz.cur}}
+	for _, ld := range e.ladders {
+		ls := ladderSnapshot{Walker: ld.walker, Heading: ld.heading, Trips: ld.trips, Tries: ld.tries, Accepts: ld.accepts}
+		for k, r := range ld.reps {
+			sn, ok := r.(chain.Snapshotter)
+			if !ok {
+				return nil, fmt.Errorf("exchange: replica %d: %T cannot be checkpointed", k, r)
+			}
+			data, err := sn.Snapshot()
+			if err != nil {
+				return nil, fmt.Errorf("exchange: replica %d: %w", k, err)
+			}
+			ls.Replicas = append(ls.Replicas, data)
+		}
+		s.Ladders = append(s.Ladders, ls)
+	}
+	return json.Marshal(s)
+}
+
+// Restore implements chain.Snapshotter: data must be the snapshot of an
+// Exchange on the same model with the same ladder.
+func (e *Exchange) Restore(data []byte) error {
+	var s snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("exchange: snapshot: %w", err)
+	}
+	if s.Kind != snapshotKind || s.Version != 1 {
+		return fmt.Errorf("exchange: snapshot of kind %q version %d, want %q version 1", s.Kind, s.Version, snapshotKind)
+	}
+	K := len(e.betas)
+	if !slices.Equal(s.Betas, e.betas) {
+		return fmt.Errorf("exchange: snapshot's ladder %v differs from this chain's %v (another model, seed or options)", s.Betas, e.betas)
+	}
+	if len(s.Ladders) != len(e.ladders) || len(s.LogZ.Refs) != K-1 || !batchOK(s.LogZ.Cur, K) {
+		return fmt.Errorf("exchange: snapshot of %d ladders, this chain has %d (Houdayer moves on in one only?)", len(s.Ladders), len(e.ladders))
+	}
+	for _, b := range s.LogZ.Batches {
+		if !batchOK(b, K) {
+			return fmt.Errorf("exchange: snapshot's log Z batches do not fit a ladder of %d", K)
+		}
+	}
+	for l, ls := range s.Ladders {
+		if len(ls.Replicas) != K || len(ls.Walker) != K || len(ls.Heading) != K || len(ls.Trips) != K || len(ls.Tries) != K || len(ls.Accepts) != K {
+			return fmt.Errorf("exchange: snapshot has the wrong number of replicas for a ladder of %d", K)
+		}
+		for k, r := range e.ladders[l].reps {
+			sn, ok := r.(chain.Snapshotter)
+			if !ok {
+				return fmt.Errorf("exchange: replica %d: %T cannot be restored", k, r)
+			}
+			if err := sn.Restore(ls.Replicas[k]); err != nil {
+				return fmt.Errorf("exchange: replica %d: %w", k, err)
+			}
+		}
+	}
+	for l, ls := range s.Ladders {
+		ld := e.ladders[l]
+		ld.walker, ld.heading, ld.trips, ld.tries, ld.accepts = ls.Walker, ls.Heading, ls.Trips, ls.Tries, ls.Accepts
+	}
+	e.until, e.parity, e.swapped, e.rounds = s.Until, s.Parity, s.Swapped, s.Rounds
+	e.lz = logZ{refs: s.LogZ.Refs, set: s.LogZ.Set, size: s.LogZ.Size, batches: s.LogZ.Batches, cur: s.LogZ.Cur}
+	return nil
+}
+
+func batchOK(b lzBatch, K int) bool { return len(b.A) == K-1 && len(b.B) == K-1 }
