@@ -11,9 +11,11 @@
 // and the [Sweeper] that runs a sampler by systematic sweeps; and the
 // optional interfaces callers check by name: [SweepRunner], an
 // interruptible sweep; [StepsPerSweeper], a step that is not one
-// variable's update ([StepsPerSweep] converts sweeps into steps); [Worker],
-// a sampler a chromatic.Chromatic can run on a shared state, which a
-// user's own sampler can be. The samplers live in one package each:
+// variable's update ([StepsPerSweep] converts sweeps into steps); [Sharer],
+// a sampler whose state can be a slice its caller owns and changes
+// between steps (the replicas of an exchange); [Worker], a Sharer a
+// chromatic.Chromatic can run on a shared state, which a user's own
+// sampler can be. The samplers live in one package each:
 //
 //	gibbs/site        Gibbs (Algorithm 1), PoissonGibbs (Algorithm 2) and
 //	                  Mixed, which picks one of the two per variable
@@ -26,6 +28,9 @@
 //	gibbs/blocked     blocked Gibbs by variable elimination and backward
 //	                  sampling, with Poisson-minibatched block boundaries
 //	gibbs/chromatic   a graph colouring's classes updated in parallel
+//	gibbs/exchange    replica exchange (parallel tempering) of any sampler
+//	                  that can share its state, with Houdayer moves and
+//	                  log Z by bridge sampling
 //	gibbs/samplers    the registry: every sampler by name with what it
 //	                  samples and how it runs (Lookup, Entry, Config, New,
 //	                  FactoryOf) and the registry's "auto" (NewAuto)

@@ -171,6 +171,8 @@ type Choice struct {
 	Pilots []Pilot
 	// Reason says why, in words.
 	Reason string
+
+	frustrated bool // Frustrated(the model): the rule's case for exchange
 }
 
 // ChooseOptions configure Choose.
@@ -203,8 +205,11 @@ const (
 // Poisson-Gibbs variable by variable), blocked Gibbs of widths 4, 8, 12
 // and 16 with Rao–Blackwellised marginals (each variable eliminated
 // exactly given its block's boundary: the w-cutset idea of Bidyuk and
-// Dechter 2007, JAIR 28) and two spanning forests, and Swendsen–Wang and
-// Wolff where every pair is a ferromagnetic Potts pair. Structure prunes
+// Dechter 2007, JAIR 28) and two spanning forests, Swendsen–Wang and
+// Wolff where every pair is a ferromagnetic Potts pair, and on frustrated
+// models (Frustrated) replica exchange of plain Gibbs replicas with
+// Houdayer moves (gibbs/exchange), last, its ladder's tuning taking the
+// time the others leave. Structure prunes
 // (a sampler that refuses the model, blocks identical to a narrower
 // width's, a sweep that would take more than the pilot budget); it does
 // not decide: the measurement does. Every pilot starts from the same
@@ -219,9 +224,16 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 	if opt.Budget == 0 {
 		opt.Budget = NoTimePilots
 	}
-	cands := candidates(g)
+	frustrated := Frustrated(g)
+	cands := candidates(g, frustrated)
 	var ch Choice
-	per := opt.Budget / float64(len(cands))
+	// The last candidate, replica exchange (on frustrated models), takes
+	// what the others leave: it does not shorten their pilots.
+	lead := len(cands)
+	if frustrated {
+		lead--
+	}
+	per := opt.Budget / float64(lead)
 	start := time.Now()
 	deadline, timed := ctx.Deadline()
 	init, err := pilotOptions(ctx, g, opt, start, deadline, timed)
@@ -240,7 +252,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		}
 		cctx, cancel := ctx, context.CancelFunc(func() {})
 		if timed {
-			share := time.Until(deadline) / time.Duration(len(cands)-k)
+			share := time.Until(deadline) / time.Duration(max(1, lead-k))
 			if est := buildCost(g, spec); est > float64(share) {
 				// Estimated before anything is built: not worth starting.
 				p.refuse(ErrBuildOutOfTime, "%s its construction would take about %.3g s, more than its share (%v) of the pilots' time", overran, est*1e-9, share.Round(time.Millisecond))
@@ -281,7 +293,74 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		cancel()
 		ch.Pilots = append(ch.Pilots, p)
 	}
+	ch.frustrated = frustrated
 	return pick(ch, opt.Budget*(1-pilotShare)/pilotShare)
+}
+
+// Frustrated reports whether g's pairwise couplings between binary free
+// variables frustrate it: writing each such factor as an Ising coupling
+// J = φ(0,0) + φ(1,1) − φ(0,1) − φ(1,0) (the other variables at their
+// evidence), some cycle of non-zero couplings has an odd number of
+// negative ones, so that no relabelling of the variables makes every
+// coupling ferromagnetic (spin glasses, the UAI grids). Factors of other
+// shapes are not looked at: a model with none of these pairs is not
+// frustrated by this test.
+func Frustrated(g *factorgraph.Graph) bool {
+	n := g.NumVars()
+	type edge struct {
+		to  int32
+		neg bool
+	}
+	adj := make([][]edge, n)
+	x := make([]float64, n)
+	for i := range n {
+		x[i], _ = g.Observed(i)
+	}
+	var vars, pair []int
+	for f := range g.NumFactors() {
+		pair = pair[:0]
+		for _, v := range g.FactorVars(vars[:0], f) {
+			if _, obs := g.Observed(v); !obs {
+				pair = append(pair, v)
+			}
+		}
+		if len(pair) != 2 || g.Domain(pair[0]).Size != 2 || g.Domain(pair[1]).Size != 2 {
+			continue
+		}
+		a, b := pair[0], pair[1]
+		at := func(va, vb float64) float64 { x[a], x[b] = va, vb; return g.EvalFactor(f, x) }
+		j := at(0, 0) + at(1, 1) - at(0, 1) - at(1, 0)
+		if j != 0 && !math.IsNaN(j) {
+			adj[a] = append(adj[a], edge{int32(b), j < 0})
+			adj[b] = append(adj[b], edge{int32(a), j < 0})
+		}
+	}
+	// Two-colour by the couplings' signs: a conflict is a frustrated cycle.
+	side := make([]int8, n) // 0 unseen, ±1
+	var queue []int32
+	for s := range n {
+		if side[s] != 0 || len(adj[s]) == 0 {
+			continue
+		}
+		side[s], queue = 1, append(queue[:0], int32(s))
+		for q := 0; q < len(queue); q++ {
+			i := queue[q]
+			for _, e := range adj[i] {
+				want := side[i]
+				if e.neg {
+					want = -want
+				}
+				switch side[e.to] {
+				case 0:
+					side[e.to] = want
+					queue = append(queue, e.to)
+				case -want:
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // ResolvedESS is the effective sample size under which a pilot has not
@@ -412,7 +491,10 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 		// (Jensen, Kong and Kjærulff 1995, blocking Gibbs on pedigrees);
 		// elsewhere the narrowest blocks keep strong neighbours together
 		// at the most sweeps.
-		k, what := tempered(ch.Pilots, runNs), fmt.Sprintf("replica exchange, whose hot replicas cross the barriers that keep local moves in one valley (of those the run affords %d sweep-equivalents of)", minRuleSweeps)
+		k, what := -1, ""
+		if ch.frustrated {
+			k, what = tempered(ch.Pilots, runNs), fmt.Sprintf("as couplings of both signs frustrate the model, replica exchange, whose hot replicas cross the barriers that keep local moves in one valley (the run affords %d sweep-equivalents of it)", minRuleSweeps)
+		}
 		if k < 0 {
 			k, what = narrowestBlocks(ch.Pilots), "the narrowest blocks (the most sweeps)"
 		}
@@ -510,7 +592,7 @@ const pilotStream = 1 << 20
 // about 2·10⁶/n variables (at least 64), which builds them in under a
 // second and costs the pilots little (a block of 64 variables already
 // holds a sticky region of a lattice together).
-func candidates(g *factorgraph.Graph) []Spec {
+func candidates(g *factorgraph.Graph, frustrated bool) []Spec {
 	vars := blocks.DefaultVars
 	if n := len(g.Free()); n > 2048 {
 		vars = max(64, 1<<int(math.Log2(2e6/float64(n))))
@@ -524,7 +606,7 @@ func candidates(g *factorgraph.Graph) []Spec {
 	wide := func(table int) Spec {
 		return Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: WideWidth, MaxTable: table, MaxVars: max(vars, min(len(g.Free()), 1<<16))}}}
 	}
-	return []Spec{
+	cs := []Spec{
 		{Name: "site"},
 		block(blocked.Config{Config: blocks.Config{MaxWidth: 4}}),
 		block(blocked.Config{Config: blocks.Config{MaxWidth: 8}}),
@@ -535,10 +617,13 @@ func candidates(g *factorgraph.Graph) []Spec {
 		block(blocked.Config{Config: blocks.Config{Forests: true}}),
 		{Name: "sw"},
 		{Name: "wolff", Clusters: samplers.TuneClusters},
+	}
+	if frustrated {
 		// Last: its tuning takes the time the candidates that refuse the
 		// model at once leave.
-		{Name: "exchange", Houdayer: true},
+		cs = append(cs, Spec{Name: "exchange", Houdayer: true})
 	}
+	return cs
 }
 
 // pilotOptions returns opt's sampler options with the pilots' common

@@ -6,9 +6,12 @@
 // short pilot of each candidate measures best — single-site Gibbs or
 // Poisson-Gibbs, blocked Gibbs of growing widths with Rao–Blackwellised
 // marginals, spanning forests, Swendsen–Wang and Wolff where the model is
-// a ferromagnet — ranked by effective samples a second of the worst-mixing
-// marginal (Choose). The answer says which variables are exact, which
-// sampler ran and why, and whether its chains converged (chain.Verdict).
+// a ferromagnet, replica exchange — ranked by effective samples a second
+// of the worst-mixing marginal (Choose), by rule where no pilot resolved
+// its mixing. The answer says which variables are exact, which sampler ran
+// and why, whether its chains converged (chain.Verdict), and log Z: exact
+// where every component was eliminated, estimated with a standard error
+// where replica exchange sampled (Answer.LogZ).
 //
 // The time given is the whole answer's, whatever the model: Budget shares
 // it among the phases — planning, elimination, the pilots, building and

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/pgibbs/pgibbs/blocks"
+	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
+	"github.com/pgibbs/pgibbs/glass"
 )
 
 // TestPickResolved: the pilots' ranking counts only what they resolved
@@ -31,21 +33,27 @@ func TestPickResolved(t *testing.T) {
 	frozen := Pilot{Spec: site}
 	frozen.fail(fmt.Errorf("gibbs: Auto: %w", blocks.ErrFrozen), "frozen")
 	const runNs = 1e10 // 10 s of the cost model: minRuleSweeps of 2·10⁷ ns
+	xch := Spec{Name: "exchange", Houdayer: true}
 	for _, c := range []struct {
-		name   string
-		pilots []Pilot
-		want   Spec
-		rule   bool
+		name       string
+		pilots     []Pilot
+		want       Spec
+		rule       bool
+		frustrated bool
 	}{
-		{"resolved: most ESS a second", []Pilot{ran(site, 80, 900, 1e4), ran(w4, 120, 500, 1e5), slow(wide, 1e7)}, site, false},
-		{"an unresolved pilot is not ranked", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 60, 500, 1e5)}, w4, false},
-		{"none resolved: the narrowest blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w8, 12, 500, 1e5), ran(w4, 5, 100, 1e5), slow(wide, 1.5e7)}, w4, true},
-		{"frozen sites, resolved: most ESS a second", []Pilot{frozen, ran(w4, 120, 500, 1e5), ran(w8, 60, 100, 1e6), slow(wide, 1.5e7)}, w4, false},
-		{"frozen sites, none resolved: the blocks holding the most", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(wide, 1.5e7)}, wide, true},
-		{"frozen sites, none resolved: the largest affordable", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(wide, 3e7)}, w8, true},
-		{"none resolved, no blocks: the most ESS a second", []Pilot{ran(site, 10, 900, 1e4)}, site, false},
+		{"resolved: most ESS a second", []Pilot{ran(site, 80, 900, 1e4), ran(w4, 120, 500, 1e5), slow(wide, 1e7)}, site, false, false},
+		{"an unresolved pilot is not ranked", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 60, 500, 1e5)}, w4, false, false},
+		{"none resolved: the narrowest blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w8, 12, 500, 1e5), ran(w4, 5, 100, 1e5), slow(wide, 1.5e7)}, w4, true, false},
+		{"frozen sites, resolved: most ESS a second", []Pilot{frozen, ran(w4, 120, 500, 1e5), ran(w8, 60, 100, 1e6), slow(wide, 1.5e7)}, w4, false, false},
+		{"frozen sites, none resolved: the blocks holding the most", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(wide, 1.5e7)}, wide, true, false},
+		{"frozen sites, none resolved: the largest affordable", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(wide, 3e7)}, w8, true, false},
+		{"none resolved, no blocks: the most ESS a second", []Pilot{ran(site, 10, 900, 1e4)}, site, false, false},
+		{"frustrated, none resolved: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 1e6)}, xch, true, true},
+		{"frustrated, none resolved, exchange unaffordable: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 3e7)}, w4, true, true},
+		{"unfrustrated, none resolved: blocks, not exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 1e6)}, w4, true, false},
+		{"frustrated, resolved: ranked", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 60, 100, 1e5), ran(xch, 80, 500, 1e6)}, xch, false, true},
 	} {
-		ch, err := pickScored(Choice{Pilots: c.pilots}, runNs)
+		ch, err := pickScored(Choice{Pilots: c.pilots, frustrated: c.frustrated}, runNs)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -56,5 +64,42 @@ func TestPickResolved(t *testing.T) {
 	// No pilot ran: the first the budget alone kept from running, by rule.
 	if ch, err := pickScored(Choice{Pilots: []Pilot{slow(wide, 1e12)}}, runNs); err != nil || ch.Spec != wide {
 		t.Errorf("no pilot ran: %v, %v; want %s by rule", ch.Spec, err, wide)
+	}
+}
+
+// TestFrustrated: a cycle with an odd number of antiferromagnetic pairs is
+// frustrated, an even number (gauge-equivalent to a ferromagnet) is not,
+// and a 2-D ±J glass is.
+func TestFrustrated(t *testing.T) {
+	cycle := func(signs ...float64) *factorgraph.Graph {
+		b := factorgraph.NewBuilder()
+		b.AddVariables(len(signs), factorgraph.Discrete(2))
+		for k, w := range signs {
+			b.AddFactor(factorgraph.NewPotts(k, (k+1)%len(signs), w))
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	gl, err := glass.New(glass.Spec{L: 4, Beta: 1, FieldSD: 0.1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		g    *factorgraph.Graph
+		want bool
+	}{
+		{"ferromagnetic square", cycle(1, 1, 1, 1), false},
+		{"two antiferromagnetic pairs", cycle(1, -2, 1, -0.5), false},
+		{"one antiferromagnetic pair", cycle(1, 1, -1, 1), true},
+		{"antiferromagnetic triangle", cycle(-1, -1, -1), true},
+		{"±J glass", gl, true},
+	} {
+		if got := Frustrated(c.g); got != c.want {
+			t.Errorf("%s: frustrated %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"math"
+	"slices"
 )
 
 // logZ accumulates, at every round of swaps, the bridge sampling estimate
@@ -88,16 +89,22 @@ func (z *logZ) add(betas, ell []float64) {
 const minBatches = 8
 
 // estimate returns log Z(β_0)/Z(β_{K−1}) and its standard error (+Inf
-// with fewer than minBatches batches), over every round so far.
+// with fewer than minBatches closed batches). Once there are enough, the
+// first quarter of the batches is left out (a burn-in: the cold rungs'
+// first rounds, still settling into their valleys, bias log Z low) and so
+// is the batch still open.
 func (z *logZ) estimate(betas []float64) (ratio, se float64) {
+	use := z.batches
+	if len(use) >= minBatches {
+		use = use[len(use)/4:]
+	} else {
+		use = append(slices.Clone(use), z.cur)
+	}
 	K1 := len(z.refs)
 	sumA := make([]float64, K1)
 	sumB := make([]float64, K1)
-	n := z.cur.N
-	for k := range K1 {
-		sumA[k], sumB[k] = z.cur.A[k], z.cur.B[k]
-	}
-	for _, b := range z.batches {
+	var n int64
+	for _, b := range use {
 		n += b.N
 		for k := range K1 {
 			sumA[k] += b.A[k]
@@ -111,14 +118,15 @@ func (z *logZ) estimate(betas []float64) (ratio, se float64) {
 		d := betas[k] - betas[k+1]
 		ratio += d*c + math.Log(sumA[k]/float64(n)) - math.Log(sumB[k]/float64(n))
 	}
-	// Batch means of the linearised estimate: Σ_k Â_k,b/Â_k − B̂_k,b/B̂_k.
-	nb := len(z.batches)
-	if nb < minBatches {
+	if len(z.batches) < minBatches {
 		return ratio, math.Inf(1)
 	}
+	// Batch means of the linearised estimate: Σ_k Â_k,b/Â_k − B̂_k,b/B̂_k
+	// (the batches used have equal lengths).
+	nb := len(use)
 	s := make([]float64, nb)
 	mean := 0.0
-	for j, b := range z.batches {
+	for j, b := range use {
 		for k := range K1 {
 			s[j] += (b.A[k]/float64(b.N))/(sumA[k]/float64(n)) - (b.B[k]/float64(b.N))/(sumB[k]/float64(n))
 		}

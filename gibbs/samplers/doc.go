@@ -6,7 +6,9 @@
 // a chromatic worker (local updates), needs a model that lists its
 // factors — and [Entry.New] builds it with a [Config]: the family's
 // options and the samplers' own configuration (blocks' bounds, Wolff's
-// clusters a step, auto's single-site form). [Entries], [Names] and
+// clusters a step, auto's single-site form, the replicas and ladder of
+// "exchange": replica exchange over any other discrete entry, plain Gibbs
+// by default; blocked replicas share the blocks built on the model). [Entries], [Names] and
 // [NamesWhere] list them, so that no caller keeps a list of its own;
 // [New] and [FactoryOf] are the short forms with every configuration at
 // its default, as package mh's registry has for its family.

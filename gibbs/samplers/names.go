@@ -166,11 +166,36 @@ func newExchange(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler,
 	}
 	inner := *cfg
 	inner.Replica, inner.Exchange = "", exchange.Options{}
-	x, err := exchange.New(g, e.Factory(inner), r, &cfg.Options, &cfg.Exchange)
+	factory := e.Factory(inner)
+	if name == "block" {
+		factory = sharedBlocks(inner.Block)
+	}
+	x, err := exchange.New(g, factory, r, &cfg.Options, &cfg.Exchange)
 	if err != nil {
 		return nil, err
 	}
 	return x, nil
+}
+
+// sharedBlocks returns the factory of blocked replicas that all use the
+// blocks the first one built (blocks.Build on the model itself: the
+// exchange builds its β = 1 replica first): the tempered models have the
+// same structure, and building blocks once instead of at every rung and
+// tuning round is most of an exchange's construction.
+func sharedBlocks(cfg blocked.Config) gibbs.Factory {
+	var sets [][]int
+	return func(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
+		b, err := blocked.NewWith(m, r, opt, sets, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if sets == nil {
+			for _, bi := range b.Blocks() {
+				sets = append(sets, bi.Vars)
+			}
+		}
+		return b, nil
+	}
 }
 
 func newWolff(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler, error) {
