@@ -16,13 +16,14 @@ import (
 )
 
 // figures are the names Reproduce knows, in the order of Figures.
-var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "uai-hard", "fss", "scale", "all"}
+var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "uai-hard", "fss", "scale", "glass", "all"}
 
 // Figures returns the names [Reproduce] knows, in order: "fig1a", "fig1b",
 // "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover",
-// "clusters", "uai", "uai-hard", "fss", "scale" and, last, "all" (every figure and
-// table of the papers: all of them but the studies "crossover",
-// "clusters", "uai", "uai-hard", "fss" and "scale"). The slice is the caller's.
+// "clusters", "uai", "uai-hard", "fss", "scale", "glass" and, last, "all"
+// (every figure and table of the papers: all of them but the studies
+// "crossover", "clusters", "uai", "uai-hard", "fss", "scale" and "glass").
+// The slice is the caller's.
 func Figures() []string { return slices.Clone(figures) }
 
 // The experiments' settings (quick or full); the tests replace them with
@@ -39,6 +40,7 @@ var (
 	uaiHardSettings   = studies.UAIHard
 	fssSettings       = studies.FSSPaper
 	scaleSettings     = studies.ScalePaper
+	glassSettings     = studies.GlassPaper
 )
 
 // Reproduce regenerates the named figure or table (one of [Figures]) into
@@ -59,7 +61,8 @@ var (
 //	uai-hard       studies.UAIScores on the shared models beyond exact elimination (../shared/data/uai-hard), 20 s a model, beside the peers of its PEERS.md: uai-hard-scores.csv
 //	fss            studies.FSS, finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings): fss.csv, fss-crossings.csv, fss-fits.csv, fss-curves.csv; fss-chi.png, .svg; fss-binder.png, .svg
 //	scale          studies.Scale, memory, build time and ns per update against the number of pair factors (run it alone): scale.csv; scale.png, .svg
-//	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, uai-hard, fss, scale), one Potts and one Spin run serving every figure
+//	glass          studies.Glass, Gibbs, replica exchange (with and without Houdayer moves) and the default answer on 2-D ±J glasses, 10 s a run on one core (run it alone): glass.csv; glass.png, .svg
+//	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, uai-hard, fss, scale, glass), one Potts and one Spin run serving every figure
 //
 // cfg goes to every driver; if cfg.Dir is empty, ground truths are cached
 // in dir. dir must exist ("" is the current directory); w may be nil. If
@@ -137,6 +140,7 @@ func (r *reproducer) steps(name string) []func(context.Context) error {
 		"uai-hard":      {r.uaiHard},
 		"fss":           {r.fss},
 		"scale":         {r.scale},
+		"glass":         {r.glass},
 		"all":           {r.fig1a, r.fig1b, r.fig1c, r.fig2, r.fig3, r.table1, r.rlr},
 	}[name]
 }
@@ -169,6 +173,25 @@ func (r *reproducer) scale(ctx context.Context) error {
 	r.say("\nScale: the Gaussian-kernel Potts model (potts.New, D = %d, β = %g, γ = %g) built through its bulk path at widths %v", s.Model.States, s.Model.Beta, s.Model.Gamma, s.Widths)
 	r.say("each width: the build timed, the live heap of the graph and a Poisson-Gibbs sampler after a collection (all in, per pair factor), median of %d runs of %d Poisson-Gibbs and %d Gibbs random-scan updates; one goroutine (run it alone)", s.Reps, s.PGUpdates, s.GibbsUpdates)
 	res, err := studies.Scale(ctx, s, r.cfg)
+	if err != nil {
+		return err
+	}
+	r.say("%.1f s", res.Seconds)
+	r.say("\n%s", res.Markdown())
+	return r.figure(res.WriteFigure(r.dir))
+}
+
+// glass runs the replica-exchange study on 2-D spin glasses.
+func (r *reproducer) glass(ctx context.Context) error {
+	s := glassSettings(r.quick)
+	r.say("\n2-D ±J Edwards–Anderson glasses (free boundaries, random fields σ = %g): L = %v, β = %v, instance seeds %v", s.FieldSD, s.Sizes, s.Betas, s.Seeds)
+	var names []string
+	for _, k := range s.Samplers {
+		names = append(names, studies.GlassName(k))
+	}
+	r.say("%s: %g s a run on one core (GOMAXPROCS = 1), the first %g of it burn-in; Rao–Blackwellised marginals scored against exact elimination (UAI 2022 score); the default answer with exact elimination forbidden (%g bytes)",
+		strings.Join(names, ", "), s.Seconds, s.Burn, s.MaxBytes)
+	res, err := studies.Glass(ctx, s, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -469,5 +492,9 @@ var descriptions = map[string]string{
 		"Potts model from 10⁵ to 2·10⁸ pair factors (widths 22–516; a width whose graph would not fit half the\n" +
 		"memory is skipped; about 9 GB and 3 minutes at the largest; -quick: up to width 80; a timing study:\n" +
 		"run it alone; not part of all)",
+	"glass": "plain Gibbs, replica exchange over Gibbs replicas with and without Houdayer moves, and the default\n" +
+		"answer (exact elimination forbidden) on 2-D ±J glasses in random fields, L = 8–20, β = 2 and 3, 10 s a\n" +
+		"run on one core: UAI scores against exact marginals, τ of the energy, round trips, log Z against the\n" +
+		"exact one (about 6 minutes, -quick 1 s a run; a study: run it alone; not part of all)",
 	"all": "every figure and table of the papers above (fig1a … tunamh-rlr), each run once",
 }

@@ -25,9 +25,9 @@ import (
 // duration of a test.
 func tinyExperiments(t *testing.T) {
 	t.Helper()
-	p, s, g, t1, r, c, cl, fs, sc := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings
+	p, s, g, t1, r, c, cl, fs, sc, gl := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings, glassSettings
 	t.Cleanup(func() {
-		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings = p, s, g, t1, r, c, cl, fs, sc
+		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings, glassSettings = p, s, g, t1, r, c, cl, fs, sc, gl
 	})
 	pottsSettings = func(quick bool) papers.PottsSettings {
 		s := papers.PottsPaper(quick)
@@ -78,6 +78,11 @@ func tinyExperiments(t *testing.T) {
 	scaleSettings = func(bool) studies.ScaleSettings {
 		s := studies.ScalePaper(true)
 		s.Widths, s.PGUpdates, s.GibbsUpdates, s.Reps = []int{4, 6}, 2000, 200, 1
+		return s
+	}
+	glassSettings = func(bool) studies.GlassSettings {
+		s := studies.GlassPaper(true)
+		s.Sizes, s.Betas, s.Seconds, s.MaxBytes = []int{4}, []float64{2}, 0.1, 64
 		return s
 	}
 }
@@ -382,6 +387,25 @@ func TestReproduceClusters(t *testing.T) {
 	}
 }
 
+// TestReproduceGlass runs the glass study with tiny settings through
+// Reproduce: its notes, its table and its files.
+func TestReproduceGlass(t *testing.T) {
+	tinyExperiments(t)
+	dir := t.TempDir()
+	out, files := reproduce(t, "glass", true, dir, harness.Config{Seed: 1})
+	for _, s := range []string{"\n2-D ±J Edwards–Anderson glasses", "| L | β | sampler |", "| 4 | 2 | exchange + Houdayer |"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if len(files) != 3 || files[0] != filepath.Join(dir, "glass.csv") {
+		t.Errorf("wrote %v", files)
+	}
+	if got := dirFiles(t, dir); len(got) != len(files) {
+		t.Errorf("directory holds %v, reported %v", got, files)
+	}
+}
+
 func TestReproduceErrors(t *testing.T) {
 	tinyExperiments(t)
 	dir := t.TempDir()
@@ -431,10 +455,10 @@ func TestFigures(t *testing.T) {
 		}
 	}
 	// "all" is every figure and table of the papers, each once; crossover,
-	// clusters, uai, uai-hard, fss and scale are studies (timing,
-	// physics, the default answer, finite-size scaling, memory) and not
-	// part of it.
-	if n := len(r.steps("all")); n != len(names)-7 {
-		t.Errorf("all runs %d steps, want %d", n, len(names)-7)
+	// clusters, uai, uai-hard, fss, scale and glass are studies (timing,
+	// physics, the default answer, finite-size scaling, memory, replica
+	// exchange) and not part of it.
+	if n := len(r.steps("all")); n != len(names)-8 {
+		t.Errorf("all runs %d steps, want %d", n, len(names)-8)
 	}
 }

@@ -1,7 +1,7 @@
 // Package studies runs the project's own studies: what the library's
 // samplers cost and buy, measured. experiments.Reproduce runs them by
-// name ("crossover", "clusters", "fss", "scale", "uai"; none is part of
-// "all"); most time what they run: run them alone on a quiet machine.
+// name ("crossover", "clusters", "fss", "scale", "uai", "glass"; none is
+// part of "all"); most time what they run: run them alone on a quiet machine.
 //
 // Like the papers' experiments (package papers), each study is a settings
 // value (XxxPaper(quick) gives the study's own), a driver taking a
@@ -14,6 +14,8 @@
 //	fss.go        FSS: finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings)
 //	scale.go      Scale: memory, build time and ns per update against the number of pair factors
 //	uai.go        UAIScores: the MAR task on the shared UAI models, answered by package infer
+//	glass.go      Glass: Gibbs, replica exchange (with and without Houdayer moves) and the default answer on 2-D
+//	              ±J glasses, scored against exact marginals, with log Z against the exact one
 //
 // [Crossover] times Gibbs, Poisson-Gibbs and the best hand-written loop
 // (internal/baseline) as the degree grows; its timers also serve Scale,
