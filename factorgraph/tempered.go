@@ -15,9 +15,10 @@ import (
 // beta = 1 gives a copy of g; beta = 0 the uniform distribution on the
 // states the hard factors allow.
 //
-// Tables and Potts pairs are rebuilt scaled, keeping their compiled
-// forms; any other factor is wrapped (its Value, Range and Conditional,
-// if it has one, scaled). beta must be finite and non-negative.
+// Tables and Potts pairs are rebuilt scaled, in bulk (Builder.AddTables,
+// AddPottsPairs: their compiled forms, in contiguous arrays); any other
+// factor is wrapped (its Value, Range and Conditional, if it has one,
+// scaled). beta must be finite and non-negative.
 func (g *Graph) Tempered(beta float64) (*Graph, error) {
 	if math.IsNaN(beta) || math.IsInf(beta, 0) || beta < 0 {
 		return nil, fmt.Errorf("factorgraph: Tempered: inverse temperature %v: need a finite β ≥ 0", beta)
@@ -29,10 +30,60 @@ func (g *Graph) Tempered(beta float64) (*Graph, error) {
 			b.Observe(i, v)
 		}
 	}
+	// Runs of Potts pairs and of tables of one shape go in bulk (one
+	// contiguous array each, as a reader builds them), in the order of g.
+	var run temperedRun
 	for f := range g.NumFactors() {
-		b.AddFactor(temperFactor(g.factor(f), beta))
+		switch t := g.factor(f).(type) {
+		case *Potts:
+			run.flushTables(b)
+			run.pa, run.pb = append(run.pa, int32(t.scope[0])), append(run.pb, int32(t.scope[1]))
+			run.pw = append(run.pw, Temper(beta, t.W))
+		case *Table:
+			run.flushPotts(b)
+			if !slices.Equal(run.sizes, t.sizes) {
+				run.flushTables(b)
+				run.sizes = t.sizes
+			}
+			for _, v := range t.scope {
+				run.scopes = append(run.scopes, int32(v))
+			}
+			for _, v := range t.values {
+				run.values = append(run.values, Temper(beta, v))
+			}
+		default:
+			run.flushPotts(b)
+			run.flushTables(b)
+			b.AddFactor(temperFactor(t, beta))
+		}
 	}
+	run.flushPotts(b)
+	run.flushTables(b)
 	return b.Build()
+}
+
+// temperedRun is the run of factors Tempered has yet to add: Potts pairs,
+// or tables of one shape.
+type temperedRun struct {
+	pa, pb []int32
+	pw     []float64
+	scopes []int32
+	sizes  []int
+	values []float64
+}
+
+func (r *temperedRun) flushPotts(b *Builder) {
+	if len(r.pw) > 0 {
+		b.AddPottsPairs(r.pa, r.pb, r.pw)
+		r.pa, r.pb, r.pw = nil, nil, nil
+	}
+}
+
+func (r *temperedRun) flushTables(b *Builder) {
+	if len(r.scopes) > 0 {
+		b.AddTables(r.scopes, r.sizes, r.values)
+		r.scopes, r.values = nil, nil
+	}
 }
 
 // temperFactor returns f at inverse temperature beta.

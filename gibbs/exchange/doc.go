@@ -9,9 +9,13 @@
 // constraint kept), each with a sampler of the family that can share its
 // state (site updates, blocks, cluster moves: gibbs.Sharer), and
 // neighbouring replicas exchange their states with the Metropolis
-// probability of their energies, in deterministic even–odd rounds. The
-// β = 1 replica is a chain on the model: its marginals are the answer,
-// Rao–Blackwellised where its sampler reports its conditionals.
+// probability of their energies, in deterministic even–odd rounds.
+// Single-site replicas update the free variables in turn (a systematic
+// scan; Options.RandomScan for the papers' random one). The β = 1 replica
+// is a chain on the model: its marginals are the answer, Rao–Blackwellised
+// where its sampler reports its conditionals. With Houdayer moves
+// (Options.Houdayer) every rung has two replicas, Houdayer's cluster move
+// runs between them where their clusters stay small.
 //
 // The ladder is tuned before New returns and fixed afterwards (an
 // adaptive ladder must stop adapting before measurement begins): rungs

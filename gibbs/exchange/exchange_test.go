@@ -76,6 +76,9 @@ func TestExact(t *testing.T) {
 		{Name: "gibbs fixed ladder", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
 			return New(m.(*factorgraph.Graph), siteGibbs, r, &gibbs.Options{Init: init}, &Options{Betas: fixed, SwapEvery: 1})
 		}},
+		{Name: "gibbs random scan", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+			return New(m.(*factorgraph.Graph), siteGibbs, r, &gibbs.Options{Init: init}, &Options{Betas: fixed, SwapEvery: 1, RandomScan: true})
+		}},
 		{Name: "gibbs tuned ladder", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
 			return New(m.(*factorgraph.Graph), siteGibbs, r, &gibbs.Options{Init: init}, &Options{TuneSweeps: 50, SwapEvery: 2})
 		}},

@@ -30,13 +30,9 @@ func (e *Exchange) tune(ctx context.Context, sweeps int) ([]moment, error) {
 			return nil, fmt.Errorf("exchange: tuning the ladder: %w", err)
 		}
 		for range e.swapEvery {
-			for _, ld := range e.ladders {
-				for _, s := range ld.reps {
-					s.Step()
-				}
-			}
+			e.Step()
 		}
-		e.swapRound()
+		e.Step() // the round of swaps
 		if err := e.Err(); err != nil {
 			return nil, err
 		}

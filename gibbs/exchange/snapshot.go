@@ -21,6 +21,8 @@ type snapshot struct {
 	Betas   []float64
 	Ladders []ladderSnapshot
 	Until   int
+	Pos     int
+	HotPos  int
 	Parity  int
 	Swapped bool
 	Rounds  int64
@@ -47,7 +49,7 @@ type logZSnapshot struct {
 // Snapshot implements chain.Snapshotter; every replica's sampler must be
 // one.
 func (e *Exchange) Snapshot() ([]byte, error) {
-	s := snapshot{Kind: snapshotKind, Version: 1, Betas: e.betas, Until: e.until, Parity: e.parity,
+	s := snapshot{Kind: snapshotKind, Version: 1, Betas: e.betas, Until: e.until, Pos: e.pos, HotPos: e.hotPos, Parity: e.parity,
 		Swapped: e.swapped, Rounds: e.rounds,
 		LogZ: logZSnapshot{Refs: e.lz.refs, Set: e.lz.set, Size: e.lz.size, Batches: e.lz.batches, Cur: e.lz.cur}}
 	for _, ld := range e.ladders {
@@ -108,7 +110,10 @@ func (e *Exchange) Restore(data []byte) error {
 		ld := e.ladders[l]
 		ld.walker, ld.heading, ld.trips, ld.tries, ld.accepts = ls.Walker, ls.Heading, ls.Trips, ls.Tries, ls.Accepts
 	}
-	e.until, e.parity, e.swapped, e.rounds = s.Until, s.Parity, s.Swapped, s.Rounds
+	if s.Pos < 0 || s.Pos >= max(1, len(e.scan)) || s.HotPos < 0 || s.HotPos >= max(1, len(e.scan)) {
+		return fmt.Errorf("exchange: snapshot's scan position %d outside the %d free variables", s.Pos, len(e.scan))
+	}
+	e.until, e.pos, e.hotPos, e.parity, e.swapped, e.rounds = s.Until, s.Pos, s.HotPos, s.Parity, s.Swapped, s.Rounds
 	e.lz = logZ{refs: s.LogZ.Refs, set: s.LogZ.Set, size: s.LogZ.Size, batches: s.LogZ.Batches, cur: s.LogZ.Cur}
 	return nil
 }
