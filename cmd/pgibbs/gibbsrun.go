@@ -14,6 +14,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
+	"github.com/pgibbs/pgibbs/gibbs/exchange"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 )
 
@@ -63,15 +64,16 @@ func stepsPerSecond(steps int64, chains int, seconds float64) float64 {
 // factors a step evaluates for a cluster move (its draws are bond events),
 // every count of an answer that sampled nothing.
 type gibbsOutput struct {
-	Estimator      string           `json:"estimator,omitempty"` // of the marginals: rb or counts
-	Blocks         *blocked.Summary `json:"blocks,omitempty"`    // -sampler block
-	Lambda         float64          `json:"lambda,omitempty"`
-	Iterations     int64            `json:"iterations,omitempty"`
-	FactorsPerStep float64          `json:"factors_per_step,omitempty"`
-	DrawsPerStep   float64          `json:"draws_per_step,omitempty"`
-	AcceptanceRate *float64         `json:"acceptance_rate,omitempty"`
-	TriesPerStep   float64          `json:"tries_per_step,omitempty"`
-	StepsPerSecond float64          `json:"steps_per_second,omitempty"`
+	Estimator      string            `json:"estimator,omitempty"` // of the marginals: rb or counts
+	Blocks         *blocked.Summary  `json:"blocks,omitempty"`    // -sampler block
+	Exchange       *exchange.Summary `json:"exchange,omitempty"`  // replica exchange
+	Lambda         float64           `json:"lambda,omitempty"`
+	Iterations     int64             `json:"iterations,omitempty"`
+	FactorsPerStep float64           `json:"factors_per_step,omitempty"`
+	DrawsPerStep   float64           `json:"draws_per_step,omitempty"`
+	AcceptanceRate *float64          `json:"acceptance_rate,omitempty"`
+	TriesPerStep   float64           `json:"tries_per_step,omitempty"`
+	StepsPerSecond float64           `json:"steps_per_second,omitempty"`
 	// Sweeps is the mean length of a chain in sweep-equivalents: variable
 	// updates over free variables, whatever a step updates.
 	Sweeps float64 `json:"sweep_equivalents,omitempty"`
@@ -93,6 +95,10 @@ func (f *runFlags) samplerOutput(samplers []gibbs.Sampler, margs []*chain.Margin
 	if b, ok := samplers[0].(*blocked.Blocked); ok {
 		sum := blocked.Summarise(b.Blocks())
 		out.Blocks = &sum
+	}
+	if x, ok := samplers[0].(*exchange.Exchange); ok {
+		sum := x.Summarise()
+		out.Exchange = &sum
 	}
 	if len(margs) > 0 {
 		out.Estimator = "counts"
@@ -131,6 +137,10 @@ func (out gibbsOutput) print(tw io.Writer) {
 		if b.Minibatched > 0 {
 			fmt.Fprintf(tw, "minibatched boundaries\t%d of %d blocks (Poisson auxiliaries)\n", b.Minibatched, b.Count)
 		}
+	}
+	if x := out.Exchange; x != nil {
+		fmt.Fprintf(tw, "replica exchange	%d replicas on %d rungs (β %.3g to 1), swap acceptance %.2f–%.2f, %d round trips, Houdayer moves at %d rungs\n",
+			x.Replicas, x.Rungs, x.BetaMin, x.AcceptanceMin, x.AcceptanceMax, x.RoundTrips, x.HoudayerRungs)
 	}
 	out.stopping.print(tw)
 	if out.AcceptanceRate != nil {

@@ -661,3 +661,33 @@ func (e *Exchange) RoundTrips() int64 {
 
 // Rounds returns the rounds of swaps run since the ladder was fixed.
 func (e *Exchange) Rounds() int64 { return e.rounds }
+
+// Summary sums up an exchange for a report: its replicas, rungs and
+// hottest inverse temperature, the range of its pairs' swap acceptance,
+// its round trips, and the rungs where Houdayer moves run.
+type Summary struct {
+	Replicas      int     `json:"replicas"`
+	Rungs         int     `json:"rungs"`
+	BetaMin       float64 `json:"beta_min"`
+	AcceptanceMin float64 `json:"swap_acceptance_min"`
+	AcceptanceMax float64 `json:"swap_acceptance_max"`
+	RoundTrips    int64   `json:"round_trips"`
+	HoudayerRungs int     `json:"houdayer_rungs"`
+}
+
+// Summarise returns e's Summary.
+func (e *Exchange) Summarise() Summary {
+	s := Summary{Replicas: e.Replicas(), Rungs: len(e.betas), BetaMin: e.betas[len(e.betas)-1], RoundTrips: e.RoundTrips(), AcceptanceMin: 1}
+	for k, r := range e.Ladder() {
+		if k+1 < len(e.betas) {
+			s.AcceptanceMin, s.AcceptanceMax = min(s.AcceptanceMin, r.Acceptance), max(s.AcceptanceMax, r.Acceptance)
+		}
+		if r.Houdayer {
+			s.HoudayerRungs++
+		}
+	}
+	if len(e.betas) == 1 {
+		s.AcceptanceMin = 0
+	}
+	return s
+}

@@ -324,3 +324,20 @@ func TestStepAllocs(t *testing.T) {
 		t.Errorf("%v allocations a step", a)
 	}
 }
+
+// TestSummarise: the summary agrees with the ladder it sums up.
+func TestSummarise(t *testing.T) {
+	e, err := newExchange(frustrated(t, 1), rand.New(rand.NewPCG(1, 1)), siteGibbs, &Options{Houdayer: true, TuneSweeps: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20000 {
+		e.Step()
+	}
+	s := e.Summarise()
+	lad := e.Ladder()
+	if s.Rungs != len(lad) || s.Replicas != 2*len(lad) || s.BetaMin != 0 || s.RoundTrips != e.RoundTrips() ||
+		!(0 < s.AcceptanceMin && s.AcceptanceMin <= s.AcceptanceMax && s.AcceptanceMax <= 1) || s.HoudayerRungs > s.Rungs {
+		t.Errorf("summary %+v of a ladder of %d rungs", s, len(lad))
+	}
+}
