@@ -377,3 +377,33 @@ func Intervals(m Model) (lo, hi []float64) {
 	}
 	return lo, hi
 }
+
+// LogPotential returns ℓ(x) = Σ_φ φ(x), the sum of every factor's
+// log-potential at x (the declared values, not shifted): the log of π(x)
+// up to log Z, −Inf where a hard factor rules x out. It reads the factors
+// run by run (Potts pairs, tables, Factor values), not one lookup each: a
+// pass costs about a factor evaluation per factor.
+func (g *Graph) LogPotential(x []float64) float64 {
+	s := &g.fs
+	sum := 0.0
+	for k, ru := range s.runs {
+		n := s.end(k) - ru.start
+		switch ru.kind {
+		case pottsKind:
+			for r := ru.off; r < ru.off+n; r++ {
+				if x[s.pa[r]] == x[s.pb[r]] {
+					sum += s.pw[r]
+				}
+			}
+		case tableKind:
+			for r := ru.off; r < ru.off+n; r++ {
+				sum += s.tab.Values(int32(r))[s.tab.Base(int32(r), x, 0, 0)]
+			}
+		default:
+			for r := ru.off; r < ru.off+n; r++ {
+				sum += s.obj[r].Value(x)
+			}
+		}
+	}
+	return sum
+}

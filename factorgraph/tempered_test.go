@@ -46,3 +46,29 @@ func TestTempered(t *testing.T) {
 		}
 	}
 }
+
+// TestLogPotential: Graph.LogPotential is the sum of the factors' declared
+// values (Factor.Value), for every kind of factor, at every state.
+func TestLogPotential(t *testing.T) {
+	b := factorgraph.NewBuilder()
+	b.AddVariables(3, factorgraph.Discrete(2))
+	b.AddFactor(factorgraph.NewTable([]int{0, 1}, []int{2, 2}, []float64{0.5, math.Inf(-1), -1, 2}))
+	b.AddPottsPairs([]int32{1, 0}, []int32{2, 2}, []float64{-1.5, 0.7})
+	b.AddTables([]int32{0, 2}, []int{2}, []float64{0.3, -0.2, 1, 4})
+	b.AddFactor(factorgraph.NewFunc([]int{0, 2}, -1, 3, func(x []float64) float64 { return x[0] + 2*x[2] - 1 }))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, 3)
+	for s := range 8 {
+		x[0], x[1], x[2] = float64(s&1), float64(s>>1&1), float64(s>>2)
+		want := 0.0
+		for f := range g.NumFactors() {
+			want += g.Factor(f).Value(x)
+		}
+		if got := g.LogPotential(x); got != want && !(math.IsInf(got, -1) && math.IsInf(want, -1)) {
+			t.Errorf("at %v: %v, want %v", x, got, want)
+		}
+	}
+}

@@ -92,7 +92,6 @@ type Exchange struct {
 	g     *factorgraph.Graph
 	r     *rand.Rand
 	betas []float64
-	shift float64 // Σ lo over the factors (logPotential)
 
 	// ladders[0] is the ladder whose β = 1 replica is the chain; with
 	// Houdayer moves, ladders[1] is its twin, a second replica at every
@@ -181,7 +180,7 @@ func New(g *factorgraph.Graph, factory gibbs.Factory, r *rand.Rand, opt *gibbs.O
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	e := &Exchange{g: g, r: r, shift: lowerSum(g)}
+	e := &Exchange{g: g, r: r}
 	twins := 1
 	if o.Houdayer {
 		twins = 2
@@ -458,7 +457,7 @@ func (e *Exchange) swapRound() {
 	}
 	for _, ld := range e.ladders {
 		for k := range ld.reps {
-			ld.ell[k] = logPotential(e.g, ld.states[k], e.shift)
+			ld.ell[k] = e.g.LogPotential(ld.states[k])
 		}
 		for k := e.parity; k+1 < len(ld.reps); k += 2 {
 			e.trySwap(ld, k)
@@ -513,27 +512,6 @@ func (ld *ladder) countTrips() {
 	}
 	ld.heading[w] = 1
 	ld.heading[ld.walker[K-1]] = -1
-}
-
-// logPotential returns ℓ(x) = Σ_φ φ(x), the model's log-potential at x
-// (EvalFactor's shifted values φ − lo, plus Σ lo: shift).
-func logPotential(g *factorgraph.Graph, x []float64, shift float64) float64 {
-	s := shift
-	for f := range g.NumFactors() {
-		s += g.EvalFactor(f, x)
-	}
-	return s
-}
-
-// lowerSum returns Σ lo over the factors of g: ℓ minus the sum of
-// EvalFactor's values.
-func lowerSum(g *factorgraph.Graph) float64 {
-	s := 0.0
-	for f := range g.NumFactors() {
-		lo, _ := g.FactorRange(f)
-		s += lo
-	}
-	return s
 }
 
 // State returns the β = 1 replica's state, a view the caller must not

@@ -297,6 +297,19 @@ func SampleLog(r *rand.Rand, u []float64) int {
 // sampleLogTotal is sampleLog that also returns the total of the weights
 // it leaves in u.
 func sampleLogTotal(r *rand.Rand, u []float64) (int, float64) {
+	if len(u) == 2 && !math.IsNaN(u[0]-u[1]) {
+		// Two values (most UAI variables, every spin): one exp, of the
+		// smaller minus the larger, −|u0 − u1| exactly; the larger's
+		// weight is exp(0) = 1. The same weights, bit for bit, as the
+		// loop below.
+		small := 1
+		if u[0] < u[1] {
+			small = 0
+		}
+		w := math.Exp(-math.Abs(u[0] - u[1]))
+		u[small], u[1-small] = w, 1
+		return DrawWeights(r.Float64()*(1+w), u), 1 + w
+	}
 	mx := math.Inf(-1)
 	for _, e := range u {
 		mx = max(mx, e)
