@@ -52,6 +52,7 @@ func TestPickResolved(t *testing.T) {
 		{"frustrated, none resolved, exchange unaffordable: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 3e7)}, w4, true, true},
 		{"unfrustrated, none resolved: blocks, not exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 1e6)}, w4, true, false},
 		{"frustrated, resolved: ranked", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 60, 100, 1e5), ran(xch, 80, 500, 1e6)}, xch, false, true},
+		{"frustrated, resolved: exchange handicapped", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 104, 2930, 1e5), ran(xch, 156, 3020, 1e6)}, w4, false, true},
 	} {
 		ch, err := pickScored(Choice{Pilots: c.pilots, frustrated: c.frustrated}, runNs)
 		if err != nil {
