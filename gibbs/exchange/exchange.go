@@ -36,6 +36,11 @@ type Options struct {
 	// their barriers. The β = 1 replica of the first ladder is the chain.
 	// With a ladder given (Betas), the moves run at every rung.
 	Houdayer bool
+	// MaxBytes bounds the memory of the replicas' tempered models and
+	// states (a model's copy a rung): a ladder that would need more is
+	// refused with a *factorgraph.MemoryError. Zero means
+	// factorgraph.DefaultMaxBytes (the machine's memory).
+	MaxBytes float64
 	// RandomScan makes single-site replicas update a variable drawn at
 	// random each step, as their own Step does, instead of the free
 	// variables in turn (a systematic scan: the same stationary
@@ -89,9 +94,10 @@ const (
 // then counts as visits), so its marginals are Rao–Blackwellised exactly
 // as the replica's own would be.
 type Exchange struct {
-	g     *factorgraph.Graph
-	r     *rand.Rand
-	betas []float64
+	g        *factorgraph.Graph
+	r        *rand.Rand
+	betas    []float64
+	maxBytes float64 // Options.MaxBytes
 
 	// ladders[0] is the ladder whose β = 1 replica is the chain; with
 	// Houdayer moves, ladders[1] is its twin, a second replica at every
@@ -180,7 +186,7 @@ func New(g *factorgraph.Graph, factory gibbs.Factory, r *rand.Rand, opt *gibbs.O
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	e := &Exchange{g: g, r: r}
+	e := &Exchange{g: g, r: r, maxBytes: o.MaxBytes}
 	twins := 1
 	if o.Houdayer {
 		twins = 2
@@ -277,6 +283,9 @@ func checkLadder(b []float64) error {
 // the states of the previous ladders (evenly spaced on [0, 1] or tuned),
 // each new rung starting from the state of the previous rung nearest in β.
 func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []float64, from [][][]float64, swapEvery, twins int, randomScan bool) error {
+	if err := e.checkBytes(len(betas), twins); err != nil {
+		return err
+	}
 	old := e.betas
 	e.betas = append([]float64(nil), betas...)
 	graphs := make([]*factorgraph.Graph, len(betas))
@@ -316,6 +325,21 @@ func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []floa
 	e.parity, e.rounds = 0, 0
 	e.lz.reset(len(betas))
 	return nil
+}
+
+// replicaBytes is an estimate of a single-site replica's own memory a
+// variable beyond its state: its conditional's scratch and counters are
+// per sampler, so about the state's 8 bytes again.
+const replicaBytes = 8
+
+// checkBytes refuses, with a *factorgraph.MemoryError, a ladder of rungs
+// rungs (twins replicas a rung) whose tempered models (one a rung but
+// β = 1's, shared by the twins) and replicas' states would take more than
+// the limit (Options.MaxBytes).
+func (e *Exchange) checkBytes(rungs, twins int) error {
+	n := float64(e.g.NumVars())
+	need := float64(rungs-1)*float64(e.g.Bytes()) + float64(rungs*twins)*n*(8+replicaBytes)
+	return factorgraph.CheckBytes(need, e.maxBytes, fmt.Sprintf("exchange: %d replicas on %d rungs of a model of %d variables", rungs*twins, rungs, e.g.NumVars()), "exchange.Options.MaxBytes")
 }
 
 // newLadder builds one replica at every rung, on graphs (the model

@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -301,6 +302,10 @@ func TestOptionsRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error saying %q", c.xo, err, c.want)
 		}
+	}
+	var me *factorgraph.MemoryError
+	if _, err := newExchange(tg, rand.New(rand.NewPCG(1, 1)), siteGibbs, &Options{MaxBytes: 1000}); !errors.As(err, &me) || !strings.Contains(err.Error(), "exchange.Options.MaxBytes") {
+		t.Errorf("a ladder over its memory limit: %v", err)
 	}
 	minGibbs := func(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
 		return mingibbs.NewMINGibbs(m, r, opt)
