@@ -314,6 +314,19 @@ func Summarise(bs []Info) Summary {
 	return b
 }
 
+// Sets returns the blocks as given to NewWith or built, each listing its
+// variables in the order it came with (blocks.Build's, one that fits its
+// MaxTable): NewWith(m2, r, opt, s.Sets(), cfg) builds the same blocks on
+// a model of the same structure (a tempered copy) without searching for
+// them or their orders again.
+func (s *Blocked) Sets() [][]int {
+	out := make([][]int, len(s.blocks))
+	for b, set := range s.blocks {
+		out[b] = slices.Clone(set)
+	}
+	return out
+}
+
 // Blocks describes the sampler's blocks, in the order Step updates them.
 func (s *Blocked) Blocks() []Info {
 	out := make([]Info, len(s.plans))

@@ -693,3 +693,26 @@ func TestBlockedRaoBlackwell(t *testing.T) {
 		})
 	}
 }
+
+// TestSets: NewWith on the blocks Sets returns builds the same blocks, in
+// the same orders, without searching (the exchange's replicas share them).
+func TestSets(t *testing.T) {
+	for _, tg := range gibbstest.Graphs(t)[:6] {
+		s, err := New(tg.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: tg.Init})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s2, err := NewWith(tg.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: tg.Init}, s.Sets(), Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(s.Sets(), s2.Sets(), slices.Equal) || len(s.Blocks()) != len(s2.Blocks()) {
+			t.Errorf("graph %d: blocks %v, rebuilt %v", tg.Seed, s.Sets(), s2.Sets())
+		}
+		for b, bi := range s.Blocks() {
+			if bi.Width != s2.Blocks()[b].Width || bi.MaxTable != s2.Blocks()[b].MaxTable {
+				t.Errorf("graph %d, block %d: %+v, rebuilt %+v", tg.Seed, b, bi, s2.Blocks()[b])
+			}
+		}
+	}
+}

@@ -190,9 +190,7 @@ func sharedBlocks(cfg blocked.Config) gibbs.Factory {
 			return nil, err
 		}
 		if sets == nil {
-			for _, bi := range b.Blocks() {
-				sets = append(sets, bi.Vars)
-			}
+			sets = b.Sets()
 		}
 		return b, nil
 	}
