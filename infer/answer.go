@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
@@ -90,8 +92,8 @@ type Answer struct {
 	// was eliminated; else, where the chains are replica exchange whose
 	// ladder reaches β = 0 on a model without hard factors
 	// (exchange.Exchange.LogZ), their bridge-sampling estimate pooled by
-	// inverse variance, with its standard error LogZError; NaN (both)
-	// otherwise.
+	// inverse variance, with its standard error LogZError (at least the
+	// spread of the chains' estimates over √chains); NaN (both) otherwise.
 	LogZ, LogZError float64
 	// Seconds is the wall time of the whole answer, from its budget's start
 	// (the call, or Options.Run.Start) to its return: planning, elimination,
@@ -217,6 +219,7 @@ func (a *Answer) setLogZ(g *factorgraph.Graph) {
 		return
 	}
 	num, den := 0.0, 0.0
+	var zs []float64
 	for _, smp := range a.Run.Samplers {
 		x, ok := smp.(*exchange.Exchange)
 		if !ok {
@@ -228,9 +231,16 @@ func (a *Answer) setLogZ(g *factorgraph.Graph) {
 		}
 		num += z / (se * se)
 		den += 1 / (se * se)
+		zs = append(zs, z)
 	}
 	if den > 0 {
+		// Independent chains also show an error their own batches may
+		// not (a valley one chain has not found): the larger of the
+		// pooled error and the spread of their estimates.
 		a.LogZ, a.LogZError = num/den, math.Sqrt(1/den)
+		if m := float64(len(zs)); m > 1 {
+			a.LogZError = max(a.LogZError, stat.StdDev(zs, nil)/math.Sqrt(m))
+		}
 	}
 }
 

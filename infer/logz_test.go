@@ -1,0 +1,41 @@
+package infer
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/pgibbs/pgibbs/glass"
+)
+
+// TestLogZ: log Z is exact (error 0) where elimination answers, and where
+// replica exchange samples (exact elimination forbidden) its estimate, over
+// two chains, is within four standard errors of the exact value; a chain
+// of another sampler gives none.
+func TestLogZ(t *testing.T) {
+	g, err := glass.New(glass.Spec{L: 5, Beta: 1, FieldSD: 0.3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	exact, err := Marginals(ctx, g, Options{Time: 10 * time.Second})
+	if err != nil || exact.Method != MethodExact || exact.LogZError != 0 || math.IsNaN(exact.LogZ) {
+		t.Fatalf("exact: %v, method %s, log Z %v ± %v", err, exact.Method, exact.LogZ, exact.LogZError)
+	}
+	for _, c := range []struct {
+		spec Spec
+		want bool
+	}{{Spec{Name: "exchange", Houdayer: true}, true}, {Spec{Name: "site"}, false}} {
+		a, err := Marginals(ctx, g, Options{Sweeps: 3000, Chains: 2, MaxBytes: 1, Run: &Run{Spec: &c.spec}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !c.want && !math.IsNaN(a.LogZ):
+			t.Errorf("%s: log Z %v", c.spec, a.LogZ)
+		case c.want && !(math.Abs(a.LogZ-exact.LogZ) <= 4*a.LogZError && a.LogZError > 0 && a.LogZError < 0.1):
+			t.Errorf("%s: log Z %v ± %v, exact %v", c.spec, a.LogZ, a.LogZError, exact.LogZ)
+		}
+	}
+}
