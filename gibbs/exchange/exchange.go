@@ -81,12 +81,13 @@ const (
 // variables in turn (a systematic scan) for single-site samplers, one
 // Step (a block, a cluster move) for others — and returns what the
 // update changed, or, once every SwapEvery such steps, is a round of
-// swaps and returns chain.Any; before each round, every other replica
-// makes the SwapEvery updates it owes, one replica after the other (the
-// replicas are independent between rounds, so this is the same chain as
-// updating all of them at every step, with each replica's model and state
-// in cache for its run of updates: twice the sweeps a second on a 20×20
-// glass with 60 replicas).
+// swaps and returns chain.Any. Each step also makes its share of the
+// SwapEvery updates every other replica owes before the next round, one
+// replica after the other in runs (the replicas are independent between
+// rounds, so this is the same chain as updating all of them at every
+// step, with each replica's model and state in cache for its run of
+// updates: twice the sweeps a second on a 20×20 glass with 60 replicas;
+// and a step's cost stays that of one update a replica).
 // State is the β = 1 replica's state. An Exchange is a
 // chain.BlockConditioner: it reports the distributions the β = 1
 // replica's updates draw from when its sampler is a chain.Conditioner (or
@@ -105,12 +106,15 @@ type Exchange struct {
 	ladders []*ladder
 
 	swapEvery int
-	scan      []int // single-site replicas in systematic scan: the free variables (nil: the replicas' Step)
-	pos       int   // the next variable of scan
-	hotPos    int   // the next variable of scan of the other replicas (advanceHot)
-	until     int   // replica steps left before the next round of swaps
-	parity    int   // the next round swaps pairs (parity, parity+1), …
-	swapped   bool  // the last step was a round of swaps
+	scan      []int          // single-site replicas in systematic scan: the free variables (nil: the replicas' Step)
+	pos       int            // the next variable of scan
+	hot       []gibbs.Sharer // the replicas but β = 1's (advanceHot)
+	hotR      int            // the replica of hot under way this round
+	hotDone   int            // its updates done this round
+	hotPos    int            // the variable of scan this round's updates of hot start at
+	until     int            // replica steps left before the next round of swaps
+	parity    int            // the next round swaps pairs (parity, parity+1), …
+	swapped   bool           // the last step was a round of swaps
 	rounds    int64
 
 	hou *houdayer // the moves between twins (nil: none)
@@ -317,7 +321,15 @@ func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []floa
 	if e.swapEvery == 0 {
 		e.swapEvery = int(math.Ceil(stepsPerSweep(cold, len(e.g.Free()))))
 	}
-	e.scan, e.pos, e.hotPos = nil, 0, 0
+	e.scan, e.pos, e.hotPos, e.hotR, e.hotDone = nil, 0, 0, 0, 0
+	e.hot = e.hot[:0]
+	for l, ld := range e.ladders {
+		for k, s := range ld.reps {
+			if l > 0 || k > 0 {
+				e.hot = append(e.hot, s)
+			}
+		}
+	}
 	if _, blockwise := cold.(gibbs.StepsPerSweeper); !blockwise && !randomScan {
 		e.scan = e.g.Free()
 	}
@@ -398,13 +410,18 @@ func nearest(ladder []float64, b float64) int {
 func (e *Exchange) Step() int {
 	if e.until == 0 {
 		e.until = e.swapEvery
-		e.advanceHot()
+		e.advanceHot(len(e.hot) * e.swapEvery) // nothing left but after a restore
+		e.hotR, e.hotDone = 0, 0
+		if e.scan != nil {
+			e.hotPos = (e.hotPos + e.swapEvery) % len(e.scan)
+		}
 		e.swapRound()
 		e.swapped = true
 		return chain.Any
 	}
 	e.until--
 	e.swapped = false
+	e.advanceHot(len(e.hot))
 	if e.scan != nil {
 		i := e.scan[e.pos]
 		if e.pos++; e.pos == len(e.scan) {
@@ -416,35 +433,37 @@ func (e *Exchange) Step() int {
 	return e.ladders[0].reps[0].Step()
 }
 
-// advanceHot makes the replicas other than the β = 1 one (which the steps
-// update one at a time, for the observers) the swapEvery updates
-// they owe before a round of swaps, one replica after the other: the
-// same chain as updating each with every step — the replicas are
-// independent between rounds — with each replica's model and state in
-// cache for all its updates instead of 2K of them in turn.
-func (e *Exchange) advanceHot() {
-	for l, ld := range e.ladders {
-		for k, s := range ld.reps {
-			if l == 0 && k == 0 {
-				continue
+// advanceHot makes up to q of the updates the replicas other than the
+// β = 1 one (which the steps update one at a time, for the observers) owe
+// before the next round of swaps — swapEvery each — one replica after the
+// other: a step makes as many as there are such replicas, the round's
+// share, so that a step's cost stays bounded, and each replica makes its
+// updates in runs with its model and state in cache instead of one at a
+// time among 2K others. The replicas are independent between rounds, so
+// any such order is the same chain as updating all of them with every
+// step.
+func (e *Exchange) advanceHot(q int) {
+	for q > 0 && e.hotR < len(e.hot) {
+		s := e.hot[e.hotR]
+		m := min(q, e.swapEvery-e.hotDone)
+		if e.scan == nil {
+			for range m {
+				s.Step()
 			}
-			if e.scan == nil {
-				for range e.swapEvery {
-					s.Step()
-				}
-				continue
-			}
-			p := e.hotPos
-			for range e.swapEvery {
+		} else {
+			p := (e.hotPos + e.hotDone) % len(e.scan)
+			for range m {
 				s.Update(e.scan[p])
 				if p++; p == len(e.scan) {
 					p = 0
 				}
 			}
 		}
-	}
-	if e.scan != nil {
-		e.hotPos = (e.hotPos + e.swapEvery) % len(e.scan)
+		e.hotDone += m
+		q -= m
+		if e.hotDone == e.swapEvery {
+			e.hotR, e.hotDone = e.hotR+1, 0
+		}
 	}
 }
 

@@ -23,6 +23,8 @@ type snapshot struct {
 	Until   int
 	Pos     int
 	HotPos  int
+	HotR    int
+	HotDone int
 	Parity  int
 	Swapped bool
 	Rounds  int64
@@ -49,7 +51,7 @@ type logZSnapshot struct {
 // Snapshot implements chain.Snapshotter; every replica's sampler must be
 // one.
 func (e *Exchange) Snapshot() ([]byte, error) {
-	s := snapshot{Kind: snapshotKind, Version: 1, Betas: e.betas, Until: e.until, Pos: e.pos, HotPos: e.hotPos, Parity: e.parity,
+	s := snapshot{Kind: snapshotKind, Version: 1, Betas: e.betas, Until: e.until, Pos: e.pos, HotPos: e.hotPos, HotR: e.hotR, HotDone: e.hotDone, Parity: e.parity,
 		Swapped: e.swapped, Rounds: e.rounds,
 		LogZ: logZSnapshot{Refs: e.lz.refs, Set: e.lz.set, Size: e.lz.size, Batches: e.lz.batches, Cur: e.lz.cur}}
 	for _, ld := range e.ladders {
@@ -110,10 +112,12 @@ func (e *Exchange) Restore(data []byte) error {
 		ld := e.ladders[l]
 		ld.walker, ld.heading, ld.trips, ld.tries, ld.accepts = ls.Walker, ls.Heading, ls.Trips, ls.Tries, ls.Accepts
 	}
-	if s.Pos < 0 || s.Pos >= max(1, len(e.scan)) || s.HotPos < 0 || s.HotPos >= max(1, len(e.scan)) {
-		return fmt.Errorf("exchange: snapshot's scan position %d outside the %d free variables", s.Pos, len(e.scan))
+	if s.Pos < 0 || s.Pos >= max(1, len(e.scan)) || s.HotPos < 0 || s.HotPos >= max(1, len(e.scan)) ||
+		s.HotR < 0 || s.HotR > len(e.hot) || s.HotDone < 0 || s.HotDone >= max(1, e.swapEvery) {
+		return fmt.Errorf("exchange: snapshot's scan positions (%d, %d, replica %d, %d done) do not fit this chain", s.Pos, s.HotPos, s.HotR, s.HotDone)
 	}
-	e.until, e.pos, e.hotPos, e.parity, e.swapped, e.rounds = s.Until, s.Pos, s.HotPos, s.Parity, s.Swapped, s.Rounds
+	e.until, e.pos, e.hotPos, e.hotR, e.hotDone = s.Until, s.Pos, s.HotPos, s.HotR, s.HotDone
+	e.parity, e.swapped, e.rounds = s.Parity, s.Swapped, s.Rounds
 	e.lz = logZ{refs: s.LogZ.Refs, set: s.LogZ.Set, size: s.LogZ.Size, batches: s.LogZ.Batches, cur: s.LogZ.Cur}
 	return nil
 }
