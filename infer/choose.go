@@ -409,13 +409,18 @@ func narrowestBlocks(ps []Pilot) int {
 	return best
 }
 
-// tempered returns the pilot of replica exchange if it ran and the run of
-// runNs nanoseconds of the cost model affords minRuleSweeps
-// sweep-equivalents of it; -1 if none.
+// tempered returns the pilot of replica exchange if it ran, or only the
+// pilots' budget or time kept it from running, and the run of runNs nanoseconds of
+// the cost model affords minRuleSweeps sweep-equivalents of it (as far as
+// its pilot measured); -1 if none.
 func tempered(ps []Pilot, runNs float64) int {
 	best := -1
 	for k, p := range ps {
-		if p.Spec.Name != "exchange" || p.err != nil || p.NsPerSweep*minRuleSweeps > runNs {
+		// Tried last, on what the others leave, its pilot may not have
+		// fit: by rule it is still the answer to barriers, if the run
+		// affords it (unknown without a pilot: the run decides).
+		outOfTime := errors.Is(p.err, ErrTooSlow) || errors.Is(p.err, ErrBuildOutOfTime) || errors.Is(p.err, ErrPilotOutOfTime)
+		if p.Spec.Name != "exchange" || p.err != nil && !outOfTime || p.NsPerSweep*minRuleSweeps > runNs {
 			continue
 		}
 		if best < 0 || p.Spec.Houdayer {

@@ -30,6 +30,11 @@ func TestPickResolved(t *testing.T) {
 	ran := func(s Spec, ess, perSecond, ns float64) Pilot {
 		return Pilot{Spec: s, ESS: ess, ESSPerSecond: perSecond, NsPerSweep: ns, held: held[s.String()]}
 	}
+	outOfTime := func(s Spec) Pilot {
+		p := Pilot{Spec: s}
+		p.refuse(ErrBuildOutOfTime, "out of time")
+		return p
+	}
 	frozen := Pilot{Spec: site}
 	frozen.fail(fmt.Errorf("gibbs: Auto: %w", blocks.ErrFrozen), "frozen")
 	const runNs = 1e10 // 10 s of the cost model: minRuleSweeps of 2·10⁷ ns
@@ -52,6 +57,9 @@ func TestPickResolved(t *testing.T) {
 		{"frustrated, none resolved, exchange unaffordable: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 3e7)}, w4, true, true},
 		{"unfrustrated, none resolved: blocks, not exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 1e6)}, w4, true, false},
 		{"frustrated, resolved: ranked", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 60, 100, 1e5), ran(xch, 80, 500, 1e6)}, xch, false, true},
+		{"frustrated, none resolved, exchange out of pilot time: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), outOfTime(xch)}, xch, true, true},
+		{"frustrated, none resolved, exchange too slow for a pilot: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), slow(xch, 3e6)}, xch, true, true},
+		{"frustrated, none resolved, exchange unaffordable for the run: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), slow(xch, 3e7)}, w4, true, true},
 		{"frustrated, resolved: exchange handicapped", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 104, 2930, 1e5), ran(xch, 156, 3020, 1e6)}, w4, false, true},
 	} {
 		ch, err := pickScored(Choice{Pilots: c.pilots, frustrated: c.frustrated}, runNs)
