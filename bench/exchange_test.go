@@ -64,8 +64,8 @@ type handPT struct {
 	h     []float64
 	beta  float64 // the model's β
 	betas []float64
-	s     [][]int8   // s[k]: replica k's spins
-	e     []float64  // replica k's energy −Σ J s s − Σ h s
+	s     [][]int8  // s[k]: replica k's spins
+	e     []float64 // replica k's energy −Σ J s s − Σ h s
 	r     *rand.Rand
 	round int
 }
