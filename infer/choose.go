@@ -37,6 +37,10 @@ type Spec struct {
 	// Houdayer runs an exchange's replicas in twins with Houdayer's
 	// cluster moves between them (exchange.Options.Houdayer).
 	Houdayer bool
+	// MaxBytes bounds an exchange's tempered copies of the model
+	// (exchange.Options.MaxBytes; 0: the machine's memory). A run sets it
+	// from Run.MaxBytes.
+	MaxBytes float64
 }
 
 // String names the spec as the CLI does: "site", "block width 8",
@@ -72,7 +76,7 @@ const (
 // construction stops when opt.Context is done (gibbs.Options.Context).
 func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
 	name, cfg := s.Name, samplers.Config{Block: s.Block, Clusters: s.Clusters}
-	cfg.Exchange.Houdayer = s.Houdayer
+	cfg.Exchange.Houdayer, cfg.Exchange.MaxBytes = s.Houdayer, s.MaxBytes
 	if opt != nil {
 		cfg.Options = *opt
 	}

@@ -2,10 +2,13 @@ package infer
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/glass"
 )
 
@@ -37,5 +40,21 @@ func TestLogZ(t *testing.T) {
 		case c.want && !(math.Abs(a.LogZ-exact.LogZ) <= 4*a.LogZError && a.LogZError > 0 && a.LogZError < 0.1):
 			t.Errorf("%s: log Z %v ± %v, exact %v", c.spec, a.LogZ, a.LogZError, exact.LogZ)
 		}
+	}
+}
+
+// TestExchangeMemory: Run.MaxBytes bounds an exchange's tempered copies of
+// the model too, refusing a ladder that would exceed what it leaves.
+func TestExchangeMemory(t *testing.T) {
+	g, err := glass.New(glass.Spec{L: 12, Beta: 2, FieldSD: 0.1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, perChain := runBytes(g)
+	_, err = Marginals(context.Background(), g, Options{Sweeps: 100, MaxBytes: 1,
+		Run: &Run{Spec: &Spec{Name: "exchange", Houdayer: true}, MaxBytes: model + perChain + 1e5}})
+	var me *factorgraph.MemoryError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "exchange") || !strings.Contains(err.Error(), "ladder") {
+		t.Errorf("a ladder over the run's memory: %v", err)
 	}
 }

@@ -161,6 +161,11 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	if err := CheckMemory(model, perChain, len(ks), run.MaxBytes); err != nil {
 		return err
 	}
+	if run.MaxBytes > 0 {
+		// An exchange's tempered copies of the model: what the limit
+		// leaves beyond the run's own estimate, shared by the chains.
+		spec.MaxBytes = max(1, (run.MaxBytes-model)/float64(len(ks))-perChain)
+	}
 	s, err := a.build(ctx, g, opt, spec, ks, b)
 	if s == nil {
 		return err

@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -351,7 +352,12 @@ const replicaBytes = 8
 func (e *Exchange) checkBytes(rungs, twins int) error {
 	n := float64(e.g.NumVars())
 	need := float64(rungs-1)*float64(e.g.Bytes()) + float64(rungs*twins)*n*(8+replicaBytes)
-	return factorgraph.CheckBytes(need, e.maxBytes, fmt.Sprintf("exchange: %d replicas on %d rungs of a model of %d variables", rungs*twins, rungs, e.g.NumVars()), "exchange.Options.MaxBytes")
+	err := factorgraph.CheckBytes(need, e.maxBytes, fmt.Sprintf("exchange: %d replicas on %d rungs of a model of %d variables", rungs*twins, rungs, e.g.NumVars()), "exchange.Options.MaxBytes")
+	var me *factorgraph.MemoryError
+	if errors.As(err, &me) {
+		me.Of = "the ladder (its tempered models and states)"
+	}
+	return err
 }
 
 // newLadder builds one replica at every rung, on graphs (the model
