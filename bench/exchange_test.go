@@ -138,3 +138,20 @@ func (pt *handPT) step(i int) {
 		pt.round++
 	}
 }
+
+// BenchmarkGibbsGlass: a plain Gibbs update on the 16×16 ±J glass of
+// BenchmarkExchangeGlass (binary variables: the two-value conditional).
+func BenchmarkGibbsGlass(b *testing.B) {
+	g, err := glass.New(glass.Spec{L: 16, Beta: 2, FieldSD: 0.1, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := samplers.New("gibbs", g, rand.New(rand.NewPCG(1, 1)), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for range b.N {
+		s.Step()
+	}
+}
