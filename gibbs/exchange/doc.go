@@ -17,6 +17,15 @@
 // (Options.Houdayer) every rung has two replicas, Houdayer's cluster move
 // runs between them where their clusters stay small.
 //
+// A swap needs the replicas' energies ℓ. Plain Gibbs replicas track theirs
+// through their updates (site.Gibbs.TrackLogPotential: an update's change
+// is U[new] − U[old] of the conditional it drew from), the Houdayer moves
+// add the change of the factors their cluster reads, and the model is
+// summed afresh only every 64 rounds, against rounding drift: a round of
+// swaps then costs O(K) instead of K sums over the model, and the rounds
+// come four times a sweep, which carries twice the round trips through the
+// ladder in the same time on 20×20 glasses.
+//
 // The ladder is tuned before New returns and fixed afterwards (an
 // adaptive ladder must stop adapting before measurement begins): rungs
 // with equal predicted swap acceptance, spaced evenly in the thermodynamic
@@ -35,6 +44,8 @@
 // random models with hard zeros and evidence and on frustrated glasses,
 // with a fixed and a tuned ladder, over plain and blocked Gibbs; a swap
 // rule with the energy difference's sign wrong, and swaps accepted without
-// the test, are rejected by the same check. The registry's "exchange"
+// the test, are rejected by the same check; the tracked energies are
+// checked against sums over the model after every round, and energies
+// that miss the Houdayer moves' changes are caught. The registry's "exchange"
 // (gibbs/samplers) builds one over any discrete sampler it names.
 package exchange

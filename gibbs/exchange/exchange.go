@@ -28,7 +28,10 @@ type Options struct {
 	// sweeps of every replica. Zero means DefaultTuneSweeps.
 	TuneSweeps int
 	// SwapEvery is the steps of the replicas between two rounds of swaps.
-	// Zero means a sweep's worth of the β = 1 replica's steps.
+	// Zero means a quarter of a sweep's worth of the β = 1 replica's steps
+	// where the replicas track their energies through their updates
+	// (plain Gibbs: a round costs O(K) then), a sweep's worth where a
+	// round sums the model for each replica (see roundsPerSweep).
 	SwapEvery int
 	// Houdayer runs two replicas at every temperature and, before each
 	// round of swaps, Houdayer's cluster move between the two of each
@@ -130,21 +133,49 @@ type Exchange struct {
 // ladder is one replica at every rung: their samplers and states, and the
 // walkers (a replica's history through the ladder) with their swaps.
 type ladder struct {
-	reps    []gibbs.Sharer
-	states  [][]float64 // states[k]: the state reps[k] works on (shared)
-	ell     []float64   // ℓ(states[k]) at the last round of swaps
-	walker  []int       // walker[k]: the walker at rung k
-	heading []int8      // per walker: +1 heading to the hot end, −1 to β = 1, 0 not yet at an end
-	trips   []int64     // round trips β = 1 → hottest → β = 1 completed, per walker
-	tries   []int64     // swaps proposed between rungs k and k+1
-	accepts []int64     // and accepted
+	reps   []gibbs.Sharer
+	states [][]float64 // states[k]: the state reps[k] works on (shared)
+	ell    []float64   // ℓ(states[k]) at the last round of swaps
+	// trk[k] tracks ℓ through reps[k]'s updates (nil: it cannot, or
+	// β_k = 0, where its updates see no factor); stale[k]: ell[k] is not
+	// ℓ(states[k]) plus trk[k]'s change (sweeps, restores), so the next
+	// round sums the model.
+	trk     []logTracker
+	stale   []bool
+	walker  []int   // walker[k]: the walker at rung k
+	heading []int8  // per walker: +1 heading to the hot end, −1 to β = 1, 0 not yet at an end
+	trips   []int64 // round trips β = 1 → hottest → β = 1 completed, per walker
+	tries   []int64 // swaps proposed between rungs k and k+1
+	accepts []int64 // and accepted
 }
+
+// roundsPerSweep is the rounds of swaps (and Houdayer moves) a sweep's
+// worth of updates by default, where the replicas track their energies
+// (plain Gibbs), so that a round costs O(K): on the 20×20 glasses at β =
+// 2–3, four rounds a sweep instead of one carry twice the round trips in
+// the same time (the Houdayer moves included: once a sweep, they carried
+// a fifth fewer), and eight no more. Where a round sums the model for every
+// replica (blocks, clusters), one a sweep.
+const roundsPerSweep = 4
+
+// logTracker is a replica that tracks the log-potential of its tempered
+// model through its updates (site.Gibbs): the change divided by β is ℓ's.
+type logTracker interface {
+	TrackLogPotential(on bool)
+	LogPotentialChange() float64
+	SetLogPotentialChange(d float64)
+}
+
+// refreshEvery is the rounds of swaps between two sums of ℓ over the model
+// for every replica, which bound the tracked energies' rounding drift.
+const refreshEvery = 64
 
 // Deliberately broken swap rules, for the tests that must reject them.
 const (
 	brokenSign    = 1 // the energy difference with the wrong sign
 	brokenAlways  = 2 // every swap accepted
 	brokenCluster = 3 // Houdayer's cluster grown through agreeing variables too
+	brokenTrack   = 4 // ℓ not updated for the Houdayer moves' changes
 )
 
 var (
@@ -320,7 +351,11 @@ func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []floa
 	e.block, _ = cold.(chain.BlockConditioner)
 	e.swapEvery = swapEvery
 	if e.swapEvery == 0 {
-		e.swapEvery = int(math.Ceil(stepsPerSweep(cold, len(e.g.Free()))))
+		per := 1.0
+		if _, ok := cold.(logTracker); ok {
+			per = roundsPerSweep
+		}
+		e.swapEvery = int(math.Ceil(stepsPerSweep(cold, len(e.g.Free())) / per))
 	}
 	e.scan, e.pos, e.hotPos, e.hotR, e.hotDone = nil, 0, 0, 0, 0
 	e.hot = e.hot[:0]
@@ -365,6 +400,7 @@ func (e *Exchange) checkBytes(rungs, twins int) error {
 func (e *Exchange) newLadder(factory gibbs.Factory, opt *gibbs.Options, graphs []*factorgraph.Graph, old []float64, prev [][]float64) (*ladder, error) {
 	K := len(graphs)
 	ld := &ladder{reps: make([]gibbs.Sharer, K), states: make([][]float64, K), ell: make([]float64, K),
+		trk: make([]logTracker, K), stale: make([]bool, K),
 		walker: make([]int, K), heading: make([]int8, K), trips: make([]int64, K), tries: make([]int64, K), accepts: make([]int64, K)}
 	for k, tg := range graphs {
 		o := *opt
@@ -387,6 +423,11 @@ func (e *Exchange) newLadder(factory gibbs.Factory, opt *gibbs.Options, graphs [
 		ld.states[k] = append([]float64(nil), s.State()...)
 		sh.Share(ld.states[k])
 		ld.walker[k] = k
+		ld.stale[k] = true
+		if t, ok := s.(logTracker); ok && e.betas[k] > 0 {
+			t.TrackLogPotential(true)
+			ld.trk[k] = t
+		}
 	}
 	return ld, nil
 }
@@ -476,8 +517,9 @@ func (e *Exchange) advanceHot(q int) {
 // Sweep sweeps every replica once, then runs a round of swaps.
 func (e *Exchange) Sweep() {
 	for _, ld := range e.ladders {
-		for _, s := range ld.reps {
+		for k, s := range ld.reps {
 			s.Sweep()
+			ld.stale[k] = true // a sweep may take another path than the updates
 		}
 	}
 	e.swapRound()
@@ -501,13 +543,13 @@ func (e *Exchange) swapRound() {
 	if e.Err() != nil {
 		return
 	}
+	for _, ld := range e.ladders {
+		e.energies(ld)
+	}
 	if e.hou != nil {
 		e.hou.round(e)
 	}
 	for _, ld := range e.ladders {
-		for k := range ld.reps {
-			ld.ell[k] = e.g.LogPotential(ld.states[k])
-		}
 		for k := e.parity; k+1 < len(ld.reps); k += 2 {
 			e.trySwap(ld, k)
 		}
@@ -516,6 +558,26 @@ func (e *Exchange) swapRound() {
 	}
 	e.parity ^= 1
 	e.rounds++
+}
+
+// energies brings ld.ell up to date with the replicas' states: the
+// tracked change of ℓ since the last round where a replica tracks it, a
+// sum over the model where it does not, where the value is stale, and at
+// every refreshEvery-th round for all.
+func (e *Exchange) energies(ld *ladder) {
+	refresh := e.rounds%refreshEvery == 0
+	for k, t := range ld.trk {
+		if t != nil {
+			d := t.LogPotentialChange()
+			t.SetLogPotentialChange(0)
+			if !refresh && !ld.stale[k] && !math.IsNaN(d) {
+				ld.ell[k] += d / e.betas[k]
+				continue
+			}
+		}
+		ld.ell[k] = e.g.LogPotential(ld.states[k])
+		ld.stale[k] = false
+	}
 }
 
 // trySwap proposes to exchange the states of rungs k and k+1 of ld.

@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -279,6 +280,37 @@ func TestResume(t *testing.T) {
 	if err := c.Restore(snap); err == nil || !strings.Contains(err.Error(), "ladder") {
 		t.Errorf("a snapshot of another ladder: %v", err)
 	}
+	// A version-1 snapshot (no energies kept) still restores: the next
+	// round sums ℓ over the model, and the energies are right again.
+	var old map[string]any
+	if err := json.Unmarshal(snap, &old); err != nil {
+		t.Fatal(err)
+	}
+	old["Version"] = 1
+	for _, ld := range old["Ladders"].([]any) {
+		for _, k := range []string{"Ell", "Stale", "Pending"} {
+			delete(ld.(map[string]any), k)
+		}
+	}
+	v1, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := mk(&Options{TuneSweeps: 30})
+	if err := d.Restore(v1); err != nil {
+		t.Fatalf("a version-1 snapshot: %v", err)
+	}
+	for range 2000 {
+		if d.Step(); d.swapped {
+			for _, ld := range d.ladders {
+				for k, st := range ld.states {
+					if want := tg.G.LogPotential(st); math.Abs(ld.ell[k]-want) > 1e-9*(1+math.Abs(want)) {
+						t.Fatalf("after a version-1 restore, rung %d: ℓ %v, summed %v", k, ld.ell[k], want)
+					}
+				}
+			}
+		}
+	}
 }
 
 // TestOptionsRefused: bad ladders and options are errors naming them, as
@@ -345,4 +377,48 @@ func TestSummarise(t *testing.T) {
 		!(0 < s.AcceptanceMin && s.AcceptanceMin <= s.AcceptanceMax && s.AcceptanceMax <= 1) || s.HoudayerRungs > s.Rungs {
 		t.Errorf("summary %+v of a ladder of %d rungs", s, len(lad))
 	}
+}
+
+// TestTrackedEnergies: after every round of swaps, the ℓ the exchange keeps
+// for each replica — tracked through its updates, the Houdayer moves'
+// changes and the swaps — is ℓ summed over the model at its state, with
+// the ladder fixed and tuned, on the family's graphs (hard zeros,
+// evidence) and the glasses; with the moves' changes left out, it is not.
+func TestTrackedEnergies(t *testing.T) {
+	check := func(tg gibbstest.Graph, xo *Options, broken int) (worst float64) {
+		e, err := newExchange(tg, rand.New(rand.NewPCG(tg.Seed, 9)), siteGibbs, xo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.broken = broken
+		for range 3000 {
+			if e.Step(); !e.swapped {
+				continue
+			}
+			for _, ld := range e.ladders {
+				for k, st := range ld.states {
+					want := tg.G.LogPotential(st)
+					worst = max(worst, math.Abs(ld.ell[k]-want)/(1+math.Abs(want)))
+				}
+			}
+		}
+		return worst
+	}
+	for _, tg := range graphs(t) {
+		for _, xo := range []Options{{Betas: fixed, SwapEvery: 3}, {Betas: fixed, SwapEvery: 2, Houdayer: true}, {TuneSweeps: 20, Houdayer: true}} {
+			if w := check(tg, &xo, 0); w > 1e-9 {
+				t.Errorf("graph %d, %+v: tracked ℓ off by %.3g (relative)", tg.Seed, xo, w)
+			}
+		}
+	}
+	caught := 0
+	for _, tg := range graphs(t) {
+		if check(tg, &Options{Betas: fixed, SwapEvery: 2, Houdayer: true}, brokenTrack) > 1e-6 {
+			caught++
+		}
+	}
+	if n := len(graphs(t)); caught < n/2 {
+		t.Errorf("ℓ left behind by the Houdayer moves noticed on %d graphs of %d", caught, n)
+	}
+	t.Logf("broken tracking caught on %d graphs", caught)
 }

@@ -34,6 +34,13 @@ type houdayer struct {
 	cur        uint32
 	diff       []int32 // scratch: the variables where a and b differ
 	queue      []int32 // scratch: the cluster, in the order it grew
+
+	// The factors of each variable (CSR, by variable index), for the
+	// change of ℓ a move makes (clusterSum).
+	g           *factorgraph.Graph
+	fstart, fac []int32
+	fstamp      []uint32 // fstamp[f] == fcur: f summed in this clusterSum
+	fcur        uint32
 }
 
 // maxClusterShare is the largest mean share of the free variables in a
@@ -42,7 +49,7 @@ const maxClusterShare = 0.5
 
 func newHoudayer(g *factorgraph.Graph, K int) *houdayer {
 	n := g.NumVars()
-	h := &houdayer{start: make([]int32, n+1), stamp: make([]uint32, n)}
+	h := &houdayer{start: make([]int32, n+1), stamp: make([]uint32, n), g: g, fstart: make([]int32, n+1), fstamp: make([]uint32, g.NumFactors())}
 	for _, i := range g.Free() {
 		h.free = append(h.free, int32(i))
 	}
@@ -55,6 +62,11 @@ func newHoudayer(g *factorgraph.Graph, K int) *houdayer {
 			}
 		}
 		h.start[i+1] = int32(len(h.adj))
+		soft, hard := g.Degree(i)
+		for k := range soft + hard {
+			h.fac = append(h.fac, int32(g.FactorIndex(i, k)))
+		}
+		h.fstart[i+1] = int32(len(h.fac))
 	}
 	h.resize(K)
 	return h
@@ -89,24 +101,55 @@ func (h *houdayer) settle(measured, betas []float64) {
 	}
 }
 
-// round runs one move at every rung where moves are on.
+// round runs one move at every rung where moves are on, and keeps the
+// replicas' ℓ up to date: a move changes ℓ(a) by Δ, the change of the sum
+// of the factors that read its cluster, and ℓ(b) by −Δ (each factor keeps
+// its pair of values). The broken move keeps no such pair: its replicas'
+// ℓ are summed afresh at the next round.
 func (h *houdayer) round(e *Exchange) {
 	a, b := e.ladders[0], e.ladders[1]
+	broken := e.broken == brokenCluster
 	for k, on := range h.on {
 		if !on {
 			continue
 		}
-		c := h.move(a.states[k], b.states[k], e.r, e.broken == brokenCluster)
+		c, d := h.move(a.states[k], b.states[k], e.r, broken)
+		if e.broken != brokenTrack {
+			a.ell[k] += d
+			b.ell[k] -= d
+		}
+		if broken {
+			a.stale[k], b.stale[k] = true, true
+		}
 		h.sum[k] += float64(c) / float64(len(h.free))
 		h.count[k]++
 	}
 }
 
+// clusterSum returns the sum over the factors that read a variable of the
+// cluster (h.queue) of their values at x, each factor once.
+func (h *houdayer) clusterSum(x []float64) float64 {
+	if h.fcur++; h.fcur == 0 { // the stamps wrapped: clear them
+		clear(h.fstamp)
+		h.fcur = 1
+	}
+	sum := 0.0
+	for _, i := range h.queue {
+		for _, f := range h.fac[h.fstart[i]:h.fstart[i+1]] {
+			if h.fstamp[f] != h.fcur {
+				h.fstamp[f] = h.fcur
+				sum += h.g.EvalFactor(int(f), x)
+			}
+		}
+	}
+	return sum
+}
+
 // move makes one Houdayer move between states a and b and returns the
-// size of its cluster (0: a = b on every free variable). broken grows the
-// cluster through variables where a and b agree too (a wrong move, for
-// the tests).
-func (h *houdayer) move(a, b []float64, r *rand.Rand, broken bool) int {
+// size of its cluster (0: a = b on every free variable) and the change of
+// ℓ(a) it made. broken grows the cluster through variables where a and b
+// agree too (a wrong move, for the tests).
+func (h *houdayer) move(a, b []float64, r *rand.Rand, broken bool) (int, float64) {
 	h.diff = h.diff[:0]
 	for _, i := range h.free {
 		if a[i] != b[i] {
@@ -114,7 +157,7 @@ func (h *houdayer) move(a, b []float64, r *rand.Rand, broken bool) int {
 		}
 	}
 	if len(h.diff) == 0 {
-		return 0
+		return 0, 0
 	}
 	h.cur++
 	if h.cur == 0 { // the stamps wrapped: clear them
@@ -133,8 +176,9 @@ func (h *houdayer) move(a, b []float64, r *rand.Rand, broken bool) int {
 			}
 		}
 	}
+	before := h.clusterSum(a)
 	for _, i := range h.queue {
 		a[i], b[i] = b[i], a[i]
 	}
-	return len(h.queue)
+	return len(h.queue), h.clusterSum(a) - before
 }

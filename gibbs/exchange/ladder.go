@@ -19,13 +19,14 @@ func evenLadder(k int) []float64 {
 	return b
 }
 
-// tune runs sweeps rounds (a sweep's worth of steps of every replica, then
-// a round of swaps) and returns the moments of ℓ at each rung.
+// tune runs sweeps sweeps of every replica, with their rounds of swaps,
+// and returns the moments of ℓ at each rung over the rounds.
 func (e *Exchange) tune(ctx context.Context, sweeps int) ([]moment, error) {
 	K := len(e.betas)
 	sum := make([]float64, K)
 	sq := make([]float64, K)
-	for range sweeps {
+	rounds := sweeps * max(1, int(math.Round(stepsPerSweep(e.ladders[0].reps[0], len(e.g.Free()))/float64(e.swapEvery))))
+	for range rounds {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("exchange: tuning the ladder: %w", err)
 		}
@@ -44,7 +45,7 @@ func (e *Exchange) tune(ctx context.Context, sweeps int) ([]moment, error) {
 		}
 	}
 	m := make([]moment, K)
-	n := float64(sweeps * len(e.ladders))
+	n := float64(rounds * len(e.ladders))
 	for k := range m {
 		mean := sum[k] / n
 		m[k] = moment{mean, math.Sqrt(max(0, sq[k]/n-mean*mean))}

@@ -123,23 +123,59 @@ func (z *logZ) estimate(betas []float64) (ratio, se float64) {
 	}
 	// Batch means of the linearised estimate: Σ_k Â_k,b/Â_k − B̂_k,b/B̂_k
 	// (the batches used have equal lengths).
-	nb := len(use)
-	s := make([]float64, nb)
-	mean := 0.0
+	s := make([]float64, len(use))
 	for j, b := range use {
 		for k := range K1 {
 			s[j] += (b.A[k]/float64(b.N))/(sumA[k]/float64(n)) - (b.B[k]/float64(b.N))/(sumB[k]/float64(n))
 		}
-		mean += s[j]
+	}
+	se = batchSE(s)
+	// The same with minBatches batches as long as the batches allow (at
+	// least twice as long): the larger of the two, as batches shorter than
+	// the cold rungs' valley changes make the first too small.
+	if g := len(s) / minBatches; g >= 2 {
+		long := make([]float64, minBatches)
+		for j := range long {
+			for _, x := range s[j*g : (j+1)*g] {
+				long[j] += x / float64(g)
+			}
+		}
+		se = max(se, batchSE(long))
+	}
+	return ratio, se
+}
+
+// batchSE returns the standard error of the mean of the batch means s.
+func batchSE(s []float64) float64 {
+	nb := len(s)
+	mean := 0.0
+	for _, x := range s {
+		mean += x
 	}
 	mean /= float64(nb)
-	v := 0.0
-	for _, x := range s {
+	v, c1 := 0.0, 0.0
+	for j, x := range s {
 		v += (x - mean) * (x - mean)
+		if j > 0 {
+			c1 += (x - mean) * (s[j-1] - mean)
+		}
+	}
+	// Batches shorter than the slowest mode's time (a cold rung's
+	// valley, which only round trips through the ladder change) are
+	// correlated, and their plain variance of the mean too small: it is
+	// scaled by (1 + ρ)/(1 − ρ), ρ the batch means' lag-1 correlation
+	// (an AR(1) model of them), where ρ > 0.
+	rho := 0.0
+	if v > 0 {
+		rho = min(max(c1/v, 0), maxRho)
 	}
 	v /= float64(nb - 1)
-	return ratio, math.Sqrt(v / float64(nb))
+	return math.Sqrt(v / float64(nb) * (1 + rho) / (1 - rho))
 }
+
+// maxRho bounds the batch means' lag-1 correlation the standard error
+// corrects for: beyond it the batches are far too short for any estimate.
+const maxRho = 0.9
 
 // LogZ returns an estimate of log Z, the logarithm of the model's
 // partition function given its evidence, Σ_x exp(ℓ(x)) over the free

@@ -3,6 +3,7 @@ package exchange
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/pgibbs/pgibbs/chain"
@@ -33,11 +34,17 @@ type snapshot struct {
 
 type ladderSnapshot struct {
 	Replicas []json.RawMessage
-	Walker   []int
-	Heading  []int8
-	Trips    []int64
-	Tries    []int64
-	Accepts  []int64
+	// Ell, Stale and Pending (version 2) are the replicas' tracked ℓ: its
+	// value at the last round, whether it is stale, and the change the
+	// replica's updates made since (nil: untracked).
+	Ell     []float64
+	Stale   []bool
+	Pending []float64
+	Walker  []int
+	Heading []int8
+	Trips   []int64
+	Tries   []int64
+	Accepts []int64
 }
 
 type logZSnapshot struct {
@@ -51,11 +58,19 @@ type logZSnapshot struct {
 // Snapshot implements chain.Snapshotter; every replica's sampler must be
 // one.
 func (e *Exchange) Snapshot() ([]byte, error) {
-	s := snapshot{Kind: snapshotKind, Version: 1, Betas: e.betas, Until: e.until, Pos: e.pos, HotPos: e.hotPos, HotR: e.hotR, HotDone: e.hotDone, Parity: e.parity,
+	s := snapshot{Kind: snapshotKind, Version: 2, Betas: e.betas, Until: e.until, Pos: e.pos, HotPos: e.hotPos, HotR: e.hotR, HotDone: e.hotDone, Parity: e.parity,
 		Swapped: e.swapped, Rounds: e.rounds,
 		LogZ: logZSnapshot{Refs: e.lz.refs, Set: e.lz.set, Size: e.lz.size, Batches: e.lz.batches, Cur: e.lz.cur}}
 	for _, ld := range e.ladders {
-		ls := ladderSnapshot{Walker: ld.walker, Heading: ld.heading, Trips: ld.trips, Tries: ld.tries, Accepts: ld.accepts}
+		ls := ladderSnapshot{Walker: ld.walker, Heading: ld.heading, Trips: ld.trips, Tries: ld.tries, Accepts: ld.accepts,
+			Ell: ld.ell, Stale: slices.Clone(ld.stale), Pending: make([]float64, len(ld.reps))}
+		for k, t := range ld.trk {
+			if t != nil {
+				if ls.Pending[k] = t.LogPotentialChange(); math.IsNaN(ls.Pending[k]) {
+					ls.Pending[k], ls.Stale[k] = 0, true // JSON has no NaN; the next round sums ℓ
+				}
+			}
+		}
 		for k, r := range ld.reps {
 			sn, ok := r.(chain.Snapshotter)
 			if !ok {
@@ -79,8 +94,8 @@ func (e *Exchange) Restore(data []byte) error {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("exchange: snapshot: %w", err)
 	}
-	if s.Kind != snapshotKind || s.Version != 1 {
-		return fmt.Errorf("exchange: snapshot of kind %q version %d, want %q version 1", s.Kind, s.Version, snapshotKind)
+	if s.Kind != snapshotKind || s.Version != 1 && s.Version != 2 {
+		return fmt.Errorf("exchange: snapshot of kind %q version %d, want %q version 1 or 2", s.Kind, s.Version, snapshotKind)
 	}
 	K := len(e.betas)
 	if !slices.Equal(s.Betas, e.betas) {
@@ -98,6 +113,9 @@ func (e *Exchange) Restore(data []byte) error {
 		if len(ls.Replicas) != K || len(ls.Walker) != K || len(ls.Heading) != K || len(ls.Trips) != K || len(ls.Tries) != K || len(ls.Accepts) != K {
 			return fmt.Errorf("exchange: snapshot has the wrong number of replicas for a ladder of %d", K)
 		}
+		if s.Version >= 2 && (len(ls.Ell) != K || len(ls.Stale) != K || len(ls.Pending) != K) {
+			return fmt.Errorf("exchange: snapshot's energies do not fit a ladder of %d", K)
+		}
 		for k, r := range e.ladders[l].reps {
 			sn, ok := r.(chain.Snapshotter)
 			if !ok {
@@ -111,6 +129,20 @@ func (e *Exchange) Restore(data []byte) error {
 	for l, ls := range s.Ladders {
 		ld := e.ladders[l]
 		ld.walker, ld.heading, ld.trips, ld.tries, ld.accepts = ls.Walker, ls.Heading, ls.Trips, ls.Tries, ls.Accepts
+		for k, t := range ld.trk {
+			switch {
+			case s.Version >= 2:
+				ld.ell[k], ld.stale[k] = ls.Ell[k], ls.Stale[k]
+				if t != nil {
+					t.SetLogPotentialChange(ls.Pending[k])
+				}
+			default: // version 1 kept no energies: the next round sums them
+				ld.stale[k] = true
+				if t != nil {
+					t.SetLogPotentialChange(0)
+				}
+			}
+		}
 	}
 	if s.Pos < 0 || s.Pos >= max(1, len(e.scan)) || s.HotPos < 0 || s.HotPos >= max(1, len(e.scan)) ||
 		s.HotR < 0 || s.HotR > len(e.hot) || s.HotDone < 0 || s.HotDone >= max(1, e.swapEvery) {

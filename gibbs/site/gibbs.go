@@ -52,3 +52,24 @@ func (s *Gibbs) Update(i int) {
 	}
 	s.core().ExactUpdate(i)
 }
+
+// TrackLogPotential turns on (or off) the tracking of the model's
+// log-potential Σ_φ log φ(x) through the updates, from a change of 0, which
+// LogPotentialChange then reports: an update's change is U[new] − U[old]
+// of the conditional it draws from, so tracking costs nothing more. Replica
+// exchange (gibbs/exchange) knows its replicas' energies so without summing
+// the model at every round of swaps.
+func (s *Gibbs) TrackLogPotential(on bool) {
+	s.core().LogTracking, s.core().LogDelta = on, 0
+}
+
+// LogPotentialChange returns the change of the log-potential the updates
+// made since tracking began or SetLogPotentialChange; NaN if an update
+// could not tell (a value outside the domain). The sum is in floating
+// point: a caller recomputes the log-potential from the state now and then
+// to bound the rounding's drift.
+func (s *Gibbs) LogPotentialChange() float64 { return s.core().LogDelta }
+
+// SetLogPotentialChange sets the change the next updates add to: 0 to start
+// afresh, or a restored chain's.
+func (s *Gibbs) SetLogPotentialChange(d float64) { s.core().LogDelta = d }

@@ -1,8 +1,10 @@
 package core
 
 // ExactUpdate resamples discrete variable i from its full conditional
-// (Algorithm 1).
+// (Algorithm 1), adding the change of the log-potential to LogDelta while
+// LogTracking is set.
 func (c *Core) ExactUpdate(i int) {
+	c.tracking = c.LogTracking
 	switch {
 	case c.KG != nil:
 		c.exactCompiled(i)
@@ -11,6 +13,7 @@ func (c *Core) ExactUpdate(i int) {
 	default:
 		c.exactGeneric(i)
 	}
+	c.tracking = false
 }
 
 // exactGeneric is exactUpdate through the model's interface.

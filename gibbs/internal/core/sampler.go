@@ -97,6 +97,17 @@ type Core struct {
 	CondW     []float64
 	CondTot   float64
 	CondAt    int64
+
+	// Log-potential tracking: while LogTracking is set, every exact update
+	// (ExactUpdate) adds the change it makes to the model's log-potential
+	// Σ_φ log φ(x) to LogDelta — U[new] − U[old] of its conditional, the
+	// factors of A[i] being all that changes — or sets it to NaN where it
+	// cannot tell. tracking marks the exact update under way; logU keeps
+	// its energies, which the draw overwrites.
+	LogTracking bool
+	LogDelta    float64
+	tracking    bool
+	logU        []float64
 }
 
 // NewCore checks the model and options common to all samplers and sets up
@@ -140,6 +151,7 @@ func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options,
 		maxD = max(maxD, d.Size)
 	}
 	c.U = make([]float64, maxD)
+	c.logU = make([]float64, maxD)
 	c.Buf = make([]float64, maxD)
 	c.Buf2 = make([]float64, maxD)
 	if opt == nil {
@@ -344,10 +356,24 @@ func DrawWeights(t float64, w []float64) int {
 
 // set finishes a discrete update of i from the energies u.
 func (c *Core) set(i int, u []float64) {
+	var lu []float64
+	if c.tracking {
+		lu = c.logU[:len(u)]
+		copy(lu, u)
+	}
 	v, total := sampleLogTotal(c.R, u)
 	if v < 0 {
 		c.Fail(fmt.Errorf("variable %d: every value has zero probability given the others", i))
 		return
+	}
+	if lu != nil {
+		if o := int(c.X[i]); o != v {
+			if uint(o) < uint(len(lu)) && float64(o) == c.X[i] {
+				c.LogDelta += lu[v] - lu[o]
+			} else {
+				c.LogDelta = math.NaN()
+			}
+		}
 	}
 	c.X[i] = float64(v)
 	if c.Recording {
