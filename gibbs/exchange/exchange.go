@@ -175,7 +175,7 @@ const (
 	brokenSign    = 1 // the energy difference with the wrong sign
 	brokenAlways  = 2 // every swap accepted
 	brokenCluster = 3 // Houdayer's cluster grown through agreeing variables too
-	brokenTrack   = 4 // ℓ not updated for the Houdayer moves' changes
+	brokenTrack   = 4 // ℓ not tracked through the Houdayer moves' changes
 )
 
 var (
@@ -543,13 +543,11 @@ func (e *Exchange) swapRound() {
 	if e.Err() != nil {
 		return
 	}
-	for _, ld := range e.ladders {
-		e.energies(ld)
-	}
 	if e.hou != nil {
 		e.hou.round(e)
 	}
 	for _, ld := range e.ladders {
+		e.energies(ld)
 		for k := e.parity; k+1 < len(ld.reps); k += 2 {
 			e.trySwap(ld, k)
 		}

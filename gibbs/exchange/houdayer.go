@@ -35,13 +35,18 @@ type houdayer struct {
 	diff       []int32 // scratch: the variables where a and b differ
 	queue      []int32 // scratch: the cluster, in the order it grew
 
-	// The factors of each variable (CSR, by variable index), for the
-	// change of ℓ a move makes (clusterSum).
-	g           *factorgraph.Graph
-	fstart, fac []int32
-	fstamp      []uint32 // fstamp[f] == fcur: f summed in this clusterSum
-	fcur        uint32
 }
+
+// assigner is a replica that sets a variable of its state for another
+// kernel and counts the change of its log-potential as its updates do
+// (site.Gibbs.Assign, with TrackLogPotential).
+type assigner interface {
+	Assign(i int, v float64)
+}
+
+// seedTries is the free variables a move draws looking for one where the
+// twins differ before it scans for them all.
+const seedTries = 8
 
 // maxClusterShare is the largest mean share of the free variables in a
 // Houdayer cluster with which a rung keeps its moves.
@@ -49,7 +54,7 @@ const maxClusterShare = 0.5
 
 func newHoudayer(g *factorgraph.Graph, K int) *houdayer {
 	n := g.NumVars()
-	h := &houdayer{start: make([]int32, n+1), stamp: make([]uint32, n), g: g, fstart: make([]int32, n+1), fstamp: make([]uint32, g.NumFactors())}
+	h := &houdayer{start: make([]int32, n+1), stamp: make([]uint32, n)}
 	for _, i := range g.Free() {
 		h.free = append(h.free, int32(i))
 	}
@@ -62,11 +67,6 @@ func newHoudayer(g *factorgraph.Graph, K int) *houdayer {
 			}
 		}
 		h.start[i+1] = int32(len(h.adj))
-		soft, hard := g.Degree(i)
-		for k := range soft + hard {
-			h.fac = append(h.fac, int32(g.FactorIndex(i, k)))
-		}
-		h.fstart[i+1] = int32(len(h.fac))
 	}
 	h.resize(K)
 	return h
@@ -101,70 +101,73 @@ func (h *houdayer) settle(measured, betas []float64) {
 	}
 }
 
-// round runs one move at every rung where moves are on, and keeps the
-// replicas' ℓ up to date: a move changes ℓ(a) by Δ, the change of the sum
-// of the factors that read its cluster, and ℓ(b) by −Δ (each factor keeps
-// its pair of values). The broken move keeps no such pair: its replicas'
-// ℓ are summed afresh at the next round.
+// round runs one move at every rung where moves are on. The replicas
+// that track their energies make the move's assignments themselves
+// (assigner), so that their tracked ℓ includes the move's change, as it
+// would an update's; the others' ℓ is summed over the model at every round.
 func (h *houdayer) round(e *Exchange) {
 	a, b := e.ladders[0], e.ladders[1]
-	broken := e.broken == brokenCluster
 	for k, on := range h.on {
 		if !on {
 			continue
 		}
-		c, d := h.move(a.states[k], b.states[k], e.r, broken)
-		if e.broken != brokenTrack {
-			a.ell[k] += d
-			b.ell[k] -= d
+		var sa assigner
+		if e.broken != brokenTrack && e.broken != brokenCluster && a.trk[k] != nil && b.trk[k] != nil {
+			sa, _ = a.reps[k].(assigner)
 		}
-		if broken {
-			a.stale[k], b.stale[k] = true, true
+		var before float64
+		if sa != nil {
+			before = a.trk[k].LogPotentialChange()
+		}
+		c := h.move(a.states[k], b.states[k], sa, e.r, e.broken == brokenCluster)
+		if sa == nil && e.broken != brokenTrack {
+			a.stale[k], b.stale[k] = true, true // written directly: summed afresh
+		}
+		if sa != nil {
+			// The move changed ℓ(b) by minus what it changed ℓ(a) (every
+			// factor keeps its pair of values), at the same β.
+			tb := b.trk[k]
+			tb.SetLogPotentialChange(tb.LogPotentialChange() - (a.trk[k].LogPotentialChange() - before))
 		}
 		h.sum[k] += float64(c) / float64(len(h.free))
 		h.count[k]++
 	}
 }
 
-// clusterSum returns the sum over the factors that read a variable of the
-// cluster (h.queue) of their values at x, each factor once.
-func (h *houdayer) clusterSum(x []float64) float64 {
-	if h.fcur++; h.fcur == 0 { // the stamps wrapped: clear them
-		clear(h.fstamp)
-		h.fcur = 1
+// move makes one Houdayer move between states a and b, a's assignments
+// through sa if not nil (the replica that owns it: see round), and returns
+// the size of its cluster (0: a = b on every free variable). broken grows
+// the cluster through variables where a and b agree too (a wrong move, for
+// the tests, whose changes of ℓ(a) and ℓ(b) differ: its replicas are
+// never given an assigner).
+func (h *houdayer) move(a, b []float64, sa assigner, r *rand.Rand, broken bool) int {
+	// The seed, uniform among the variables where a and b differ: a few
+	// free variables drawn until one differs, else a scan for them all
+	// (either way uniform on them, so the mixture is too).
+	seed := int32(-1)
+	for range seedTries {
+		if i := h.free[r.IntN(len(h.free))]; a[i] != b[i] {
+			seed = i
+			break
+		}
 	}
-	sum := 0.0
-	for _, i := range h.queue {
-		for _, f := range h.fac[h.fstart[i]:h.fstart[i+1]] {
-			if h.fstamp[f] != h.fcur {
-				h.fstamp[f] = h.fcur
-				sum += h.g.EvalFactor(int(f), x)
+	if seed < 0 {
+		h.diff = h.diff[:0]
+		for _, i := range h.free {
+			if a[i] != b[i] {
+				h.diff = append(h.diff, i)
 			}
 		}
-	}
-	return sum
-}
-
-// move makes one Houdayer move between states a and b and returns the
-// size of its cluster (0: a = b on every free variable) and the change of
-// ℓ(a) it made. broken grows the cluster through variables where a and b
-// agree too (a wrong move, for the tests).
-func (h *houdayer) move(a, b []float64, r *rand.Rand, broken bool) (int, float64) {
-	h.diff = h.diff[:0]
-	for _, i := range h.free {
-		if a[i] != b[i] {
-			h.diff = append(h.diff, i)
+		if len(h.diff) == 0 {
+			return 0
 		}
-	}
-	if len(h.diff) == 0 {
-		return 0, 0
+		seed = h.diff[r.IntN(len(h.diff))]
 	}
 	h.cur++
 	if h.cur == 0 { // the stamps wrapped: clear them
 		clear(h.stamp)
 		h.cur = 1
 	}
-	seed := h.diff[r.IntN(len(h.diff))]
 	h.queue = append(h.queue[:0], seed)
 	h.stamp[seed] = h.cur
 	for q := 0; q < len(h.queue); q++ {
@@ -176,9 +179,16 @@ func (h *houdayer) move(a, b []float64, r *rand.Rand, broken bool) (int, float64
 			}
 		}
 	}
-	before := h.clusterSum(a)
-	for _, i := range h.queue {
-		a[i], b[i] = b[i], a[i]
+	if sa == nil {
+		for _, i := range h.queue {
+			a[i], b[i] = b[i], a[i]
+		}
+		return len(h.queue)
 	}
-	return len(h.queue), h.clusterSum(a) - before
+	for _, i := range h.queue {
+		ai := a[i]
+		sa.Assign(int(i), b[i])
+		b[i] = ai
+	}
+	return len(h.queue)
 }

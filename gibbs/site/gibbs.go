@@ -73,3 +73,8 @@ func (s *Gibbs) LogPotentialChange() float64 { return s.core().LogDelta }
 // SetLogPotentialChange sets the change the next updates add to: 0 to start
 // afresh, or a restored chain's.
 func (s *Gibbs) SetLogPotentialChange(d float64) { s.core().LogDelta = d }
+
+// Assign sets discrete variable i to v: a move another kernel makes on the
+// state Gibbs shares (a Houdayer move of replica exchange), whose change of
+// the log-potential the tracking (TrackLogPotential) counts as an update's.
+func (s *Gibbs) Assign(i int, v float64) { s.core().Assign(i, v) }

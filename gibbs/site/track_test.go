@@ -11,7 +11,7 @@ import (
 )
 
 // TestTrackLogPotential: the log-potential at the start plus the change
-// Gibbs tracks through its updates is the log-potential of the state it
+// Gibbs tracks through its updates and assignments (Assign) is the log-potential of the state it
 // reaches, on the family's graphs (Potts pairs, tables, hard zeros,
 // evidence) compiled and with every other factor generic; off, nothing is
 // tracked.
@@ -29,6 +29,15 @@ func TestTrackLogPotential(t *testing.T) {
 			before := append([]float64(nil), s.State()...)
 			for range 40 {
 				s.Step()
+			}
+			// Another kernel's move on the shared state: a free variable
+			// set to the value of a feasible state's (its initial one).
+			if round%3 == 0 {
+				i := tg.G.Free()[round%len(tg.G.Free())]
+				x := append([]float64(nil), s.State()...)
+				if x[i] = tg.Init[i]; !math.IsInf(tg.G.LogPotential(x), -1) {
+					s.Assign(i, tg.Init[i])
+				}
 			}
 			moved = moved || !equal(before, s.State())
 			got, want := start+s.LogPotentialChange(), tg.G.LogPotential(s.State())

@@ -122,8 +122,14 @@ func (c *Core) addOp(i int, o *compiled.Op, u []float64) bool {
 		return c.addExact(i, int(o.Ref), u)
 	}
 	t := &c.KG.Tabs
-	b, st := t.Base(o.Ref, c.X, o.Stride, c.X[i]), int(o.Stride)
-	vals := t.Values(o.Ref)
+	vals, st := t.Values(o.Ref), int(o.Stride)
+	if t.Off[o.Ref+1]-t.Off[o.Ref] == 1 { // a table of i alone (a field): entry v·stride
+		for v := range u {
+			u[v] += vals[v*st]
+		}
+		return true
+	}
+	b := t.Base(o.Ref, c.X, o.Stride, c.X[i])
 	for v := range u {
 		u[v] += vals[b+v*st]
 	}

@@ -1,5 +1,7 @@
 package core
 
+import "math"
+
 // ExactUpdate resamples discrete variable i from its full conditional
 // (Algorithm 1), adding the change of the log-potential to LogDelta while
 // LogTracking is set.
@@ -45,5 +47,58 @@ func (c *Core) HardEnergies(i int, h []float64) bool {
 		}
 	}
 	c.Stat.Factors += int64(hard)
+	return true
+}
+
+// Assign sets discrete variable i to v — a move another kernel makes on
+// the shared state (a Houdayer move of replica exchange) — and, while
+// LogTracking is set, adds the change of the log-potential to LogDelta:
+// U[v] − U[old] of i's conditional at the state, as an update would (NaN
+// where it cannot tell).
+func (c *Core) Assign(i int, v float64) {
+	if c.LogTracking && c.X[i] != v && !math.IsNaN(c.LogDelta) {
+		u := c.U[:c.Size[i]]
+		o, n := int(c.X[i]), int(v)
+		if c.energies(i, u) && uint(o) < uint(len(u)) && uint(n) < uint(len(u)) && float64(n) == v {
+			c.LogDelta += u[n] - u[o]
+		} else {
+			c.LogDelta = math.NaN()
+		}
+	}
+	c.X[i] = v
+}
+
+// energies sets u[v] = Σ_{φ∈A[i]} φ(x_{i←v}) at the state, hard factors
+// included, lower bounds left out, without the polls of an interruptible
+// update. It reports false after recording an error of a generic factor.
+func (c *Core) energies(i int, u []float64) bool {
+	clear(u)
+	if k := c.KG; k != nil {
+		nb, w := k.Row(i)
+		for p, j := range nb {
+			if j < 0 {
+				if !c.addOp(i, &k.Ops[^j], u) {
+					return false
+				}
+				continue
+			}
+			if v := int(c.X[j]); uint(v) < uint(len(u)) {
+				u[v] += w[p]
+			}
+		}
+		hard := k.Hard[k.HardStart[i]:k.HardStart[i+1]]
+		for o := range hard {
+			if !c.addOp(i, &hard[o], u) {
+				return false
+			}
+		}
+		return true
+	}
+	soft, hard := c.M.Degree(i)
+	for k := range soft + hard {
+		if !c.addExact(i, k, u) {
+			return false
+		}
+	}
 	return true
 }
