@@ -34,7 +34,6 @@ type houdayer struct {
 	cur        uint32
 	diff       []int32 // scratch: the variables where a and b differ
 	queue      []int32 // scratch: the cluster, in the order it grew
-
 }
 
 // assigner is a replica that sets a variable of its state for another
@@ -115,19 +114,20 @@ func (h *houdayer) round(e *Exchange) {
 		if e.broken != brokenTrack && e.broken != brokenCluster && a.trk[k] != nil && b.trk[k] != nil {
 			sa, _ = a.reps[k].(assigner)
 		}
-		var before float64
-		if sa != nil {
-			before = a.trk[k].LogPotentialChange()
-		}
-		c := h.move(a.states[k], b.states[k], sa, e.r, e.broken == brokenCluster)
-		if sa == nil && e.broken != brokenTrack {
-			a.stale[k], b.stale[k] = true, true // written directly: summed afresh
-		}
-		if sa != nil {
-			// The move changed ℓ(b) by minus what it changed ℓ(a) (every
+		var c int
+		switch {
+		case sa != nil:
+			// The move changes ℓ(b) by minus what it changes ℓ(a) (every
 			// factor keeps its pair of values), at the same β.
-			tb := b.trk[k]
-			tb.SetLogPotentialChange(tb.LogPotentialChange() - (a.trk[k].LogPotentialChange() - before))
+			ta, tb := a.trk[k], b.trk[k]
+			before := ta.LogPotentialChange()
+			c = h.move(a.states[k], b.states[k], sa, e.r, false)
+			tb.SetLogPotentialChange(tb.LogPotentialChange() - (ta.LogPotentialChange() - before))
+		default:
+			c = h.move(a.states[k], b.states[k], nil, e.r, e.broken == brokenCluster)
+			if e.broken != brokenTrack {
+				a.stale[k], b.stale[k] = true, true // written directly: summed afresh
+			}
 		}
 		h.sum[k] += float64(c) / float64(len(h.free))
 		h.count[k]++

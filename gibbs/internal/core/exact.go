@@ -6,7 +6,6 @@ import "math"
 // (Algorithm 1), adding the change of the log-potential to LogDelta while
 // LogTracking is set.
 func (c *Core) ExactUpdate(i int) {
-	c.tracking = c.LogTracking
 	switch {
 	case c.KG != nil:
 		c.exactCompiled(i)
@@ -15,7 +14,6 @@ func (c *Core) ExactUpdate(i int) {
 	default:
 		c.exactGeneric(i)
 	}
-	c.tracking = false
 }
 
 // exactGeneric is exactUpdate through the model's interface.

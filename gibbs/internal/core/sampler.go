@@ -98,15 +98,15 @@ type Core struct {
 	CondTot   float64
 	CondAt    int64
 
-	// Log-potential tracking: while LogTracking is set, every exact update
-	// (ExactUpdate) adds the change it makes to the model's log-potential
-	// Σ_φ log φ(x) to LogDelta — U[new] − U[old] of its conditional, the
-	// factors of A[i] being all that changes — or sets it to NaN where it
-	// cannot tell. tracking marks the exact update under way; logU keeps
-	// its energies, which the draw overwrites.
+	// Log-potential tracking: while LogTracking is set, every update adds
+	// the change it makes to the model's log-potential Σ_φ log φ(x) to
+	// LogDelta — U[new] − U[old] of its conditional, the factors of A[i]
+	// being all that changes — or sets it to NaN where it cannot tell. Only
+	// a sampler whose updates are all exact (Gibbs: ExactUpdate, whose U is
+	// the whole conditional, not a minibatch's estimate) may set it. logU
+	// keeps the energies, which the draw overwrites.
 	LogTracking bool
 	LogDelta    float64
-	tracking    bool
 	logU        []float64
 }
 
@@ -357,7 +357,7 @@ func DrawWeights(t float64, w []float64) int {
 // set finishes a discrete update of i from the energies u.
 func (c *Core) set(i int, u []float64) {
 	var lu []float64
-	if c.tracking {
+	if c.LogTracking {
 		lu = c.logU[:len(u)]
 		copy(lu, u)
 	}

@@ -87,7 +87,7 @@ func (c *Core) RunSweep() bool {
 		return true
 	}
 	c.Saved = append(c.Saved[:0], c.X...)
-	st := c.Stat
+	st, d := c.Stat, c.LogDelta
 	c.Aborted = false
 	for k, i := range c.Free {
 		if k&SweepPoll == SweepPoll {
@@ -98,7 +98,7 @@ func (c *Core) RunSweep() bool {
 		}
 		if c.Aborted {
 			copy(c.X, c.Saved)
-			c.Stat = st
+			c.Stat, c.LogDelta = st, d
 			c.Aborted = false
 			return false
 		}

@@ -210,7 +210,7 @@ func (c *Core) Journal(vars []int) {
 // are all free, not compiled otherwise).
 func (c *Core) TorusVars(vars []int, journal bool) bool {
 	t := c.Tor
-	if t == nil || c.KG != nil || !c.AllFree {
+	if t == nil || c.KG != nil || !c.AllFree || c.LogTracking { // the torus loop does not track ℓ
 		return false
 	}
 	if t.Heat != nil && t.NN && t.Dim == 2 {
