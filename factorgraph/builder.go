@@ -140,6 +140,7 @@ func (b *Builder) size() Size {
 		Pairs:  len(s.pw),
 		Tables: len(s.tab.Pot), TableVars: len(s.tab.Vars), Potentials: len(s.tab.Pots), Entries: s.entries,
 		Factors: len(s.obj), FactorVars: s.objVars,
+		OneWeight: len(s.pw) > 0 && !s.mixedW && len(s.tab.Pot) == 0 && len(s.obj) == 0,
 	}
 }
 

@@ -403,3 +403,81 @@ func TestPickFrequencies(t *testing.T) {
 		copy(k.Bands, saved)
 	}
 }
+
+// TestUniformPicks: a row of Potts pairs of one weight is uniform (no
+// head columns) and its picks are uniform with the references of Ref, at
+// any length (past FlatMax, past a HeadInfo's 65535); a row with one
+// weight off by a bit, or with another kind of factor, is not. A
+// non-uniform row taken for uniform (its head dropped) must fail the
+// chi-square test.
+func TestUniformPicks(t *testing.T) {
+	const draws = 200000
+	for _, c := range []struct {
+		n int
+		w float64
+	}{{1, 0.5}, {7, 0.5}, {7, -0.25}, {3000, 1e-3}, {70000, -2}} {
+		b := NewBuilder()
+		b.AddVariables(c.n+1, Discrete(2))
+		a, d, ws := make([]int32, c.n), make([]int32, c.n), make([]float64, c.n)
+		for k := range c.n {
+			a[k], d[k], ws[k] = 0, int32(k+1), c.w
+		}
+		b.AddPottsPairs(a, d, ws)
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := g.kern
+		if !k.Uniform(0) || k.Heads[0].Cols != 0 {
+			t.Fatalf("%d pairs of weight %g: not uniform (%+v)", c.n, c.w, k.Heads[0])
+		}
+		tab := k.HeadTable(0)
+		nb, w := k.Row(0)
+		r := rand.New(rand.NewPCG(5, uint64(c.n)))
+		if c.n <= 3000 {
+			p := make([]float64, c.n)
+			for j := range p {
+				p[j] = 1 / float64(c.n)
+			}
+			if pv := chiP(p, draws, func() int { return k.Pick(0, r) }); pv < 1e-4 {
+				t.Errorf("%d pairs of weight %g: chi-square p = %g", c.n, c.w, pv)
+			}
+		}
+		for range 1000 {
+			j, ref := tab.PickHead(r.Uint64())
+			if j < 0 || j >= c.n || ref != compiled.Ref(nb[j], w[j]) {
+				t.Fatalf("%d pairs of weight %g: pick %d with reference %d", c.n, c.w, j, ref)
+			}
+		}
+	}
+	// Not uniform: one weight a bit off; a field beside the pairs.
+	b := NewBuilder()
+	b.AddVariables(4, Discrete(2))
+	b.AddPottsPairs([]int32{0, 0, 0}, []int32{1, 2, 3}, []float64{0.5, 0.5, math.Nextafter(0.5, 1)})
+	b.AddFactor(NewPotts(1, 2, 0.5))
+	b.AddFactor(NewPotts(2, 3, 0.5))
+	b.AddFactor(NewTable([]int{3}, []int{2}, []float64{0, 0.5}))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{false, true, true, false} {
+		if got := g.kern.Uniform(i); got != want {
+			t.Errorf("variable %d: Uniform %v, want %v", i, got, want)
+		}
+	}
+	// The broken variant: the flat row's head dropped, so that its picks
+	// are uniform although its weights are not.
+	g = hub(t, pickRows()["flat"])
+	k := g.kern
+	soft, _ := g.Degree(0)
+	p := make([]float64, soft)
+	for j := range p {
+		p[j] = g.Bound(0, j) / g.Li(0)
+	}
+	k.Heads[0].Cols = 0
+	r := rand.New(rand.NewPCG(3, 4))
+	if pv := chiP(p, draws, func() int { return k.Pick(0, r) }); pv > 1e-4 {
+		t.Errorf("a non-uniform row picked uniformly not caught: p = %g", pv)
+	}
+}

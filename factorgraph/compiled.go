@@ -417,7 +417,7 @@ func (g *Graph) packPicks() {
 	total, stride := 0, 0
 	for i := range n {
 		h, _, cols := g.headOf(i, &p)
-		k.Heads[i] = compiled.HeadInfo{H: uint16(h), Cols: uint16(cols)}
+		k.Heads[i] = compiled.HeadInfo{H: uint16(min(h, math.MaxUint16)), Cols: uint16(cols)}
 		total += cols
 		stride = max(stride, cols)
 	}
@@ -440,10 +440,14 @@ func (g *Graph) packPicks() {
 
 // headOf returns the head of variable i's row: its heavy factors h, their
 // complement's weight light, and its columns (h, and one for the light
-// factors if there are any). p.m holds the row's M_φ after it.
+// factors if there are any; none for a uniform row, whose h is its
+// length). p.m holds the row's M_φ after it.
 func (g *Graph) headOf(i int, p *colPacker) (h int, light float64, cols int) {
 	k := g.kern
 	s, e := k.SoftStart[i], k.SoftStart[i+1]
+	if uniformRow(k.Nbr[s:e], k.W[s:e]) {
+		return e - s, 0, 0
+	}
 	m := p.m[:0]
 	for _, w := range k.W[s:e] {
 		m = append(m, math.Abs(w))
@@ -464,6 +468,22 @@ func (g *Graph) headOf(i int, p *colPacker) (h int, light float64, cols int) {
 		cols++
 	}
 	return h, light, cols
+}
+
+// uniformRow reports whether a row of soft entries is uniform
+// (compiled.Graph.Uniform): at least one, every one a Potts pair, all of
+// one weight bit for bit.
+func uniformRow(nb []int32, w []float64) bool {
+	if len(w) == 0 {
+		return false
+	}
+	w0 := math.Float64bits(w[0])
+	for j, x := range w {
+		if nb[j] < 0 || math.Float64bits(x) != w0 {
+			return false
+		}
+	}
+	return true
 }
 
 // packRow writes the pick table of variable i: its head (the heavy

@@ -86,6 +86,13 @@ type Size struct {
 	// their scopes' variables in all (the values themselves are the
 	// caller's and not counted).
 	Factors, FactorVars int
+	// OneWeight says the factors are Potts pairs all of one weight (bit
+	// for bit), as on a random sparse graph or a lattice of equal
+	// couplings: every row is uniform (a pick is a uniform one from the
+	// row itself) and has no pick tables. A Builder's size says so when it
+	// holds nothing else; a reader's header cannot, and estimates with
+	// pick tables (an upper bound).
+	OneWeight bool
 }
 
 // Layout costs of Size's estimates, in bytes (see GraphBytes).
@@ -139,6 +146,9 @@ func (s Size) GraphBytes() float64 {
 	b := varBytes*n + (pairBytes+2*entryBytes)*pairs
 	b += tableBytes*tables + (4+entryBytes+opBytes)*tvars + potBytes*float64(s.Potentials) + 8*float64(s.Entries)
 	b += objBytes*objs + (entryBytes+opBytes)*ovars
+	if s.OneWeight {
+		return b - 8*n // uniform rows: no pick tables, nor their offsets
+	}
 	// The pick tables, from the mean number of soft factors a variable.
 	deg := (2*pairs + tvars + ovars) / n
 	head := min(deg, headGuess)

@@ -99,10 +99,20 @@ func TestSizeBytes(t *testing.T) {
 			a, c, w := randomPairs(n, 200, 1)
 			b.AddVariables(n, Discrete(3))
 			b.AddPottsPairs(a, c, w)
-			return Size{Vars: n, DomainSize: 3, Pairs: 200}
+			return Size{Vars: n, DomainSize: 3, Pairs: 200, OneWeight: true}
 		}, 0.05},
 		{"pairs", func(b *Builder) Size {
 			a, c, w := randomPairs(n, 2*n, 0.5)
+			b.AddVariables(n, Discrete(3))
+			b.AddPottsPairs(a, c, w)
+			return Size{Vars: n, DomainSize: 3, Pairs: 2 * n, OneWeight: true}
+		}, 0.05},
+		{"weighted pairs", func(b *Builder) Size {
+			a, c, w := randomPairs(n, 2*n, 0.5)
+			r := rand.New(rand.NewPCG(3, 4))
+			for k := range w {
+				w[k] = 0.1 + r.Float64()
+			}
 			b.AddVariables(n, Discrete(3))
 			b.AddPottsPairs(a, c, w)
 			return Size{Vars: n, DomainSize: 3, Pairs: 2 * n}

@@ -38,6 +38,9 @@ type store struct {
 
 	pa, pb []int32
 	pw     []float64
+	// mixedW says two of pw differ (bit for bit): the pairs are not of
+	// one weight (Size.OneWeight).
+	mixedW bool
 
 	tab     compiled.Tabs // the table factors' scopes and potentials (Off has a final sentinel once non-empty)
 	pots    []potential   // parallel to tab.Pots
@@ -132,12 +135,15 @@ func (b *Builder) AddPottsPairs(i, j []int32, w []float64) int {
 	}
 	sz := b.size()
 	sz.Pairs += len(w)
+	mixed := s.mixedW || !oneWeight(w) || len(s.pw) > 0 && len(w) > 0 && math.Float64bits(s.pw[0]) != math.Float64bits(w[0])
+	sz.OneWeight = sz.OneWeight && !mixed
 	if err := b.checkBytes(sz, func() string {
 		return fmt.Sprintf("factorgraph: AddPottsPairs of %d pairs (after %d factors)", len(w), s.n)
 	}); err != nil {
 		b.fail(err)
 		return s.n
 	}
+	s.mixedW = mixed
 	off := len(s.pw)
 	if off == 0 {
 		s.pa, s.pb, s.pw = slices.Clip(i), slices.Clip(j), slices.Clip(w)
@@ -145,6 +151,16 @@ func (b *Builder) AddPottsPairs(i, j []int32, w []float64) int {
 		s.pa, s.pb, s.pw = append(s.pa, i...), append(s.pb, j...), append(s.pw, w...)
 	}
 	return s.add(pottsKind, off, len(w))
+}
+
+// oneWeight reports whether the weights w are all equal, bit for bit.
+func oneWeight(w []float64) bool {
+	for _, x := range w {
+		if math.Float64bits(x) != math.Float64bits(w[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // AddTables adds table factors of one shape: with A = len(sizes) variables

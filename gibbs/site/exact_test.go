@@ -6,8 +6,10 @@ import (
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
 	"github.com/pgibbs/pgibbs/gibbs/site"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // The enumeration check of the single-site samplers (gibbstest.CheckExact):
@@ -97,4 +99,105 @@ func TestMixedKinds(t *testing.T) {
 		t.Errorf("Mixed used %d Gibbs and %d Poisson-Gibbs updates over the test graphs; the exactness test needs both", gibbsVars, pgVars)
 	}
 	t.Logf("Mixed on the test graphs: %d variables by Gibbs, %d by Poisson-Gibbs", gibbsVars, pgVars)
+}
+
+// TestMixedCost: Mixed's cost model (core.DefaultCosts) minibatches the
+// paper's Potts model (29 draws against 399 pairs: Poisson-Gibbs 2.4×
+// faster, BenchmarkStep) and the hub of a star, and updates by plain Gibbs
+// a random sparse graph of degree 20 whose minibatch is 9 draws
+// (BenchmarkSparse: plain Gibbs 1.5–2× faster) and the star's leaves; the
+// rule by size alone would minibatch the sparse graph.
+func TestMixedCost(t *testing.T) {
+	defer func(c core.MixedCost) { core.Costs = c }(core.Costs)
+	paper, err := potts.New(potts.Paper())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	r := rand.New(rand.NewPCG(1, 2))
+	var a, b []int32
+	var w []float64
+	for range n * 10 {
+		i, j := r.IntN(n), r.IntN(n-1)
+		if j >= i {
+			j++
+		}
+		a, b, w = append(a, int32(i)), append(b, int32(j)), append(w, 0.1)
+	}
+	bl := factorgraph.NewBuilder()
+	bl.AddVariables(n, factorgraph.Discrete(4))
+	bl.AddPottsPairs(a, b, w)
+	sparse, err := bl.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const leaves = 1000
+	bl = factorgraph.NewBuilder()
+	bl.AddVariables(leaves+1, factorgraph.Discrete(3))
+	for k := 1; k <= leaves; k++ {
+		bl.AddFactor(factorgraph.NewPotts(0, k, 0.01))
+	}
+	star, err := bl.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		g           *factorgraph.Graph
+		costs       core.MixedCost
+		gibbs, pgib int
+	}{
+		{"paper Potts", paper, core.DefaultCosts, 0, 400},
+		{"sparse degree 20", sparse, core.DefaultCosts, n, 0},
+		{"sparse degree 20, by size", sparse, core.MixedCost{}, 0, n},
+		{"star", star, core.DefaultCosts, leaves, 1},
+	} {
+		core.Costs = c.costs
+		m, err := site.NewMixed(c.g, rand.New(rand.NewPCG(1, 1)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, p := m.Kinds(); g != c.gibbs || p != c.pgib {
+			t.Errorf("%s: %d Gibbs and %d Poisson-Gibbs updates, want %d and %d", c.name, g, p, c.gibbs, c.pgib)
+		}
+	}
+}
+
+// TestExactnessUniform: Poisson-Gibbs and Mixed (both kinds of update) are
+// exact on graphs whose rows are uniform (Potts pairs of one weight, picked
+// uniformly from the row: compiled.Graph.Uniform), ferromagnetic and
+// antiferromagnetic, with a field that makes one row not uniform.
+func TestExactnessUniform(t *testing.T) {
+	for _, w := range []float64{0.8, -0.6} {
+		b := factorgraph.NewBuilder()
+		b.AddVariables(5, factorgraph.Discrete(3))
+		b.AddPottsPairs([]int32{0, 0, 1, 1, 2, 3, 0}, []int32{1, 2, 2, 3, 4, 4, 4}, []float64{w, w, w, w, w, w, w})
+		b.AddFactor(factorgraph.NewTable([]int{4}, []int{3}, []float64{0, 0.7, -0.4}))
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, err := site.NewPoissonGibbs(g, rand.New(rand.NewPCG(1, 2)), &gibbs.Options{LambdaScale: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		uniform := 0
+		for i := range g.NumVars() {
+			if core.Of(pg).KG.Uniform(i) {
+				uniform++
+			}
+		}
+		if uniform != 4 {
+			t.Fatalf("W = %g: %d uniform rows, want 4", w, uniform)
+		}
+		mixed, err := site.NewMixed(g, rand.New(rand.NewPCG(3, 4)), &gibbs.Options{LambdaScale: gibbstest.MixedScale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range map[string]gibbs.Sampler{"pgibbs": pg, "auto": mixed} {
+			if z, where := gibbstest.Exactness(g, s, gibbstest.ExactSteps); z > gibbstest.ZLimit {
+				t.Errorf("W = %g, %s: %s: z = %.2f", w, name, where, z)
+			}
+		}
+	}
 }

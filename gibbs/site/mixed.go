@@ -44,8 +44,7 @@ func NewMixed(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Mixed, er
 	b.UpdateFn = a.Update // Step and Sweep use Auto's choice
 	var vars []int        // the minibatch updates
 	for _, i := range b.Free {
-		soft, _ := m.Degree(i)
-		if b.PG.Draws(m, i) >= float64(soft) {
+		if core.Costs.PreferExact(m, b.KG, i, b.PG.Draws(m, i)) {
 			a.exact[i] = true
 			a.nGibbs++
 		} else {
@@ -58,6 +57,14 @@ func NewMixed(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Mixed, er
 	// minibatch would not be smaller than its K neighbours: a
 	// nearest-neighbour one), so that auto costs what gibbs does.
 	b.TorusSweep = a.nPG == 0
+	// One kind for every variable: its update without the choice's lookup
+	// (a cache miss a step on a graph far larger than the cache).
+	switch {
+	case a.nPG == 0:
+		b.UpdateFn = a.updateExact
+	case a.nGibbs == 0:
+		b.UpdateFn = a.PoissonGibbs.Update
+	}
 	if err := a.check(opt); err != nil {
 		return nil, err
 	}
@@ -103,6 +110,14 @@ func (a *Mixed) Kinds() (gibbs, poissonGibbs int) { return a.nGibbs, a.nPG }
 // Exact reports whether variable i is updated by plain Gibbs (true) or by
 // Poisson-Gibbs (false).
 func (a *Mixed) Exact(i int) bool { return a.exact[i] }
+
+// updateExact is Update where every variable is updated by plain Gibbs.
+func (a *Mixed) updateExact(i int) {
+	if a.core().Failure != nil || a.core().Clamped[i] {
+		return
+	}
+	a.core().ExactUpdate(i)
+}
 
 // Update resamples variable i by the update chosen for it.
 func (a *Mixed) Update(i int) {

@@ -295,17 +295,25 @@ func (g *Graph) Value(f *Factor, x []float64) float64 {
 }
 
 // HeadTable is a view of one variable's two-level pick table (see
-// Graph.Head): H heavy factors in the head, the light ones after them.
+// Graph.Head): H heavy factors in the head, the light ones after them; or
+// of a uniform row (Graph.Uniform: Potts pairs of one weight, picked
+// uniformly from the row, no columns), H −1.
 type HeadTable struct {
 	Head   []Col
 	HeadLo []uint32
 	H      int
 	g      *Graph
 	i      int
+	// uni is a uniform row's neighbours and usgn its references' sign
+	// mask (−1 for W < 0: ^j, as Ref); nil otherwise.
+	uni  []int32
+	usgn int32
 }
 
 // HeadInfo is the size of a variable's head: its heavy factors and its
-// columns (one more when there are light factors).
+// columns (one more when there are light factors). A variable with soft
+// factors and no columns has a uniform row (Graph.Uniform); H is then its
+// length, at most 65535.
 type HeadInfo struct{ H, Cols uint16 }
 
 // HeadOff returns the index in Head of variable i's first column.
@@ -316,10 +324,31 @@ func (g *Graph) HeadOff(i int) int {
 	return g.HeadStart[i]
 }
 
+// Uniform reports whether variable i's row is uniform: soft factors that
+// are all Potts pairs of one weight W (bit for bit), so that a pick ∝ M_φ
+// is a uniform one, entry ⌊u·|A[i]|⌋ of the row itself. Such a row has no
+// head columns (HeadInfo.Cols 0): on a graph of equal couplings (a random
+// sparse one, a nearest-neighbour lattice) the pick tables cost nothing an
+// entry.
+func (g *Graph) Uniform(i int) bool {
+	return g.Heads[i].Cols == 0 && g.SoftStart[i] < g.SoftStart[i+1]
+}
+
 // HeadTable returns the two-level table of variable i; its Head is empty
-// if i has no soft factor.
+// if i has no soft factor or a uniform row.
 func (g *Graph) HeadTable(i int) HeadTable {
 	h := g.Heads[i]
+	if h.Cols == 0 {
+		s, e := g.SoftStart[i], g.SoftStart[i+1]
+		t := HeadTable{H: -1, g: g, i: i}
+		if s < e {
+			t.uni = g.Nbr[s:e]
+			if g.W[s] < 0 {
+				t.usgn = -1
+			}
+		}
+		return t
+	}
 	hs := g.HeadOff(i)
 	he := hs + int(h.Cols)
 	return HeadTable{Head: g.Head[hs:he], HeadLo: g.HeadLo[hs:he], H: int(h.H), g: g, i: i}
@@ -328,9 +357,13 @@ func (g *Graph) HeadTable(i int) HeadTable {
 // PickHead returns the head entry a pick with the 64-bit random word x
 // lands on, and its Col reference: a heavy factor of A[i] (with
 // probability M_φ/L_i), or H, the light factors' entry, after which the
-// caller picks again with PickLight. (It takes the word, not the source,
-// so that it inlines into the caller's loop.)
+// caller picks again with PickLight; on a uniform row, entry
+// ⌊x·|A[i]|/2⁶⁴⌋ and its reference.
 func (t *HeadTable) PickHead(x uint64) (int, int32) {
+	if t.uni != nil {
+		hi, _ := bits.Mul64(x, uint64(len(t.uni)))
+		return int(hi), t.uni[hi] ^ t.usgn
+	}
 	hi, lo := bits.Mul64(x, uint64(len(t.Head)))
 	return t.Head[hi].Pick(hi, lo, t.HeadLo)
 }
