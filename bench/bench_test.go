@@ -199,6 +199,7 @@ func BenchmarkScale(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/pairs, "ns/pair")
 			b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 			b.ReportMetric(float64(g.Bytes())/pairs, "B/pair")
+			b.ReportMetric(float64(factorgraph.PairGraphBytes(g.NumVars(), g.NumFactors()))/float64(g.Bytes()), "estimate/actual")
 		})
 		b.Run(fmt.Sprintf("width=%d/sampler=pgibbs", width), func(b *testing.B) {
 			s, err := site.NewPoissonGibbs(lattice(b, width), rand.New(rand.NewPCG(1, 2)), nil)

@@ -22,7 +22,7 @@ type bipartite struct {
 // components or a drawing.
 func (g *Graph) structure() (*bipartite, error) {
 	g.bipOnce.Do(func() {
-		n := len(g.domains)
+		n := g.domains.Len()
 		bg := graph.New(graph.IntHash)
 		for i := range n {
 			shape := "ellipse"

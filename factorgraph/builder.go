@@ -222,10 +222,10 @@ func (b *Builder) Build() (*Graph, error) {
 		return nil, err
 	}
 	g := &Graph{
-		domains:  slices.Clone(b.domains),
+		domains:  newDomainList(b.domains),
+		bdoms:    b.domains,
 		fs:       b.fs.frozen(),
 		observed: make([]bool, n),
-		evidence: make([]float64, n),
 	}
 	if err := b.setEvidence(g); err != nil {
 		return nil, err
@@ -235,6 +235,7 @@ func (b *Builder) Build() (*Graph, error) {
 		return nil, err
 	}
 	g.compile(c)
+	g.bdoms = nil
 	return g, nil
 }
 
@@ -248,6 +249,9 @@ func (b *Builder) setEvidence(g *Graph) error {
 		}
 		if !b.domains[i].Contains(v) {
 			return fmt.Errorf("factorgraph: evidence %v for variable %d outside its domain %v", v, i, b.domains[i])
+		}
+		if g.evidence == nil { // only a model with evidence has the values
+			g.evidence = make([]float64, n)
 		}
 		g.observed[i] = true
 		g.evidence[i] = v
@@ -271,7 +275,7 @@ type counts struct {
 // checkFactors checks every factor, records the ranges of the factors
 // added as values, and counts the entries of every A[i].
 func (g *Graph) checkFactors() (counts, error) {
-	n := len(g.domains)
+	n := len(g.bdoms)
 	c := counts{softDeg: make([]int32, n), hardDeg: make([]int32, n)}
 	s := &g.fs
 	g.objLo, g.objM = make([]float64, len(s.obj)), make([]float64, len(s.obj))
@@ -295,15 +299,15 @@ func (g *Graph) checkFactors() (counts, error) {
 			for f := r.start; f < end; f++ {
 				o := r.off + f - r.start
 				fac := s.obj[o]
-				vars, lo, hi, err := checkFactor(f, fac, g.domains, seen)
+				vars, lo, hi, err := checkFactor(f, fac, g.bdoms, seen)
 				if err != nil {
 					return c, err
 				}
 				if userTabulator(fac) {
 					if x == nil {
-						x, dst = make([]float64, n), make([]float64, maxSize(g.domains))
+						x, dst = make([]float64, n), make([]float64, maxSize(g.bdoms))
 					}
-					if err := checkTabulator(f, fac, vars, g.domains, x, dst); err != nil {
+					if err := checkTabulator(f, fac, vars, g.bdoms, x, dst); err != nil {
 						return c, err
 					}
 				}
@@ -338,11 +342,14 @@ func (c *counts) count(vars []int, hard, potts bool) {
 // entries.
 func (g *Graph) checkPotts(r run, end int, c *counts) error {
 	s := &g.fs
-	n := len(g.domains)
+	n := len(g.bdoms)
 	pa, pb, pw := s.pa[r.off:r.off+end-r.start], s.pb[r.off:r.off+end-r.start], s.pw[r.off:r.off+end-r.start]
+	// One discrete domain for all (the usual case): no domain to read a
+	// pair, a cache miss each on a graph far larger than the cache.
+	allDiscrete := g.domains.idx == nil && g.domains.all == nil && g.domains.pal[0].IsDiscrete()
 	for k, w := range pw {
 		a, b := pa[k], pb[k]
-		if uint32(a) >= uint32(n) || uint32(b) >= uint32(n) || a == b || !g.domains[a].IsDiscrete() || !g.domains[b].IsDiscrete() || !(math.Abs(w) <= math.MaxFloat64) {
+		if uint32(a) >= uint32(n) || uint32(b) >= uint32(n) || a == b || !allDiscrete && (!g.bdoms[a].IsDiscrete() || !g.bdoms[b].IsDiscrete()) || !(math.Abs(w) <= math.MaxFloat64) {
 			return g.pottsError(r.start+k, a, b, w)
 		}
 		if w == 0 {
@@ -356,7 +363,7 @@ func (g *Graph) checkPotts(r run, end int, c *counts) error {
 
 // pottsError says what is wrong with Potts pair f.
 func (g *Graph) pottsError(f int, a, b int32, w float64) error {
-	n := len(g.domains)
+	n := len(g.bdoms)
 	vars := []int{int(a), int(b)}
 	name := describe(f, vars)
 	switch {
@@ -366,9 +373,9 @@ func (g *Graph) pottsError(f int, a, b int32, w float64) error {
 		return fmt.Errorf("factorgraph: %s: variable %d out of range [0, %d)", name, b, n)
 	case a == b:
 		return fmt.Errorf("factorgraph: %s: variable %d repeated in scope", name, a)
-	case !g.domains[a].IsDiscrete():
+	case !g.bdoms[a].IsDiscrete():
 		return fmt.Errorf("factorgraph: %s: Potts factor over continuous variable %d", name, a)
-	case !g.domains[b].IsDiscrete():
+	case !g.bdoms[b].IsDiscrete():
 		return fmt.Errorf("factorgraph: %s: Potts factor over continuous variable %d", name, b)
 	case math.IsNaN(w):
 		return fmt.Errorf("factorgraph: %s: Potts weight is NaN", name)
@@ -381,7 +388,7 @@ func (g *Graph) pottsError(f int, a, b int32, w float64) error {
 // entries.
 func (g *Graph) checkTables(r run, end int, c *counts) error {
 	s := &g.fs
-	n := len(g.domains)
+	n := len(g.bdoms)
 	var vars []int
 	for f := r.start; f < end; f++ {
 		t := r.off + f - r.start
@@ -395,7 +402,7 @@ func (g *Graph) checkTables(r run, end int, c *counts) error {
 			if slices.Contains(scope[:k], v) {
 				return fmt.Errorf("factorgraph: %s: variable %d repeated in scope", describe(f, int32s(scope)), v)
 			}
-			if d := g.domains[v]; d.Size != p.sizes[k] {
+			if d := g.bdoms[v]; d.Size != p.sizes[k] {
 				if !d.IsDiscrete() {
 					return fmt.Errorf("factorgraph: %s: table over continuous variable %d", describe(f, int32s(scope)), v)
 				}

@@ -362,7 +362,7 @@ func TestPickFrequencies(t *testing.T) {
 	for name, w := range pickRows() {
 		g := hub(t, w)
 		k := g.kern
-		h, bands := int(k.Heads[0].H), k.BandStart[1]-k.BandStart[0]
+		h, bands := int(k.Heads[0].H), k.NumBands(0)
 		t.Logf("%s: %d factors, a head of %d, %d bands", name, len(w), h, bands)
 		r := rand.New(rand.NewPCG(3, uint64(len(w))))
 		soft, _ := g.Degree(0)

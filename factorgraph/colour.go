@@ -45,7 +45,7 @@ func (g *Graph) Colouring() [][]int {
 	order := slices.Clone(g.free)
 	deg := func(i int) int { s, h := g.Degree(i); return s + h }
 	slices.SortStableFunc(order, func(a, b int) int { return deg(b) - deg(a) })
-	colour := make([]int, len(g.domains))
+	colour := make([]int, g.domains.Len())
 	for i := range colour {
 		colour[i] = -1
 	}

@@ -27,7 +27,7 @@ func pottsPair(fac Factor) (float64, bool) {
 // in the kernel's rows, sorts each row by decreasing M_φ, computes the sums
 // L_i, L and Ψ, and builds the pick tables.
 func (g *Graph) compile(c counts) {
-	n := len(g.domains)
+	n := g.domains.Len()
 	k := &compiled.Graph{SoftStart: make([]int, n+1), HardStart: make([]int, n+1)}
 	g.kern, g.form = k, compiled.GraphForm(k)
 	for i := range n {
@@ -43,7 +43,7 @@ func (g *Graph) compile(c counts) {
 	g.fill(c)
 	k.AllPotts = len(k.Ops) == 0
 	for _, i := range g.free {
-		k.Discrete = k.Discrete || g.domains[i].IsDiscrete()
+		k.Discrete = k.Discrete || g.domains.At(i).IsDiscrete()
 	}
 	var rs rowSorter
 	for i := range n {
@@ -59,7 +59,7 @@ func (g *Graph) compile(c counts) {
 				k.Hard[j].Ref = int32(e - s + j - k.HardStart[i])
 			}
 		}
-		g.maxSize = max(g.maxSize, g.domains[i].Size)
+		g.maxSize = max(g.maxSize, g.domains.At(i).Size)
 	}
 	for _, i := range g.free {
 		g.l = max(g.l, g.li[i])
@@ -76,7 +76,7 @@ func (g *Graph) compile(c counts) {
 func (g *Graph) fill(c counts) {
 	k := g.kern
 	s := &g.fs
-	n := len(g.domains)
+	n := g.domains.Len()
 	sfill := make([]int, n)
 	hfill := make([]int, n)
 	copy(sfill, k.SoftStart[:n])
@@ -303,7 +303,7 @@ func (g *Graph) entryFactors() []int32 {
 	g.facOnce.Do(func() {
 		k := g.kern
 		s := &g.fs
-		n := len(g.domains)
+		n := g.domains.Len()
 		fac := make([]int32, len(k.Nbr))
 		sfill := make([]int, n)
 		copy(sfill, k.SoftStart[:n])
@@ -340,7 +340,7 @@ func (g *Graph) entryFactors() []int32 {
 func (g *Graph) maxRow() int {
 	k := g.kern
 	m := 0
-	for i := range len(g.domains) {
+	for i := range g.domains.Len() {
 		m = max(m, k.SoftStart[i+1]-k.SoftStart[i])
 	}
 	return m
@@ -410,16 +410,19 @@ const (
 // quarter more than one after another.
 func (g *Graph) packPicks() {
 	k := g.kern
-	n := len(g.domains)
+	n := g.domains.Len()
 	k.Heads = make([]compiled.HeadInfo, n)
-	k.BandStart = make([]int, n+1)
 	var p colPacker
-	total, stride := 0, 0
+	total, stride, light := 0, 0, false
 	for i := range n {
 		h, _, cols := g.headOf(i, &p)
 		k.Heads[i] = compiled.HeadInfo{H: uint16(min(h, math.MaxUint16)), Cols: uint16(cols)}
 		total += cols
 		stride = max(stride, cols)
+		light = light || cols > h // a light entry: bands
+	}
+	if light { // else no row has bands (BandStart stays nil: no memory a variable)
+		k.BandStart = make([]int, n+1)
 	}
 	if stride*n <= total+total/4 {
 		k.HeadStride = stride
@@ -433,7 +436,9 @@ func (g *Graph) packPicks() {
 	k.Head = make([]compiled.Col, total)
 	k.HeadLo = make([]uint32, total)
 	for i := range n {
-		k.BandStart[i+1] = k.BandStart[i]
+		if light {
+			k.BandStart[i+1] = k.BandStart[i]
+		}
 		g.packRow(i, &p)
 	}
 }

@@ -66,7 +66,7 @@
 //
 // Nothing is allocated for a graph that would not fit. The bulk adds and
 // Build estimate the memory of building the graph from the builder's
-// counts ([Size.BuildBytes]: 133 bytes a variable, 40 a Potts pair and its
+// counts ([Size.BuildBytes]: 85 bytes a variable, 40 a Potts pair and its
 // two row entries, a table factor's scope, record and entries, the pick
 // tables) and refuse, with a [*MemoryError] naming the call, the estimate
 // and the limit, a graph above [Builder.SetMaxBytes], by default the

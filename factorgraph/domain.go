@@ -3,6 +3,7 @@ package factorgraph
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Domain is the set of values of one variable: the integers 0, …, Size−1
@@ -58,3 +59,70 @@ func (d Domain) String() string {
 	}
 	return fmt.Sprintf("[%g, %g]", d.Lo, d.Hi)
 }
+
+// domainList is the variables' domains as a graph keeps them: one Domain
+// shared by every variable when they all have it (nothing a variable: the
+// usual case of a discrete model), else a palette of the distinct ones and
+// a 16-bit index a variable, else (more than 65536 distinct domains: a
+// continuous model of many ranges) every Domain, 24 bytes a variable.
+type domainList struct {
+	n   int
+	pal []Domain
+	idx []uint16
+	all []Domain
+}
+
+// newDomainList returns the list of ds.
+func newDomainList(ds []Domain) domainList {
+	l := domainList{n: len(ds)}
+	if len(ds) == 0 {
+		return l
+	}
+	l.pal = []Domain{ds[0]}
+	at := map[Domain]uint16{ds[0]: 0}
+	var idx []uint16
+	prev := uint16(0)
+	for i, d := range ds {
+		if d != l.pal[prev] {
+			k, ok := at[d]
+			if !ok {
+				if len(l.pal) > math.MaxUint16 {
+					return domainList{n: len(ds), all: slices.Clone(ds)}
+				}
+				k = uint16(len(l.pal))
+				at[d] = k
+				l.pal = append(l.pal, d)
+			}
+			prev = k
+			if idx == nil {
+				idx = make([]uint16, len(ds)) // the first i are domain 0
+			}
+		}
+		if idx != nil {
+			idx[i] = prev
+		}
+	}
+	l.idx = idx
+	return l
+}
+
+// Len returns the number of variables.
+func (l *domainList) Len() int { return l.n }
+
+// At returns variable i's domain.
+func (l *domainList) At(i int) Domain {
+	switch {
+	case l.idx != nil:
+		return l.pal[l.idx[i]]
+	case l.all != nil:
+		return l.all[i]
+	}
+	_ = l.pal[0]
+	if uint(i) >= uint(l.n) {
+		panic(fmt.Sprintf("factorgraph: variable %d out of range [0, %d)", i, l.n))
+	}
+	return l.pal[0]
+}
+
+// bytes returns the memory the list holds.
+func (l *domainList) bytes() int { return bytesOf(l.pal) + bytesOf(l.idx) + bytesOf(l.all) }

@@ -84,15 +84,15 @@ func (g *Graph) FeasibleStateGiven(ctx context.Context, r *rand.Rand, maxNodes i
 	if maxNodes <= 0 {
 		maxNodes = feasibleNodes
 	}
-	n := len(g.domains)
+	n := g.domains.Len()
 	for i, v := range given {
 		switch {
 		case i < 0 || i >= n:
 			return nil, fmt.Errorf("factorgraph: FeasibleStateGiven: variable %d out of range [0, %d)", i, n)
 		case g.observed[i]:
 			return nil, fmt.Errorf("factorgraph: FeasibleStateGiven: variable %d is observed", i)
-		case !g.domains[i].Contains(v):
-			return nil, fmt.Errorf("factorgraph: FeasibleStateGiven: value %v of variable %d outside its domain %v", v, i, g.domains[i])
+		case !g.domains.At(i).Contains(v):
+			return nil, fmt.Errorf("factorgraph: FeasibleStateGiven: value %v of variable %d outside its domain %v", v, i, g.domains.At(i))
 		}
 	}
 	s, err := newSearch(ctx, g, r, maxNodes, given)
@@ -186,12 +186,13 @@ func (s *search) consVars(c *constraint) []int32 { return s.cvars[c.v0 : c.v0+c.
 // variables, and lays out the hard factors as constraints, tabulating those
 // small enough.
 func newSearch(ctx context.Context, g *Graph, r *rand.Rand, maxNodes int, given map[int]float64) (*search, error) {
-	n := len(g.domains)
+	n := g.domains.Len()
 	s := &search{ctx: ctx, g: g, r: r, maxNodes: maxNodes, x: make([]float64, n),
 		off: make([]int, n), size: make([]int32, n), left: make([]int32, n), wdeg: make([]int64, n), key: make([]uint32, n)}
 	isCont := make([]bool, n)
 	values := 0
-	for i, d := range g.domains {
+	for i := range n {
+		d := g.domains.At(i)
 		s.off[i] = -1
 		if v, ok := g.Observed(i); ok {
 			s.x[i] = v
@@ -342,7 +343,7 @@ func growInt32(a []int32, n int) []int32 {
 // drawContinuous draws the continuous variables uniformly.
 func (s *search) drawContinuous() {
 	for _, i := range s.cont {
-		d := s.g.domains[i]
+		d := s.g.domains.At(i)
 		s.x[i] = d.Lo + (d.Hi-d.Lo)*s.r.Float64()
 	}
 }
@@ -418,7 +419,7 @@ func (g *Graph) ArcConsistentDomains(ctx context.Context) ([][]bool, error) {
 	if !s.root() {
 		return nil, ErrNoFeasibleState
 	}
-	out := make([][]bool, len(g.domains))
+	out := make([][]bool, g.domains.Len())
 	for i, off := range s.off {
 		if off >= 0 {
 			out[i] = append([]bool(nil), s.alive[off:off+int(s.size[i])]...)

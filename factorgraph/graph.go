@@ -27,7 +27,8 @@ import (
 // was added with AddPottsPairs; the light factors' pick tables are the rows
 // themselves. Factor returns a factor added in bulk as a new value.
 type Graph struct {
-	domains  []Domain
+	domains  domainList
+	bdoms    []Domain  // the builder's domains, while Build checks and compiles
 	fs       store     // the factors, in the order they were added
 	objLo    []float64 // declared lower bound of the factors added as values
 	objM     []float64 // and their M_φ = hi − lo
@@ -71,17 +72,22 @@ type form = compiled.Form
 var _ Model = (*Graph)(nil)
 
 // NumVars returns the number of variables.
-func (g *Graph) NumVars() int { return len(g.domains) }
+func (g *Graph) NumVars() int { return g.domains.Len() }
 
 // Domain returns the domain of variable i.
-func (g *Graph) Domain(i int) Domain { return g.domains[i] }
+func (g *Graph) Domain(i int) Domain { return g.domains.At(i) }
 
 // Free returns the variables that are not observed, in increasing order.
 // The slice must not be modified.
 func (g *Graph) Free() []int { return g.free }
 
 // Observed returns the value of variable i and true if i is evidence.
-func (g *Graph) Observed(i int) (float64, bool) { return g.evidence[i], g.observed[i] }
+func (g *Graph) Observed(i int) (float64, bool) {
+	if !g.observed[i] {
+		return 0, false
+	}
+	return g.evidence[i], true
+}
 
 // L returns the local maximum energy L = max_i L_i over free variables.
 func (g *Graph) L() float64 { return g.l }
@@ -347,7 +353,7 @@ func RandomState(m Model, r *rand.Rand) []float64 {
 // String summarises the graph.
 func (g *Graph) String() string {
 	return fmt.Sprintf("factor graph: %d variables (%d free), %d factors, Δ = %d, L = %.6g, Ψ = %.6g",
-		len(g.domains), len(g.free), g.fs.n, g.maxDeg, g.l, g.psi)
+		g.domains.Len(), len(g.free), g.fs.n, g.maxDeg, g.l, g.psi)
 }
 
 // FactorBound returns M_φ = hi − lo of factor f (+Inf for a hard factor).

@@ -42,13 +42,13 @@ func TestMemoryLimit(t *testing.T) {
 		want  string
 	}{
 		{"variables, 2^28", 1 << 30, func(b *factorgraph.Builder) { b.AddVariables(1<<28, factorgraph.Discrete(2)) },
-			"factorgraph: AddVariables(268435456, {0..1}) (after 0 variables): the graph needs about 33.3 GB, more than the limit of 1 GB (Builder.SetMaxBytes)"},
+			"factorgraph: AddVariables(268435456, {0..1}) (after 0 variables): the graph needs about 21.3 GB, more than the limit of 1 GB (Builder.SetMaxBytes)"},
 		{"variables, 2^31-1", 1 << 30, func(b *factorgraph.Builder) { b.AddVariables(math.MaxInt32, factorgraph.Discrete(2)) },
-			"AddVariables(2147483647, {0..1}) (after 0 variables): the graph needs about 266 GB"},
+			"AddVariables(2147483647, {0..1}) (after 0 variables): the graph needs about 170 GB"},
 		{"variables after some", 1 << 20, func(b *factorgraph.Builder) {
 			b.AddVariables(1000, factorgraph.Discrete(2))
 			b.AddVariables(10000, factorgraph.Discrete(2))
-		}, "AddVariables(10000, {0..1}) (after 1000 variables): the graph needs about 1.65 MB, more than the limit of 1 MB"},
+		}, "AddVariables(10000, {0..1}) (after 1000 variables): the graph needs about 1.14 MB, more than the limit of 1 MB"},
 		{"pairs", 1 << 20, func(b *factorgraph.Builder) {
 			b.AddVariables(2, factorgraph.Discrete(2))
 			b.AddPottsPairs(pa, pb, pw)
@@ -105,7 +105,7 @@ func TestMemoryLimit(t *testing.T) {
 }
 
 // TestMemoryLimitDefault: by default the limit is the machine's memory: a
-// builder refuses 2³¹−1 variables (266 GB to build) where the machine has
+// builder refuses 2³¹−1 variables (170 GB to build) where the machine has
 // less, and allocates nothing for them.
 func TestMemoryLimitDefault(t *testing.T) {
 	need := factorgraph.Size{Vars: math.MaxInt32, DomainSize: 2}.BuildBytes()

@@ -20,7 +20,7 @@ import (
 // active factor), and the MIN-Gibbs family's description (44 bytes a
 // factor).
 func (g *Graph) Bytes() int {
-	b := bytesOf(g.domains) + bytesOf(g.observed) + bytesOf(g.evidence) + bytesOf(g.free) + bytesOf(g.li) +
+	b := g.domains.bytes() + bytesOf(g.observed) + bytesOf(g.evidence) + bytesOf(g.free) + bytesOf(g.li) +
 		bytesOf(g.objLo) + bytesOf(g.objM)
 	s := &g.fs
 	b += bytesOf(s.runs) + bytesOf(s.obj) + bytesOf(s.pa) + bytesOf(s.pb) + bytesOf(s.pw) + bytesOf(s.pots)
@@ -97,9 +97,17 @@ type Size struct {
 
 // Layout costs of Size's estimates, in bytes (see GraphBytes).
 const (
-	// A variable: its domain, evidence flag and value, free index, L_i,
-	// row offsets (soft, hard, bands, head start) and head size.
-	varBytes = 24 + 1 + 8 + 8 + 8 + 4*8 + 4
+	// A variable: its evidence flag, free index, L_i, row offsets (soft,
+	// hard) and head size. Its domain costs nothing when every variable
+	// has the same (2 bytes if there are several, 24 past 65536 distinct
+	// ones) and its evidence value 8 bytes only in a model with evidence;
+	// neither is counted.
+	varBytes = 1 + 8 + 8 + 2*8 + 4
+	// A variable's offset of its head columns, which a graph whose rows
+	// are all uniform does without (and one laid out at a stride), and
+	// of its bands, which only rows with light factors need.
+	headVarBytes = 8
+	bandVarBytes = 8
 	// An entry of a row: the neighbour or op reference and the weight.
 	entryBytes = 4 + 8
 	// An op: a table or generic factor's entry (compiled.Op).
@@ -146,15 +154,17 @@ func (s Size) GraphBytes() float64 {
 	b := varBytes*n + (pairBytes+2*entryBytes)*pairs
 	b += tableBytes*tables + (4+entryBytes+opBytes)*tvars + potBytes*float64(s.Potentials) + 8*float64(s.Entries)
 	b += objBytes*objs + (entryBytes+opBytes)*ovars
-	if s.OneWeight {
-		return b - 8*n // uniform rows: no pick tables, nor their offsets
+	if s.OneWeight || pairs+tvars+ovars == 0 {
+		return b // uniform or empty rows: no pick tables, nor their offsets
 	}
 	// The pick tables, from the mean number of soft factors a variable.
 	deg := (2*pairs + tvars + ovars) / n
 	head := min(deg, headGuess)
-	perVar := colBytes * head
+	perVar := colBytes*head + headVarBytes
 	if deg > head {
-		perVar += colBytes + bandsGuess*bandBytes // the light entry, the bands
+		// The light entry, the bands, and the offsets of both (rows of a
+		// few heavy factors have neither bands nor, in a stride, offsets).
+		perVar += colBytes + bandsGuess*bandBytes + bandVarBytes
 	}
 	return b + n*perVar
 }
@@ -167,7 +177,7 @@ func (s Size) GraphBytes() float64 {
 // state a variable and a row of the largest domain; and 256 KB for its
 // small allocations and the rounding of its large ones). It is what a
 // reader or Build compares with the memory limit before allocating:
-// without factors, a variable costs 133 bytes to build and 85 to keep.
+// without factors, a variable costs 85 bytes to build and 37 to keep.
 func (s Size) BuildBytes() float64 {
 	if s.Vars <= 0 {
 		return 0
@@ -183,20 +193,27 @@ func (s Size) BuildBytes() float64 {
 }
 
 // PairGraphBytes estimates the memory of a graph of vars discrete variables
-// and pairs Potts pairs added with AddPottsPairs, the bytes Graph.Bytes
-// reports once it is built: Size{Vars: vars, Pairs: pairs}.GraphBytes(),
-// to a few percent for rows of a kernel decaying with distance, the heavy
-// few neighbours in the head and the light rest in bands. It lets a caller
-// refuse a model it cannot hold before building it (Size.BuildBytes adds
-// what building it takes besides).
+// and pairs Potts pairs of varying weights added with AddPottsPairs, the
+// bytes Graph.Bytes reports once it is built: Size{Vars: vars, Pairs:
+// pairs}.GraphBytes(), to a few percent for rows of a kernel decaying with
+// distance, the heavy few neighbours in the head and the light rest in
+// bands. Pairs all of one weight (a random sparse graph of equal couplings,
+// a nearest-neighbour lattice) have no pick tables: Size{Vars: vars, Pairs:
+// pairs, OneWeight: true}.GraphBytes() is their estimate, exact but for
+// the rounding of allocations. It lets a caller refuse a model it cannot
+// hold before building it (Size.BuildBytes adds what building it takes
+// besides).
 //
 // A pair costs 40 bytes: its record (two int32 variables and its float64
 // weight, 16) and its entry in each of its two rows (the other variable and
-// the weight, 12 each). A variable costs its domain, evidence and offsets
-// (85 bytes) and its pick tables: a head of up to 64 heavy neighbours (20
-// bytes a column; a kernel like the Gaussian's puts its nearest 19 there,
-// the two nearest shells and the next) and bands over the light ones
-// (44 bytes a band). Factors added otherwise cost more: see Size and Bytes.
+// the weight, 12 each). A variable costs its flags, L_i and offsets (37
+// bytes; its domain nothing when all variables share one) and its pick
+// tables: a head of up to 64 heavy neighbours (20 bytes a column and 8 for
+// its offset; a kernel like the Gaussian's puts its nearest 19 there, the
+// two nearest shells and the next) and bands over the light ones (44 bytes
+// a band). At degree 10 a graph of one weight takes 47 bytes a pair, at
+// degree 20 44 (BenchmarkSparse). Factors added otherwise cost more: see
+// Size and Bytes.
 func PairGraphBytes(vars, pairs int) int {
 	return int(Size{Vars: vars, Pairs: pairs}.GraphBytes())
 }

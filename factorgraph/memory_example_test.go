@@ -8,7 +8,7 @@ import (
 )
 
 // A builder refuses a graph that would not fit in memory before allocating
-// it: here a limit of 1 MB and a million variables, 133 bytes each to
+// it: here a limit of 1 MB and a million variables, 85 bytes each to
 // build. The error is a *MemoryError.
 func ExampleBuilder_SetMaxBytes() {
 	b := factorgraph.NewBuilder()
@@ -21,6 +21,6 @@ func ExampleBuilder_SetMaxBytes() {
 		fmt.Printf("need %.0f bytes, limit %.0f\n", me.Need, me.Limit)
 	}
 	// Output:
-	// factorgraph: AddVariables(1000000, {0..1}) (after 0 variables): the graph needs about 127 MB, more than the limit of 1 MB (Builder.SetMaxBytes)
-	// need 133262144 bytes, limit 1048576
+	// factorgraph: AddVariables(1000000, {0..1}) (after 0 variables): the graph needs about 81.3 MB, more than the limit of 1 MB (Builder.SetMaxBytes)
+	// need 85262144 bytes, limit 1048576
 }

@@ -92,7 +92,7 @@ func TestReadMaxMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runCLI(t, "uai", "-model", big, "-max-memory", "64M", "-iters", "10")
-	want := big + ": uai: line 2: 1000000 variables: the graph needs about 173 MB, more than the limit of 64 MB (Options.MaxBytes; -max-memory)"
+	want := big + ": uai: line 2: 1000000 variables: the graph needs about 127 MB, more than the limit of 64 MB (Options.MaxBytes; -max-memory)"
 	if code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("1,000,000 variables within 64M: exit %d, %s; want 2, %q", code, stderr, want)
 	}

@@ -40,7 +40,7 @@
 // by Stat, or a reader with a Len method such as *bytes.Reader — the input
 // must be exactly 24 + 16·m + 8 bytes long from the header on. The memory
 // that reading the file and building its graph will take, estimated from n
-// and m (factorgraph.Size.BuildBytes: about 133 bytes a variable and 40 a
+// and m (factorgraph.Size.BuildBytes: about 85 bytes a variable and 40 a
 // pair, besides the pick tables), must be within [Options].MaxBytes, by
 // default the machine's memory (factorgraph.DefaultMaxBytes): a file of a
 // few bytes whose header declares 2²⁸ variables (33 GB to build) is

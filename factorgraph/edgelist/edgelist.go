@@ -313,7 +313,7 @@ func (o Options) readHeader(br *bufio.Reader) (n, q uint32, m uint64, err error)
 
 // readBytes estimates the memory of reading a PGEL file whose header declares
 // n variables of q states and m pairs, and of building its graph: the
-// graph's (factorgraph.Size.BuildBytes: about 133 bytes a variable and 40
+// graph's (factorgraph.Size.BuildBytes: about 85 bytes a variable and 40
 // a pair, the pairs' 16 included, and the pick tables), the reader's
 // buffers, and on an input of unknown length the pairs' slices as they
 // grow (16 bytes a pair more). Read, ReadFile and ReadPairs refuse a

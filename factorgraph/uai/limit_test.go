@@ -52,10 +52,10 @@ func TestMemoryLimit(t *testing.T) {
 		wantModel string // Read's (ReadFile's, ReadProblem's)
 	}{
 		{"variables", "MARKOV\n16777216\n2 2 2", 1024 * mb,
-			"uai: line 2: 16777216 variables: the graph needs about 2.83 GB, more than the limit of 1 GB (Options.MaxBytes)",
+			"uai: line 2: 16777216 variables: the graph needs about 2.08 GB, more than the limit of 1 GB (Options.MaxBytes)",
 			"uai: line 3: unexpected end of input: want the cardinality of variable 3"},
 		{"variables, the model", "MARKOV\n16777216\n2 2 2", 256 * mb,
-			"uai: line 2: 16777216 variables: the graph needs about 2.83 GB, more than the limit of 256 MB",
+			"uai: line 2: 16777216 variables: the graph needs about 2.08 GB, more than the limit of 256 MB",
 			"uai: line 2: 16777216 variables: the model needs about 384 MB, more than the limit of 256 MB (Options.MaxBytes)"},
 		{"factors", "MARKOV 3 2 2 2\n16777216\n1 0", 1024 * mb,
 			"uai: line 2: 3 variables and 16777216 factors: the graph needs about 4.06 GB, more than the limit of 1 GB (Options.MaxBytes)",

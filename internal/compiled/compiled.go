@@ -139,7 +139,7 @@ type Graph struct {
 	// Every variable with a soft factor has a head (of one column, the
 	// light entry, when no few factors hold most of L_i). HeadLo holds the
 	// columns' low threshold words, BandCols/BandLo the alias table over the
-	// bands. The probability of factor k is M_k/L_i either way, and the
+	// bands (BandStart is nil when no row has light factors). The probability of factor k is M_k/L_i either way, and the
 	// head, a few cache lines, serves most picks.
 	//
 	// When the heads are of about one size (a lattice), each variable has
@@ -332,6 +332,14 @@ func (g *Graph) HeadOff(i int) int {
 // entry.
 func (g *Graph) Uniform(i int) bool {
 	return g.Heads[i].Cols == 0 && g.SoftStart[i] < g.SoftStart[i+1]
+}
+
+// NumBands returns the number of bands over variable i's light factors.
+func (g *Graph) NumBands(i int) int {
+	if g.BandStart == nil {
+		return 0
+	}
+	return g.BandStart[i+1] - g.BandStart[i]
 }
 
 // HeadTable returns the two-level table of variable i; its Head is empty
