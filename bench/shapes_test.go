@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -9,69 +8,58 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/site"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
-// sparsePotts returns n q-state variables and n·deg/2 Potts pairs of
-// weight w between uniformly random distinct variables (a random sparse
-// graph of mean degree deg: no locality to find), and the pairs' slices.
-func sparsePotts(n, deg, q int, w float64, seed uint64) (*factorgraph.Builder, int) {
-	r := rand.New(rand.NewPCG(seed, 7))
-	m := n * deg / 2
-	a, c, ws := make([]int32, m), make([]int32, m), make([]float64, m)
-	for k := range m {
-		i := r.IntN(n)
-		j := r.IntN(n - 1)
-		if j >= i {
-			j++
-		}
-		a[k], c[k], ws[k] = int32(i), int32(j), w
-	}
-	b := factorgraph.NewBuilder()
-	b.AddVariables(n, factorgraph.Discrete(q))
-	b.AddPottsPairs(a, c, ws)
-	return b, m
-}
+// shapeGraphs caches the graphs of BenchmarkSparse by name.
+var shapeGraphs sync.Map
 
-// sparseGraphs caches the random sparse graphs by name.
-var sparseGraphs sync.Map
-
-// sparseShapes are the random sparse Potts shapes of BenchmarkSparse: q =
-// 4, weights that put L_i = deg·W at 2 (λ = L² = 4: a minibatch of about
-// λ + L = 6 draws against deg factors).
+// sparseShapes are the pairwise Potts graphs without locality of
+// BenchmarkSparse, q = 4: random sparse ones with weights that put L_i =
+// deg·W at 2 (λ = L² = 4: a minibatch of about λ + L = 6 draws against deg
+// factors), a power-law one (γ = 2.5, mean degree 10: hubs of hundreds of
+// neighbours) and a dense bipartite one (K_{1000,1000}, L_i = 2).
 var sparseShapes = []struct {
-	n, deg int
-	w      float64
+	name string
+	new  func() (*potts.Pairs, error)
 }{
-	{1e4, 10, 0.2}, {1e4, 20, 0.1}, {1e6, 10, 0.2}, {1e6, 20, 0.1},
+	{"sparse/n=10000/deg=10", func() (*potts.Pairs, error) { return potts.Sparse(1e4, 10, 4, 0.2, rand.New(rand.NewPCG(1, 7))) }},
+	{"sparse/n=10000/deg=20", func() (*potts.Pairs, error) { return potts.Sparse(1e4, 20, 4, 0.1, rand.New(rand.NewPCG(1, 7))) }},
+	{"sparse/n=1000000/deg=10", func() (*potts.Pairs, error) { return potts.Sparse(1e6, 10, 4, 0.2, rand.New(rand.NewPCG(1, 7))) }},
+	{"sparse/n=1000000/deg=20", func() (*potts.Pairs, error) { return potts.Sparse(1e6, 20, 4, 0.1, rand.New(rand.NewPCG(1, 7))) }},
+	{"powerlaw/n=100000", func() (*potts.Pairs, error) {
+		return potts.PowerLaw(1e5, 10, 2.5, 4, 0.2, rand.New(rand.NewPCG(1, 7)))
+	}},
+	{"bipartite/n=2000", func() (*potts.Pairs, error) { return potts.Bipartite(1000, 4, 0.002) }},
 }
 
-// BenchmarkSparse measures random sparse Potts graphs (issue 36's shape
-// without locality): the build through AddPottsPairs (ns/pair, pairs/s,
-// B/pair of Graph.Bytes) and a random-scan update of plain Gibbs,
-// Poisson-Gibbs and Mixed (auto), at 10⁴ variables (in cache) and 10⁶.
+// BenchmarkSparse measures pairwise Potts graphs without locality (issue
+// 36's shapes): the build through AddPottsPairs (ns/pair, pairs/s, B/pair
+// of Graph.Bytes, and Size's estimate over it) and a random-scan update of
+// plain Gibbs, Poisson-Gibbs and Mixed (auto).
 func BenchmarkSparse(b *testing.B) {
 	for _, sh := range sparseShapes {
-		name := fmt.Sprintf("n=%d/deg=%d", sh.n, sh.deg)
-		b.Run(name+"/build", func(b *testing.B) {
+		b.Run(sh.name+"/build", func(b *testing.B) {
 			b.ReportAllocs()
 			var g *factorgraph.Graph
-			var pairs int
 			for b.Loop() {
 				b.StopTimer()
-				bl, m := sparsePotts(sh.n, sh.deg, 4, sh.w, 1)
-				pairs = m
+				p, err := sh.new()
+				if err != nil {
+					b.Fatal(err)
+				}
 				b.StartTimer()
-				var err error
-				if g, err = bl.Build(); err != nil {
+				if g, err = p.Build(); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(pairs), "ns/pair")
-			b.ReportMetric(float64(pairs)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
-			b.ReportMetric(float64(g.Bytes())/float64(pairs), "B/pair")
-			est := factorgraph.Size{Vars: sh.n, Pairs: pairs, OneWeight: true}.GraphBytes()
+			pairs := float64(g.NumFactors())
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/pairs, "ns/pair")
+			b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+			b.ReportMetric(float64(g.Bytes())/pairs, "B/pair")
+			est := factorgraph.Size{Vars: g.NumVars(), Pairs: g.NumFactors(), OneWeight: true}.GraphBytes()
 			b.ReportMetric(est/float64(g.Bytes()), "estimate/actual")
-			sparseGraphs.Store(name, g)
+			shapeGraphs.Store(sh.name, g)
 		})
 		for _, sc := range []struct {
 			name string
@@ -81,23 +69,28 @@ func BenchmarkSparse(b *testing.B) {
 			{"pgibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewPoissonGibbs(m, r, nil) }},
 			{"auto", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewMixed(m, r, nil) }},
 		} {
-			b.Run(name+"/sampler="+sc.name, func(b *testing.B) {
-				g, ok := sparseGraphs.Load(name)
+			b.Run(sh.name+"/sampler="+sc.name, func(b *testing.B) {
+				g, ok := shapeGraphs.Load(sh.name)
 				if !ok {
-					bl, _ := sparsePotts(sh.n, sh.deg, 4, sh.w, 1)
-					gg, err := bl.Build()
+					p, err := sh.new()
 					if err != nil {
 						b.Fatal(err)
 					}
-					sparseGraphs.Store(name, gg)
+					gg, err := p.Build()
+					if err != nil {
+						b.Fatal(err)
+					}
+					shapeGraphs.Store(sh.name, gg)
 					g = gg
 				}
-				s, err := sc.new(g.(*factorgraph.Graph), rand.New(rand.NewPCG(1, 2)))
+				gr := g.(*factorgraph.Graph)
+				s, err := sc.new(gr, rand.New(rand.NewPCG(1, 2)))
 				if err != nil {
 					b.Fatal(err)
 				}
-				runStepsWarm(b, s, 2*sh.n)
+				runStepsWarm(b, s, 2*gr.NumVars())
 			})
 		}
 	}
 }
+
