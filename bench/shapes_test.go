@@ -93,4 +93,3 @@ func BenchmarkSparse(b *testing.B) {
 		}
 	}
 }
-

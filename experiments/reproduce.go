@@ -60,7 +60,7 @@ var (
 //	uai            studies.UAIScores, the MAR task on the shared UAI models at 20 s a model on one core (run it alone): uai-scores.csv
 //	uai-hard       studies.UAIScores on the shared models beyond exact elimination (../shared/data/uai-hard), 20 s a model, beside the peers of its PEERS.md: uai-hard-scores.csv
 //	fss            studies.FSS, finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings): fss.csv, fss-crossings.csv, fss-fits.csv, fss-curves.csv; fss-chi.png, .svg; fss-binder.png, .svg
-//	scale          studies.Scale, memory, build time and ns per update against the number of pair factors (run it alone): scale.csv; scale.png, .svg
+//	scale          studies.Scale, memory, build time and ns per update against the number of pair factors, on the lattice and on graphs without locality (run it alone): scale.csv; scale.png, .svg
 //	glass          studies.Glass, Gibbs, replica exchange (with and without Houdayer moves) and the default answer on 2-D ±J glasses, 10 s a run on one core (run it alone): glass.csv; glass.png, .svg
 //	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, uai-hard, fss, scale, glass), one Potts and one Spin run serving every figure
 //
@@ -171,7 +171,12 @@ func (r *reproducer) fss(ctx context.Context) error {
 func (r *reproducer) scale(ctx context.Context) error {
 	s := scaleSettings(r.quick)
 	r.say("\nScale: the Gaussian-kernel Potts model (potts.New, D = %d, β = %g, γ = %g) built through its bulk path at widths %v", s.Model.States, s.Model.Beta, s.Model.Gamma, s.Widths)
-	r.say("each width: the build timed, the live heap of the graph and a Poisson-Gibbs sampler after a collection (all in, per pair factor), median of %d runs of %d Poisson-Gibbs and %d Gibbs random-scan updates; one goroutine (run it alone)", s.Reps, s.PGUpdates, s.GibbsUpdates)
+	var shapes []string
+	for _, sh := range s.Shapes {
+		shapes = append(shapes, sh.Name)
+	}
+	r.say("then graphs without locality (package potts, q = 4, pairs of one weight): %s, at %v pair factors", strings.Join(shapes, ", "), s.Shapes[0].Pairs)
+	r.say("each graph: the build timed, the live heap of the graph and a Poisson-Gibbs sampler after a collection (all in, per pair factor), median of %d runs of %d Poisson-Gibbs (λ_i = L_i² on the shapes) and %d Gibbs random-scan updates (a tenth of Poisson-Gibbs's on the shapes), and auto's; one goroutine (run it alone)", s.Reps, s.PGUpdates, s.GibbsUpdates)
 	res, err := studies.Scale(ctx, s, r.cfg)
 	if err != nil {
 		return err
@@ -488,10 +493,11 @@ var descriptions = map[string]string{
 		"power law (16–96) with Swendsen–Wang and single-histogram reweighting: χ peaks and the fitted γ/ν,\n" +
 		"Binder crossings against β_c, reweighted against direct runs (3 minutes on 2 cores, -quick 20 s;\n" +
 		"a study: -runs sets the chains; not part of all)",
-	"scale": "bytes and build time per pair factor and ns per Poisson-Gibbs and Gibbs update on the Gaussian-kernel\n" +
-		"Potts model from 10⁵ to 2·10⁸ pair factors (widths 22–516; a width whose graph would not fit half the\n" +
-		"memory is skipped; about 9 GB and 3 minutes at the largest; -quick: up to width 80; a timing study:\n" +
-		"run it alone; not part of all)",
+	"scale": "bytes and build time per pair factor and ns per Poisson-Gibbs, Gibbs and auto update on the\n" +
+		"Gaussian-kernel Potts model from 10⁵ to 2·10⁸ pair factors (widths 22–516), then on random sparse graphs\n" +
+		"of degree 10 and 20, a power-law one and a complete bipartite one from 10⁵ to 10⁸ (a graph that would not\n" +
+		"fit half the memory is skipped; about 9 GB and 15 minutes in all; -quick: up to width 80 and 10⁶ pairs;\n" +
+		"a timing study: run it alone; not part of all)",
 	"glass": "plain Gibbs, replica exchange over Gibbs replicas with and without Houdayer moves, and the default\n" +
 		"answer (exact elimination forbidden) on 2-D ±J glasses in random fields, L = 8–20, β = 2 and 3, 10 s a\n" +
 		"run on one core: UAI scores against exact marginals, τ of the energy, round trips, log Z against the\n" +

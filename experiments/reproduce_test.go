@@ -78,6 +78,9 @@ func tinyExperiments(t *testing.T) {
 	scaleSettings = func(bool) studies.ScaleSettings {
 		s := studies.ScalePaper(true)
 		s.Widths, s.PGUpdates, s.GibbsUpdates, s.Reps = []int{4, 6}, 2000, 200, 1
+		for k := range s.Shapes {
+			s.Shapes[k].Pairs = []int{1000}
+		}
 		return s
 	}
 	glassSettings = func(bool) studies.GlassSettings {
@@ -360,7 +363,7 @@ func TestReproduceScale(t *testing.T) {
 	tinyExperiments(t)
 	dir := t.TempDir()
 	out, files := reproduce(t, "scale", true, dir, harness.Config{Seed: 1})
-	for _, s := range []string{"\nScale: the Gaussian-kernel Potts model", "| width | pair factors |", "| 6 | 630 |"} {
+	for _, s := range []string{"\nScale: the Gaussian-kernel Potts model", "| shape | variables | pair factors |", "| lattice 6² | 36 | 630 |", "| sparse deg 20 | 100 | 1000 |", "| bipartite |"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
 		}

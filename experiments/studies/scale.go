@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/experiments/harness"
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/sysmem"
 	"github.com/pgibbs/pgibbs/potts"
@@ -33,21 +35,56 @@ type ScaleSettings struct {
 	// MaxBytes skips widths whose graph (factorgraph.PairGraphBytes) and
 	// chains would not fit: zero means half the machine's memory.
 	MaxBytes float64
+	// Shapes are the graphs without locality measured after the lattice:
+	// each at its sizes in pair factors.
+	Shapes []ScaleShape
+}
+
+// ScaleShape is a shape of pairwise Potts graph of the scale study other
+// than the lattice: its name, its sizes in pair factors, and its pairs at
+// a size (package potts's Sparse, PowerLaw, Bipartite: pairs of one weight).
+type ScaleShape struct {
+	Name  string
+	Pairs []int
+	New   func(pairs int, r *rand.Rand) (*potts.Pairs, error)
+}
+
+// ScaleShapes returns the shapes of `pgibbs reproduce scale`, q = 4: random
+// sparse graphs of degree 10 and 20 (L_i = 2: λ = 4), a power-law one (γ =
+// 2.5, mean degree 10) and the dense complete bipartite K_{m,m} (L_i = 2),
+// from 10⁵ to 10⁸ pair factors (10⁶ when quick).
+func ScaleShapes(quick bool) []ScaleShape {
+	sizes := []int{1e5, 1e6, 1e7, 1e8}
+	if quick {
+		sizes = sizes[:2]
+	}
+	return []ScaleShape{
+		{"sparse deg 10", sizes, func(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.Sparse(m/5, 10, 4, 0.2, r) }},
+		{"sparse deg 20", sizes, func(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.Sparse(m/10, 20, 4, 0.1, r) }},
+		{"power law", sizes, func(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.PowerLaw(m/5, 10, 2.5, 4, 0.2, r) }},
+		{"bipartite", sizes, func(m int, r *rand.Rand) (*potts.Pairs, error) {
+			side := int(math.Round(math.Sqrt(float64(m))))
+			return potts.Bipartite(side, 4, 2/float64(side))
+		}},
+	}
 }
 
 // ScalePaper returns the settings of `pgibbs reproduce scale`: widths 22
 // (10⁵ pairs) to 516 (2·10⁸ pairs, about 9 GB), or up to 80 when quick.
 func ScalePaper(quick bool) ScaleSettings {
 	s := ScaleSettings{Model: potts.Paper(), Widths: []int{22, 40, 80, 160, 320, 516},
-		PGUpdates: 2_000_000, GibbsUpdates: 20_000, Reps: 3}
+		PGUpdates: 2_000_000, GibbsUpdates: 20_000, Reps: 3, Shapes: ScaleShapes(quick)}
 	if quick {
 		s.Widths, s.PGUpdates, s.GibbsUpdates = []int{22, 40, 80}, 500_000, 5_000
 	}
 	return s
 }
 
-// ScalePoint is the scale study at one width.
+// ScalePoint is the scale study at one width of the lattice, or one size
+// of another shape.
 type ScalePoint struct {
+	// Shape is "lattice" (Width set) or a ScaleShape's name.
+	Shape              string
 	Width, Vars, Pairs int
 	// BuildSeconds is the time of potts.New; PairsPerSecond Pairs over it.
 	BuildSeconds, PairsPerSecond float64
@@ -55,8 +92,10 @@ type ScalePoint struct {
 	// Poisson-Gibbs sampler on it take (measured after a collection, less
 	// the heap before the build).
 	GraphBytes, HeapBytes float64
-	// PGNs and GibbsNs are the median ns per random-scan update.
-	PGNs, GibbsNs float64
+	// PGNs, GibbsNs and AutoNs are the median ns per random-scan update
+	// of Poisson-Gibbs, plain Gibbs and Mixed (auto: the cheaper of the
+	// two variable by variable, by its cost model).
+	PGNs, GibbsNs, AutoNs float64
 }
 
 // BytesPerPair returns HeapBytes over Pairs: what a pair factor costs all
@@ -67,7 +106,8 @@ func (p ScalePoint) BytesPerPair() float64 { return p.HeapBytes / float64(p.Pair
 type ScaleResult struct {
 	Settings ScaleSettings
 	Points   []ScalePoint
-	Skipped  []int // widths over the memory budget
+	Skipped  []int    // widths over the memory budget
+	Over     []string // shapes' sizes over it
 	Seconds  float64
 }
 
@@ -101,42 +141,87 @@ func Scale(ctx context.Context, s ScaleSettings, cfg harness.Config) (*ScaleResu
 			prog.Add(1)
 			continue
 		}
-		pt, err := scalePoint(ctx, p, s, cfg.Seed)
+		pt, err := scalePoint(ctx, ScalePoint{Shape: "lattice", Width: w}, liveHeap(), func() (*factorgraph.Graph, error) { return potts.New(p) },
+			s.PGUpdates, s.GibbsUpdates, s.Reps, cfg.Seed)
 		if err != nil {
 			return nil, err
 		}
 		res.Points = append(res.Points, pt)
 		prog.Add(1)
 	}
+	for k, sh := range s.Shapes {
+		for _, m := range sh.Pairs {
+			need := 1.1 * factorgraph.Size{Vars: m / 5, Pairs: m, OneWeight: true}.GraphBytes()
+			if budget > 0 && need > budget {
+				res.Over = append(res.Over, fmt.Sprintf("%s at %d pairs", sh.Name, m))
+				continue
+			}
+			// The pairs' arrays, which the graph keeps, count in its heap
+			// (as the lattice's, made by potts.New); their drawing does not
+			// count in the build's time.
+			heap0 := liveHeap()
+			pairs, err := sh.New(m, rand.New(chain.Source(cfg.Seed, 100+k)))
+			if err != nil {
+				return nil, fmt.Errorf("experiments: scale: %s: %w", sh.Name, err)
+			}
+			// Plain Gibbs costs O(deg) here, not O(Δ) of the lattice's 10⁴
+			// and more: a tenth of Poisson-Gibbs's updates.
+			pt, err := scalePoint(ctx, ScalePoint{Shape: sh.Name}, heap0, pairs.Build, s.PGUpdates, max(s.PGUpdates/10, 1), s.Reps, cfg.Seed)
+			if err != nil {
+				return nil, err
+			}
+			res.Points = append(res.Points, pt)
+		}
+	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
 
-// scalePoint measures one width.
-func scalePoint(ctx context.Context, p potts.Params, s ScaleSettings, seed uint64) (ScalePoint, error) {
-	heap0 := liveHeap()
+// scalePoint measures the graph build builds, pt saying which: its heap
+// above heap0, and the median over reps runs of pgN Poisson-Gibbs and
+// gibbsN Gibbs updates (and of auto's, pgN if it minibatches any variable,
+// else gibbsN).
+func scalePoint(ctx context.Context, pt ScalePoint, heap0 float64, build func() (*factorgraph.Graph, error), pgN, gibbsN int64, reps int, seed uint64) (ScalePoint, error) {
 	t0 := time.Now()
-	g, err := potts.New(p)
+	g, err := build()
 	if err != nil {
-		return ScalePoint{}, fmt.Errorf("experiments: scale: width %d: %w", p.Width, err)
+		return pt, fmt.Errorf("experiments: scale: %s %d: %w", pt.Shape, pt.Width, err)
 	}
-	pt := ScalePoint{Width: p.Width, Vars: g.NumVars(), Pairs: g.NumFactors(), BuildSeconds: time.Since(t0).Seconds(),
-		GraphBytes: float64(g.Bytes())}
+	pt.Vars, pt.Pairs, pt.BuildSeconds, pt.GraphBytes = g.NumVars(), g.NumFactors(), time.Since(t0).Seconds(), float64(g.Bytes())
 	pt.PairsPerSecond = float64(pt.Pairs) / pt.BuildSeconds
-	pg, err := site.NewPoissonGibbs(g, rand.New(chain.Source(seed, 0)), nil)
-	if err != nil {
-		return pt, err
+	// Poisson-Gibbs with the paper's global λ = L² on the lattice, λ_i =
+	// L_i² elsewhere (a hub's L_i would make every variable's λ the hub's);
+	// where even that is refused (a step over gibbs.DefaultMaxDraws), NaN.
+	var opt *gibbs.Options
+	if pt.Shape != "lattice" {
+		opt = &gibbs.Options{PerVariable: true}
 	}
+	pg, err := site.NewPoissonGibbs(g, rand.New(chain.Source(seed, 0)), opt)
 	pt.HeapBytes = liveHeap() - heap0
-	if pt.PGNs, err = medianNs(ctx, newChainTimer(pg), s.PGUpdates, s.Reps); err != nil {
-		return pt, err
+	pt.PGNs = math.NaN()
+	if err == nil {
+		if pt.PGNs, err = medianNs(ctx, newChainTimer(pg), pgN, reps); err != nil {
+			return pt, err
+		}
 	}
 	pg = nil // its tables go before Gibbs's are made
 	gb, err := site.NewGibbs(g, rand.New(chain.Source(seed, 1)), nil)
 	if err != nil {
 		return pt, err
 	}
-	if pt.GibbsNs, err = medianNs(ctx, newChainTimer(gb), s.GibbsUpdates, s.Reps); err != nil {
+	if pt.GibbsNs, err = medianNs(ctx, newChainTimer(gb), gibbsN, reps); err != nil {
+		return pt, err
+	}
+	gb = nil
+	auto, err := site.NewMixed(g, rand.New(chain.Source(seed, 2)), nil)
+	if err != nil {
+		return pt, err
+	}
+	n := gibbsN
+	if exact, _ := auto.Kinds(); exact < len(g.Free()) {
+		n = pgN
+	}
+	if pt.AutoNs, err = medianNs(ctx, newChainTimer(auto), n, reps); err != nil {
 		return pt, err
 	}
 	runtime.KeepAlive(g)

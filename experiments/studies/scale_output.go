@@ -2,6 +2,7 @@ package studies
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 
@@ -17,16 +18,27 @@ func (r *ScaleResult) Markdown() string {
 	for _, w := range r.Skipped {
 		s += fmt.Sprintf("\nwidth %d skipped: over the memory budget\n", w)
 	}
+	for _, o := range r.Over {
+		s += fmt.Sprintf("\n%s skipped: over the memory budget\n", o)
+	}
 	return s
 }
 
 func (r *ScaleResult) table() harness.Table {
-	t := harness.Table{Header: []string{"width", "pair factors", "build s", "pairs/s", "graph B/pair", "all-in B/pair",
-		"Poisson-Gibbs ns/update", "Gibbs ns/update"}}
+	t := harness.Table{Header: []string{"shape", "variables", "pair factors", "build s", "pairs/s", "graph B/pair", "all-in B/pair",
+		"Poisson-Gibbs ns/update", "Gibbs ns/update", "auto ns/update"}}
 	for _, p := range r.Points {
-		t.Rows = append(t.Rows, []string{strconv.Itoa(p.Width), strconv.Itoa(p.Pairs), harness.FmtG(p.BuildSeconds, 3),
+		shape := p.Shape
+		if p.Width > 0 {
+			shape = fmt.Sprintf("%s %d²", p.Shape, p.Width)
+		}
+		pg := harness.FmtG(p.PGNs, 4)
+		if math.IsNaN(p.PGNs) {
+			pg = "refused"
+		}
+		t.Rows = append(t.Rows, []string{shape, strconv.Itoa(p.Vars), strconv.Itoa(p.Pairs), harness.FmtG(p.BuildSeconds, 3),
 			harness.FmtG(p.PairsPerSecond, 3), harness.FmtG(p.GraphBytes/float64(p.Pairs), 3), harness.FmtG(p.BytesPerPair(), 3),
-			harness.FmtG(p.PGNs, 4), harness.FmtG(p.GibbsNs, 4)})
+			pg, harness.FmtG(p.GibbsNs, 4), harness.FmtG(p.AutoNs, 4)})
 	}
 	return t
 }
@@ -37,12 +49,13 @@ func (r *ScaleResult) table() harness.Table {
 func (r *ScaleResult) WriteFigure(dir string) ([]string, error) {
 	var rows [][]string
 	for _, p := range r.Points {
-		rows = append(rows, []string{strconv.Itoa(p.Width), strconv.Itoa(p.Vars), strconv.Itoa(p.Pairs),
-			harness.Ftoa(p.BuildSeconds), harness.Ftoa(p.GraphBytes), harness.Ftoa(p.HeapBytes), harness.Ftoa(p.PGNs), harness.Ftoa(p.GibbsNs)})
+		rows = append(rows, []string{p.Shape, strconv.Itoa(p.Width), strconv.Itoa(p.Vars), strconv.Itoa(p.Pairs),
+			harness.Ftoa(p.BuildSeconds), harness.Ftoa(p.GraphBytes), harness.Ftoa(p.HeapBytes), harness.Ftoa(p.PGNs), harness.Ftoa(p.GibbsNs),
+			harness.Ftoa(p.AutoNs)})
 	}
 	csvPath := filepath.Join(dir, "scale.csv")
-	if err := harness.WriteCSV(csvPath, []string{"width", "vars", "pairs", "build_seconds", "graph_bytes", "heap_bytes",
-		"pgibbs_ns", "gibbs_ns"}, rows); err != nil {
+	if err := harness.WriteCSV(csvPath, []string{"shape", "width", "vars", "pairs", "build_seconds", "graph_bytes", "heap_bytes",
+		"pgibbs_ns", "gibbs_ns", "auto_ns"}, rows); err != nil {
 		return nil, err
 	}
 	p, err := r.plot()
@@ -55,21 +68,29 @@ func (r *ScaleResult) WriteFigure(dir string) ([]string, error) {
 
 func (r *ScaleResult) plot() (*plot.Plot, error) {
 	p := harness.LogLogPlot("Cost per factor and per update against the graph's size", "pair factors", "bytes, or ns")
-	series := []struct {
-		name string
-		y    func(ScalePoint) float64
-	}{
-		{"bytes a pair factor, all in", ScalePoint.BytesPerPair},
-		{"build ns a pair factor", func(s ScalePoint) float64 { return 1e9 * s.BuildSeconds / float64(s.Pairs) }},
-		{"ns a Poisson-Gibbs update", func(s ScalePoint) float64 { return s.PGNs }},
-		{"ns a Gibbs update", func(s ScalePoint) float64 { return s.GibbsNs }},
+	type series struct {
+		name  string
+		shape string
+		y     func(ScalePoint) float64
 	}
-	for k, sr := range series {
+	ss := []series{
+		{"lattice: bytes a pair factor, all in", "lattice", ScalePoint.BytesPerPair},
+		{"lattice: build ns a pair factor", "lattice", func(s ScalePoint) float64 { return 1e9 * s.BuildSeconds / float64(s.Pairs) }},
+		{"lattice: ns a Poisson-Gibbs update", "lattice", func(s ScalePoint) float64 { return s.PGNs }},
+		{"lattice: ns a Gibbs update", "lattice", func(s ScalePoint) float64 { return s.GibbsNs }},
+	}
+	for _, sh := range r.Settings.Shapes {
+		ss = append(ss, series{sh.Name + ": ns an auto update", sh.Name, func(s ScalePoint) float64 { return s.AutoNs }})
+	}
+	for k, sr := range ss {
 		var xy plotter.XYs
 		for _, pt := range r.Points {
-			if y := sr.y(pt); y > 0 {
+			if y := sr.y(pt); pt.Shape == sr.shape && y > 0 {
 				xy = append(xy, plotter.XY{X: float64(pt.Pairs), Y: y})
 			}
+		}
+		if len(xy) == 0 {
+			continue
 		}
 		st := harness.LineStyles[k%len(harness.LineStyles)]
 		if err := harness.AddSeries(p, xy, st.Color, st.Dashes, nil, sr.name); err != nil {

@@ -19,9 +19,9 @@
 // default λ = L² keeps that factor constant. The counts are drawn by Poisson
 // thinning from a per-variable alias table, so no step scans A[i].
 //
-// [Mixed] picks, per variable, a plain Gibbs update where the expected
-// minibatch is not smaller than |A[i]| and a Poisson-Gibbs update
-// elsewhere; it is what the registry's auto (gibbs/samplers) runs where
+// [Mixed] picks, per variable, the cheaper of a plain Gibbs update and a
+// Poisson-Gibbs update by a cost model fitted on this project's benchmarks
+// (never a minibatch larger than |A[i]|); it is what the registry's auto (gibbs/samplers) runs where
 // blocks are not needed.
 //
 // All three are gibbs.Samplers and chain.Conditioners: with

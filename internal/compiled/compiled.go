@@ -137,7 +137,9 @@ type Graph struct {
 	// entry, H, standing for all of them: a pick that lands on it picks
 	// again, from the light factors' bands Bands[BandStart[i]:BandStart[i+1]].
 	// Every variable with a soft factor has a head (of one column, the
-	// light entry, when no few factors hold most of L_i). HeadLo holds the
+	// light entry, when no few factors hold most of L_i), except where its
+	// row is uniform (Uniform: Potts pairs of one weight, picked from the
+	// row itself, no columns). HeadLo holds the
 	// columns' low threshold words, BandCols/BandLo the alias table over the
 	// bands (BandStart is nil when no row has light factors). The probability of factor k is M_k/L_i either way, and the
 	// head, a few cache lines, serves most picks.

@@ -68,13 +68,12 @@ func (c *Core) maxExact() float64 {
 }
 
 // autoWork returns the largest work of an update of Mixed with the default
-// λ = L²: exact where the minibatch, L_i(L + 1) draws, is not smaller than
-// the soft factors of A[i].
+// λ = L²: exact where Costs prefers it (at least where the minibatch,
+// L_i(L + 1) draws, is not smaller than the soft factors of A[i]).
 func (c *Core) autoWork() float64 {
 	l := c.M.L()
 	return max(c.WorstUpdate(func(i int) float64 {
-		soft, _ := c.M.Degree(i)
-		if d := c.M.Li(i) * (l + 1); d < float64(soft) {
+		if d := c.M.Li(i) * (l + 1); !Costs.PreferExact(c.M, c.KG, i, d) {
 			return c.MinibatchWork(i, d, c.Values(i))
 		}
 		return c.ExactWork(i)
