@@ -21,4 +21,10 @@
 // (J_ij = 1 for the four neighbours of each site), and [Ising] the Ising
 // model as the q = 2 Potts model (β_Potts = 2β_Ising, since
 // 2δ(s,t) = 1 + s·t for spins ±1).
+//
+// [Sparse], [PowerLaw] and [Bipartite] draw pairwise models with no
+// locality to find — random sparse graphs, Chung–Lu graphs with a
+// power-law tail of degrees, the complete bipartite K_{m,m} — as [Pairs],
+// arrays ready for factorgraph.Builder's bulk path: the shapes of the
+// scale study (`pgibbs reproduce scale`) and of bench's BenchmarkSparse.
 package potts
