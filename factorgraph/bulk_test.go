@@ -431,6 +431,10 @@ func TestUniformPicks(t *testing.T) {
 		if !k.Uniform(0) || k.Heads[0].Cols != 0 {
 			t.Fatalf("%d pairs of weight %g: not uniform (%+v)", c.n, c.w, k.Heads[0])
 		}
+		// Pairs of one weight and nothing else: no weight an entry.
+		if _, w := k.Row(0); k.W != nil || k.W0 != c.w || len(w) != c.n || w[0] != c.w || w[c.n-1] != c.w || g.Bound(0, c.n-1) != math.Abs(c.w) {
+			t.Fatalf("%d pairs of weight %g: W %d long, W0 %g, a row of %d weights", c.n, c.w, len(k.W), k.W0, len(w))
+		}
 		tab := k.HeadTable(0)
 		nb, w := k.Row(0)
 		r := rand.New(rand.NewPCG(5, uint64(c.n)))

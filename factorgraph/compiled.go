@@ -35,12 +35,24 @@ func (g *Graph) compile(c counts) {
 		k.HardStart[i+1] = k.HardStart[i] + int(c.hardDeg[i])
 	}
 	k.Nbr = make([]int32, k.SoftStart[n])
-	k.W = make([]float64, k.SoftStart[n])
+	// Potts pairs of one weight and nothing else soft: no weight an entry.
+	s := &g.fs
+	one := len(s.pw) > 0 && !s.mixedW && len(s.obj) == 0 && len(s.tab.Pot) == 0
+	if !one {
+		k.W = make([]float64, k.SoftStart[n])
+	}
 	k.Ops = make([]compiled.Op, 0, c.ops)
 	k.Hard = make([]compiled.Op, k.HardStart[n])
 	k.Tabs = g.fs.tab
 	g.li = make([]float64, n)
 	g.fill(c)
+	if one {
+		maxRow := int32(0)
+		for _, d := range c.softDeg {
+			maxRow = max(maxRow, d)
+		}
+		k.SetOneWeight(s.pw[0], int(maxRow))
+	}
 	k.AllPotts = len(k.Ops) == 0
 	for _, i := range g.free {
 		k.Discrete = k.Discrete || g.domains.At(i).IsDiscrete()
@@ -48,7 +60,9 @@ func (g *Graph) compile(c counts) {
 	var rs rowSorter
 	for i := range n {
 		s, e := k.SoftStart[i], k.SoftStart[i+1]
-		rs.sort(k.Nbr[s:e], k.W[s:e], nil)
+		if !one { // one weight: already in order
+			rs.sort(k.Nbr[s:e], k.W[s:e], nil)
+		}
 		for j, nb := range k.Nbr[s:e] {
 			if nb < 0 && k.Ops[^nb].Kind == compiled.Generic {
 				k.Ops[^nb].Ref = int32(j)
@@ -161,11 +175,12 @@ func (g *Graph) fillPotts(r run, end int, sfill []int) {
 func (g *Graph) addPair(a, b int32, w float64, sfill []int) {
 	k := g.kern
 	m := math.Abs(w)
-	p := sfill[a]
-	k.Nbr[p], k.W[p] = b, w
+	p, q := sfill[a], sfill[b]
+	k.Nbr[p], k.Nbr[q] = b, a
+	if k.W != nil {
+		k.W[p], k.W[q] = w, w
+	}
 	sfill[a]++
-	p = sfill[b]
-	k.Nbr[p], k.W[p] = a, w
 	sfill[b]++
 	g.li[a] += m
 	g.li[b] += m
@@ -450,11 +465,12 @@ func (g *Graph) packPicks() {
 func (g *Graph) headOf(i int, p *colPacker) (h int, light float64, cols int) {
 	k := g.kern
 	s, e := k.SoftStart[i], k.SoftStart[i+1]
-	if uniformRow(k.Nbr[s:e], k.W[s:e]) {
+	nb, wr := k.Row(i)
+	if uniformRow(nb, wr) {
 		return e - s, 0, 0
 	}
 	m := p.m[:0]
-	for _, w := range k.W[s:e] {
+	for _, w := range wr {
 		m = append(m, math.Abs(w))
 	}
 	p.m = m
@@ -554,9 +570,9 @@ func (g *Graph) packBands(i int, m []float64, h int, light float64, p *colPacker
 func (g *Graph) bandSign(i, lo, hi int, mx float64) int8 {
 	k := g.kern
 	s := k.SoftStart[i]
-	w0 := k.W[s+lo]
+	w0 := k.Weight(s + lo)
 	for p := s + lo; p < s+hi; p++ {
-		if k.Nbr[p] < 0 || k.W[p] != w0 || math.Abs(w0) != mx {
+		if k.Nbr[p] < 0 || k.Weight(p) != w0 || math.Abs(w0) != mx {
 			return 0
 		}
 	}

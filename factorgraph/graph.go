@@ -125,7 +125,7 @@ func (g *Graph) op(i, k int) compiled.Op {
 func (g *Graph) Bound(i, k int) float64 {
 	kg := g.kern
 	if p := kg.SoftStart[i] + k; p < kg.SoftStart[i+1] {
-		return math.Abs(kg.W[p])
+		return math.Abs(kg.Weight(p))
 	}
 	return kg.Hard[kg.HardStart[i]+k-(kg.SoftStart[i+1]-kg.SoftStart[i])].M
 }

@@ -25,7 +25,7 @@ func (g *Graph) Bytes() int {
 	s := &g.fs
 	b += bytesOf(s.runs) + bytesOf(s.obj) + bytesOf(s.pa) + bytesOf(s.pb) + bytesOf(s.pw) + bytesOf(s.pots)
 	k := g.kern
-	b += bytesOf(k.SoftStart) + bytesOf(k.Nbr) + bytesOf(k.W) + bytesOf(k.Ops) + bytesOf(k.HardStart) + bytesOf(k.Hard) +
+	b += bytesOf(k.SoftStart) + bytesOf(k.Nbr) + bytesOf(k.W) + k.OneWeightBytes() + bytesOf(k.Ops) + bytesOf(k.HardStart) + bytesOf(k.Hard) +
 		bytesOf(k.Heads) + bytesOf(k.HeadStart) + bytesOf(k.Head) + bytesOf(k.HeadLo) + bytesOf(k.BandStart) + bytesOf(k.Bands) +
 		bytesOf(k.BandCols) + bytesOf(k.BandLo)
 	// The table factors: the kernel's extend the bulk ones (a *Table's
@@ -89,7 +89,8 @@ type Size struct {
 	// OneWeight says the factors are Potts pairs all of one weight (bit
 	// for bit), as on a random sparse graph or a lattice of equal
 	// couplings: every row is uniform (a pick is a uniform one from the
-	// row itself) and has no pick tables. A Builder's size says so when it
+	// row itself) and has no pick tables, and its entries no weights (24
+	// bytes a pair instead of 40). A Builder's size says so when it
 	// holds nothing else; a reader's header cannot, and estimates with
 	// pick tables (an upper bound).
 	OneWeight bool
@@ -108,8 +109,10 @@ const (
 	// of its bands, which only rows with light factors need.
 	headVarBytes = 8
 	bandVarBytes = 8
-	// An entry of a row: the neighbour or op reference and the weight.
+	// An entry of a row: the neighbour or op reference and the weight;
+	// in a graph of pairs of one weight, the neighbour alone.
 	entryBytes = 4 + 8
+	nbrBytes   = 4
 	// An op: a table or generic factor's entry (compiled.Op).
 	opBytes = 32
 	// A Potts pair record of AddPottsPairs: two int32 and a float64.
@@ -151,7 +154,11 @@ func (s Size) GraphBytes() float64 {
 	n := float64(s.Vars)
 	pairs, tables, tvars := float64(s.Pairs), float64(s.Tables), float64(s.TableVars)
 	objs, ovars := float64(s.Factors), float64(s.FactorVars)
-	b := varBytes*n + (pairBytes+2*entryBytes)*pairs
+	entry := float64(entryBytes)
+	if s.OneWeight {
+		entry = nbrBytes // no weight an entry (compiled.Graph.W0)
+	}
+	b := varBytes*n + (pairBytes+2*entry)*pairs
 	b += tableBytes*tables + (4+entryBytes+opBytes)*tvars + potBytes*float64(s.Potentials) + 8*float64(s.Entries)
 	b += objBytes*objs + (entryBytes+opBytes)*ovars
 	if s.OneWeight || pairs+tvars+ovars == 0 {

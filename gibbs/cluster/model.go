@@ -150,9 +150,9 @@ func (c *clusters) compileGraph(name string, mt *meter.Meter) error {
 		s0 := kg.SoftStart[i]
 		for k := range soft + hard {
 			if k < soft {
-				if j := kg.Nbr[s0+k]; j >= 0 && !c.core().Clamped[j] && kg.W[s0+k] > 0 {
+				if j := kg.Nbr[s0+k]; j >= 0 && !c.core().Clamped[j] && kg.Weight(s0+k) > 0 {
 					b.start[i+1]++
-					b.k[i] += kg.W[s0+k]
+					b.k[i] += kg.Weight(s0 + k)
 					continue
 				}
 			}

@@ -163,16 +163,24 @@ func TestMixedCost(t *testing.T) {
 	}
 }
 
-// TestExactnessUniform: Poisson-Gibbs and Mixed (both kinds of update) are
-// exact on graphs whose rows are uniform (Potts pairs of one weight, picked
-// uniformly from the row: compiled.Graph.Uniform), ferromagnetic and
-// antiferromagnetic, with a field that makes one row not uniform.
+// TestExactnessUniform: plain Gibbs, Poisson-Gibbs and Mixed (both kinds
+// of update) are exact on graphs whose rows are uniform (Potts pairs of one
+// weight, picked uniformly from the row: compiled.Graph.Uniform),
+// ferromagnetic and antiferromagnetic, with a field that makes one row not
+// uniform, and without it (a graph of one weight, which keeps no weight an
+// entry: compiled.Graph.W0).
 func TestExactnessUniform(t *testing.T) {
-	for _, w := range []float64{0.8, -0.6} {
+	for _, c := range []struct {
+		w     float64
+		field bool
+	}{{0.8, true}, {-0.6, true}, {0.8, false}, {-0.6, false}} {
+		w := c.w
 		b := factorgraph.NewBuilder()
 		b.AddVariables(5, factorgraph.Discrete(3))
 		b.AddPottsPairs([]int32{0, 0, 1, 1, 2, 3, 0}, []int32{1, 2, 2, 3, 4, 4, 4}, []float64{w, w, w, w, w, w, w})
-		b.AddFactor(factorgraph.NewTable([]int{4}, []int{3}, []float64{0, 0.7, -0.4}))
+		if c.field {
+			b.AddFactor(factorgraph.NewTable([]int{4}, []int{3}, []float64{0, 0.7, -0.4}))
+		}
 		g, err := b.Build()
 		if err != nil {
 			t.Fatal(err)
@@ -187,16 +195,20 @@ func TestExactnessUniform(t *testing.T) {
 				uniform++
 			}
 		}
-		if uniform != 4 {
-			t.Fatalf("W = %g: %d uniform rows, want 4", w, uniform)
+		if want := map[bool]int{true: 4, false: 5}[c.field]; uniform != want || (core.Of(pg).KG.W == nil) == c.field {
+			t.Fatalf("W = %g, field %v: %d uniform rows, want %d; weights kept: %v", w, c.field, uniform, want, core.Of(pg).KG.W != nil)
 		}
 		mixed, err := site.NewMixed(g, rand.New(rand.NewPCG(3, 4)), &gibbs.Options{LambdaScale: gibbstest.MixedScale})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, s := range map[string]gibbs.Sampler{"pgibbs": pg, "auto": mixed} {
+		plain, err := site.NewGibbs(g, rand.New(rand.NewPCG(5, 6)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range map[string]gibbs.Sampler{"pgibbs": pg, "auto": mixed, "gibbs": plain} {
 			if z, where := gibbstest.Exactness(g, s, gibbstest.ExactSteps); z > gibbstest.ZLimit {
-				t.Errorf("W = %g, %s: %s: z = %.2f", w, name, where, z)
+				t.Errorf("W = %g, field %v, %s: %s: z = %.2f", w, c.field, name, where, z)
 			}
 		}
 	}

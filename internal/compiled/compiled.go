@@ -117,6 +117,12 @@ type Graph struct {
 	Nbr       []int32
 	W         []float64
 	Ops       []Op
+	// W0, where W is nil, is the weight of every soft entry: a graph whose
+	// soft factors are all Potts pairs of one weight keeps no weight an
+	// entry (8 bytes a row entry, 16 a pair, and the read of a second row
+	// an update); wOne holds W0 as many times as the longest row, for Row.
+	W0   float64
+	wOne []float64
 
 	HardStart []int
 	Hard      []Op
@@ -163,11 +169,37 @@ type Graph struct {
 }
 
 // Row returns the soft entries of A[i]: the other variables (or ^op) and
-// the weights (or M_φ).
+// the weights (or M_φ). The weights must not be modified.
 func (g *Graph) Row(i int) ([]int32, []float64) {
 	s, e := g.SoftStart[i], g.SoftStart[i+1]
+	if g.W == nil {
+		return g.Nbr[s:e], g.wOne[:e-s]
+	}
 	return g.Nbr[s:e], g.W[s:e]
 }
+
+// Weight returns the weight (or M_φ) of soft entry p.
+func (g *Graph) Weight(p int) float64 {
+	if g.W == nil {
+		_ = g.Nbr[p]
+		return g.W0
+	}
+	return g.W[p]
+}
+
+// SetOneWeight drops the weights of a graph whose soft entries are all
+// Potts pairs of weight w0 (see W0); maxRow is the longest row.
+func (g *Graph) SetOneWeight(w0 float64, maxRow int) {
+	g.W, g.W0 = nil, w0
+	g.wOne = make([]float64, maxRow)
+	for k := range g.wOne {
+		g.wOne[k] = w0
+	}
+}
+
+// OneWeightBytes returns the memory of the weights a graph without W
+// keeps (wOne).
+func (g *Graph) OneWeightBytes() int { return 8 * cap(g.wOne) }
 
 // SoftOp returns the soft entry p as an Op: its own for a table or generic
 // factor, and for a Potts pair Kind Potts, Ref the other variable, Neg the
@@ -177,7 +209,7 @@ func (g *Graph) SoftOp(p int) Op {
 	if nb := g.Nbr[p]; nb < 0 {
 		return g.Ops[^nb]
 	}
-	w := g.W[p]
+	w := g.Weight(p)
 	return Op{Kind: Potts, Neg: w < 0, Ref: g.Nbr[p], Fac: -1, M: math.Abs(w), Lo: min(0, w)}
 }
 
@@ -353,7 +385,7 @@ func (g *Graph) HeadTable(i int) HeadTable {
 		t := HeadTable{H: -1, g: g, i: i}
 		if s < e {
 			t.uni = g.Nbr[s:e]
-			if g.W[s] < 0 {
+			if g.Weight(s) < 0 {
 				t.usgn = -1
 			}
 		}
@@ -405,7 +437,7 @@ func (g *Graph) PickLight(i int, r *rand.Rand) (int, int32) {
 		case -1:
 			return j, ^g.Nbr[s+j]
 		}
-		w := g.W[s+j]
+		w := g.Weight(s + j)
 		// Keep with probability M/Max: u·Max < M for the top 53 bits u of
 		// the low word, which given hi is uniform and independent of it.
 		if m := math.Abs(w); m < band.Max && float64(lo>>11)*0x1p-53*band.Max >= m {
