@@ -205,9 +205,9 @@ func (s Size) BuildBytes() float64 {
 // pairs}.GraphBytes(), to a few percent for rows of a kernel decaying with
 // distance, the heavy few neighbours in the head and the light rest in
 // bands. Pairs all of one weight (a random sparse graph of equal couplings,
-// a nearest-neighbour lattice) have no pick tables: Size{Vars: vars, Pairs:
-// pairs, OneWeight: true}.GraphBytes() is their estimate, exact but for
-// the rounding of allocations. It lets a caller refuse a model it cannot
+// a nearest-neighbour lattice) have no pick tables and no weight an entry:
+// Size{Vars: vars, Pairs: pairs, OneWeight: true}.GraphBytes() is their
+// estimate, exact but for the rounding of allocations. It lets a caller refuse a model it cannot
 // hold before building it (Size.BuildBytes adds what building it takes
 // besides).
 //
@@ -218,8 +218,9 @@ func (s Size) BuildBytes() float64 {
 // tables: a head of up to 64 heavy neighbours (20 bytes a column and 8 for
 // its offset; a kernel like the Gaussian's puts its nearest 19 there, the
 // two nearest shells and the next) and bands over the light ones (44 bytes
-// a band). At degree 10 a graph of one weight takes 47 bytes a pair, at
-// degree 20 44 (BenchmarkSparse). Factors added otherwise cost more: see
+// a band). Pairs of one weight cost 24 bytes (their rows hold the other
+// variable only): at degree 10 such a graph takes 31.4 bytes a pair, at
+// degree 20 27.7 (BenchmarkSparse). Factors added otherwise cost more: see
 // Size and Bytes.
 func PairGraphBytes(vars, pairs int) int {
 	return int(Size{Vars: vars, Pairs: pairs}.GraphBytes())
