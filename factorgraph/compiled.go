@@ -45,6 +45,7 @@ func (g *Graph) compile(c counts) {
 	k.Hard = make([]compiled.Op, k.HardStart[n])
 	k.Tabs = g.fs.tab
 	g.li = make([]float64, n)
+	k.Li = g.li
 	g.fill(c)
 	if one {
 		maxRow := int32(0)

@@ -117,6 +117,9 @@ type Graph struct {
 	Nbr       []int32
 	W         []float64
 	Ops       []Op
+	// Li holds L_i = Σ M_φ over each variable's soft factors (the
+	// graph's own array, shared).
+	Li []float64
 	// W0, where W is nil, is the weight of every soft entry: a graph whose
 	// soft factors are all Potts pairs of one weight keeps no weight an
 	// entry (8 bytes a row entry, 16 a pair, and the read of a second row

@@ -80,10 +80,7 @@ func (p *PGState) Init(c *Core, vars []int) error {
 		return fmt.Errorf("λ = %g, L = %g: %w", p.Lambda, c.M.L(), err)
 	}
 	if c.KG != nil && c.KG.Discrete {
-		p.li = make([]float64, c.M.NumVars())
-		for i := range p.li {
-			p.li[i] = c.M.Li(i)
-		}
+		p.li = c.KG.Li // the graph's L_i, shared: no copy a chain
 		if l := c.M.L(); l > 0 {
 			p.a = p.Lambda / l
 			p.full = math.Log1p(1 / p.a)
