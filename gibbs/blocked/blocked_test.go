@@ -19,6 +19,7 @@ import (
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
 	"github.com/pgibbs/pgibbs/gibbs/site"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // overlappingBlocks returns user blocks over the free variables of g that
@@ -695,24 +696,56 @@ func TestBlockedRaoBlackwell(t *testing.T) {
 }
 
 // TestSets: NewWith on the blocks Sets returns builds the same blocks, in
-// the same orders, without searching (the exchange's replicas share them).
+// the same orders, without searching (the exchange's replicas share them):
+// on the small test graphs with the default bounds, and on a 9×9 Potts
+// torus with tables of at most 2¹² entries, where the blocks' variables in
+// sorted order (Info.Vars, what Sets must not return) need a larger table
+// and are refused.
 func TestSets(t *testing.T) {
+	type tcase struct {
+		name string
+		g    *factorgraph.Graph
+		opt  *gibbs.Options
+		cfg  Config
+	}
+	var cases []tcase
 	for _, tg := range gibbstest.Graphs(t)[:6] {
-		s, err := New(tg.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: tg.Init})
+		cases = append(cases, tcase{fmt.Sprint("graph ", tg.Seed), tg.G, &gibbs.Options{Init: tg.Init}, Config{}})
+	}
+	torus, err := potts.NearestNeighbour(9, 3, 0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tight := Config{Config: blocks.Config{MaxWidth: 6, MaxTable: 1 << 12}}
+	cases = append(cases, tcase{"9×9 torus", torus, &gibbs.Options{}, tight})
+	for _, c := range cases {
+		s, err := NewWith(c.g, rand.New(rand.NewPCG(1, 1)), c.opt, nil, c.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s2, err := NewWith(tg.G, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{Init: tg.Init}, s.Sets(), Config{})
+		s2, err := NewWith(c.g, rand.New(rand.NewPCG(1, 1)), c.opt, s.Sets(), c.cfg)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: rebuilt from Sets: %v", c.name, err)
 		}
 		if !slices.EqualFunc(s.Sets(), s2.Sets(), slices.Equal) || len(s.Blocks()) != len(s2.Blocks()) {
-			t.Errorf("graph %d: blocks %v, rebuilt %v", tg.Seed, s.Sets(), s2.Sets())
+			t.Errorf("%s: blocks %v, rebuilt %v", c.name, s.Sets(), s2.Sets())
 		}
 		for b, bi := range s.Blocks() {
 			if bi.Width != s2.Blocks()[b].Width || bi.MaxTable != s2.Blocks()[b].MaxTable {
-				t.Errorf("graph %d, block %d: %+v, rebuilt %+v", tg.Seed, b, bi, s2.Blocks()[b])
+				t.Errorf("%s, block %d: %+v, rebuilt %+v", c.name, b, bi, s2.Blocks()[b])
 			}
 		}
+	}
+	// The broken variant: the blocks' variables sorted.
+	s, err := NewWith(torus, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{}, nil, tight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sorted [][]int
+	for _, b := range s.Blocks() {
+		sorted = append(sorted, slices.Clone(b.Vars))
+	}
+	if _, err := NewWith(torus, rand.New(rand.NewPCG(1, 1)), &gibbs.Options{}, sorted, tight); err == nil {
+		t.Error("9×9 torus: the blocks' variables in sorted order rebuilt within MaxTable; the test cannot tell Sets from Info.Vars")
 	}
 }
