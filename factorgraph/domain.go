@@ -117,8 +117,7 @@ func (l *domainList) At(i int) Domain {
 	case l.all != nil:
 		return l.all[i]
 	}
-	_ = l.pal[0]
-	if uint(i) >= uint(l.n) {
+	if uint(i) >= uint(l.n) { // as indexing a slice of every domain would
 		panic(fmt.Sprintf("factorgraph: variable %d out of range [0, %d)", i, l.n))
 	}
 	return l.pal[0]
