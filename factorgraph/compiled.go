@@ -55,6 +55,13 @@ func (g *Graph) compile(c counts) {
 		k.SetOneWeight(s.pw[0], int(maxRow))
 	}
 	k.AllPotts = len(k.Ops) == 0
+	k.Fields = true
+	for _, o := range k.Ops {
+		if o.Kind != compiled.Table || o.Stride != 1 || k.Tabs.Off[o.Ref+1]-k.Tabs.Off[o.Ref] != 1 {
+			k.Fields = false
+			break
+		}
+	}
 	for _, i := range g.free {
 		k.Discrete = k.Discrete || g.domains.At(i).IsDiscrete()
 	}

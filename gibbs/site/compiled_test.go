@@ -338,3 +338,75 @@ func TestExactnessTiered(t *testing.T) {
 		}
 	}
 }
+
+// fieldsGraph returns a graph whose soft factors are Potts pairs of mixed
+// signs and fields (unary tables, two on one variable, one on a variable
+// without pairs), with an observed variable: the rows of Graph.Fields,
+// which exact updates read inline.
+func fieldsGraph(t *testing.T, q int) *factorgraph.Graph {
+	t.Helper()
+	b := factorgraph.NewBuilder()
+	b.AddVariables(6, factorgraph.Discrete(q))
+	b.AddPottsPairs([]int32{0, 0, 1, 2, 3, 1}, []int32{1, 2, 3, 3, 4, 5}, []float64{0.9, -0.7, 1.3, 0.4, -1.1, 0.6})
+	field := func(i int, seed float64) {
+		v := make([]float64, q)
+		for k := range v {
+			v[k] = math.Sin(seed*float64(k+1)) * 1.2
+		}
+		b.AddFactor(factorgraph.NewUnary(i, v))
+	}
+	field(0, 1)
+	field(0, 2) // a second field on the same variable
+	field(2, 3)
+	field(4, 4)
+	field(5, 5) // the only soft factor of 5 but its pair
+	b.AddVariable(factorgraph.Discrete(q))
+	field(6, 6) // a variable with a field alone
+	b.Observe(5, 1)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// shiftFields returns a copy of k whose fields are read one value off
+// (entry v+1 for v, cyclically): a wrong offset in the inline field read.
+func shiftFields(k *compiled.Graph) *compiled.Graph {
+	c := *k
+	c.Tabs.Pots = slices.Clone(k.Tabs.Pots)
+	for _, o := range k.Ops {
+		p := &c.Tabs.Pots[k.Tabs.Pot[o.Ref]]
+		v := slices.Clone(p.Values)
+		p.Values = append(v[1:], v[0])
+	}
+	return &c
+}
+
+// TestExactnessFields: plain Gibbs on rows of Potts pairs and fields
+// (Graph.Fields: the inline read, and for two values the two-value draw)
+// matches enumeration, binary and with three values; the same check
+// rejects the fields read one value off.
+func TestExactnessFields(t *testing.T) {
+	for _, q := range []int{2, 3} {
+		g := fieldsGraph(t, q)
+		k := compiled.GraphOf(g)
+		if !k.Fields || k.AllPotts {
+			t.Fatalf("q = %d: Fields %v, AllPotts %v: want the fields' path", q, k.Fields, k.AllPotts)
+		}
+		s, err := NewGibbs(g, rand.New(rand.NewPCG(uint64(q), 1)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z, where := gibbstest.Exactness(g, s, gibbstest.ExactSteps); z > gibbstest.ZLimit {
+			t.Errorf("q = %d: %s: z = %.2f", q, where, z)
+		}
+		bad, err := NewGibbs(newWithKernel(g, shiftFields(k)), rand.New(rand.NewPCG(uint64(q), 1)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z, _ := gibbstest.Exactness(g, bad, gibbstest.ExactSteps); z <= gibbstest.ZLimit {
+			t.Errorf("q = %d: fields read one value off: z = %.2f, not rejected", q, z)
+		}
+	}
+}

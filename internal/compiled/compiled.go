@@ -134,6 +134,10 @@ type Graph struct {
 
 	// AllPotts says every soft entry is a Potts pair (Ops is empty).
 	AllPotts bool
+	// Fields says every soft entry is a Potts pair or a field: a table of
+	// the row's own variable alone (stride 1), which an exact update reads
+	// inline (a glass or a Potts model with external fields).
+	Fields bool
 	// Discrete says the graph has a free discrete variable.
 	Discrete bool
 	// Generic says some factor of the graph is of the generic kind.

@@ -1,5 +1,7 @@
 // Package xmath holds the elementary functions the module needs to be
-// correct where the standard library's are not.
+// correct where the standard library's are not (Log on subnormals), or
+// faster where a sampler's hot loop waits on them (ExpNeg, the heat
+// bath's e^x for x ≤ 0).
 package xmath
 
 import "math"

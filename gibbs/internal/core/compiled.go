@@ -33,11 +33,11 @@ func (c *Core) AddCompiled(i int, u []float64, hard bool) (int, bool) {
 	nb, w := k.Row(i)
 	n := len(nb)
 	switch {
-	case !k.AllPotts || len(nb) > PollEvery && c.Done != nil:
+	case !k.AllPotts && !k.Fields || len(nb) > PollEvery && c.Done != nil:
 		if !c.addRowChunked(i, nb, w, u) {
 			return 0, false
 		}
-	default:
+	case k.AllPotts:
 		// u[x_j] += W (W·δ(v, x_j)), in two interleaved accumulators so
 		// that consecutive neighbours with equal values do not wait on
 		// each other.
@@ -62,6 +62,8 @@ func (c *Core) AddCompiled(i int, u []float64, hard bool) (int, bool) {
 		for v := range u {
 			u[v] += ub[v]
 		}
+	default:
+		c.addPottsFields(nb, w, u)
 	}
 	if hard {
 		for o := range k.Hard[k.HardStart[i]:k.HardStart[i+1]] {
@@ -72,6 +74,25 @@ func (c *Core) AddCompiled(i int, u []float64, hard bool) (int, bool) {
 		}
 	}
 	return n, true
+}
+
+// addPottsFields adds a row of Potts pairs and fields (Graph.Fields) to
+// u: u[x_j] += W for a pair, a field's entries read inline (stride 1).
+func (c *Core) addPottsFields(nb []int32, w, u []float64) {
+	k, x := c.KG, c.X
+	w = w[:len(nb)]
+	for p, j := range nb {
+		if j >= 0 {
+			if v := int(x[j]); uint(v) < uint(len(u)) {
+				u[v] += w[p]
+			}
+			continue
+		}
+		vals := k.Tabs.Values(k.Ops[^j].Ref)[:len(u)]
+		for v, f := range vals {
+			u[v] += f
+		}
+	}
 }
 
 // addRowChunked is the row loop of addCompiled for rows with tables or

@@ -73,15 +73,19 @@ func (c *Core) energies(i int, u []float64) bool {
 	clear(u)
 	if k := c.KG; k != nil {
 		nb, w := k.Row(i)
-		for p, j := range nb {
-			if j < 0 {
-				if !c.addOp(i, &k.Ops[^j], u) {
-					return false
+		if k.AllPotts || k.Fields {
+			c.addPottsFields(nb, w, u)
+		} else {
+			for p, j := range nb {
+				if j < 0 {
+					if !c.addOp(i, &k.Ops[^j], u) {
+						return false
+					}
+					continue
 				}
-				continue
-			}
-			if v := int(c.X[j]); uint(v) < uint(len(u)) {
-				u[v] += w[p]
+				if v := int(c.X[j]); uint(v) < uint(len(u)) {
+					u[v] += w[p]
+				}
 			}
 		}
 		hard := k.Hard[k.HardStart[i]:k.HardStart[i+1]]

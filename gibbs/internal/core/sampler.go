@@ -11,6 +11,7 @@ import (
 
 	gibbs "github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/internal/compiled"
+	"github.com/pgibbs/pgibbs/internal/xmath"
 )
 
 // LambdaOf returns λ: Lambda, or LambdaScale·L².
@@ -318,7 +319,7 @@ func sampleLogTotal(r *rand.Rand, u []float64) (int, float64) {
 		if u[0] < u[1] {
 			small = 0
 		}
-		w := math.Exp(-math.Abs(u[0] - u[1]))
+		w := xmath.ExpNeg(-math.Abs(u[0] - u[1]))
 		u[small], u[1-small] = w, 1
 		return DrawWeights(r.Float64()*(1+w), u), 1 + w
 	}
@@ -331,7 +332,7 @@ func sampleLogTotal(r *rand.Rand, u []float64) (int, float64) {
 	}
 	total := 0.0
 	for v, e := range u {
-		u[v] = math.Exp(e - mx)
+		u[v] = xmath.ExpNeg(e - mx)
 		total += u[v]
 	}
 	return DrawWeights(r.Float64()*total, u), total
@@ -356,6 +357,12 @@ func DrawWeights(t float64, w []float64) int {
 
 // set finishes a discrete update of i from the energies u.
 func (c *Core) set(i int, u []float64) {
+	if len(u) == 2 && !c.Recording {
+		if d := u[1] - u[0]; !math.IsNaN(d) {
+			c.set2(i, u[0], u[1], d)
+			return
+		}
+	}
 	var lu []float64
 	if c.LogTracking {
 		lu = c.logU[:len(u)]
@@ -379,6 +386,36 @@ func (c *Core) set(i int, u []float64) {
 	if c.Recording {
 		c.drew(i, u, total)
 	}
+}
+
+// set2 is set for two values with energies u0, u1 (d = u1 − u0 not NaN):
+// the draw of sampleLogTotal and DrawWeights, bit for bit, without the
+// weights' slice. The larger energy's weight is 1, the smaller's
+// w = e^{−|d|}; t is uniform below 1 + w, and value 0 comes first.
+func (c *Core) set2(i int, u0, u1, d float64) {
+	w := xmath.ExpNeg(-math.Abs(d))
+	t := c.R.Float64() * (1 + w)
+	// Weights (w, 1) if u0 < u1: value 1 iff t ≥ w; else (1, w): value 1
+	// iff t ≥ 1, which needs w > 0. Branch-free: the draw is a coin.
+	thr := 1.0
+	if u0 < u1 {
+		thr = w
+	}
+	v := 0.0
+	if t >= thr {
+		v = 1
+	}
+	if c.LogTracking {
+		switch o := c.X[i]; {
+		case (o == 0 || o == 1) && !math.IsInf(d, 0):
+			c.LogDelta += d * (v - o) // U[v] − U[o], or 0 when v = o
+		case o != v && (o == 0 || o == 1):
+			c.LogDelta += d * (v - o)
+		case o != v:
+			c.LogDelta = math.NaN()
+		}
+	}
+	c.X[i] = v
 }
 
 // Where implements chain.Locator: after a panic in a step (a user's factor
