@@ -33,7 +33,7 @@ func TestExpNeg(t *testing.T) {
 	for range 1_000_000 {
 		check(-r.ExpFloat64() * math.Pow(10, float64(r.IntN(8)-5)))
 	}
-	for _, x := range []float64{-0.0, -5e-324, -1e-300, -1e-17, -math.Ln2 / 256, -math.Ln2, -708, -708.0000001, -745, -746} {
+	for _, x := range []float64{math.Copysign(0, -1), -5e-324, -1e-300, -1e-17, -math.Ln2 / 256, -math.Ln2, -708, -708.0000001, -745, -746} {
 		check(x)
 	}
 	if worst > 2 {
