@@ -408,8 +408,8 @@ func (c *Core) set2(i int, u0, u1, d float64) {
 	if c.LogTracking {
 		switch o := c.X[i]; {
 		case (o == 0 || o == 1) && !math.IsInf(d, 0):
-			c.LogDelta += d * (v - o) // U[v] − U[o], or 0 when v = o
-		case o != v && (o == 0 || o == 1):
+			c.LogDelta += d * (v - o) // U[v] − U[o], or 0 when v = o: no branch on the coin
+		case o != v && (o == 0 || o == 1): // d = ±Inf: only a change adds (Inf·0 is NaN)
 			c.LogDelta += d * (v - o)
 		case o != v:
 			c.LogDelta = math.NaN()
