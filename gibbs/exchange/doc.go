@@ -15,7 +15,11 @@
 // is a chain on the model: its marginals are the answer, Rao–Blackwellised
 // where its sampler reports its conditionals. With Houdayer moves
 // (Options.Houdayer) every rung has two replicas, Houdayer's cluster move
-// runs between them where their clusters stay small.
+// runs between them where their clusters stay small. The chain's own
+// replica may be of another kind than the others (Options.Cold; the
+// registry's samplers.Config.ColdReplica): blocked Gibbs among plain Gibbs
+// replicas Rao–Blackwellises the answer over its blocks while the cheap
+// replicas carry states through the ladder.
 //
 // A swap needs the replicas' energies ℓ. Plain Gibbs replicas track theirs
 // through their updates (site.Gibbs.TrackLogPotential: an update's change
@@ -42,7 +46,8 @@
 // Exactness is tested as for every sampler of the family: the β = 1
 // replica's visits and Rao–Blackwellised marginals against enumeration on
 // random models with hard zeros and evidence and on frustrated glasses,
-// with a fixed and a tuned ladder, over plain and blocked Gibbs; a swap
+// with a fixed and a tuned ladder, over plain and blocked Gibbs and with
+// a blocked chain among plain replicas (a chain at β = ½ rejected); a swap
 // rule with the energy difference's sign wrong, and swaps accepted without
 // the test, are rejected by the same check; the tracked energies are
 // checked against sums over the model after every round, and energies

@@ -50,6 +50,16 @@ type Options struct {
 	// variables in turn (a systematic scan: the same stationary
 	// distribution, no draw for the variable, the state read in order).
 	RandomScan bool
+	// Cold, if not nil, builds the chain's own replica (β = 1 of the first
+	// ladder) instead of the factory New is given, which builds the
+	// others: blocked Gibbs among single-site replicas, say, whose block
+	// conditionals Rao–Blackwellise the answer over a block's joint
+	// states (a droplet of a glass flipped exactly given its boundary)
+	// while the cheap replicas carry states through the ladder. The
+	// chain's steps per round of swaps are then a quarter of a sweep of
+	// its own (a sweep's worth where it cannot track its energy), the
+	// others' theirs.
+	Cold gibbs.Factory
 }
 
 // Defaults of Options.
@@ -109,8 +119,11 @@ type Exchange struct {
 	// temperature.
 	ladders []*ladder
 
-	swapEvery int
+	swapEvery int            // the updates each replica but the chain makes between two rounds of swaps
+	coldEvery int            // the chain's steps between two rounds (swapEvery but with Options.Cold)
+	hotShare  int            // the others' updates a step of the chain makes (len(hot) but with Options.Cold)
 	scan      []int          // single-site replicas in systematic scan: the free variables (nil: the replicas' Step)
+	coldScan  bool           // the chain's replica updates scan's variables too (else its own Step)
 	pos       int            // the next variable of scan
 	hot       []gibbs.Sharer // the replicas but β = 1's (advanceHot)
 	hotR      int            // the replica of hot under way this round
@@ -121,8 +134,9 @@ type Exchange struct {
 	swapped   bool           // the last step was a round of swaps
 	rounds    int64
 
-	hou *houdayer // the moves between twins (nil: none)
-	lz  logZ
+	cold gibbs.Factory // Options.Cold
+	hou  *houdayer     // the moves between twins (nil: none)
+	lz   logZ
 
 	cond  chain.Conditioner      // the β = 1 replica, if it is one
 	block chain.BlockConditioner // the β = 1 replica, if it is one
@@ -231,6 +245,7 @@ func New(g *factorgraph.Graph, factory gibbs.Factory, r *rand.Rand, opt *gibbs.O
 	if betas == nil {
 		betas = evenLadder(8)
 	}
+	e.cold = o.Cold
 	if err := e.build(factory, &sopt, betas, nil, o.SwapEvery, twins, o.RandomScan); err != nil {
 		return nil, err
 	}
@@ -340,7 +355,11 @@ func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []floa
 		if from != nil {
 			prev = from[l]
 		}
-		ld, err := e.newLadder(factory, opt, graphs, old, prev)
+		first := factory
+		if l == 0 && e.cold != nil {
+			first = e.cold
+		}
+		ld, err := e.newLadder(factory, first, opt, graphs, old, prev)
 		if err != nil {
 			return err
 		}
@@ -349,14 +368,6 @@ func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []floa
 	cold := e.ladders[0].reps[0]
 	e.cond, _ = cold.(chain.Conditioner)
 	e.block, _ = cold.(chain.BlockConditioner)
-	e.swapEvery = swapEvery
-	if e.swapEvery == 0 {
-		per := 1.0
-		if _, ok := cold.(logTracker); ok {
-			per = roundsPerSweep
-		}
-		e.swapEvery = int(math.Ceil(stepsPerSweep(cold, len(e.g.Free())) / per))
-	}
 	e.scan, e.pos, e.hotPos, e.hotR, e.hotDone = nil, 0, 0, 0, 0
 	e.hot = e.hot[:0]
 	for l, ld := range e.ladders {
@@ -366,10 +377,33 @@ func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []floa
 			}
 		}
 	}
-	if _, blockwise := cold.(gibbs.StepsPerSweeper); !blockwise && !randomScan {
+	// The others are of one kind: the factory's (the chain's too, without
+	// Options.Cold).
+	other := gibbs.Sharer(cold)
+	if len(e.hot) > 0 {
+		other = e.hot[0]
+	}
+	// Rounds come roundsPerSweep times a sweep of the others where they
+	// track their energies (a round then costs O(K)), once a sweep where
+	// a round sums the model for each; the chain makes as many rounds.
+	per := 1.0
+	if _, ok := other.(logTracker); ok {
+		per = roundsPerSweep
+	}
+	every := func(s gibbs.Sampler) int {
+		if swapEvery > 0 {
+			return swapEvery
+		}
+		return int(math.Ceil(stepsPerSweep(s, len(e.g.Free())) / per))
+	}
+	e.swapEvery, e.coldEvery = every(other), every(cold)
+	e.hotShare = max(1, int(math.Ceil(float64(len(e.hot)*e.swapEvery)/float64(e.coldEvery))))
+	if _, blockwise := other.(gibbs.StepsPerSweeper); !blockwise && !randomScan {
 		e.scan = e.g.Free()
 	}
-	e.until = e.swapEvery
+	_, blockwise := cold.(gibbs.StepsPerSweeper)
+	e.coldScan = e.scan != nil && !blockwise
+	e.until = e.coldEvery
 	e.parity, e.rounds = 0, 0
 	e.lz.reset(len(betas))
 	return nil
@@ -397,7 +431,7 @@ func (e *Exchange) checkBytes(rungs, twins int) error {
 
 // newLadder builds one replica at every rung, on graphs (the model
 // tempered), starting from prev's states (on the ladder old) if not nil.
-func (e *Exchange) newLadder(factory gibbs.Factory, opt *gibbs.Options, graphs []*factorgraph.Graph, old []float64, prev [][]float64) (*ladder, error) {
+func (e *Exchange) newLadder(factory, first gibbs.Factory, opt *gibbs.Options, graphs []*factorgraph.Graph, old []float64, prev [][]float64) (*ladder, error) {
 	K := len(graphs)
 	ld := &ladder{reps: make([]gibbs.Sharer, K), states: make([][]float64, K), ell: make([]float64, K),
 		trk: make([]logTracker, K), stale: make([]bool, K),
@@ -407,7 +441,11 @@ func (e *Exchange) newLadder(factory gibbs.Factory, opt *gibbs.Options, graphs [
 		if prev != nil {
 			o.Init = prev[nearest(old, e.betas[k])]
 		}
-		s, err := factory(tg, e.r, &o)
+		f := factory
+		if k == 0 {
+			f = first
+		}
+		s, err := f(tg, e.r, &o)
 		if err != nil {
 			return nil, fmt.Errorf("exchange: replica %d (β = %.4g): %w", k, e.betas[k], err)
 		}
@@ -456,8 +494,8 @@ func nearest(ladder []float64, b float64) int {
 // of swaps (see Exchange).
 func (e *Exchange) Step() int {
 	if e.until == 0 {
-		e.until = e.swapEvery
-		e.advanceHot(len(e.hot) * e.swapEvery) // nothing left but after a restore
+		e.until = e.coldEvery
+		e.advanceHot(len(e.hot) * e.swapEvery) // what is left: nothing but after a restore or with Options.Cold
 		e.hotR, e.hotDone = 0, 0
 		if e.scan != nil {
 			e.hotPos = (e.hotPos + e.swapEvery) % len(e.scan)
@@ -468,8 +506,8 @@ func (e *Exchange) Step() int {
 	}
 	e.until--
 	e.swapped = false
-	e.advanceHot(len(e.hot))
-	if e.scan != nil {
+	e.advanceHot(e.hotShare)
+	if e.coldScan {
 		i := e.scan[e.pos]
 		if e.pos++; e.pos == len(e.scan) {
 			e.pos = 0
@@ -665,7 +703,7 @@ func (e *Exchange) Updates() (done int64, per int) { return e.ladders[0].reps[0]
 // the β = 1 replica a sweep's worth, with their rounds of swaps.
 func (e *Exchange) StepsPerSweep() float64 {
 	s := stepsPerSweep(e.ladders[0].reps[0], len(e.g.Free()))
-	return s * (1 + 1/float64(e.swapEvery))
+	return s * (1 + 1/float64(e.coldEvery))
 }
 
 // RecordConditionals implements chain.Conditioner.

@@ -422,3 +422,87 @@ func TestTrackedEnergies(t *testing.T) {
 	}
 	t.Logf("broken tracking caught on %d graphs", caught)
 }
+
+// TestExactCold: with the chain's replica blocked Gibbs among single-site
+// replicas (Options.Cold), in twins with Houdayer moves and tuned, the
+// chain's visits and its Rao–Blackwellised marginals (through the blocks'
+// conditionals) match enumeration; a cold replica that samples the model
+// at β = ½ instead of 1 is rejected.
+func TestExactCold(t *testing.T) {
+	gs := graphs(t)
+	gibbstest.CheckExact(t, gs, []gibbstest.SamplerCase{
+		{Name: "cold blocks, Houdayer, fixed ladder", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+			return New(m.(*factorgraph.Graph), siteGibbs, r, &gibbs.Options{Init: init}, &Options{Betas: fixed, Houdayer: true, Cold: blocks})
+		}},
+		{Name: "cold blocks, tuned ladder", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+			return New(m.(*factorgraph.Graph), siteGibbs, r, &gibbs.Options{Init: init}, &Options{TuneSweeps: 50, Cold: blocks})
+		}},
+	}, 3, 4)
+	for _, tg := range gs {
+		e, err := newExchange(tg, rand.New(rand.NewPCG(tg.Seed, 6)), siteGibbs, &Options{Betas: fixed, Houdayer: true, Cold: blocks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := e.ladders[0].reps[0].(*blocked.Blocked); !ok || e.coldScan || e.scan == nil {
+			t.Fatalf("graph %d: the chain's replica is %T (scan %v), want blocks among scanned sites", tg.Seed, e.ladders[0].reps[0], e.coldScan)
+		}
+		if z, where := gibbstest.RBZ(tg.G, e, 20000); z > gibbstest.ZLimit {
+			t.Errorf("graph %d: Rao–Blackwellised through blocks: %s: z = %.2f", tg.Seed, where, z)
+		}
+	}
+	halfCold := func(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
+		tg, err := m.(*factorgraph.Graph).Tempered(0.5)
+		if err != nil {
+			return nil, err
+		}
+		return blocked.New(tg, r, opt)
+	}
+	gibbstest.CheckBroken(t, gs, []gibbstest.BrokenCase{
+		{Name: "cold replica at β = ½", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
+			return newExchange(tg, rand.New(rand.NewPCG(tg.Seed, 3)), siteGibbs, &Options{Betas: fixed, Houdayer: true, Cold: halfCold})
+		}},
+	})
+}
+
+// TestResumeCold: a snapshot of an exchange whose chain is blocked Gibbs
+// among plain replicas (Options.Cold, Houdayer moves) restores into a
+// fresh one that continues bit for bit, taken mid-round.
+func TestResumeCold(t *testing.T) {
+	tg := frustrated(t, 3)
+	mk := func() (*Exchange, *rand.PCG) {
+		src := rand.NewPCG(5, 5)
+		e, err := newExchange(tg, rand.New(src), siteGibbs, &Options{TuneSweeps: 20, Houdayer: true, Cold: blocks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e, src
+	}
+	a, srcA := mk()
+	for range 3001 {
+		a.Step()
+	}
+	snap, err := a.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng, err := srcA.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, srcB := mk()
+	if err := b.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := srcB.UnmarshalBinary(rng); err != nil {
+		t.Fatal(err)
+	}
+	for step := range 10000 {
+		ia, ib := a.Step(), b.Step()
+		if ia != ib || !slices.Equal(a.State(), b.State()) {
+			t.Fatalf("step %d after the restore: %d %v, resumed %d %v", step, ia, a.State(), ib, b.State())
+		}
+	}
+	if a.RoundTrips() != b.RoundTrips() || a.Rounds() != b.Rounds() {
+		t.Errorf("%d round trips in %d rounds; resumed %d in %d", a.RoundTrips(), a.Rounds(), b.RoundTrips(), b.Rounds())
+	}
+}

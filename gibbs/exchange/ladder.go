@@ -25,12 +25,12 @@ func (e *Exchange) tune(ctx context.Context, sweeps int) ([]moment, error) {
 	K := len(e.betas)
 	sum := make([]float64, K)
 	sq := make([]float64, K)
-	rounds := sweeps * max(1, int(math.Round(stepsPerSweep(e.ladders[0].reps[0], len(e.g.Free()))/float64(e.swapEvery))))
+	rounds := sweeps * max(1, int(math.Round(stepsPerSweep(e.ladders[0].reps[0], len(e.g.Free()))/float64(e.coldEvery))))
 	for range rounds {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("exchange: tuning the ladder: %w", err)
 		}
-		for range e.swapEvery {
+		for range e.coldEvery {
 			e.Step()
 		}
 		e.Step() // the round of swaps

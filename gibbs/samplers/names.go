@@ -70,6 +70,11 @@ type Config struct {
 
 	Exchange exchange.Options
 	Replica  string
+	// ColdReplica, if not empty, names the registry's sampler of the
+	// exchange's chain itself, its β = 1 replica (exchange.Options.Cold):
+	// "block" among "gibbs" replicas Rao–Blackwellises the answer over
+	// blocks while the cheap replicas carry the ladder.
+	ColdReplica string
 }
 
 // TuneClusters is Config.Clusters for a Wolff sampler that tunes its
@@ -154,27 +159,43 @@ func newExchange(m factorgraph.Model, r *rand.Rand, cfg *Config) (gibbs.Sampler,
 	if name == "" {
 		name = "gibbs"
 	}
+	inner := *cfg
+	inner.Replica, inner.ColdReplica, inner.Exchange = "", "", exchange.Options{}
+	factory, err := replicaFactory(name, inner)
+	if err != nil {
+		return nil, err
+	}
+	xo := cfg.Exchange
+	if cfg.ColdReplica != "" {
+		if xo.Cold, err = replicaFactory(cfg.ColdReplica, inner); err != nil {
+			return nil, err
+		}
+	}
+	x, err := exchange.New(g, factory, r, &cfg.Options, &xo)
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// replicaFactory returns the factory of the registry's sampler name as an
+// exchange's replicas (inner: their configuration), or an error for a
+// sampler that cannot be one.
+func replicaFactory(name string, inner Config) (gibbs.Factory, error) {
 	if name == "exchange" {
-		return nil, fmt.Errorf("gibbs: exchange: Config.Replica = %q: replicas of replicas", name)
+		return nil, fmt.Errorf("gibbs: exchange: replica sampler %q: replicas of replicas", name)
 	}
 	e, err := Lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	if e.Continuous {
-		return nil, fmt.Errorf("gibbs: exchange: Config.Replica = %q samples continuous variables; exchange tempers discrete samplers", name)
+		return nil, fmt.Errorf("gibbs: exchange: replica sampler %q samples continuous variables; exchange tempers discrete samplers", name)
 	}
-	inner := *cfg
-	inner.Replica, inner.Exchange = "", exchange.Options{}
-	factory := e.Factory(inner)
 	if name == "block" {
-		factory = sharedBlocks(inner.Block)
+		return sharedBlocks(inner.Block), nil
 	}
-	x, err := exchange.New(g, factory, r, &cfg.Options, &cfg.Exchange)
-	if err != nil {
-		return nil, err
-	}
-	return x, nil
+	return e.Factory(inner), nil
 }
 
 // sharedBlocks returns the factory of blocked replicas that all use the

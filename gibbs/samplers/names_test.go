@@ -16,6 +16,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/chromatic"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/continuous"
+	"github.com/pgibbs/pgibbs/gibbs/exchange"
 	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
 	"github.com/pgibbs/pgibbs/lattice"
 )
@@ -219,5 +220,32 @@ func TestConfig(t *testing.T) {
 	}
 	if _, err := wolff.New(g, rand.New(rand.NewPCG(1, 2)), &Config{Clusters: -7}); err == nil {
 		t.Error("Clusters −7 accepted")
+	}
+}
+
+// TestColdReplica: Config.ColdReplica builds the exchange's chain as the
+// sampler it names (blocks among plain Gibbs replicas) and refuses a name
+// that cannot be a replica, saying which.
+func TestColdReplica(t *testing.T) {
+	tg := gibbstest.Graphs(t)[0]
+	e, _ := Lookup("exchange")
+	cfg := Config{Replica: "gibbs", ColdReplica: "block"}
+	cfg.Init, cfg.Exchange.Betas = tg.Init, []float64{1, 0.5, 0}
+	s, err := e.New(tg.G, rand.New(rand.NewPCG(1, 1)), &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := s.(*exchange.Exchange)
+	if _, ok := x.Replica(0).(*blocked.Blocked); !ok {
+		t.Errorf("the chain's replica is %T, want *blocked.Blocked", x.Replica(0))
+	}
+	if _, ok := x.Replica(1).(*blocked.Blocked); ok {
+		t.Errorf("replica 1 is blocked too, want plain Gibbs")
+	}
+	for _, bad := range []string{"exchange", "gibbs-its", "nosuch"} {
+		cfg.ColdReplica = bad
+		if _, err := e.New(tg.G, rand.New(rand.NewPCG(1, 1)), &cfg); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("ColdReplica %q: error %v, want one naming it", bad, err)
+		}
 	}
 }
