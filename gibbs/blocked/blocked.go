@@ -516,7 +516,7 @@ func (s *Blocked) forward(p *blockPlan) bool {
 		t := s.arena[bk.off : bk.off+bk.n]
 		clear(t)
 		for _, in := range bk.ins {
-			addInto(t, s.arena[in.src:], bk.dims, in.str, s.cnt)
+			addInto(t, s.arena[in.src:], in.fdims, in.fstr, s.cnt)
 		}
 		var msg []float64
 		if bk.msg >= 0 {

@@ -101,7 +101,7 @@ func (s *Blocked) blockMarginals(p *blockPlan) bool {
 				c := &p.buckets[in.child]
 				ps := s.arena[c.delta : c.delta+c.n/c.dims[0]]
 				clear(ps)
-				projectInto(ps, q, bk.dims, in.str, s.cnt)
+				projectInto(ps, q, in.fdims, in.fstr, s.cnt)
 			}
 		}
 	}

@@ -82,6 +82,28 @@ type bucketInput struct {
 	src   int
 	str   []int
 	child int
+	// fdims and fstr are the bucket's dimensions and str with every run
+	// of dimensions that str walks contiguously fused into one (fuse):
+	// the same map from the bucket's entries to the input's, in fewer,
+	// longer rows.
+	fdims, fstr []int
+}
+
+// fuse returns dims and str (strides of a table over them, dims[0]
+// fastest) with each dimension merged into the one before it where the
+// strides continue it (str[k] = str[k−1]·dims[k−1], zero strides
+// included): entry e of the table over dims reads the same entry either
+// way, and strided then walks rows as long as the contiguous runs.
+func fuse(dims, str []int) (fd, fs []int) {
+	fd, fs = []int{dims[0]}, []int{str[0]}
+	for k := 1; k < len(dims); k++ {
+		if last := len(fd) - 1; str[k] == fs[last]*fd[last] {
+			fd[last] *= dims[k]
+			continue
+		}
+		fd, fs = append(fd, dims[k]), append(fs, str[k])
+	}
+	return fd, fs
 }
 
 // compiler is the state shared by the compilation of a sampler's blocks:
@@ -397,7 +419,9 @@ func (p *blockPlan) lay(order []int32, counts []int) {
 		bk.off, bk.n = off, p.entries(append([]int32{v}, bk.others...))
 		off += bk.n
 		for _, sp := range pending[v] {
-			bk.ins = append(bk.ins, bucketInput{src: sp.src, str: bk.strides(sp.scope, p.size), child: sp.child})
+			in := bucketInput{src: sp.src, str: bk.strides(sp.scope, p.size), child: sp.child}
+			in.fdims, in.fstr = fuse(bk.dims, in.str)
+			bk.ins = append(bk.ins, in)
 		}
 		if len(bk.others) > 0 {
 			bk.msg, bk.delta = off, off+bk.n/bk.dims[0]
