@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/internal/xmath"
 )
 
 // Result is the exact answer for one component.
@@ -678,7 +679,7 @@ func NormaliseRows(msg, t []float64, d int) {
 		}
 		s := 0.0
 		for j, a := range row {
-			a = math.Exp(a - mx)
+			a = xmath.ExpNeg(a - mx)
 			row[j] = a
 			s += a
 		}
@@ -687,7 +688,7 @@ func NormaliseRows(msg, t []float64, d int) {
 			row[j] *= inv
 		}
 		if msg != nil {
-			msg[r] = mx + math.Log(s)
+			msg[r] = mx + xmath.LogAtLeast1(s) // s ≥ 1: the largest term is 1
 		}
 	}
 }

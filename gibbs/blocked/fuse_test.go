@@ -65,3 +65,70 @@ func TestFuse(t *testing.T) {
 		}
 	}
 }
+
+// TestStrided: addInto and projectInto against the map from each entry's
+// multi-index to the input's entry computed afresh, on random dimensions
+// and strides (zero strides, one dimension, rows of one, two and more).
+func TestStrided(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 300 {
+		nd := 1 + r.IntN(5)
+		dims, str := make([]int, nd), make([]int, nd)
+		n, size := 1, 1
+		for k := range dims {
+			dims[k] = 1 + r.IntN(4)
+			n *= dims[k]
+		}
+		for _, k := range r.Perm(nd) {
+			if r.IntN(4) == 0 {
+				continue // the input does not depend on dimension k
+			}
+			str[k] = size
+			size *= dims[k]
+		}
+		src := make([]float64, size)
+		for i := range src {
+			src[i] = r.NormFloat64()
+		}
+		base := make([]float64, n)
+		for i := range base {
+			base[i] = r.NormFloat64()
+		}
+		at := func(e int) int { // src's entry of t's entry e
+			i := 0
+			for k, d := range dims {
+				i += (e % d) * str[k]
+				e /= d
+			}
+			return i
+		}
+		want := slices.Clone(base)
+		for e := range want {
+			want[e] += src[at(e)]
+		}
+		cnt := make([]int, nd)
+		for _, f := range []struct {
+			name      string
+			dims, str []int
+		}{{"as is", dims, str}, {"fused", nil, nil}} {
+			if f.dims == nil {
+				f.dims, f.str = fuse(dims, str)
+			}
+			got := slices.Clone(base)
+			addInto(got, src, f.dims, f.str, cnt)
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d, %s: dims %v, strides %v: addInto wrong", trial, f.name, f.dims, f.str)
+			}
+			pw, pg := make([]float64, size), make([]float64, size)
+			for e, v := range base {
+				pw[at(e)] += v
+			}
+			projectInto(pg, base, f.dims, f.str, cnt)
+			for i := range pw {
+				if d := pg[i] - pw[i]; d > 1e-12 || d < -1e-12 {
+					t.Fatalf("trial %d, %s: dims %v, strides %v: projectInto entry %d = %v, want %v", trial, f.name, f.dims, f.str, i, pg[i], pw[i])
+				}
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/pgibbs/pgibbs/elim"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/meter"
+	"github.com/pgibbs/pgibbs/internal/xmath"
 )
 
 // blockPlan is the compiled update of one block: the factors touching it,
@@ -486,31 +487,46 @@ func projectInto(dst, t []float64, dims, str, cnt []int) { strided(t, dst, dims,
 
 // strided walks t (dimensions dims, dims[0] fastest) and the entries of
 // src at strides str in step: t[e] += src[idx(e)], or src[idx(e)] += t[e]
-// if project.
+// if project. The first two dimensions are walked by two nested loops, the
+// others by an odometer (cnt, scratch of len(dims) counters): on the small
+// domains of pedigrees and grids a row of the first is two or three
+// entries long, and the odometer then cost more than the additions.
 func strided(t, src []float64, dims, str, cnt []int, project bool) {
 	d0, s0 := dims[0], str[0]
+	d1, s1 := 1, 0
+	if len(dims) > 1 {
+		d1, s1 = dims[1], str[1]
+	}
 	nd := len(dims)
-	for k := 1; k < nd; k++ {
+	for k := 2; k < nd; k++ {
 		cnt[k] = 0
 	}
 	idx := 0
-	for e := 0; e < len(t); e += d0 {
-		row := t[e : e+d0]
-		switch {
-		case project:
-			for j, a := range row {
-				src[idx+j*s0] += a
-			}
-		case s0 == 1:
-			for j, a := range src[idx : idx+d0] {
-				row[j] += a
-			}
-		default:
-			for j := range row {
-				row[j] += src[idx+j*s0]
+	for e := 0; e < len(t); e += d0 * d1 {
+		plane := t[e : e+d0*d1]
+		for a, i := 0, idx; a < d1; a, i = a+1, i+s1 {
+			row := plane[a*d0 : a*d0+d0]
+			switch {
+			case project:
+				for j, v := range row {
+					src[i+j*s0] += v
+				}
+			case s0 == 1:
+				for j, v := range src[i : i+d0] {
+					row[j] += v
+				}
+			case s0 == 0:
+				v := src[i]
+				for j := range row {
+					row[j] += v
+				}
+			default:
+				for j := range row {
+					row[j] += src[i+j*s0]
+				}
 			}
 		}
-		for k := 1; k < nd; k++ {
+		for k := 2; k < nd; k++ {
 			idx += str[k]
 			if cnt[k]++; cnt[k] < dims[k] {
 				break
@@ -549,10 +565,12 @@ func conditionPairs(msg, t []float64) {
 		case math.IsInf(mn, -1):
 			e, lse = 0, mx
 		default:
-			e = math.Exp(mn - mx)
+			e = xmath.ExpNeg(mn - mx)
 			lse = mx + e // log1p(e) = e − e²/2 + …: below 2⁻³⁰ the rest is under 2⁻⁶¹
 			if e >= 0x1p-30 {
-				lse = mx + math.Log1p(e)
+				// log(1 + e) to an absolute 2.5·10⁻¹⁶ (1 + e rounds
+				// by as much): a log-weight's rounding.
+				lse = mx + xmath.LogAtLeast1(1+e)
 			}
 		}
 		if !math.IsInf(mx, -1) {
