@@ -511,6 +511,9 @@ func strided(t, src []float64, dims, str, cnt []int, project bool) {
 				for j, v := range row {
 					src[i+j*s0] += v
 				}
+			case d0 == 2: // binary variables: most rows of pedigrees and grids
+				row[0] += src[i]
+				row[1] += src[i+s0]
 			case s0 == 1:
 				for j, v := range src[i : i+d0] {
 					row[j] += v
