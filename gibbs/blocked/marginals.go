@@ -70,20 +70,40 @@ func (s *Blocked) blockMarginals(p *blockPlan) bool {
 		bk := &p.buckets[k]
 		d := bk.dims[0]
 		t, q := s.arena[bk.off:bk.off+bk.n], s.lin[:bk.n]
-		if bk.delta >= 0 {
-			for r, ps := range s.arena[bk.delta : bk.delta+bk.n/d] {
-				for j, a := range t[r*d : (r+1)*d] {
-					q[r*d+j] = a * ps
+		out := s.condP[bk.v][:d]
+		switch {
+		case d == 2: // binary variables: one pass, the sums in registers
+			var o0, o1 float64
+			if bk.delta >= 0 {
+				for r, ps := range s.arena[bk.delta : bk.delta+bk.n/2] {
+					a, b := t[2*r]*ps, t[2*r+1]*ps
+					q[2*r], q[2*r+1] = a, b
+					o0 += a
+					o1 += b
+				}
+			} else {
+				for r := 0; r+1 < len(t); r += 2 {
+					q[r], q[r+1] = t[r], t[r+1]
+					o0 += t[r]
+					o1 += t[r+1]
 				}
 			}
-		} else {
-			copy(q, t)
-		}
-		out := s.condP[bk.v][:d]
-		clear(out)
-		for r := 0; r < len(q); r += d {
-			for j, a := range q[r : r+d] {
-				out[j] += a
+			out[0], out[1] = o0, o1
+		default:
+			if bk.delta >= 0 {
+				for r, ps := range s.arena[bk.delta : bk.delta+bk.n/d] {
+					for j, a := range t[r*d : (r+1)*d] {
+						q[r*d+j] = a * ps
+					}
+				}
+			} else {
+				copy(q, t)
+			}
+			clear(out)
+			for r := 0; r < len(q); r += d {
+				for j, a := range q[r : r+d] {
+					out[j] += a
+				}
 			}
 		}
 		sum := 0.0

@@ -507,6 +507,9 @@ func strided(t, src []float64, dims, str, cnt []int, project bool) {
 		for a, i := 0, idx; a < d1; a, i = a+1, i+s1 {
 			row := plane[a*d0 : a*d0+d0]
 			switch {
+			case project && d0 == 2:
+				src[i] += row[0]
+				src[i+s0] += row[1]
 			case project:
 				for j, v := range row {
 					src[i+j*s0] += v
