@@ -86,28 +86,14 @@ func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs
 	case "exchange":
 		// Replicas of plain Gibbs: exact single-site updates, the
 		// cheapest where couplings are strong (Poisson-Gibbs's
-		// minibatches are large there). With Houdayer moves, the chain's
-		// own replica is blocked Gibbs (the model's default blocks):
-		// its block conditionals Rao–Blackwellise the answer over the
-		// clusters that flip together at β = 1 (a glass's droplets),
-		// which the ladder's round trips alone sample too rarely. Where
-		// blocks refuse the model, the chain is plain Gibbs like the
-		// others.
+		// minibatches are large there).
 		cfg.Replica = "gibbs"
-		if s.Houdayer {
-			cfg.ColdReplica = "block"
-		}
 	}
 	e, err := samplers.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	smp, err := e.New(g, r, &cfg)
-	if err != nil && cfg.ColdReplica != "" && (cfg.Context == nil || cfg.Context.Err() == nil) {
-		cfg.ColdReplica = ""
-		return e.New(g, r, &cfg)
-	}
-	return smp, err
+	return e.New(g, r, &cfg)
 }
 
 // Pilot is what a candidate's pilot run measured.

@@ -1,8 +1,6 @@
 package infer
 
 import (
-	"reflect"
-
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
@@ -50,14 +48,8 @@ func stepCost(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
 		return costCluster*n + costEvent*2*pairSum(g)
 	case *exchange.Exchange:
 		// A step of every replica (the rounds of swaps, a factor value
-		// a factor and replica a sweep, are left out); where the chain's
-		// replica is of another kind (exchange.Options.Cold), each kind
-		// priced as itself.
-		c, o, other := s.SweepWork()
-		if reflect.TypeOf(other) == reflect.TypeOf(s.Replica(0)) {
-			return float64(s.Replicas()) * stepCost(g, s.Replica(0))
-		}
-		return (c*stepCost(g, s.Replica(0)) + o*stepCost(g, other)) / gibbs.StepsPerSweep(s)
+		// a factor and replica a sweep, are left out).
+		return float64(s.Replicas()) * stepCost(g, s.Replica(0))
 	}
 	return costSite + costValue*meanValues(g)
 }
@@ -78,14 +70,8 @@ func costOf(g *factorgraph.Graph, smp gibbs.Sampler, before, after gibbs.Stats) 
 	case *cluster.SwendsenWang, *cluster.Wolff:
 		return costCluster*updates + costEvent*float64(after.Picks-before.Picks)
 	case *exchange.Exchange:
-		// The replicas' counters summed, priced as the β = 1 replica's;
-		// where it is of another kind than the others, the steps priced
-		// by the kinds' shares of a sweep-equivalent (SweepWork).
-		c, o, other := s.SweepWork()
-		if reflect.TypeOf(other) == reflect.TypeOf(s.Replica(0)) {
-			return costOf(g, s.Replica(0), before, after)
-		}
-		return updates / (c + o) * (c*stepCost(g, s.Replica(0)) + o*stepCost(g, other))
+		// The replicas' counters summed, priced as the β = 1 replica's.
+		return costOf(g, s.Replica(0), before, after)
 	}
 	d := meanDomain(g)
 	return costSite*updates + costValue*d*float64(after.Factors-before.Factors) + costPick*float64(after.Picks-before.Picks)

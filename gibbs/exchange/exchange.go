@@ -731,22 +731,6 @@ func (e *Exchange) Conditionals() (vars []int, p [][]float64) {
 	return e.block.Conditionals()
 }
 
-// SweepWork returns what a sweep-equivalent of the chain (StepsPerSweep
-// steps) costs the replicas: chainSteps of the chain's own replica (a
-// sweep of its own) and otherSteps of the others together, whose kind
-// other is (the chain's own without Options.Cold): the cost model's view
-// of an exchange whose chain is of another kind than its replicas.
-func (e *Exchange) SweepWork() (chainSteps, otherSteps float64, other gibbs.Sampler) {
-	cold := e.ladders[0].reps[0]
-	chainSteps = stepsPerSweep(cold, len(e.g.Free()))
-	other = cold
-	if len(e.hot) > 0 {
-		other = e.hot[0]
-	}
-	otherSteps = chainSteps / float64(e.coldEvery) * float64(len(e.hot)*e.swapEvery)
-	return chainSteps, otherSteps, other
-}
-
 // Replicas returns the number of replicas: the rungs, times two with
 // Houdayer moves.
 func (e *Exchange) Replicas() int { return len(e.betas) * len(e.ladders) }
