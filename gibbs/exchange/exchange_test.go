@@ -246,31 +246,7 @@ func TestResume(t *testing.T) {
 		}
 		return e, src
 	}
-	a, srcA := mk(&Options{TuneSweeps: 30})
-	for range 5003 {
-		a.Step()
-	}
-	snap, err := a.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng, err := srcA.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, srcB := mk(&Options{TuneSweeps: 30})
-	if err := b.Restore(snap); err != nil {
-		t.Fatal(err)
-	}
-	if err := srcB.UnmarshalBinary(rng); err != nil {
-		t.Fatal(err)
-	}
-	for step := range 20000 {
-		ia, ib := a.Step(), b.Step()
-		if ia != ib || !slices.Equal(a.State(), b.State()) {
-			t.Fatalf("step %d after the restore: %d %v, resumed %d %v", step, ia, a.State(), ib, b.State())
-		}
-	}
+	a, b, snap := resumed(t, func() (*Exchange, *rand.PCG) { return mk(&Options{TuneSweeps: 30}) }, 5003, 20000)
 	za, sa, _ := a.LogZ()
 	zb, sb, _ := b.LogZ()
 	if za != zb || sa != sb || a.RoundTrips() != b.RoundTrips() {
@@ -469,16 +445,27 @@ func TestExactCold(t *testing.T) {
 // fresh one that continues bit for bit, taken mid-round.
 func TestResumeCold(t *testing.T) {
 	tg := frustrated(t, 3)
-	mk := func() (*Exchange, *rand.PCG) {
+	a, b, _ := resumed(t, func() (*Exchange, *rand.PCG) {
 		src := rand.NewPCG(5, 5)
 		e, err := newExchange(tg, rand.New(src), siteGibbs, &Options{TuneSweeps: 20, Houdayer: true, Cold: blocks})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return e, src
+	}, 3001, 10000)
+	if a.RoundTrips() != b.RoundTrips() || a.Rounds() != b.Rounds() {
+		t.Errorf("%d round trips in %d rounds; resumed %d in %d", a.RoundTrips(), a.Rounds(), b.RoundTrips(), b.Rounds())
 	}
+}
+
+// resumed builds an exchange with mk, runs warm steps, snapshots it and
+// its stream, restores both into a second one from mk, and checks that
+// the two go on bit for bit for steps steps; it returns both and the
+// snapshot.
+func resumed(t *testing.T, mk func() (*Exchange, *rand.PCG), warm, steps int) (a, b *Exchange, snap []byte) {
+	t.Helper()
 	a, srcA := mk()
-	for range 3001 {
+	for range warm {
 		a.Step()
 	}
 	snap, err := a.Snapshot()
@@ -496,13 +483,11 @@ func TestResumeCold(t *testing.T) {
 	if err := srcB.UnmarshalBinary(rng); err != nil {
 		t.Fatal(err)
 	}
-	for step := range 10000 {
+	for step := range steps {
 		ia, ib := a.Step(), b.Step()
 		if ia != ib || !slices.Equal(a.State(), b.State()) {
 			t.Fatalf("step %d after the restore: %d %v, resumed %d %v", step, ia, a.State(), ib, b.State())
 		}
 	}
-	if a.RoundTrips() != b.RoundTrips() || a.Rounds() != b.Rounds() {
-		t.Errorf("%d round trips in %d rounds; resumed %d in %d", a.RoundTrips(), a.Rounds(), b.RoundTrips(), b.Rounds())
-	}
+	return a, b, snap
 }
