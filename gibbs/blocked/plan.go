@@ -502,6 +502,17 @@ func strided(t, src []float64, dims, str, cnt []int, project bool) {
 		cnt[k] = 0
 	}
 	idx := 0
+	if d0 == 2 && !project { // binary variables: a plane's rows of two in one loop
+		for e := 0; e < len(t); e += 2 * d1 {
+			plane := t[e : e+2*d1]
+			for a, i := 0, idx; a+1 < len(plane); a, i = a+2, i+s1 {
+				plane[a] += src[i]
+				plane[a+1] += src[i+s0]
+			}
+			idx = nextIndex(idx, dims, str, cnt)
+		}
+		return
+	}
 	for e := 0; e < len(t); e += d0 * d1 {
 		plane := t[e : e+d0*d1]
 		for a, i := 0, idx; a < d1; a, i = a+1, i+s1 {
@@ -532,15 +543,22 @@ func strided(t, src []float64, dims, str, cnt []int, project bool) {
 				}
 			}
 		}
-		for k := 2; k < nd; k++ {
-			idx += str[k]
-			if cnt[k]++; cnt[k] < dims[k] {
-				break
-			}
-			cnt[k] = 0
-			idx -= str[k] * dims[k]
-		}
+		idx = nextIndex(idx, dims, str, cnt)
 	}
+}
+
+// nextIndex advances strided's odometer over dims[2:] (counters cnt) and
+// returns the source index of the next plane.
+func nextIndex(idx int, dims, str, cnt []int) int {
+	for k := 2; k < len(dims); k++ {
+		idx += str[k]
+		if cnt[k]++; cnt[k] < dims[k] {
+			break
+		}
+		cnt[k] = 0
+		idx -= str[k] * dims[k]
+	}
+	return idx
 }
 
 // conditionRows turns each row of d log weights of t, in place, into the
