@@ -55,10 +55,13 @@ type Options struct {
 	// others: blocked Gibbs among single-site replicas, say, whose block
 	// conditionals Rao–Blackwellise the answer over a block's joint
 	// states (a droplet of a glass flipped exactly given its boundary)
-	// while the cheap replicas carry states through the ladder. The
-	// chain's steps per round of swaps are then a quarter of a sweep of
-	// its own (a sweep's worth where it cannot track its energy), the
-	// others' theirs.
+	// while the cheap replicas carry states through the ladder. Each kind
+	// makes its own share of a sweep between two rounds of swaps: a
+	// quarter where the others track their energies (plain Gibbs), a
+	// whole sweep otherwise, rounded up to whole steps (a sweep of two
+	// large blocks is then one block a round). On 20×20 glasses a blocked
+	// chain wins where droplets limit the answer and loses where round
+	// trips do (docs/RESULTS.md); infer does not use it.
 	Cold gibbs.Factory
 }
 
