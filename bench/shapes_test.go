@@ -8,6 +8,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/site"
+	"github.com/pgibbs/pgibbs/internal/baseline"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -36,7 +37,9 @@ var sparseShapes = []struct {
 // BenchmarkSparse measures pairwise Potts graphs without locality (issue
 // 36's shapes): the build through AddPottsPairs (ns/pair, pairs/s, B/pair
 // of Graph.Bytes, and Size's estimate over it) and a random-scan update of
-// plain Gibbs, Poisson-Gibbs and Mixed (auto).
+// plain Gibbs, Poisson-Gibbs and Mixed (auto), beside the hand-written
+// heat-bath on the same pairs (one byte of state a site, CSR rows: the
+// honest baseline).
 func BenchmarkSparse(b *testing.B) {
 	for _, sh := range sparseShapes {
 		b.Run(sh.name+"/build", func(b *testing.B) {
@@ -61,6 +64,40 @@ func BenchmarkSparse(b *testing.B) {
 			b.ReportMetric(est/float64(g.Bytes()), "estimate/actual")
 			shapeGraphs.Store(sh.name, g)
 		})
+		b.Run(sh.name+"/sampler=handwritten", func(b *testing.B) {
+			p, err := sh.new()
+			if err != nil {
+				b.Fatal(err)
+			}
+			h, err := baseline.NewPairsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			runBaseline(b, h.Step, 2*p.N)
+			b.ReportMetric(h.MeanDegree(), "factors/op")
+		})
+		b.Run(sh.name+"/sampler=handwritten-sweep", func(b *testing.B) {
+			p, err := sh.new()
+			if err != nil {
+				b.Fatal(err)
+			}
+			h, err := baseline.NewPairsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			runBaseline(b, h.Sweep, 2)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(p.N), "ns/update")
+		})
+		b.Run(sh.name+"/sampler=gibbs-sweep", func(b *testing.B) {
+			g := shapeGraph(b, sh.name, sh.new)
+			s, err := site.NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := g.NumVars()
+			runBaseline(b, s.Sweep, 2)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/update")
+		})
 		for _, sc := range []struct {
 			name string
 			new  func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error)
@@ -70,20 +107,7 @@ func BenchmarkSparse(b *testing.B) {
 			{"auto", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewMixed(m, r, nil) }},
 		} {
 			b.Run(sh.name+"/sampler="+sc.name, func(b *testing.B) {
-				g, ok := shapeGraphs.Load(sh.name)
-				if !ok {
-					p, err := sh.new()
-					if err != nil {
-						b.Fatal(err)
-					}
-					gg, err := p.Build()
-					if err != nil {
-						b.Fatal(err)
-					}
-					shapeGraphs.Store(sh.name, gg)
-					g = gg
-				}
-				gr := g.(*factorgraph.Graph)
+				gr := shapeGraph(b, sh.name, sh.new)
 				s, err := sc.new(gr, rand.New(rand.NewPCG(1, 2)))
 				if err != nil {
 					b.Fatal(err)
@@ -92,4 +116,23 @@ func BenchmarkSparse(b *testing.B) {
 			})
 		}
 	}
+}
+
+// shapeGraph returns the graph of the shape called name, built by new on
+// first use.
+func shapeGraph(b *testing.B, name string, new func() (*potts.Pairs, error)) *factorgraph.Graph {
+	b.Helper()
+	if g, ok := shapeGraphs.Load(name); ok {
+		return g.(*factorgraph.Graph)
+	}
+	p, err := new()
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := p.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	shapeGraphs.Store(name, g)
+	return g
 }

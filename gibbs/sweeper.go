@@ -54,6 +54,14 @@ type SweepRunner interface {
 // a Sweeper. A Sweeper passes SetInterrupt on to its sampler, and an
 // interrupted sweep returns chain.Aborted with the sampler as it was
 // before the sweep.
+//
+// On a graph far larger than the cache, a sweep is the scan to choose:
+// the variables' rows are read in the order they are stored instead of
+// one at random. Plain Gibbs's sweep over a large graph of Potts pairs
+// also reads the neighbours' values from a one-byte copy of the state
+// (the same draws): on a random graph of 10⁶ variables of degree 20 its
+// update costs what it costs at 10⁴, 234 ns, where a random-scan one
+// costs 1.1–1.3 µs (`go test -run '^$' -bench 'Sparse/.*sweep' ./bench`).
 type Sweeper struct{ Sampler }
 
 // Snapshot implements chain.Snapshotter if the sampler does.

@@ -114,6 +114,46 @@ func NewPottsHeatBath(p potts.Params, r *rand.Rand) (*PottsHeatBath, error) {
 	return h, nil
 }
 
+// NewPairsHeatBath builds the same loop over the pair list of p (package
+// potts's shapes without locality: Sparse, PowerLaw, Bipartite), each pair
+// w·δ(x_i, x_j) entered in both endpoints' rows, with a state drawn
+// uniformly from r: the honest baseline of BenchmarkSparse.
+func NewPairsHeatBath(p *potts.Pairs, r *rand.Rand) (*PottsHeatBath, error) {
+	switch {
+	case p.Q < 1 || p.Q > MaxStates:
+		return nil, fmt.Errorf("baseline: hand-written pairs loop: %d states, want 1 to %d", p.Q, MaxStates)
+	case p.N < 1 || p.N > math.MaxInt32 || 2*len(p.W) > math.MaxInt32:
+		return nil, fmt.Errorf("baseline: hand-written pairs loop: %d variables and %d pairs", p.N, len(p.W))
+	case len(p.I) != len(p.W) || len(p.J) != len(p.W):
+		return nil, fmt.Errorf("baseline: hand-written pairs loop: %d, %d and %d endpoints and weights", len(p.I), len(p.J), len(p.W))
+	}
+	h := &PottsHeatBath{q: p.Q, start: make([]int32, p.N+1), x: make([]uint8, p.N), r: r}
+	for k := range p.W { // counting sort of both ends into rows
+		i, j := p.I[k], p.J[k]
+		if uint(i) >= uint(p.N) || uint(j) >= uint(p.N) {
+			return nil, fmt.Errorf("baseline: hand-written pairs loop: pair %d joins %d and %d of %d variables", k, i, j, p.N)
+		}
+		h.start[i+1]++
+		h.start[j+1]++
+	}
+	for i := range p.N {
+		h.start[i+1] += h.start[i]
+	}
+	h.nbr, h.w = make([]int32, 2*len(p.W)), make([]float64, 2*len(p.W))
+	next := append([]int32(nil), h.start[:p.N]...)
+	for k, wk := range p.W {
+		i, j := p.I[k], p.J[k]
+		h.nbr[next[i]], h.w[next[i]] = j, wk
+		next[i]++
+		h.nbr[next[j]], h.w[next[j]] = i, wk
+		next[j]++
+	}
+	for i := range h.x {
+		h.x[i] = uint8(r.IntN(p.Q))
+	}
+	return h, nil
+}
+
 // conditional sets u[v] = Σ_j w_ij·δ(v, x_j) for v < q and returns u[:q].
 func (h *PottsHeatBath) conditional(i int) []float64 {
 	nb := h.nbr[h.start[i]:h.start[i+1]]
@@ -143,6 +183,14 @@ func (h *PottsHeatBath) update(i int) { h.x[i] = heatBathDraw(h.r, h.conditional
 
 // Step resamples a uniformly chosen site (random scan).
 func (h *PottsHeatBath) Step() { h.update(h.r.IntN(len(h.x))) }
+
+// Sweep resamples every site once, in index order (systematic scan): the
+// rows are read in the order they are stored.
+func (h *PottsHeatBath) Sweep() {
+	for i := range h.x {
+		h.update(i)
+	}
+}
 
 // MeanDegree returns the mean number of neighbours a step visits.
 func (h *PottsHeatBath) MeanDegree() float64 { return float64(len(h.nbr)) / float64(len(h.x)) }

@@ -123,6 +123,56 @@ func TestPottsHeatBathConditional(t *testing.T) {
 	}
 }
 
+// TestPairsHeatBathConditional checks the hand-written loop over a pair
+// list against the library's graph of the same pairs (AddPottsPairs) at
+// every site, on each shape of package potts, a repeated pair included,
+// and that the comparison catches one wrong weight.
+func TestPairsHeatBathConditional(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	sparse, err := potts.Sparse(300, 6, 4, 0.3, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	power, err := potts.PowerLaw(300, 4, 2.5, 3, 0.2, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bip, err := potts.Bipartite(12, 5, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repeated := &potts.Pairs{N: 3, Q: 2, I: []int32{0, 0, 1}, J: []int32{1, 1, 2}, W: []float64{0.5, 0.25, -1}}
+	for name, p := range map[string]*potts.Pairs{"sparse": sparse, "powerlaw": power, "bipartite": bip, "repeated": repeated} {
+		t.Run(name, func(t *testing.T) {
+			g, err := p.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := NewPairsHeatBath(p, rand.New(rand.NewPCG(3, 4)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-12 * max(1, g.L())
+			if d := pottsCondDiff(t, h, g); d > tol {
+				t.Fatalf("conditionals differ by %g (tolerance %g)", d, tol)
+			}
+			h.w[len(h.w)/2] *= 1.001
+			if d := pottsCondDiff(t, h, g); !(d > tol) {
+				t.Errorf("a weight changed by 0.1%%: difference %g not above the tolerance %g", d, tol)
+			}
+		})
+	}
+	for _, p := range []*potts.Pairs{
+		{N: 2, Q: 0},
+		{N: 2, Q: 2, I: []int32{0}, J: []int32{2}, W: []float64{1}},
+		{N: 2, Q: 2, I: []int32{0}, J: []int32{1}, W: []float64{1, 2}},
+	} {
+		if _, err := NewPairsHeatBath(p, r); err == nil {
+			t.Errorf("NewPairsHeatBath(%+v): no error", *p)
+		}
+	}
+}
+
 // stencilCondDiff compares the stencil loop's conditional with the
 // library's at every site and returns the largest difference.
 func stencilCondDiff(h *StencilHeatBath, m factorgraph.Model) float64 {

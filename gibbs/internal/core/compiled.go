@@ -38,30 +38,7 @@ func (c *Core) AddCompiled(i int, u []float64, hard bool) (int, bool) {
 			return 0, false
 		}
 	case k.AllPotts:
-		// u[x_j] += W (W·δ(v, x_j)), in two interleaved accumulators so
-		// that consecutive neighbours with equal values do not wait on
-		// each other.
-		x := c.X
-		ub := c.Buf2[:len(u)]
-		clear(ub)
-		w = w[:len(nb)]
-		p := 0
-		for ; p+1 < len(nb); p += 2 {
-			if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
-				u[v] += w[p]
-			}
-			if v := int(x[nb[p+1]]); uint(v) < uint(len(ub)) {
-				ub[v] += w[p+1]
-			}
-		}
-		if p < len(nb) {
-			if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
-				u[v] += w[p]
-			}
-		}
-		for v := range u {
-			u[v] += ub[v]
-		}
+		addPottsRow(c.X, nb, w, u, c.Buf2)
 	default:
 		c.addPottsFields(nb, w, u)
 	}
@@ -74,6 +51,33 @@ func (c *Core) AddCompiled(i int, u []float64, hard bool) (int, bool) {
 		}
 	}
 	return n, true
+}
+
+// addPottsRow adds a row of Potts pairs to u, u[x_j] += W (W·δ(v, x_j)),
+// reading the neighbours' values from x (the state, or its one-byte copy
+// in a byte sweep), in two interleaved accumulators (ub is scratch) so
+// that consecutive neighbours with equal values do not wait on each other.
+func addPottsRow[S uint8 | float64](x []S, nb []int32, w, u, ub []float64) {
+	ub = ub[:len(u)]
+	clear(ub)
+	w = w[:len(nb)]
+	p := 0
+	for ; p+1 < len(nb); p += 2 {
+		if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
+			u[v] += w[p]
+		}
+		if v := int(x[nb[p+1]]); uint(v) < uint(len(ub)) {
+			ub[v] += w[p+1]
+		}
+	}
+	if p < len(nb) {
+		if v := int(x[nb[p]]); uint(v) < uint(len(u)) {
+			u[v] += w[p]
+		}
+	}
+	for v := range u {
+		u[v] += ub[v]
+	}
 }
 
 // addPottsFields adds a row of Potts pairs and fields (Graph.Fields) to

@@ -64,10 +64,14 @@ type Core struct {
 	U, Buf   []float64   // per-value energies and factor values, len ≥ max domain size
 	Buf2     []float64   // a second per-value buffer
 	UpdateFn func(i int) // the sampler's Update, for Step, Sweep and UpdateEach
-	// TorusSweep says that UpdateEach may update a Chromatic worker's share
-	// in the torus loop (TorusVars), by exact updates: Gibbs, and Mixed
-	// when it updates every variable by Gibbs.
+	// TorusSweep says that every update is an exact one (ExactUpdate):
+	// Gibbs, and Mixed when it updates every variable by Gibbs. UpdateEach
+	// may then update a Chromatic worker's share in the torus loop
+	// (TorusVars), and RunSweep sweep a large graph of Potts pairs with a
+	// one-byte copy of the state (byteState).
 	TorusSweep bool
+	x8         []uint8 // the one-byte copy of X of a byte sweep (step.go)
+	ByteSweeps int64   // the sweeps made with it, for tests
 
 	// PG is the Poisson minibatch of the samplers that draw one per
 	// update (PoissonGibbs, Mixed), or nil.
