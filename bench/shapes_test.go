@@ -65,28 +65,14 @@ func BenchmarkSparse(b *testing.B) {
 			shapeGraphs.Store(sh.name, g)
 		})
 		b.Run(sh.name+"/sampler=handwritten", func(b *testing.B) {
-			p, err := sh.new()
-			if err != nil {
-				b.Fatal(err)
-			}
-			h, err := baseline.NewPairsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			runBaseline(b, h.Step, 2*p.N)
+			h, n := handwrittenPairs(b, sh.new)
+			runBaseline(b, h.Step, 2*n)
 			b.ReportMetric(h.MeanDegree(), "factors/op")
 		})
 		b.Run(sh.name+"/sampler=handwritten-sweep", func(b *testing.B) {
-			p, err := sh.new()
-			if err != nil {
-				b.Fatal(err)
-			}
-			h, err := baseline.NewPairsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
-			if err != nil {
-				b.Fatal(err)
-			}
+			h, n := handwrittenPairs(b, sh.new)
 			runBaseline(b, h.Sweep, 2)
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(p.N), "ns/update")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/update")
 		})
 		b.Run(sh.name+"/sampler=gibbs-sweep", func(b *testing.B) {
 			g := shapeGraph(b, sh.name, sh.new)
@@ -135,4 +121,19 @@ func shapeGraph(b *testing.B, name string, new func() (*potts.Pairs, error)) *fa
 	}
 	shapeGraphs.Store(name, g)
 	return g
+}
+
+// handwrittenPairs returns the hand-written heat-bath over the pairs new
+// makes, and their number of variables.
+func handwrittenPairs(b *testing.B, new func() (*potts.Pairs, error)) (*baseline.PottsHeatBath, int) {
+	b.Helper()
+	p, err := new()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := baseline.NewPairsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, p.N
 }
