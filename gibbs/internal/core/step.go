@@ -146,16 +146,15 @@ func (c *Core) byteState() []uint8 {
 		c.x8 = make([]uint8, len(c.X))
 	}
 	x8 := c.x8
-	c.ByteSweeps++
 	size := c.Size[:len(c.X)]
 	for i, v := range c.X {
 		b := uint8(v)
 		if float64(b) != v || int32(b) >= size[i] {
-			c.ByteSweeps--
 			return nil
 		}
 		x8[i] = b
 	}
+	c.ByteSweeps++
 	return x8
 }
 
