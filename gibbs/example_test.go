@@ -35,7 +35,7 @@ func Example_parallelChains() {
 	}
 	fmt.Printf("pooled P(x0 = 1) ≈ %.2f\n", chain.PoolMarginals(ms...)[0][1])
 	// Output:
-	// pooled P(x0 = 1) ≈ 0.74
+	// pooled P(x0 = 1) ≈ 0.73
 }
 
 // A Sweeper runs a sampler by systematic scan: a step of the chain is a

@@ -186,10 +186,12 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 				return nil, err
 			}
 			for k := range s.core().PG.Gens {
-				s.core().PG.Gens[k].B1 = minibatch.NewPoissonGen(0)
+				_, m2 := s.core().PG.Gens[k].B.Means()
+				s.core().PG.Gens[k].B = minibatch.NewPoissonPair(0, m2)
 			}
-			for k := range s.core().PG.Pool { // the direct counts of phase 1
-				s.core().PG.Pool[k] = minibatch.NewPoissonGen(0)
+			for k, pair := range s.core().PG.Pairs { // the direct counts of phase 1
+				_, m2 := pair.Means()
+				s.core().PG.Pairs[k] = minibatch.NewPoissonPair(0, m2)
 			}
 			return s, nil
 		}, Steps: 0},
@@ -204,8 +206,9 @@ func TestExactnessCatchesBrokenCompiled(t *testing.T) {
 			if s.core().PG.Hot != nil || s.core().PG.Rec != nil {
 				directSeen.Store(true)
 			}
-			for k := range s.core().PG.Pool2 {
-				s.core().PG.Pool2[k] = minibatch.NewPoissonGen(0)
+			for k, pair := range s.core().PG.Pairs {
+				m1, _ := pair.Means()
+				s.core().PG.Pairs[k] = minibatch.NewPoissonPair(m1, 0)
 			}
 			return s, nil
 		}, Steps: 0},

@@ -75,8 +75,8 @@ func ExamplePoissonGibbs() {
 	// Output:
 	// L = 3.0, λ = L² = 9.00
 	// P(x0 = 1) ≈ 0.73
-	// P(x1 = 1) ≈ 0.64
-	// P(x2 = 1) ≈ 0.59
+	// P(x1 = 1) ≈ 0.65
+	// P(x2 = 1) ≈ 0.60
 }
 
 // Auto updates each variable by plain Gibbs or Poisson-Gibbs, whichever is

@@ -9,6 +9,10 @@ import (
 // TableMaxMean is the largest mean NewPoissonTable builds a table for.
 const TableMaxMean = 256
 
+// guideBits bounds the guide of a table to 2^guideBits entries (512
+// bytes) where it gives more than two a cell.
+const guideBits = 8
+
 // tableTail is the probability mass left beyond a Poisson table: the search
 // past it continues by the pmf recurrence (about once in 2⁴⁰ draws).
 const tableTail = 0x1p-40
@@ -50,9 +54,11 @@ func NewPoissonTable(mean float64) PoissonGen {
 		}
 		p *= mean / float64(k+1)
 	}
-	// A guide of at least twice as many entries as cells: the scan from
-	// a guide entry crosses under one cell boundary on average.
-	bitsG := bits.Len(uint(2*len(t.cdf)) - 1)
+	// A guide of at least twice as many entries as cells, the scan from a
+	// guide entry crossing under one cell boundary on average; of sixteen
+	// times as many up to guideBits, where the scan rarely crosses one and
+	// its branch is predicted (a draw from a mean of 5: 15.5 → 11 ns).
+	bitsG := max(bits.Len(uint(2*len(t.cdf))-1), min(bits.Len(uint(16*len(t.cdf))-1), guideBits))
 	t.shift = uint(64 - bitsG)
 	t.guide = make([]uint16, 1<<bitsG)
 	k := 0

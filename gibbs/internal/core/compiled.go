@@ -204,7 +204,7 @@ func (p *PGState) compiledUpdate(c *Core, i int) {
 	xi := c.X[i]
 	gen := p.gen(c, i)
 	p.a = gen.a
-	b1, b2 := gen.B1.Rand(c.R), gen.b2.Rand(c.R)
+	b1, b2 := gen.B.Rand(c.R)
 	c.Stat.Picks += int64(b1 + b2)
 	n := p.n[:len(u)]
 	p.beginDraw(n)
@@ -424,7 +424,7 @@ func (p *PGState) directUpdate(c *Core, i int, v *pgVar, refs []int32) {
 	n := p.n[:len(u)]
 	p.beginDraw(n)
 	r, x := c.R, c.X
-	pool, pool2 := p.Pool, p.Pool2
+	pairs := p.Pairs
 	seen, epoch := p.seen, p.epoch
 	picks, distinct := 0, 0
 	gens := p.shapes[v.shape : int(v.shape)+len(refs)]
@@ -443,7 +443,7 @@ func (p *PGState) directUpdate(c *Core, i int, v *pgVar, refs []int32) {
 		}
 		ref := refs[kk]
 		if ref == compiled.NotPotts {
-			s1, s2 := pool[gen].Rand(r), pool2[gen].Rand(r)
+			s1, s2 := pairs[gen].Rand(r)
 			if s1+s2 == 0 {
 				continue
 			}
@@ -459,7 +459,7 @@ func (p *PGState) directUpdate(c *Core, i int, v *pgVar, refs []int32) {
 		if !p.gather {
 			xj = x[ref^sgn]
 		}
-		kept, s2 := pool[gen].Rand(r), pool2[gen].Rand(r)
+		kept, s2 := pairs[gen].Rand(r)
 		all := kept + s2
 		if (xj == xi) != (sgn != 0) { // φ̃ = M_φ: phase 2's copies are kept too
 			kept = all
@@ -513,7 +513,7 @@ func (p *PGState) drawRun(c *Core, i, kk int, gens, refs []int32, xi float64, n 
 	for kk+m < len(gens) && gens[kk+m] == groupMember {
 		m++
 	}
-	t1, t2 := p.Pool[^gen].Rand(r), p.Pool2[^gen].Rand(r)
+	t1, t2 := p.Pairs[^gen].Rand(r)
 	for t := range t1 + t2 {
 		hi, _ := bits.Mul64(r.Uint64(), uint64(m))
 		j := kk + int(hi)
@@ -530,7 +530,7 @@ func (p *PGState) drawRun(c *Core, i, kk int, gens, refs []int32, xi float64, n 
 // the picks and the distinct factors picked, or false after recording an
 // error or if the update must stop.
 func (p *PGState) drawLightGen(c *Core, i int, lgen int32, xi float64, n []int32) (picks, distinct int, ok bool) {
-	b1, b2 := p.Pool[lgen].Rand(c.R), p.Pool2[lgen].Rand(c.R)
+	b1, b2 := p.Pairs[lgen].Rand(c.R)
 	d, ok := p.drawLight(c, i, xi, n, b1, b2)
 	return b1 + b2, d, ok
 }
@@ -723,8 +723,8 @@ func (p *PGState) initDirect(c *Core, vars []int) {
 			v.lgen = p.genOf(ids, a*light, light)
 		}
 		direct = true
-		if len(p.Pool) > maxGens || len(p.shapes) > maxGens*compiled.MaxHead {
-			p.Pool, p.Pool2, p.refs, p.shapes, p.Hot = nil, nil, nil, nil, nil
+		if len(p.Pairs) > maxGens || len(p.shapes) > maxGens*compiled.MaxHead {
+			p.Pairs, p.refs, p.shapes, p.Hot = nil, nil, nil, nil
 			return
 		}
 	}
@@ -738,18 +738,17 @@ func (p *PGState) initDirect(c *Core, vars []int) {
 }
 
 // genIDs maps the means (phase 1, phase 2) of initDirect's generators to
-// their index in p.Pool and p.Pool2.
+// their index in p.Pairs.
 type genIDs map[[2]float64]int32
 
-// genOf returns the index of the generators of Poisson(mean1) (p.Pool)
-// and Poisson(mean2) (p.Pool2), adding them if no earlier variable needed
-// those means.
+// genOf returns the index in p.Pairs of the generator of Poisson(mean1)
+// and Poisson(mean2) counts (phases 1 and 2), adding it if no earlier
+// variable needed those means.
 func (p *PGState) genOf(ids genIDs, mean1, mean2 float64) int32 {
 	g, ok := ids[[2]float64{mean1, mean2}]
 	if !ok {
-		g = int32(len(p.Pool))
-		p.Pool = append(p.Pool, minibatch.NewPoissonTable(mean1))
-		p.Pool2 = append(p.Pool2, minibatch.NewPoissonTable(mean2))
+		g = int32(len(p.Pairs))
+		p.Pairs = append(p.Pairs, p.newPair(mean1, mean2))
 		ids[[2]float64{mean1, mean2}] = g
 	}
 	return g
@@ -842,11 +841,11 @@ func (p *PGState) recordLayout() {
 }
 
 // pgGen is what the compiled Poisson-Gibbs draw of one variable needs: a =
-// λ/L (λ_i/L_i in the per-variable variant) and the generators of its two
-// batch sizes, B1 ~ Poisson(a·L_i) and B2 ~ Poisson(L_i).
+// λ/L (λ_i/L_i in the per-variable variant) and the generator of its two
+// batch sizes, B1 ~ Poisson(a·L_i) and B2 ~ Poisson(L_i), drawn together.
 type pgGen struct {
-	a      float64
-	B1, b2 minibatch.PoissonGen
+	a float64
+	B minibatch.PoissonPair
 }
 
 // maxGens bounds the distinct generators a sampler keeps; a model with more
@@ -884,9 +883,25 @@ func (p *PGState) newGen(c *Core, i int, kept bool) pgGen {
 	l, lambda := p.scale(c.M, i)
 	a := lambda / l
 	if !kept {
-		return pgGen{a: a, B1: minibatch.NewPoissonGen(a * p.li[i]), b2: minibatch.NewPoissonGen(p.li[i])}
+		return pgGen{a: a, B: minibatch.PairOf(minibatch.NewPoissonGen(a*p.li[i]), minibatch.NewPoissonGen(p.li[i]))}
 	}
-	return pgGen{a: a, B1: minibatch.NewPoissonTable(a * p.li[i]), b2: minibatch.NewPoissonTable(p.li[i])}
+	return pgGen{a: a, B: p.newPair(a*p.li[i], p.li[i])}
+}
+
+// maxJoint bounds the joint tables of the two phases' counts a sampler
+// builds (minibatch.NewPoissonPair, at most 5 KB each); past it, the
+// counts of a pair are drawn apart, each from its own table.
+const maxJoint = 256
+
+// newPair returns the generator of the counts Poisson(mean1) and
+// Poisson(mean2) of the two phases, with a joint table while fewer than
+// maxJoint have been built.
+func (p *PGState) newPair(mean1, mean2 float64) minibatch.PoissonPair {
+	if p.joint >= maxJoint {
+		return minibatch.PairOf(minibatch.NewPoissonTable(mean1), minibatch.NewPoissonTable(mean2))
+	}
+	p.joint++
+	return minibatch.NewPoissonPair(mean1, mean2)
 }
 
 // gen returns the generators of variable i.

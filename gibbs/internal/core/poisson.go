@@ -29,19 +29,20 @@ type PGState struct {
 	genIdx []int32
 	tmp    pgGen
 	// Direct counts (directUpdate): per variable its block (h < 0: not
-	// direct), the heavy factors, and generators shared by equal means,
-	// of phase 1 (Pool) and phase 2 (Pool2).
-	Hot         []pgVar
-	refs        []int32   // the heavy factors' Col references
-	Rec         []int32   // or hot and refs in one record a variable (recordLayout)
-	recLen      int       // the records' length in words
-	shapes      []int32   // the heavy factors' generators, by shape
-	xs          []float64 // their neighbours' values during an update
-	gather      bool      // read xs in a loop of their own
-	Pool, Pool2 []minibatch.PoissonGen
-	seen        []uint32 // seen[k] = epoch: the k-th soft factor of A[i] was picked
-	epoch       uint32
-	TorPG       *torusPG // the torus path's precomputed draw (torus.go), or nil
+	// direct), the heavy factors, and generators shared by equal means
+	// of the counts of phase 1 and phase 2, drawn together (Pairs).
+	Hot    []pgVar
+	refs   []int32   // the heavy factors' Col references
+	Rec    []int32   // or hot and refs in one record a variable (recordLayout)
+	recLen int       // the records' length in words
+	shapes []int32   // the heavy factors' generators, by shape
+	xs     []float64 // their neighbours' values during an update
+	gather bool      // read xs in a loop of their own
+	Pairs  []minibatch.PoissonPair
+	joint  int      // the joint tables built (newPair)
+	seen   []uint32 // seen[k] = epoch: the k-th soft factor of A[i] was picked
+	epoch  uint32
+	TorPG  *torusPG // the torus path's precomputed draw (torus.go), or nil
 
 	// The kept factors of the current draw, for repeated energy
 	// evaluations (continuous samplers): local index, count s_φ,

@@ -335,8 +335,8 @@ type torusPG struct {
 	_       [64]byte // the fields written at every update (epoch) never share a cache line with another worker's
 	a, full float64
 	pow     []float64
-	b1, b2  minibatch.PoissonGen
-	seen    []uint32 // seen[k] = epoch: offset k was picked in this update
+	b       minibatch.PoissonPair // B1 ~ Poisson(λ) and B2 ~ Poisson(L)
+	seen    []uint32              // seen[k] = epoch: offset k was picked in this update
 	epoch   uint32
 	n       []int32   // kept counts per value, alone on their cache lines
 	w       []float64 // weights per value, alone on their cache lines
@@ -351,8 +351,7 @@ func NewTorusPG(t *compiled.Torus, lambda float64) *torusPG {
 	q := t.States
 	return &torusPG{
 		a: a, full: full, pow: newPow(full),
-		b1: minibatch.NewPoissonTable(lambda), // a·L_i
-		b2: minibatch.NewPoissonTable(t.L),
+		b: minibatch.NewPoissonPair(lambda, t.L), // a·L_i and L_i
 		// 64 bytes of padding on either side: the scratch of two workers
 		// of a Chromatic sampler never shares a cache line.
 		seen: make([]uint32, len(t.Off)+32)[16 : 16+len(t.Off)],
@@ -374,7 +373,7 @@ func (p *PGState) torusUpdate(c *Core, i int) {
 	r, x := c.R, c.X
 	xi := x[i]
 	p.a = g.a
-	b1, b2 := g.b1.Rand(r), g.b2.Rand(r)
+	b1, b2 := g.b.Rand(r)
 	c.Stat.Picks += int64(b1 + b2)
 	n := g.n
 	clear(n)
