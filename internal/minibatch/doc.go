@@ -47,7 +47,12 @@
 //     table for one mean (inversion with one 64-bit word and about one
 //     comparison a draw, for a per-variable batch size); Poisson builds them
 //     on the fly and gives the same draws (below 10 it pays for e^{−mean}
-//     in each draw that needs it). They replace gonum's distuv.Poisson,
+//     in each draw that needs it). [NewPoissonPair] draws two independent
+//     counts of fixed means with one 64-bit word: inversion of their joint
+//     law through a guide table over the cells (k1, k2) of a rectangle that
+//     holds all but about 2⁻¹⁹ of it, the rest drawn exactly from the tails
+//     (Poisson-Gibbs's two phases of a factor: half the draws). They
+//     replace gonum's distuv.Poisson,
 //     slower at most means and, in gonum v0.17, never 0 from a mean of 10
 //     up (its PTRS rejects k = 0 where Hörmann rejects only k < 0).
 //   - [Alias.Pick] is Walker's alias method (A. J. Walker, "An efficient
