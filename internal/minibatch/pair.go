@@ -141,17 +141,23 @@ func (p *PoissonPair) Rand(r *rand.Rand) (int, int) {
 	if t == nil {
 		return p.g1.Rand(r), p.g2.Rand(r)
 	}
-	u := r.Uint64()
-	k := int(t.guide[u>>t.shift])
-	cdf := t.cdf
-	for k < len(cdf) && u >= cdf[k] {
-		k++
+	for {
+		u := r.Uint64()
+		k := int(t.guide[u>>t.shift])
+		cdf := t.cdf
+		for k < len(cdf) && u >= cdf[k] {
+			k++
+		}
+		if k < len(cdf) {
+			c := t.cell[k]
+			return int(c >> 8), int(c & 0xff)
+		}
+		if t.t1 > 0 || t.t2 > 0 {
+			return t.outside(r)
+		}
+		// Both tails underflowed (means of 1e-300): the rectangle holds
+		// the whole law, and only rounding left u beyond it; draw again.
 	}
-	if k < len(cdf) {
-		c := t.cell[k]
-		return int(c >> 8), int(c & 0xff)
-	}
-	return t.outside(r)
 }
 
 // outside draws the counts given that they lie outside the rectangle (u

@@ -24,6 +24,18 @@ func TestPoissonPair(t *testing.T) {
 	if p := NewPoissonPair(200, 1); p.tab != nil {
 		t.Error("a joint table beyond PairMaxCells")
 	}
+	// Means so small that the tails underflow: all draws inside, (0, 0)
+	// but once in about 10³⁰⁰.
+	tiny := NewPoissonPair(1e-300, 1e-300)
+	if tiny.tab == nil || tiny.tab.t1 != 0 || tiny.tab.t2 != 0 {
+		t.Fatalf("means 1e-300: want a table whose tails underflow, got %+v", tiny.tab)
+	}
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 1000 {
+		if a, b := tiny.Rand(r); a != 0 || b != 0 {
+			t.Fatalf("means 1e-300: drew (%d, %d)", a, b)
+		}
+	}
 }
 
 // pairMisfit draws chiN pairs from p (means m) and says how they fail to
