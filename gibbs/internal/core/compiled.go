@@ -432,12 +432,16 @@ func (p *PGState) directUpdate(c *Core, i int, v *pgVar, refs []int32) {
 	for kk := 0; kk < len(refs); kk++ {
 		gen := gens[kk]
 		if gen < 0 { // a run of m factors of equal M_φ: its counts, on uniform members
-			m, t, d, ok := p.drawRun(c, i, kk, gens, refs, xi, n)
-			if !ok {
-				return
+			g, m := runOf(gen)
+			t1, t2 := pairs[g].Rand(r)
+			if t1+t2 > 0 { // most often not: the run's means are small
+				d, ok := p.drawRun(c, i, kk, m, refs, xi, n, t1, t2)
+				if !ok {
+					return
+				}
+				picks += t1 + t2
+				distinct += d
 			}
-			picks += t
-			distinct += d
 			kk += m - 1
 			continue
 		}
@@ -502,27 +506,21 @@ func (p *PGState) gatherHeavy(x []float64, refs, gens []int32) []float64 {
 	return xs
 }
 
-// drawRun draws directUpdate's counts of the run of heavy factors of equal
-// M_φ that starts at kk (gens[kk] = ^its generators, the others
-// groupMember): one count for the run in each phase, each copy on a
-// uniform member. It returns the run's length m, its picks and the
-// distinct factors newly picked, or false after recording an error.
-func (p *PGState) drawRun(c *Core, i, kk int, gens, refs []int32, xi float64, n []int32) (m, picks, distinct int, ok bool) {
-	r, gen := c.R, gens[kk]
-	m = 1
-	for kk+m < len(gens) && gens[kk+m] == groupMember {
-		m++
-	}
-	t1, t2 := p.Pairs[^gen].Rand(r)
+// drawRun places directUpdate's t1 + t2 copies (phases 1 and 2) of the
+// run of m heavy factors of equal M_φ that starts at kk, each on a uniform
+// member. It returns the distinct factors newly picked, or false after
+// recording an error.
+func (p *PGState) drawRun(c *Core, i, kk, m int, refs []int32, xi float64, n []int32, t1, t2 int) (distinct int, ok bool) {
+	r := c.R
 	for t := range t1 + t2 {
 		hi, _ := bits.Mul64(r.Uint64(), uint64(m))
 		j := kk + int(hi)
 		distinct += newPick(p.seen, j, p.epoch)
 		if !p.addCopy(c, i, j, refs[j], xi, n, t >= t1) {
-			return m, 0, 0, false
+			return 0, false
 		}
 	}
-	return m, t1 + t2, distinct, true
+	return distinct, true
 }
 
 // drawLightGen draws the counts b1 and b2 of directUpdate's light factors
@@ -651,12 +649,20 @@ func (p *PGState) keepLight(c *Core, tab *compiled.HeadTable, n []int32, b int) 
 // The direct counts of a run of heavy factors with equal M_φ whose total
 // phase-1 mean is at most maxGroupMean are drawn as one count for the run
 // in each phase (one draw for several factors, most often 0: the shells of
-// a kernel that depends on the distance). In p.heavy the run's first factor
-// holds ^g, g its generators, and the others groupMember.
+// a kernel that depends on the distance). In a shape the run's first
+// factor holds ^(g | m<<16), g its generators and m its length (runOf),
+// and the others groupMember.
 const (
 	maxGroupMean = 1
 	groupMember  = math.MinInt32
 )
+
+// runOf returns the generators and the length of the run whose first
+// factor's entry in a shape is gen.
+func runOf(gen int32) (g int32, m int) {
+	x := ^gen
+	return x & 0xffff, int(x >> 16)
+}
 
 // pgVar is what directUpdate reads of variable i, in one place: its a =
 // λ/L (λ_i/L_i per variable), the domain size, the number of hard factors,
@@ -757,7 +763,7 @@ func (p *PGState) genOf(ids genIDs, mean1, mean2 float64) int32 {
 // appendShape appends to p.refs the Col references of the h heavy factors
 // of a variable's row (nb, w), and to shape their generators: each
 // factor's own, or for a run of equal bounds whose phase-1 mean is at most
-// maxGroupMean the run's (^g on its first factor, groupMember on the
+// maxGroupMean the run's (^(g | m<<16) on its first factor, groupMember on the
 // others). It returns the extended shape.
 func (p *PGState) appendShape(shape []int32, ids genIDs, nb []int32, w []float64, h int, a float64) []int32 {
 	for kk := 0; kk < h; {
@@ -773,7 +779,7 @@ func (p *PGState) appendShape(shape []int32, ids genIDs, nb []int32, w []float64
 			case !group:
 				shape = append(shape, p.genOf(ids, a*mk, mk))
 			case j == kk:
-				shape = append(shape, ^p.genOf(ids, float64(m)*a*mk, float64(m)*mk))
+				shape = append(shape, ^(p.genOf(ids, float64(m)*a*mk, float64(m)*mk) | int32(m)<<16))
 			default:
 				shape = append(shape, groupMember)
 			}
