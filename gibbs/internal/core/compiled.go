@@ -477,13 +477,15 @@ func (p *PGState) directUpdate(c *Core, i int, v *pgVar, refs []int32) {
 			n[v] += int32(kept) * (1 + 2*sgn)
 		}
 	}
-	if v.lgen >= 0 {
-		t, d, ok := p.drawLightGen(c, i, v.lgen, xi, n)
-		if !ok {
-			return
+	if v.lgen >= 0 { // the light factors' counts, then their picks (most often none)
+		if b1, b2 := pairs[v.lgen].Rand(r); b1+b2 > 0 {
+			d, ok := p.drawLight(c, i, xi, n, b1, b2)
+			if !ok {
+				return
+			}
+			picks += b1 + b2
+			distinct += d
 		}
-		picks += t
-		distinct += d
 	}
 	c.Stat.Picks += int64(picks)
 	c.Stat.Factors += int64(distinct)
@@ -523,22 +525,9 @@ func (p *PGState) drawRun(c *Core, i, kk, m int, refs []int32, xi float64, n []i
 	return distinct, true
 }
 
-// drawLightGen draws the counts b1 and b2 of directUpdate's light factors
-// from their generators lgen and then their picks (drawLight). It returns
-// the picks and the distinct factors picked, or false after recording an
-// error or if the update must stop.
-func (p *PGState) drawLightGen(c *Core, i int, lgen int32, xi float64, n []int32) (picks, distinct int, ok bool) {
-	b1, b2 := p.Pairs[lgen].Rand(c.R)
-	d, ok := p.drawLight(c, i, xi, n, b1, b2)
-	return b1 + b2, d, ok
-}
-
-// drawLight draws directUpdate's picks of the light factors of A[i]
-// (drawPicks on their bands).
+// drawLight draws directUpdate's b1 + b2 picks of the light factors of
+// A[i] (drawPicks on their bands).
 func (p *PGState) drawLight(c *Core, i int, xi float64, n []int32, b1, b2 int) (int, bool) {
-	if b1+b2 == 0 {
-		return 0, true // most updates: the light factors weigh little
-	}
 	tab := c.KG.HeadTable(i)
 	return p.drawPicks(c, i, xi, &tab, n, b1, b2, true)
 }
