@@ -35,10 +35,8 @@ type PoissonPair struct {
 // guide; and what the draws outside it need: the laws' masses t1, t2 at
 // and beyond n1, n2 and their probabilities p1, p2 at n1, n2.
 type pairTable struct {
-	cdf          []uint64
+	guided
 	cell         []uint16
-	guide        []uint16
-	shift        uint
 	n1, n2       int
 	m1, m2       float64
 	t1, t2       float64
@@ -102,7 +100,7 @@ func newPairTable(mean1, mean2 float64, n1, n2 int) *pairTable {
 	pmf1, p1, t1 := poissonPMF(mean1, n1)
 	pmf2, p2, t2 := poissonPMF(mean2, n2)
 	n := n1 * n2
-	t := &pairTable{cdf: make([]uint64, 0, n), cell: make([]uint16, 0, n),
+	t := &pairTable{guided: guided{cdf: make([]uint64, 0, n)}, cell: make([]uint16, 0, n),
 		n1: n1, n2: n2, m1: mean1, m2: mean2, t1: t1, t2: t2, p1: p1, p2: p2}
 	sum := 0.0
 	for _, q := range pmf1 {
@@ -118,17 +116,7 @@ func newPairTable(mean1, mean2 float64, n1, n2 int) *pairTable {
 	t.outsideShare = t1 / (t1 + t.pInside1*t2)
 	// Four guide entries a cell: the scan from one rarely crosses a cell
 	// boundary, and its branch is predicted.
-	bitsG := bits.Len(uint(4*n) - 1)
-	t.shift = uint(64 - bitsG)
-	t.guide = make([]uint16, 1<<bitsG)
-	k := 0
-	for g := range t.guide {
-		b := uint64(g) << t.shift
-		for k < n-1 && t.cdf[k] <= b {
-			k++
-		}
-		t.guide[g] = uint16(k)
-	}
+	t.setGuide(bits.Len(uint(4*n) - 1))
 	return t
 }
 
@@ -142,13 +130,8 @@ func (p *PoissonPair) Rand(r *rand.Rand) (int, int) {
 		return p.g1.Rand(r), p.g2.Rand(r)
 	}
 	for {
-		u := r.Uint64()
-		k := int(t.guide[u>>t.shift])
-		cdf := t.cdf
-		for k < len(cdf) && u >= cdf[k] {
-			k++
-		}
-		if k < len(cdf) {
+		k := t.find(r.Uint64())
+		if k < len(t.cdf) {
 			c := t.cell[k]
 			return int(c >> 8), int(c & 0xff)
 		}

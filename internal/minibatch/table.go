@@ -17,17 +17,48 @@ const guideBits = 8
 // past it continues by the pmf recurrence (about once in 2⁴⁰ draws).
 const tableTail = 0x1p-40
 
-// poissonTable is inversion with a guide table (Chen & Asau 1974; Devroye,
-// Non-Uniform Random Variate Generation, §III.2.4) for one fixed mean: one
-// 64-bit word u, its top bits index guide, whose entry is the smallest k
-// whose CDF threshold may exceed u, and a short scan (under one step on
-// average) finds the first k with u < cdf[k].
-type poissonTable struct {
-	cdf   []uint64 // cdf[k] = ⌊P(K ≤ k)·2⁶⁴⌋, up to P(K > k) < tableTail
+// guided is inversion with a guide table (Chen & Asau 1974; Devroye,
+// Non-Uniform Random Variate Generation, §III.2.4) over the cells of a
+// discrete law: one 64-bit word u, its top bits index guide, whose entry
+// is the first cell whose threshold may exceed u, and a short scan finds
+// the first cell k with u < cdf[k].
+type guided struct {
+	cdf   []uint64 // cdf[k] = ⌊P(cell ≤ k)·2⁶⁴⌋
 	guide []uint16 // guide[g] = first k with cdf[k] > g·2^shift
 	shift uint
-	mean  float64
-	pLast float64 // P(K = len(cdf)−1), where the tail's recurrence starts
+}
+
+// setGuide builds a guide of 2^bitsG entries over g.cdf.
+func (g *guided) setGuide(bitsG int) {
+	g.shift = uint(64 - bitsG)
+	g.guide = make([]uint16, 1<<bitsG)
+	k := 0
+	for e := range g.guide {
+		b := uint64(e) << g.shift
+		for k < len(g.cdf)-1 && g.cdf[k] <= b {
+			k++
+		}
+		g.guide[e] = uint16(k)
+	}
+}
+
+// find returns the first cell k with u < cdf[k], or len(cdf) if u is at
+// or above the last threshold.
+func (g *guided) find(u uint64) int {
+	k := int(g.guide[u>>g.shift])
+	cdf := g.cdf
+	for k < len(cdf) && u >= cdf[k] {
+		k++
+	}
+	return k
+}
+
+// poissonTable is a guide table for Poisson(mean) (one fixed mean): the
+// scan from a guide entry takes under one step on average.
+type poissonTable struct {
+	guided // cdf[k] = ⌊P(K ≤ k)·2⁶⁴⌋, up to P(K > k) < tableTail
+	mean   float64
+	pLast  float64 // P(K = len(cdf)−1), where the tail's recurrence starts
 }
 
 // NewPoissonTable returns a generator for Poisson(mean) that draws by
@@ -58,17 +89,7 @@ func NewPoissonTable(mean float64) PoissonGen {
 	// guide entry crossing under one cell boundary on average; of sixteen
 	// times as many up to guideBits, where the scan rarely crosses one and
 	// its branch is predicted (a draw from a mean of 5: 15.5 → 11 ns).
-	bitsG := max(bits.Len(uint(2*len(t.cdf))-1), min(bits.Len(uint(16*len(t.cdf))-1), guideBits))
-	t.shift = uint(64 - bitsG)
-	t.guide = make([]uint16, 1<<bitsG)
-	k := 0
-	for g := range t.guide {
-		b := uint64(g) << t.shift
-		for k < len(t.cdf)-1 && t.cdf[k] <= b {
-			k++
-		}
-		t.guide[g] = uint16(k)
-	}
+	t.setGuide(max(bits.Len(uint(2*len(t.cdf))-1), min(bits.Len(uint(16*len(t.cdf))-1), guideBits)))
 	g := NewPoissonGen(mean)
 	g.tab = t
 	return g
@@ -78,11 +99,8 @@ func NewPoissonTable(mean float64) PoissonGen {
 func (t *poissonTable) rand(r *rand.Rand) int {
 	for {
 		u := r.Uint64()
-		k := int(t.guide[u>>t.shift])
+		k := t.find(u)
 		cdf := t.cdf
-		for k < len(cdf) && u >= cdf[k] {
-			k++
-		}
 		if k < len(cdf) {
 			return k
 		}
