@@ -41,7 +41,6 @@ type pairTable struct {
 	m1, m2       float64
 	t1, t2       float64
 	p1, p2       float64
-	pInside1     float64 // P(K1 < n1)
 	outsideShare float64 // t1 / (t1 + (1 − t1)·t2): the share of k1 ≥ n1 outside
 }
 
@@ -102,9 +101,9 @@ func newPairTable(mean1, mean2 float64, n1, n2 int) *pairTable {
 	n := n1 * n2
 	t := &pairTable{guided: guided{cdf: make([]uint64, 0, n)}, cell: make([]uint16, 0, n),
 		n1: n1, n2: n2, m1: mean1, m2: mean2, t1: t1, t2: t2, p1: p1, p2: p2}
-	sum := 0.0
+	sum, inside1 := 0.0, 0.0 // inside1 = P(K1 < n1)
 	for _, q := range pmf1 {
-		t.pInside1 += q
+		inside1 += q
 	}
 	for k1, q1 := range pmf1 {
 		for k2, q2 := range pmf2 {
@@ -113,7 +112,7 @@ func newPairTable(mean1, mean2 float64, n1, n2 int) *pairTable {
 			t.cell = append(t.cell, uint16(k1<<8|k2))
 		}
 	}
-	t.outsideShare = t1 / (t1 + t.pInside1*t2)
+	t.outsideShare = t1 / (t1 + inside1*t2)
 	// Four guide entries a cell: the scan from one rarely crosses a cell
 	// boundary, and its branch is predicted.
 	t.setGuide(bits.Len(uint(4*n) - 1))
