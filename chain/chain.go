@@ -38,7 +38,8 @@ type Interrupter interface {
 // embed it). A kernel may also implement the optional interfaces this
 // package defines: Interrupter (a long step stops when a run is
 // cancelled), Snapshotter (checkpoints), Conditioner and BlockConditioner
-// (Rao–Blackwellisation), Counter (length in sweeps) and Locator (panic
+// (Rao–Blackwellisation), Ahead (the next coordinate known a step early,
+// for prefetching), Counter (length in sweeps) and Locator (panic
 // messages); each family asserts at compile time which of its samplers
 // implement which.
 //
@@ -108,6 +109,18 @@ type BlockConditioner interface {
 	// last step drew nothing it can report (recording off, a step of
 	// another kind). Coordinates not listed were not drawn.
 	Conditionals() (vars []int, p [][]float64)
+}
+
+// Ahead is a Kernel that knows the coordinate its next step will draw: a
+// random scan that draws its coordinates ahead to prefetch their data
+// (the Gibbs and Poisson-Gibbs samplers of package site on graphs far
+// larger than the cache). Marginals then brings that coordinate's
+// counters towards the cache as it observes a step.
+type Ahead interface {
+	Kernel
+	// Next returns the coordinate the next Step will update, or −1 when
+	// the kernel does not know it.
+	Next() int
 }
 
 // Snapshotter is implemented by kernels and observers that can be

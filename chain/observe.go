@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
+
+	"github.com/pgibbs/pgibbs/internal/prefetch"
 )
 
 // Marginals is an Observer that accumulates the run-average marginal
@@ -45,6 +48,7 @@ type Marginals struct {
 
 	src   Conditioner      // Rao–Blackwellised: the kernel
 	block BlockConditioner // src, if it can draw blocks
+	ahead Ahead            // src, if it knows its next coordinate
 }
 
 // The words of a block of Marginals.data.
@@ -199,6 +203,7 @@ func (mg *Marginals) RaoBlackwellise(src Conditioner) {
 	mg.layout(mg.sizes(), true)
 	mg.src = src
 	mg.block, _ = src.(BlockConditioner)
+	mg.ahead, _ = src.(Ahead)
 	for j := range mg.nvars {
 		if b, d := mg.at(j); b != nil {
 			ob, _ := old.at(j)
@@ -238,6 +243,16 @@ func (mg *Marginals) Observe(_ int64, i int, x []float64) {
 		}
 	}
 	mg.n++
+	if mg.ahead != nil && mg.off == nil {
+		if j := mg.ahead.Next(); uint(j) < uint(mg.nvars) {
+			// The next step's block, whose lines a random scan of a
+			// model far larger than the cache would wait for.
+			o := j * mg.stride
+			for k := o; k < o+mg.stride; k += 8 {
+				prefetch.Line(unsafe.Pointer(&mg.data[k]))
+			}
+		}
+	}
 }
 
 // observeAny observes a step that may have changed any coordinate: a block

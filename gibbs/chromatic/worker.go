@@ -36,7 +36,13 @@ func asWorker(s gibbs.Sampler) (*worker, error) {
 	if !w.LocalUpdates() {
 		return nil, fmt.Errorf("gibbs: chromatic: sampler %q reads more than A[i] in an update; use one of gibbs, pgibbs, auto, mgpmh or a continuous sampler", w.SnapshotKind())
 	}
-	return &worker{Worker: w, c: core.Of(s)}, nil
+	c := core.Of(s)
+	if c != nil {
+		// Its Step picks through worker 0, and its snapshot is the shared
+		// state's: no variables drawn ahead to keep.
+		c.Prefetch = nil
+	}
+	return &worker{Worker: w, c: c}, nil
 }
 
 // share makes the worker work on x.

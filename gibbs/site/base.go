@@ -67,6 +67,11 @@ func (s *base) Sweep() { s.core().Sweep() }
 // the sweep was interrupted.
 func (s *base) RunSweep() bool { return s.core().RunSweep() }
 
+// Next implements chain.Ahead: the variable the next Step updates when the
+// random scan draws its variables ahead (a compiled Gibbs or Poisson-Gibbs
+// chain of core.AheadVars variables or more), else −1.
+func (s *base) Next() int { return s.core().Next() }
+
 // Share implements gibbs.Sharer: the sampler works on x, a state of the same
 // model that the caller owns (the workers of a Chromatic share one, the
 // replicas of an exchange.Exchange swap theirs), instead of its own copy.

@@ -42,6 +42,7 @@ func NewGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Gibbs, er
 	s := &Gibbs{base: newBase(c)}
 	s.core().UpdateFn = s.Update
 	s.core().TorusSweep = true // a Chromatic worker's share: the torus loop
+	s.core().EnableExactAhead(core.AheadVars)
 	return s, nil
 }
 

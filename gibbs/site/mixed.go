@@ -75,6 +75,12 @@ func NewMixed(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Mixed, er
 	if err := b.PG.Init(b, vars); err != nil {
 		return nil, fmt.Errorf("gibbs: Auto: %w", err)
 	}
+	switch {
+	case a.nGibbs == 0:
+		b.PG.EnableAhead(b, core.AheadVars)
+	case a.nPG == 0:
+		b.EnableExactAhead(core.AheadVars)
+	}
 	return a, nil
 }
 

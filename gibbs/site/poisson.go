@@ -52,6 +52,7 @@ func NewPoissonGibbs(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (*Po
 	if err := s.core().PG.Init(s.core(), s.core().Free); err != nil {
 		return nil, fmt.Errorf("gibbs: PoissonGibbs: %w", err)
 	}
+	s.core().PG.EnableAhead(s.core(), core.AheadVars)
 	return s, nil
 }
 

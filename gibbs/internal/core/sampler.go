@@ -64,6 +64,17 @@ type Core struct {
 	U, Buf   []float64   // per-value energies and factor values, len ≥ max domain size
 	Buf2     []float64   // a second per-value buffer
 	UpdateFn func(i int) // the sampler's Update, for Step, Sweep and UpdateEach
+	// Prefetch, if set, makes the random scan look ahead (Pick, ahead.go):
+	// the variables of the next two steps are drawn before they are
+	// updated, and Prefetch(next, after) is called as each step starts, to
+	// bring their data towards the cache.
+	Prefetch func(next, after int)
+	ahead    [3]int // the look-ahead's indices drawn but not yet picked: ahead[:nahead]
+	nahead   int
+	// BrokenAhead (tests) makes the look-ahead draw again an index whose
+	// variable is at 0: a scan that depends on the state, which the
+	// exactness check must reject.
+	BrokenAhead bool
 	// TorusSweep says that every update is an exact one (ExactUpdate):
 	// Gibbs, and Mixed when it updates every variable by Gibbs. UpdateEach
 	// may then update a Chromatic worker's share in the torus loop
@@ -254,8 +265,17 @@ func (c *Core) Resume(st gibbs.Stats) {
 	c.Failure = nil
 }
 
-// Pick returns a free variable chosen uniformly.
+// Pick returns a free variable chosen uniformly (with Prefetch, drawn two
+// steps ahead: pickAhead).
 func (c *Core) Pick() int {
+	if c.Prefetch != nil {
+		return c.pickAhead()
+	}
+	return c.draw()
+}
+
+// draw draws a free variable uniformly.
+func (c *Core) draw() int {
 	if c.AllFree {
 		return c.R.IntN(len(c.Free))
 	}

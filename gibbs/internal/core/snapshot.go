@@ -17,6 +17,9 @@ type ChainState struct {
 	X     []float64   `json:"x"`
 	Stats gibbs.Stats `json:"stats"`
 	Eps   *float64    `json:"eps,omitempty"` // the cached global estimate of the MIN samplers
+	// Ahead are the random scan's variables drawn ahead (Core.Prefetch):
+	// the next two steps', or none.
+	Ahead []int `json:"ahead,omitempty"`
 }
 
 // Header is the snapshot header of a sampler of the given kind.
@@ -28,7 +31,7 @@ func (c *Core) SnapshotState(kind string, eps *float64) ([]byte, error) {
 	if c.Failure != nil {
 		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", c.Failure)
 	}
-	return json.Marshal(ChainState{SnapshotHeader: Header(kind), X: c.X, Stats: c.Stat, Eps: eps})
+	return json.Marshal(ChainState{SnapshotHeader: Header(kind), X: c.X, Stats: c.Stat, Eps: eps, Ahead: c.pendingAhead()})
 }
 
 func (c *Core) RestoreState(kind string, data []byte) (*ChainState, error) {
@@ -41,6 +44,9 @@ func (c *Core) RestoreState(kind string, data []byte) (*ChainState, error) {
 		return nil, err
 	}
 	if err := CheckSnapshotState(c.M, st.X); err != nil {
+		return nil, fmt.Errorf("gibbs: restore %s: %w", kind, err)
+	}
+	if err := c.restoreAhead(st.Ahead); err != nil {
 		return nil, fmt.Errorf("gibbs: restore %s: %w", kind, err)
 	}
 	copy(c.X, st.X)

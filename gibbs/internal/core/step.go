@@ -57,17 +57,23 @@ func (c *Core) Spend(n int) bool {
 // Step resamples a uniformly chosen free variable and returns it, or
 // chain.Aborted if the step was interrupted (see SetInterrupt).
 func (c *Core) Step() int {
-	i := c.Pick()
 	if c.Done == nil {
+		i := c.Pick()
 		c.UpdateFn(i)
 		return i
 	}
+	// An aborted step leaves the look-ahead as it was too: the chain
+	// puts its random sources back, and the indices drawn ahead go with
+	// them.
+	ahead, nahead := c.ahead, c.nahead
+	i := c.Pick()
 	st := c.Stat
 	c.Aborted = false
 	c.UpdateFn(i)
 	if c.Aborted {
 		c.Aborted = false
 		c.Stat = st
+		c.ahead, c.nahead = ahead, nahead
 		return chain.Aborted
 	}
 	return i

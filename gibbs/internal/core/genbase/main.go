@@ -54,6 +54,12 @@ var (
 		{"RunSweep implements gibbs.SweepRunner: it is Sweep, and reports false if the sweep was interrupted.",
 			"RunSweep() bool", "return s.core().RunSweep()"},
 	}
+	// ahead: samplers whose random scan may draw its variables ahead
+	// (chain.Ahead: Gibbs and Poisson-Gibbs on graphs far larger than the cache).
+	ahead = []method{
+		{"Next implements chain.Ahead: the variable the next Step updates when the random scan draws its variables ahead (a compiled Gibbs or Poisson-Gibbs chain of core.AheadVars variables or more), else −1.",
+			"Next() int", "return s.core().Next()"},
+	}
 	// sharer: samplers whose state can be a slice the caller owns
 	// (gibbs.Sharer).
 	sharer = []method{
@@ -77,7 +83,7 @@ var packages = []struct {
 	name    string
 	methods [][]method
 }{
-	{"site", [][]method{common, site, sharer, worker, conditioner}},
+	{"site", [][]method{common, site, ahead, sharer, worker, conditioner}},
 	{"mingibbs", [][]method{common, site, sharer, worker}},
 	{"continuous", [][]method{common, site, sharer, worker}},
 	{"cluster", [][]method{common, sharer}},
