@@ -162,35 +162,28 @@ func TestMarginalsLookAhead(t *testing.T) {
 	}
 }
 
-// lookAheadGraph is BenchmarkLookAhead's model, built once a process.
-var lookAheadGraph *factorgraph.Graph
-
-// BenchmarkLookAhead times a Poisson-Gibbs update of the paper's Potts
-// model at width 400 (160 000 variables, 1.2·10⁸ pair factors, about 5 GB:
-// the graph is built once, in about half a minute) with the random scan's
-// look-ahead (the default there) and without it, the same chain otherwise.
-// Run with -count and benchstat: GOMAXPROCS=1 go test -run '^$' -bench
-// LookAhead -count 8 ./gibbs/site.
-func BenchmarkLookAhead(b *testing.B) {
-	p := potts.Paper()
-	p.Width = 400
+// benchLookAhead times the Steps of the sampler mk builds on the model
+// build makes (once a process, whatever -count: *g holds it), with the
+// random scan's look-ahead and without it, the same chain otherwise.
+func benchLookAhead(b *testing.B, name string, g **factorgraph.Graph, build func() (*factorgraph.Graph, error),
+	mk func(*factorgraph.Graph) (gibbs.Sampler, *core.Core, error)) {
 	for _, on := range []bool{true, false} {
-		b.Run(fmt.Sprintf("width=%d/look-ahead=%v", p.Width, on), func(b *testing.B) {
-			if lookAheadGraph == nil { // once a process, whatever -count
+		b.Run(fmt.Sprintf("%s/look-ahead=%v", name, on), func(b *testing.B) {
+			if *g == nil {
 				var err error
-				if lookAheadGraph, err = potts.New(p); err != nil {
+				if *g, err = build(); err != nil {
 					b.Fatal(err)
 				}
 			}
-			s, err := NewPoissonGibbs(lookAheadGraph, rand.New(rand.NewPCG(1, 2)), nil)
+			s, c, err := mk(*g)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if s.core().Prefetch == nil {
-				b.Fatal("no look-ahead on a model of 160 000 variables")
+			if c.Prefetch == nil {
+				b.Fatalf("no look-ahead on a model of %d variables", (*g).NumVars())
 			}
 			if !on {
-				s.core().Prefetch = nil
+				c.Prefetch = nil
 			}
 			b.ReportAllocs()
 			for b.Loop() {
@@ -200,86 +193,44 @@ func BenchmarkLookAhead(b *testing.B) {
 	}
 }
 
-// TestAbortedLookAhead: a step that an interrupt aborts leaves the
-// look-ahead as it was, so that the chain, its random source put back as
-// chain.Chain does, goes on as if the step had never started: a star of
-// 300 Potts pairs whose hub's minibatches (λ = L², 9·10⁴ picks) are long
-// enough to look at the interrupt, every step tried first with the
-// channel closed.
-func TestAbortedLookAhead(t *testing.T) {
-	b := factorgraph.NewBuilder()
-	b.AddVariables(301, factorgraph.Discrete(3))
-	for j := 1; j <= 300; j++ {
-		b.AddFactor(factorgraph.NewPotts(0, j, 1))
-	}
-	g := gibbstest.Build(t, b)
-	mk := func() (*PoissonGibbs, *rand.PCG) {
-		src := rand.NewPCG(8, 8)
-		s, err := NewPoissonGibbs(g, rand.New(src), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.core().PG.EnableAhead(s.core(), 0)
-		return s, src
-	}
-	a, srcA := mk()
-	ref, _ := mk()
-	closed := make(chan struct{})
-	close(closed)
-	aborted := 0
-	for k := range 30000 {
-		saved := *srcA
-		a.SetInterrupt(closed)
-		i := a.Step()
-		a.SetInterrupt(nil)
-		if i == chain.Aborted {
-			aborted++
-			*srcA = saved
-			i = a.Step()
-		}
-		if j := ref.Step(); i != j || !slices.Equal(a.State(), ref.State()) {
-			t.Fatalf("step %d: %d after %d aborted steps, %d uninterrupted", k, i, aborted, j)
-		}
-	}
-	if aborted == 0 {
-		t.Fatal("no step was aborted: the test tested nothing")
-	}
-	t.Logf("%d of 30000 steps aborted and redone", aborted)
-}
+// The benchmarks' models, built once a process.
+var lookAheadGraph, sparseGraph *factorgraph.Graph
 
-// sparseGraph is BenchmarkLookAheadSparse's model, built once a process.
-var sparseGraph *factorgraph.Graph
+// BenchmarkLookAhead times a Poisson-Gibbs update of the paper's Potts
+// model at width 400 (160 000 variables, 1.2·10⁸ pair factors, about 5 GB,
+// built in about half a minute) with the random scan's look-ahead (the
+// default there) and without it. Run with -count and benchstat:
+// GOMAXPROCS=1 go test -run '^$' -bench 'LookAhead$' -count 8 ./gibbs/site.
+func BenchmarkLookAhead(b *testing.B) {
+	p := potts.Paper()
+	p.Width = 400
+	benchLookAhead(b, "width=400", &lookAheadGraph, func() (*factorgraph.Graph, error) { return potts.New(p) },
+		func(g *factorgraph.Graph) (gibbs.Sampler, *core.Core, error) {
+			s, err := NewPoissonGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			return s, s.core(), nil
+		})
+}
 
 // BenchmarkLookAheadSparse times a plain Gibbs update of a random graph of
 // 10⁶ variables of degree 20 (q = 4, Potts pairs of one weight: auto's
 // update there) with the random scan's look-ahead and without it:
 // GOMAXPROCS=1 go test -run '^$' -bench LookAheadSparse -count 8 ./gibbs/site.
 func BenchmarkLookAheadSparse(b *testing.B) {
-	for _, on := range []bool{true, false} {
-		b.Run(fmt.Sprintf("n=1000000/deg=20/look-ahead=%v", on), func(b *testing.B) {
-			if sparseGraph == nil {
-				pp, err := potts.Sparse(1e6, 20, 4, 0.1, rand.New(rand.NewPCG(1, 7)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				if sparseGraph, err = pp.Build(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			s, err := NewGibbs(sparseGraph, rand.New(rand.NewPCG(1, 2)), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if s.core().Prefetch == nil {
-				b.Fatal("no look-ahead on a model of 10⁶ variables")
-			}
-			if !on {
-				s.core().Prefetch = nil
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				s.Step()
-			}
-		})
+	build := func() (*factorgraph.Graph, error) {
+		pp, err := potts.Sparse(1e6, 20, 4, 0.1, rand.New(rand.NewPCG(1, 7)))
+		if err != nil {
+			return nil, err
+		}
+		return pp.Build()
 	}
+	benchLookAhead(b, "n=1000000/deg=20", &sparseGraph, build, func(g *factorgraph.Graph) (gibbs.Sampler, *core.Core, error) {
+		s, err := NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, s.core(), nil
+	})
 }
