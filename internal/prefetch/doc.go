@@ -1,7 +1,7 @@
 // Package prefetch asks the processor to bring a cache line into its
 // caches ahead of its use, without waiting for it: the software prefetch
 // of a random scan, which knows its next variables two steps before it
-// updates it (core.Core's look-ahead). On amd64 and arm64 a call is one
+// updates them (core.Core's look-ahead). On amd64 and arm64 a call is one
 // prefetch instruction (PREFETCHT0, PRFM PLDL1KEEP); elsewhere it does
 // nothing. A prefetch never faults and changes no value: a wrong address
 // costs a wasted line at most, so callers need no bounds check beyond
