@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/pgibbs/pgibbs/internal/compiled"
 	"github.com/pgibbs/pgibbs/internal/prefetch"
 )
 
@@ -112,17 +111,7 @@ func (p *PGState) prefetch(c *Core, next, after int) {
 	if h <= 0 {
 		return
 	}
-	x, last := c.X, -1
-	for _, ref := range r[recRefs : recRefs+h] {
-		if ref == compiled.NotPotts {
-			continue
-		}
-		j := int(ref ^ (ref >> 31))
-		if line := j >> 3; line != last && j < len(x) {
-			prefetch.Line(unsafe.Pointer(&x[j]))
-			last = line
-		}
-	}
+	prefetch.Refs(c.X, r[recRefs:recRefs+h])
 }
 
 // EnableExactAhead turns the random scan's look-ahead on (Core.Prefetch)

@@ -428,7 +428,10 @@ func (p *PGState) directUpdate(c *Core, i int, v *pgVar, refs []int32) {
 	seen, epoch := p.seen, p.epoch
 	picks, distinct := 0, 0
 	gens := p.shapes[v.shape : int(v.shape)+len(refs)]
-	xs := p.gatherHeavy(x, refs, gens) // the heavy neighbours' values first
+	// The heavy neighbours' values first, unless the look-ahead prefetched
+	// them a step ago (a loop of loads would then only add to the step).
+	gather := p.Gather && c.Prefetch == nil
+	xs := p.gatherHeavy(x, refs, gens, gather)
 	for kk := 0; kk < len(refs); kk++ {
 		gen := gens[kk]
 		if gen < 0 { // a run of m factors of equal M_φ: its counts, on uniform members
@@ -460,7 +463,7 @@ func (p *PGState) directUpdate(c *Core, i int, v *pgVar, refs []int32) {
 		}
 		sgn := ref >> 31 // 0 for W > 0, −1 for W < 0
 		xj := xs[kk]
-		if !p.gather {
+		if !gather {
 			xj = x[ref^sgn]
 		}
 		kept, s2 := pairs[gen].Rand(r)
@@ -493,12 +496,12 @@ func (p *PGState) directUpdate(c *Core, i int, v *pgVar, refs []int32) {
 }
 
 // gatherHeavy reads the values of the other variables of directUpdate's
-// heavy Potts pairs into p.xs (when p.gather) in a loop of loads alone: on
+// heavy Potts pairs into p.xs (when gather) in a loop of loads alone: on
 // a graph larger than the cache they miss, and issued together they wait
 // once, not once each. (A run's members are read if they are drawn.)
-func (p *PGState) gatherHeavy(x []float64, refs, gens []int32) []float64 {
+func (p *PGState) gatherHeavy(x []float64, refs, gens []int32, gather bool) []float64 {
 	xs := p.xs[:len(refs)]
-	if p.gather {
+	if gather {
 		for kk, ref := range refs {
 			if ref != compiled.NotPotts && gens[kk] >= 0 {
 				xs[kk] = x[ref^(ref>>31)]
@@ -728,7 +731,7 @@ func (p *PGState) initDirect(c *Core, vars []int) {
 		return
 	}
 	p.xs = make([]float64, compiled.MaxHead)
-	p.gather = 8*c.M.NumVars() > gatherBytes
+	p.Gather = 8*c.M.NumVars() > gatherBytes
 	p.recordLayout()
 }
 

@@ -37,7 +37,7 @@ type PGState struct {
 	recLen int       // the records' length in words
 	shapes []int32   // the heavy factors' generators, by shape
 	xs     []float64 // their neighbours' values during an update
-	gather bool      // read xs in a loop of their own
+	Gather bool      // read xs in a loop of their own (set at Init by the state's size; tests set it)
 	Pairs  []minibatch.PoissonPair
 	joint  int      // the joint tables built (newPair)
 	seen   []uint32 // seen[k] = epoch: the k-th soft factor of A[i] was picked
