@@ -91,7 +91,7 @@ func Plan(ctx context.Context, g *factorgraph.Graph, opt Options) ([]*Component,
 		return nil, errors.New("elim: Plan: nil graph")
 	}
 	if opt.MaxBytes < 0 || math.IsNaN(opt.MaxBytes) {
-		return nil, fmt.Errorf("elim: Plan: MaxBytes = %v: want ≥ 0 (0: the default %d)", opt.MaxBytes, DefaultMaxBytes)
+		return nil, fmt.Errorf("elim: Plan: MaxBytes = %v: want ≥ 0 (0: the default %d)", opt.MaxBytes, int64(DefaultMaxBytes))
 	}
 	if opt.MaxTime < 0 {
 		return nil, fmt.Errorf("elim: Plan: MaxTime = %v: want ≥ 0 (0: no bound)", opt.MaxTime)

@@ -85,12 +85,12 @@ func NewGeometry(dim, n int) (Geometry, error) {
 	switch {
 	case dim < 1 || dim > 3:
 		return Geometry{}, fmt.Errorf("kernel: torus of dimension %d", dim)
-	case n < 2 || n >= 1<<31:
+	case n < 2 || int64(n) >= 1<<31:
 		return Geometry{}, fmt.Errorf("kernel: torus of side %d", n)
 	}
 	sites := 1
 	for range dim {
-		if sites >= (1<<31)/n {
+		if int64(sites) >= (1<<31)/int64(n) {
 			return Geometry{}, fmt.Errorf("kernel: torus of %d^%d sites", n, dim)
 		}
 		sites *= n
@@ -135,7 +135,7 @@ func NewEnts(dim, n int, comps [][3]int32, w []float64) ([]TorusEnt, error) {
 	switch {
 	case dim < 1 || dim > 3:
 		return nil, fmt.Errorf("kernel: torus of dimension %d", dim)
-	case n < 2 || n >= 1<<31:
+	case n < 2 || int64(n) >= 1<<31:
 		return nil, fmt.Errorf("kernel: torus of side %d", n)
 	case len(comps) != len(w) || len(comps) == 0 || len(comps) > math.MaxInt32:
 		return nil, fmt.Errorf("kernel: torus with %d offsets and %d weights", len(comps), len(w))
@@ -280,9 +280,9 @@ func (g *Geometry) Neighbour(b0, b1, b2 int, e *TorusEnt) int {
 // offset wraps depends on the site: a branch would be mispredicted near the
 // torus's seams).
 func Wrap(c, m int) int {
-	c += m & (c >> 63) // c < 0: c + m ∈ [0, m)
+	c += m & (c >> (bits.UintSize - 1)) // c < 0: c + m ∈ [0, m)
 	d := c - m
-	return d + m&(d>>63) // d < 0: c
+	return d + m&(d>>(bits.UintSize-1)) // d < 0: c
 }
 
 // HeavyMax is the largest number of offsets a TorusTable keeps in its flat
