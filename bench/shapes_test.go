@@ -37,7 +37,8 @@ var sparseShapes = []struct {
 // BenchmarkSparse measures pairwise Potts graphs without locality (issue
 // 36's shapes): the build through AddPottsPairs (ns/pair, pairs/s, B/pair
 // of Graph.Bytes, and Size's estimate over it) and a random-scan update of
-// plain Gibbs, Poisson-Gibbs and Mixed (auto), beside the hand-written
+// plain Gibbs, Poisson-Gibbs and Mixed (auto) and of the same updates in
+// a systematic scan (-scan), beside the hand-written
 // heat-bath on the same pairs (one byte of state a site, CSR rows: the
 // honest baseline).
 func BenchmarkSparse(b *testing.B) {
@@ -91,6 +92,16 @@ func BenchmarkSparse(b *testing.B) {
 			{"gibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewGibbs(m, r, nil) }},
 			{"pgibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewPoissonGibbs(m, r, nil) }},
 			{"auto", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewMixed(m, r, nil) }},
+			// The same updates in a systematic scan (gibbs.Options.Systematic).
+			{"gibbs-scan", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
+				return site.NewGibbs(m, r, &gibbs.Options{Systematic: true})
+			}},
+			{"pgibbs-scan", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
+				return site.NewPoissonGibbs(m, r, &gibbs.Options{Systematic: true})
+			}},
+			{"auto-scan", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
+				return site.NewMixed(m, r, &gibbs.Options{Systematic: true})
+			}},
 		} {
 			b.Run(sh.name+"/sampler="+sc.name, func(b *testing.B) {
 				gr := shapeGraph(b, sh.name, sh.new)

@@ -76,6 +76,10 @@
 // package chain: a Sampler is a step kernel (chain.Kernel) as it is, a step
 // resampling one random variable, and [Sweeper] wraps it into a kernel
 // whose step is one systematic Sweep (so steps count sweeps, not updates).
+// With [Options].Systematic a single-site sampler's Step updates the next
+// variable in turn instead: a systematic scan one variable a step, whose
+// conditionals the marginals still average — on graphs far larger than
+// the cache, the scan to choose.
 // Package mh's samplers are kernels too, so chain.Chain and chain.Runner run
 // both families: burn-in, observers (chain.Marginals keeps run-average
 // marginals at O(1) a single-site step), step or time budgets, cancellation,

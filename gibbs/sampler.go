@@ -161,6 +161,23 @@ type Options struct {
 	// DefaultMaxDraws; +Inf means no limit.
 	MaxDraws float64
 
+	// Systematic makes a single-site sampler's Step update the free
+	// variables in turn, in the order of Model.Free (a systematic scan),
+	// instead of one drawn uniformly (the papers' random scan). Each
+	// update leaves π invariant, so their cycle does too; the scan does
+	// not look at the state, so Rao–Blackwellised marginals stay unbiased.
+	// On a graph far larger than the cache its rows are read in the order
+	// they are stored and the neighbours' values of the variable two
+	// steps ahead are prefetched: on a random graph of 10⁶ variables of
+	// degree 20, a plain Gibbs update costs about 360 ns instead of
+	// 900–1,000 (BenchmarkSparse's -scan variants). It applies to the
+	// samplers that update one variable a step (gibbs, pgibbs, auto, the
+	// MIN-Gibbs family, the continuous samplers); blocked, cluster and
+	// exchange samplers have their own order and ignore it. A snapshot
+	// records the scan's position, and restores only into a chain of the
+	// same scan.
+	Systematic bool
+
 	// Context, if not nil, bounds the sampler's construction: the searches
 	// a constructor may run before the first step (a state of positive
 	// probability, frozen links, blocks and their eliminations, cluster

@@ -20,7 +20,7 @@ import (
 
 // options returns the sampler options of the shared flags.
 func (f *runFlags) options() gibbs.Options {
-	return gibbs.Options{Lambda: f.lambda, LambdaScale: f.lambdaScale, MaxDraws: f.maxDraws}
+	return gibbs.Options{Lambda: f.lambda, LambdaScale: f.lambdaScale, MaxDraws: f.maxDraws, Systematic: f.scan == "systematic"}
 }
 
 // statsOf returns the counters of samplers summed.

@@ -51,7 +51,7 @@ func runPotts(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&p.Beta, "beta", p.Beta, "inverse temperature β")
 	fs.Float64Var(&p.Gamma, "gamma", p.Gamma, "kernel width γ of exp(−γ·d²)")
 	perVar := fs.Bool("per-variable", false, "use per-variable L_i and λ_i = (λ/L²)·L_i²")
-	f := addRunFlags(fs, "potts", runDefaults{sampler: "pgibbs", samplers: discreteSamplers() + " (for sw and wolff -iters counts sweeps; a Wolff sweep is -clusters single clusters)",
+	f := addRunFlags(fs, "potts", runDefaults{scan: true, sampler: "pgibbs", samplers: discreteSamplers() + " (for sw and wolff -iters counts sweeps; a Wolff sweep is -clusters single clusters)",
 		iters: 1000000, clusters: true, estimator: true})
 	if err := f.parse(e, args); err != nil {
 		return err

@@ -57,6 +57,7 @@ type runFlags struct {
 	untilRhat float64   // -until-rhat (0: no stopping rule)
 	minESS    float64   // -min-ess
 	estimator string    // -estimator of the marginals: "rb" or "counts"
+	scan      string    // -scan of single-site samplers: "random" or "systematic"
 	started   time.Time // when the command started: -seconds counts from then
 	// buildCtx bounds the construction of the chains' samplers: the run's
 	// context, ending at the -seconds deadline (gibbs.Options.Context).
@@ -87,6 +88,7 @@ type runDefaults struct {
 	lambdaUsage       string
 	clusters          bool // the subcommand offers -sampler wolff and its -clusters
 	estimator         bool // the subcommand estimates marginals: -estimator
+	scan              bool // the subcommand offers -scan for its single-site samplers
 }
 
 // controlFlags may differ between a run and its resumption.
@@ -130,6 +132,11 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 			"gibbs, pgibbs and auto; block averages each block variable's marginal given the rest, from the block's\n"+
 			"elimination; the other samplers count visits: MH steps such as mgpmh and doublemin keep values not drawn from a\n"+
 			"conditional) or counts (the fraction of steps in each value)")
+	}
+	if d.scan {
+		fs.StringVar(&f.scan, "scan", "random", "the order of a single-site sampler's updates (gibbs, pgibbs, auto, the MIN-Gibbs family, the\n"+
+			"continuous samplers): random (the papers' random scan) or systematic (the variables in turn: on a graph far\n"+
+			"larger than the cache its rows stream, 2.5–3× fewer ns an update on a random graph of 10⁶ variables)")
 	}
 	if d.clusters {
 		fs.StringVar(&f.clusters, "clusters", "auto", "single-cluster updates a step of -sampler wolff: a number, or auto: as many as update about one\n"+
@@ -244,6 +251,9 @@ func (f *runFlags) check() error {
 	if err := f.checkClusters(); err != nil {
 		return err
 	}
+	if err := f.checkScan(); err != nil {
+		return err
+	}
 	if err := f.checkEstimator(); err != nil {
 		return err
 	}
@@ -251,6 +261,23 @@ func (f *runFlags) check() error {
 		return err
 	}
 	return checkLambdaFlags(f.lambda, f.lambdaScale)
+}
+
+// checkScan validates -scan: random or systematic, systematic only with a
+// sampler that updates one variable a step (the others have their own
+// order and would ignore it).
+func (f *runFlags) checkScan() error {
+	switch {
+	case f.scan == "" || f.scan == "random":
+		return nil
+	case f.scan != "systematic":
+		return usagef("-scan %q: want random or systematic", f.scan)
+	}
+	switch f.sampler {
+	case "block", "sw", "wolff", "exchange", inferSampler:
+		return usagef("-scan systematic: -sampler %s has its own order of updates; the scan is for the single-site samplers (gibbs, pgibbs, auto, …)", f.sampler)
+	}
+	return nil
 }
 
 // checkEstimator validates -estimator: rb (with a sampler that reports its

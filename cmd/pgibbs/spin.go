@@ -60,7 +60,7 @@ type continuousFlags struct {
 }
 
 func addContinuousFlags(fs *flag.FlagSet, command string, m, k int, iters int64) *continuousFlags {
-	f := &continuousFlags{runFlags: addRunFlags(fs, command, runDefaults{sampler: "pgda",
+	f := &continuousFlags{runFlags: addRunFlags(fs, command, runDefaults{scan: true, sampler: "pgda",
 		samplers: continuousSamplers(), iters: iters})}
 	fs.IntVar(&f.m, "m", m, "degree m of the energy (DA) or density (ITS) interpolant")
 	fs.IntVar(&f.k, "k", k, "degree k of the density interpolant of gibbs-da and pgda")

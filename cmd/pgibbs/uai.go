@@ -155,7 +155,7 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 			"-max-memory, or of this machine's memory)"),
 	}
 	bf := addBlockFlags(fs)
-	f := addRunFlags(fs, "uai", runDefaults{sampler: inferSampler, samplers: inferSampler + " or one of " + strings.Join(samplers.Names(), ", ") + inferHelp, iters: 1000000, estimator: true})
+	f := addRunFlags(fs, "uai", runDefaults{scan: true, sampler: inferSampler, samplers: inferSampler + " or one of " + strings.Join(samplers.Names(), ", ") + inferHelp, iters: 1000000, estimator: true})
 	f.inputs, f.outputs = []string{"model", "evidence", "mar"}, []string{"out", "anytime"}
 	u.f = f
 	err := f.parse(e, args)

@@ -169,6 +169,13 @@ func contSamplers() []contCase {
 		{"PGDA/m=20,k=25", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
 			return NewPGDA(m, r, opt(gibbs.Options{M: 20, K: 25}))
 		}, false},
+		// A systematic scan (gibbs.Options.Systematic): the same updates in turn.
+		{"PGDA/systematic", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
+			return NewPGDA(m, r, opt(gibbs.Options{Systematic: true}))
+		}, false},
+		{"GibbsITS/systematic", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
+			return NewGibbsITS(m, r, opt(gibbs.Options{Systematic: true}))
+		}, false},
 		{"GibbsRejection", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return NewGibbsRejection(m, r, nil) }, true},
 		{"PGRejection", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return NewPGRejection(m, r, nil) }, true},
 	}

@@ -100,6 +100,8 @@ func TestAbortedStep(t *testing.T) {
 		{"pgibbs", potts, &gibbs.Options{Lambda: 1e6, PerVariable: true, MaxDraws: math.Inf(1)}},
 		{"pgibbs", latt(lattice.PowerLaw{Sigma: 1}, lattice.Potts(3)), heavy},
 		{"auto", potts, heavy}, {"auto", fn, nil},
+		{"gibbs", potts, &gibbs.Options{Systematic: true}},
+		{"pgibbs", potts, &gibbs.Options{Lambda: 1e6, Lambda2: 1e6, MaxDraws: math.Inf(1), Systematic: true}},
 		{"mingibbs", potts, heavy}, {"mingibbs", gibbstest.NoKernel{GlobalModel: fn}, heavy},
 		{"mgpmh", potts, heavy}, {"mgpmh", gibbstest.NoKernel{GlobalModel: fn}, heavy},
 		{"doublemin", potts, &gibbs.Options{Lambda: 1, Lambda2: 1e6, MaxDraws: math.Inf(1)}},

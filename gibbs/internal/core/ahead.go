@@ -39,8 +39,12 @@ func (c *Core) pickAhead() int {
 }
 
 // Next returns the variable the next Step updates when the scan looks
-// ahead and has drawn it, else −1 (chain.Ahead).
+// ahead and has drawn it, or scans systematically with a prefetch, else
+// −1 (chain.Ahead).
 func (c *Core) Next() int {
+	if c.Prefetch != nil && c.Systematic {
+		return c.Free[c.scanPos]
+	}
 	if c.Prefetch == nil || c.nahead == 0 {
 		return -1
 	}
@@ -65,7 +69,7 @@ func (c *Core) restoreAhead(ahead []int) error {
 		c.nahead = 0
 		return nil
 	}
-	if c.Prefetch == nil {
+	if c.Prefetch == nil || c.Systematic {
 		return fmt.Errorf("the snapshot's chain drew its variables ahead (%d pending), this one does not", len(ahead))
 	}
 	if len(ahead) != 2 {
@@ -117,12 +121,19 @@ func (p *PGState) prefetch(c *Core, next, after int) {
 // EnableExactAhead turns the random scan's look-ahead on (Core.Prefetch)
 // for a chain of exact (Gibbs) updates on a compiled graph of at least
 // minVars free variables: each step prefetches the row bounds of the
-// variable two steps ahead and the row of the next one (prefetchRow).
+// variable two steps ahead and the row of the next one (prefetchRow); in
+// a systematic scan, the neighbours' values of the variable two steps
+// ahead (prefetchNeighbours).
 func (c *Core) EnableExactAhead(minVars int) {
 	if c.KG == nil || len(c.Free) < minVars {
 		return
 	}
 	c.Prefetch = c.prefetchRow
+	if c.Systematic {
+		// The rows stream in the scan's order: the neighbours' values
+		// are what an update waits for.
+		c.Prefetch = func(_, after int) { c.prefetchNeighbours(after) }
+	}
 }
 
 // maxRowLines bounds the cache lines prefetchRow asks for a row: a long

@@ -71,6 +71,14 @@ type Core struct {
 	Prefetch func(next, after int)
 	ahead    [3]int // the look-ahead's indices drawn but not yet picked: ahead[:nahead]
 	nahead   int
+	// Systematic makes Pick return the free variables in turn
+	// (gibbs.Options.Systematic), scanPos the next one's place in Free;
+	// Prefetch is then called with the scan's next two variables.
+	// BrokenScan (tests) makes the scan skip a variable at 0: a scan that
+	// depends on the state, which the exactness check must reject.
+	Systematic bool
+	scanPos    int
+	BrokenScan bool
 	// BrokenAhead (tests) makes the look-ahead draw again an index whose
 	// variable is at 0: a scan that depends on the state, which the
 	// exactness check must reject.
@@ -173,6 +181,7 @@ func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options,
 	if opt == nil {
 		opt = &gibbs.Options{}
 	}
+	c.Systematic = opt.Systematic
 	if opt.Init != nil {
 		if len(opt.Init) != n {
 			return Core{}, fmt.Errorf("gibbs: %s: initial state has %d values for %d variables", name, len(opt.Init), n)
@@ -266,8 +275,11 @@ func (c *Core) Resume(st gibbs.Stats) {
 }
 
 // Pick returns a free variable chosen uniformly (with Prefetch, drawn two
-// steps ahead: pickAhead).
+// steps ahead: pickAhead), or with Systematic the next in turn (pickScan).
 func (c *Core) Pick() int {
+	if c.Systematic {
+		return c.pickScan()
+	}
 	if c.Prefetch != nil {
 		return c.pickAhead()
 	}

@@ -20,6 +20,9 @@ type ChainState struct {
 	// Ahead are the random scan's variables drawn ahead (Core.Prefetch):
 	// the next two steps', or none.
 	Ahead []int `json:"ahead,omitempty"`
+	// Scan is a systematic scan's position, the place in the free
+	// variables of the next step's (absent: a random scan).
+	Scan *int `json:"scan,omitempty"`
 }
 
 // Header is the snapshot header of a sampler of the given kind.
@@ -31,7 +34,7 @@ func (c *Core) SnapshotState(kind string, eps *float64) ([]byte, error) {
 	if c.Failure != nil {
 		return nil, fmt.Errorf("gibbs: snapshot of a chain that stopped on an error: %w", c.Failure)
 	}
-	return json.Marshal(ChainState{SnapshotHeader: Header(kind), X: c.X, Stats: c.Stat, Eps: eps, Ahead: c.pendingAhead()})
+	return json.Marshal(ChainState{SnapshotHeader: Header(kind), X: c.X, Stats: c.Stat, Eps: eps, Ahead: c.pendingAhead(), Scan: c.scanState()})
 }
 
 func (c *Core) RestoreState(kind string, data []byte) (*ChainState, error) {
@@ -44,6 +47,9 @@ func (c *Core) RestoreState(kind string, data []byte) (*ChainState, error) {
 		return nil, err
 	}
 	if err := CheckSnapshotState(c.M, st.X); err != nil {
+		return nil, fmt.Errorf("gibbs: restore %s: %w", kind, err)
+	}
+	if err := c.restoreScan(st.Scan); err != nil {
 		return nil, fmt.Errorf("gibbs: restore %s: %w", kind, err)
 	}
 	if err := c.restoreAhead(st.Ahead); err != nil {

@@ -65,7 +65,7 @@ func (c *Core) Step() int {
 	// An aborted step leaves the look-ahead as it was too: the chain
 	// puts its random sources back, and the indices drawn ahead go with
 	// them.
-	ahead, nahead := c.ahead, c.nahead
+	ahead, nahead, pos := c.ahead, c.nahead, c.scanPos
 	i := c.Pick()
 	st := c.Stat
 	c.Aborted = false
@@ -73,7 +73,7 @@ func (c *Core) Step() int {
 	if c.Aborted {
 		c.Aborted = false
 		c.Stat = st
-		c.ahead, c.nahead = ahead, nahead
+		c.ahead, c.nahead, c.scanPos = ahead, nahead, pos
 		return chain.Aborted
 	}
 	return i
