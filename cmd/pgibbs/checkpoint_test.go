@@ -100,6 +100,7 @@ func TestCheckpointResume(t *testing.T) {
 	}{
 		{"uai-block", []string{"uai", "-model", cycle, "-sampler", "block", "-width", "1", "-boundary", "poisson", "-iters", "300000", "-chains", "2"}},
 		{"potts", []string{"potts", "-width", "5", "-states", "3", "-beta", "0.8", "-sampler", "pgibbs", "-iters", "400000", "-chains", "2"}},
+		{"potts-systematic", []string{"potts", "-width", "5", "-states", "3", "-beta", "0.8", "-sampler", "gibbs", "-scan", "systematic", "-iters", "400000"}},
 		{"spin", []string{"spin", "-width", "4", "-sampler", "pgda", "-iters", "60000"}},
 		{"mh", []string{"mh", "-model", "tgm", "-n", "3000", "-sampler", "tunamh", "-iters", "60000", "-chains", "2"}},
 	}
