@@ -94,8 +94,9 @@ type ScalePoint struct {
 	GraphBytes, HeapBytes float64
 	// PGNs, GibbsNs and AutoNs are the median ns per random-scan update
 	// of Poisson-Gibbs, plain Gibbs and Mixed (auto: the cheaper of the
-	// two variable by variable, by its cost model).
-	PGNs, GibbsNs, AutoNs float64
+	// two variable by variable, by its cost model); AutoScanNs Mixed's in
+	// a systematic scan (gibbs.Options.Systematic).
+	PGNs, GibbsNs, AutoNs, AutoScanNs float64
 }
 
 // BytesPerPair returns HeapBytes over Pairs: what a pair factor costs all
@@ -179,8 +180,8 @@ func Scale(ctx context.Context, s ScaleSettings, cfg harness.Config) (*ScaleResu
 
 // scalePoint measures the graph build builds, pt saying which: its heap
 // above heap0, and the median over reps runs of pgN Poisson-Gibbs and
-// gibbsN Gibbs updates (and of auto's, pgN if it minibatches any variable,
-// else gibbsN).
+// gibbsN Gibbs updates (and of auto's, in random and in systematic scan,
+// pgN if it minibatches any variable, else gibbsN).
 func scalePoint(ctx context.Context, pt ScalePoint, heap0 float64, build func() (*factorgraph.Graph, error), pgN, gibbsN int64, reps int, seed uint64) (ScalePoint, error) {
 	t0 := time.Now()
 	g, err := build()
@@ -222,6 +223,14 @@ func scalePoint(ctx context.Context, pt ScalePoint, heap0 float64, build func() 
 		n = pgN
 	}
 	if pt.AutoNs, err = medianNs(ctx, newChainTimer(auto), n, reps); err != nil {
+		return pt, err
+	}
+	auto = nil
+	scan, err := site.NewMixed(g, rand.New(chain.Source(seed, 3)), &gibbs.Options{Systematic: true})
+	if err != nil {
+		return pt, err
+	}
+	if pt.AutoScanNs, err = medianNs(ctx, newChainTimer(scan), n, reps); err != nil {
 		return pt, err
 	}
 	runtime.KeepAlive(g)

@@ -26,7 +26,7 @@ func (r *ScaleResult) Markdown() string {
 
 func (r *ScaleResult) table() harness.Table {
 	t := harness.Table{Header: []string{"shape", "variables", "pair factors", "build s", "pairs/s", "graph B/pair", "all-in B/pair",
-		"Poisson-Gibbs ns/update", "Gibbs ns/update", "auto ns/update"}}
+		"Poisson-Gibbs ns/update", "Gibbs ns/update", "auto ns/update", "auto systematic ns/update"}}
 	for _, p := range r.Points {
 		shape := p.Shape
 		if p.Width > 0 {
@@ -38,7 +38,7 @@ func (r *ScaleResult) table() harness.Table {
 		}
 		t.Rows = append(t.Rows, []string{shape, strconv.Itoa(p.Vars), strconv.Itoa(p.Pairs), harness.FmtG(p.BuildSeconds, 3),
 			harness.FmtG(p.PairsPerSecond, 3), harness.FmtG(p.GraphBytes/float64(p.Pairs), 3), harness.FmtG(p.BytesPerPair(), 3),
-			pg, harness.FmtG(p.GibbsNs, 4), harness.FmtG(p.AutoNs, 4)})
+			pg, harness.FmtG(p.GibbsNs, 4), harness.FmtG(p.AutoNs, 4), harness.FmtG(p.AutoScanNs, 4)})
 	}
 	return t
 }
@@ -51,11 +51,11 @@ func (r *ScaleResult) WriteFigure(dir string) ([]string, error) {
 	for _, p := range r.Points {
 		rows = append(rows, []string{p.Shape, strconv.Itoa(p.Width), strconv.Itoa(p.Vars), strconv.Itoa(p.Pairs),
 			harness.Ftoa(p.BuildSeconds), harness.Ftoa(p.GraphBytes), harness.Ftoa(p.HeapBytes), harness.Ftoa(p.PGNs), harness.Ftoa(p.GibbsNs),
-			harness.Ftoa(p.AutoNs)})
+			harness.Ftoa(p.AutoNs), harness.Ftoa(p.AutoScanNs)})
 	}
 	csvPath := filepath.Join(dir, "scale.csv")
 	if err := harness.WriteCSV(csvPath, []string{"shape", "width", "vars", "pairs", "build_seconds", "graph_bytes", "heap_bytes",
-		"pgibbs_ns", "gibbs_ns", "auto_ns"}, rows); err != nil {
+		"pgibbs_ns", "gibbs_ns", "auto_ns", "auto_scan_ns"}, rows); err != nil {
 		return nil, err
 	}
 	p, err := r.plot()
