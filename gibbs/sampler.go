@@ -169,8 +169,8 @@ type Options struct {
 	// On a graph far larger than the cache its rows are read in the order
 	// they are stored and the neighbours' values of the variable two
 	// steps ahead are prefetched: on a random graph of 10⁶ variables of
-	// degree 20, a plain Gibbs update costs about 360 ns instead of
-	// 900–1,000 (BenchmarkSparse's -scan variants). It applies to the
+	// degree 20, a plain Gibbs update costs about 335 ns instead of
+	// 940–970 (BenchmarkSparse's -scan variants). It applies to the
 	// samplers that update one variable a step (gibbs, pgibbs, auto, the
 	// MIN-Gibbs family, the continuous samplers); blocked, cluster and
 	// exchange samplers have their own order and ignore it. A snapshot
