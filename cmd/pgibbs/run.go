@@ -268,7 +268,7 @@ func (f *runFlags) check() error {
 // order and would ignore it).
 func (f *runFlags) checkScan() error {
 	switch {
-	case f.scan == "" || f.scan == "random":
+	case f.fs.Lookup("scan") == nil || f.scan == "random":
 		return nil
 	case f.scan != "systematic":
 		return usagef("-scan %q: want random or systematic", f.scan)

@@ -44,6 +44,8 @@ func TestScan(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"potts", "-width", "4", "-iters", "100", "-scan", "diagonal"},
+		{"potts", "-width", "4", "-iters", "100", "-scan", ""},
+		{"potts", "-width", "4", "-iters", "100", "-scan", "Systematic"},
 		{"potts", "-width", "4", "-iters", "100", "-sampler", "sw", "-scan", "systematic"},
 		{"uai", "-model", model, "-iters", "100", "-scan", "systematic"},
 		{"lattice", "-size", "4", "-scan", "systematic"},
