@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"context"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
@@ -32,6 +34,40 @@ var sparseShapes = []struct {
 		return potts.PowerLaw(1e5, 10, 2.5, 4, 0.2, rand.New(rand.NewPCG(1, 7)))
 	}},
 	{"bipartite/n=2000", func() (*potts.Pairs, error) { return potts.Bipartite(1000, 4, 0.002) }},
+	// A random geometric graph as drawn (no locality in its numbering)
+	// and renumbered in its LocalityOrder (factorgraph.Renumber's order,
+	// applied to the pairs).
+	{"geometric/n=1000000/deg=10", func() (*potts.Pairs, error) { return potts.Geometric(1e6, 10, 4, 0.2, rand.New(rand.NewPCG(1, 7))) }},
+	{"geometric/n=1000000/deg=10/renumbered", func() (*potts.Pairs, error) {
+		p, err := potts.Geometric(1e6, 10, 4, 0.2, rand.New(rand.NewPCG(1, 7)))
+		if err != nil {
+			return nil, err
+		}
+		return localPairs(p)
+	}},
+}
+
+// localPairs returns p's pairs with the variables renumbered in the
+// LocalityOrder of p's graph: the graph Renumber stores, as pairs (the
+// hand-written baseline's input too).
+func localPairs(p *potts.Pairs) (*potts.Pairs, error) {
+	g, err := p.Build()
+	if err != nil {
+		return nil, err
+	}
+	order, err := factorgraph.LocalityOrder(context.Background(), g)
+	if err != nil {
+		return nil, err
+	}
+	inv := make([]int32, len(order))
+	for k, v := range order {
+		inv[v] = int32(k)
+	}
+	q := &potts.Pairs{N: p.N, Q: p.Q, I: make([]int32, len(p.I)), J: make([]int32, len(p.J)), W: p.W}
+	for k := range p.I {
+		q.I[k], q.J[k] = inv[p.I[k]], inv[p.J[k]]
+	}
+	return q, nil
 }
 
 // BenchmarkSparse measures pairwise Potts graphs without locality (issue
@@ -40,9 +76,28 @@ var sparseShapes = []struct {
 // plain Gibbs, Poisson-Gibbs and Mixed (auto) and of the same updates in
 // a systematic scan (-scan), beside the hand-written
 // heat-bath on the same pairs (one byte of state a site, CSR rows: the
-// honest baseline).
+// honest baseline). For a shape numbered without locality, order
+// measures what storing it in its locality order costs
+// (factorgraph.LocalityOrder and Renumber, ns a pair).
 func BenchmarkSparse(b *testing.B) {
 	for _, sh := range sparseShapes {
+		if strings.HasPrefix(sh.name, "geometric/") && !strings.HasSuffix(sh.name, "/renumbered") {
+			b.Run(sh.name+"/order", func(b *testing.B) {
+				g := shapeGraph(b, sh.name, sh.new)
+				b.ReportAllocs()
+				for b.Loop() {
+					order, err := factorgraph.LocalityOrder(context.Background(), g)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := factorgraph.Renumber(g, order); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(g.NumFactors()), "ns/pair")
+				b.ReportMetric(factorgraph.Locality(g, nil, 4096), "near-before")
+			})
+		}
 		b.Run(sh.name+"/build", func(b *testing.B) {
 			b.ReportAllocs()
 			var g *factorgraph.Graph

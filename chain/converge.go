@@ -79,7 +79,10 @@ type Monitor struct {
 	// degenerate, if set, says which coordinates need not move
 	// (UseDegenerate).
 	degenerate func(i int) bool
-	memo       *judgement // the last judgement of the traces (Verdict)
+	// names, if set, is the index coordinate i has in the names the
+	// verdict and Quantities give (UseNames).
+	names []int
+	memo  *judgement // the last judgement of the traces (Verdict)
 }
 
 // judgement is a Judge verdict on the traces as they stood (key:
@@ -211,7 +214,7 @@ func (m *Monitor) Quantities() ([][][]float64, func(q int) string) {
 			for k, t := range m.traces {
 				q[k] = t.Draws()[j][:shortest]
 			}
-			qs, names = append(qs, q), append(names, fmt.Sprintf("x%d", v))
+			qs, names = append(qs, q), append(names, fmt.Sprintf("x%d", m.name(v)))
 			continue
 		}
 		for val := range d {
@@ -224,7 +227,7 @@ func (m *Monitor) Quantities() ([][][]float64, func(q int) string) {
 					}
 				}
 			}
-			qs, names = append(qs, q), append(names, fmt.Sprintf("P(x%d = %d)", v, val))
+			qs, names = append(qs, q), append(names, fmt.Sprintf("P(x%d = %d)", m.name(v), val))
 		}
 	}
 	return qs, func(q int) string { return names[q] }
@@ -349,6 +352,23 @@ func (m *Monitor) UseMarginals(ms ...*Marginals) { m.margs = ms }
 // variables that never moved only.
 func (m *Monitor) UseDegenerate(degenerate func(i int) bool) { m.degenerate = degenerate }
 
+// UseNames makes the monitor name coordinate i as names[i] in its
+// quantities and verdicts ("x12", "P(x12 = 3)"): the caller's numbering of
+// a model renumbered for locality (factorgraph.Renumber with order: names
+// = order). names must cover every traced coordinate.
+func (m *Monitor) UseNames(names []int) {
+	m.names = names
+	m.memo = nil
+}
+
+// name returns the index coordinate i is named by.
+func (m *Monitor) name(i int) int {
+	if m.names == nil {
+		return i
+	}
+	return m.names[i]
+}
+
 // Verdict judges the chains' traces against c (zero fields: defaults),
 // and the variables that never moved (Verdict.Frozen). A verdict on traces
 // that have not changed since the last one reuses its R̂ and ESS.
@@ -418,16 +438,16 @@ func (m *Monitor) judgeFrozen(v *Verdict) {
 		case m.sizes[j] == 1:
 			continue // one value: nothing to move to
 		case !same:
-			name = fmt.Sprintf("x%d (never moved, at different values in different chains)", i)
+			name = fmt.Sprintf("x%d (never moved, at different values in different chains)", m.name(i))
 		case p >= 0 && p < StuckBelow:
 			v.Stuck++
-			name = fmt.Sprintf("x%d (never left %d, whose Rao–Blackwellised probability is %.3f)", i, val, p)
+			name = fmt.Sprintf("x%d (never left %d, whose Rao–Blackwellised probability is %.3f)", m.name(i), val, p)
 		case m.degenerate != nil && m.degenerate(i):
 			continue
 		case rb && elsewhere(pooled, each, i, val):
 			continue // concentrated conditionals: a near-degenerate marginal
 		default:
-			name = fmt.Sprintf("x%d (never left %d)", i, val)
+			name = fmt.Sprintf("x%d (never left %d)", m.name(i), val)
 		}
 		v.Frozen++
 		if len(names) < 5 {

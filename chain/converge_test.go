@@ -88,6 +88,7 @@ func TestSweepTrace(t *testing.T) {
 // counted, not judged; too few draws give no verdict.
 func TestMonitorVerdict(t *testing.T) {
 	var degenerate func(int) bool
+	var names []int
 	run := func(chains int, stick float64, sweeps int64, frozen bool) Verdict {
 		m, err := NewMonitor([]int{0, 1, 2, 3}, []int{2, 2, 2, 2}, 2000)
 		if err != nil {
@@ -95,6 +96,9 @@ func TestMonitorVerdict(t *testing.T) {
 		}
 		if degenerate != nil {
 			m.UseDegenerate(degenerate)
+		}
+		if names != nil {
+			m.UseNames(names)
 		}
 		var cs []*Chain
 		for c := range chains {
@@ -129,6 +133,14 @@ func TestMonitorVerdict(t *testing.T) {
 		!strings.Contains(v.Reason, "x0 (never moved, at different values in different chains)") {
 		t.Errorf("x0 stuck at 0 and 1: %+v", v)
 	}
+	// Named in the caller's numbering (a renumbered model): coordinate 0
+	// is the caller's x40.
+	names = []int{40, 41, 42, 43}
+	if v := run(2, 0.3, 2000, true); !strings.Contains(v.Reason, "x40 (stuck: constant in each chain at different values)") ||
+		!strings.Contains(v.Reason, "x40 (never moved, at different values in different chains)") || strings.Contains(v.Reason, "x0 ") {
+		t.Errorf("x0 stuck at 0 and 1, named 40: %+v", v)
+	}
+	names = nil
 	// A variable that never moved, with nothing to say its marginal is
 	// degenerate, is frozen: R̂ ∞, named first; the model's word that it
 	// is degenerate makes it a constant quantity.

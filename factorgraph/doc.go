@@ -103,6 +103,23 @@
 // TestCouplingConvention checks the table numerically: a lattice Ising pair
 // and a NewPotts pair with W = 2βJ give the same conditionals.
 //
+// # Locality
+//
+// A graph is stored in its variables' numbering: a variable's row of
+// A[i], its value in a state and its marginals sit at its index. A scan
+// in storage order (gibbs.Options.Systematic, sweeps) reads its rows as
+// they are stored, and reads its neighbours' values from cache when their
+// indices are close to its own — as on a lattice in row-major order, not
+// on a mesh or a geometric graph numbered at random. [LocalityOrder] finds
+// an order with locality (reverse Cuthill–McKee), [Locality] measures how
+// much a numbering has, and [Renumber] stores the graph in that order;
+// [OriginalOrder] takes per-variable values of the renumbered graph back
+// to the caller's numbering (package infer's Options.Locality does all of
+// it, `pgibbs uai -order locality` too). On a random geometric graph of
+// 10⁶ variables this makes a systematic Gibbs update 1.2× and a
+// Poisson-Gibbs one 1.6× cheaper (docs/RESULTS.md, "Locality order");
+// a random graph has no locality to find.
+//
 // The bipartite variable–factor graph is assembled with
 // github.com/dominikbraun/graph on demand, for [Graph.Components] and
 // [Graph.WriteDOT].

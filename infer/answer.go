@@ -44,6 +44,18 @@ type Options struct {
 	// Run, if not nil, is what a caller that drives the chains further
 	// adds: a fixed sampler, a length in steps, hooks (Run).
 	Run *Run
+	// Locality stores the graph in factorgraph.LocalityOrder before
+	// answering where that pays (locality.go: at least LocalityVars free
+	// variables, a numbering that hides the locality the order finds,
+	// memory and time for a second graph): a scan in storage order —
+	// gibbs.Options.Systematic, sweeps — then reads a variable's row, its
+	// neighbours' values and its marginals from nearby memory. The answer
+	// is in g's numbering all the same (Answer.Order).
+	Locality bool
+
+	// names is the caller's index of each variable of a renumbered graph,
+	// for the monitor's names (Locality).
+	names []int
 }
 
 // Answer is what Marginals found.
@@ -95,6 +107,14 @@ type Answer struct {
 	// inverse variance, with its standard error LogZError (at least the
 	// spread of the chains' estimates over √chains); NaN (both) otherwise.
 	LogZ, LogZError float64
+	// Order is the order Options.Locality stored the graph in (nil if it
+	// did not): Marginals, Exact and the verdict's names are in g's
+	// numbering, but ExactPart, Choice and Run are of
+	// factorgraph.Renumber(g, Order), whose variable k is g's Order[k]
+	// (factorgraph.OriginalOrder maps per-variable values back).
+	// OrderNote says what Locality did, or why it kept g's numbering.
+	Order     []int
+	OrderNote string
 	// Seconds is the wall time of the whole answer, from its budget's start
 	// (the call, or Options.Run.Start) to its return: planning, elimination,
 	// pilots, chains and verdict.
@@ -130,6 +150,14 @@ func Marginals(ctx context.Context, g *factorgraph.Graph, opt Options) (a *Answe
 	if g == nil {
 		return nil, errors.New("infer: nil graph")
 	}
+	if opt.Locality {
+		return renumbered(ctx, g, opt, start)
+	}
+	return marginals(ctx, g, opt, start)
+}
+
+// marginals is Marginals with its start.
+func marginals(ctx context.Context, g *factorgraph.Graph, opt Options, start time.Time) (a *Answer, err error) {
 	counted := opt.Sweeps > 0 || opt.Run != nil && opt.Run.Steps > 0
 	if opt.Time == 0 && !counted {
 		opt.Time = 10 * time.Second

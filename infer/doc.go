@@ -28,7 +28,10 @@
 // conditionals) and a trace of the convergence monitor (chain.Monitor,
 // whose verdict includes the rule on variables that never moved), the
 // length and burn-in follow one rule (Sampled.length), and the chains'
-// marginals are pooled. Options.Run is what a command line adds to it —
+// marginals are pooled. With Options.Locality a large graph numbered
+// without locality is answered in its factorgraph.LocalityOrder, the
+// answer mapped back to the caller's numbering (Answer.Order, OrderNote).
+// Options.Run is what a command line adds to it —
 // a sampler of its own instead of the pilots' choice, a length in steps,
 // the chains of one part of a run split across processes, a memory
 // limit, and hooks: a runner template (checkpoints), Built (resume, trace

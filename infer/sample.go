@@ -238,6 +238,9 @@ func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, s
 	if err != nil {
 		return nil, err
 	}
+	if opt.names != nil {
+		mon.UseNames(opt.names)
+	}
 	if _, timed := b.Deadline(); timed && !opt.counted() {
 		mon.Budget(time.Duration(VerdictShare*float64(b.Time)), len(ks))
 	}

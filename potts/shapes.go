@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/minibatch"
@@ -69,6 +70,61 @@ func PowerLaw(n int, meanDeg, gamma float64, q int, w float64, r *rand.Rand) (*P
 			j = a.Pick(r)
 		}
 		p.I[k], p.J[k] = int32(i), int32(j)
+	}
+	return p, nil
+}
+
+// Geometric returns a random geometric graph: n points drawn uniformly
+// on the unit torus, numbered in the order they were drawn, and a pair of
+// weight w between every two closer than ρ, with πρ²n = deg (mean degree
+// about deg). Its pairs are local in space but not in the numbering — a
+// mesh or a sensor network as a file may hold it — so a scan in storage
+// order finds no locality until the variables are renumbered
+// (factorgraph.LocalityOrder).
+func Geometric(n int, deg float64, q int, w float64, r *rand.Rand) (*Pairs, error) {
+	if n < 2 || !(deg > 0) || deg > float64(n)/4 || q < 1 {
+		return nil, fmt.Errorf("potts: Geometric(n = %d, deg = %g, q = %d): want n ≥ 2, 0 < deg ≤ n/4, q ≥ 1", n, deg, q)
+	}
+	rho := math.Sqrt(deg / (math.Pi * float64(n)))
+	cells := max(1, int(1/rho)) // cells per side, each at least ρ wide
+	px, py := make([]float64, n), make([]float64, n)
+	start := make([]int32, cells*cells+1) // points by cell (counting sort)
+	cell := func(k int) int {
+		return min(int(py[k]*float64(cells)), cells-1)*cells + min(int(px[k]*float64(cells)), cells-1)
+	}
+	for k := range n {
+		px[k], py[k] = r.Float64(), r.Float64()
+		start[cell(k)+1]++
+	}
+	for c := range cells * cells {
+		start[c+1] += start[c]
+	}
+	byCell, fill := make([]int32, n), slices.Clone(start[:cells*cells])
+	for k := range n {
+		c := cell(k)
+		byCell[fill[c]] = int32(k)
+		fill[c]++
+	}
+	p := &Pairs{N: n, Q: q}
+	torus := func(d float64) float64 { return d - math.Round(d) }
+	for k := range n {
+		cx, cy := min(int(px[k]*float64(cells)), cells-1), min(int(py[k]*float64(cells)), cells-1)
+		for d := range 9 { // 3 cells a side at least (deg ≤ n/4): 9 distinct cells
+			c := (cy+d/3-1+cells)%cells*cells + (cx+d%3-1+cells)%cells
+			for _, j := range byCell[start[c]:start[c+1]] {
+				if int(j) <= k {
+					continue
+				}
+				dx, dy := torus(px[j]-px[k]), torus(py[j]-py[k])
+				if dx*dx+dy*dy < rho*rho {
+					p.I, p.J = append(p.I, int32(k)), append(p.J, j)
+				}
+			}
+		}
+	}
+	p.W = make([]float64, len(p.I))
+	for k := range p.W {
+		p.W[k] = w
 	}
 	return p, nil
 }

@@ -1,6 +1,7 @@
 package potts
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -72,5 +73,57 @@ func TestShapes(t *testing.T) {
 		if err == nil {
 			t.Error("a bad shape accepted")
 		}
+	}
+}
+
+// TestGeometric: Geometric's pairs are exactly the pairs of points closer
+// than ρ on the torus (against a scan of every pair), about n·deg/2 of
+// them, and the graph builds.
+func TestGeometric(t *testing.T) {
+	for _, c := range []struct {
+		n   int
+		deg float64
+	}{{1500, 8}, {40, 6}, {9, 2}} {
+		p, err := Geometric(c.n, c.deg, 3, 0.4, rand.New(rand.NewPCG(4, uint64(c.n))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same points, drawn again from the same stream.
+		r := rand.New(rand.NewPCG(4, uint64(c.n)))
+		px, py := make([]float64, c.n), make([]float64, c.n)
+		for k := range px {
+			px[k], py[k] = r.Float64(), r.Float64()
+		}
+		rho := math.Sqrt(c.deg / (math.Pi * float64(c.n)))
+		want := map[[2]int32]bool{}
+		for i := range c.n {
+			for j := i + 1; j < c.n; j++ {
+				dx, dy := px[j]-px[i], py[j]-py[i]
+				dx, dy = dx-math.Round(dx), dy-math.Round(dy)
+				if dx*dx+dy*dy < rho*rho {
+					want[[2]int32{int32(i), int32(j)}] = true
+				}
+			}
+		}
+		got := map[[2]int32]bool{}
+		for k := range p.I {
+			pair := [2]int32{p.I[k], p.J[k]}
+			if got[pair] || !want[pair] || p.W[k] != 0.4 {
+				t.Fatalf("n = %d: pair %d = %v (weight %g): repeated or not within ρ", c.n, k, pair, p.W[k])
+			}
+			got[pair] = true
+		}
+		if len(got) != len(want) {
+			t.Errorf("n = %d: %d pairs, want the %d within ρ", c.n, len(got), len(want))
+		}
+		if c.n == 1500 && math.Abs(float64(len(got))-c.deg*float64(c.n)/2) > 0.1*c.deg*float64(c.n)/2 {
+			t.Errorf("n = %d: %d pairs, want about %g", c.n, len(got), c.deg*float64(c.n)/2)
+		}
+		if _, err := p.Build(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Geometric(100, 0, 2, 1, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("Geometric with degree 0: no error")
 	}
 }

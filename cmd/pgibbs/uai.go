@@ -70,16 +70,19 @@ type uaiOutput struct {
 	// with its standard error LogZError; absent when neither.
 	LogZ      *float64 `json:"log_z,omitempty"`
 	LogZError *float64 `json:"log_z_error,omitempty"`
+	// Order is what -order locality did (infer.Answer.OrderNote):
+	// renumbered for locality, or why the numbering was kept.
+	Order string `json:"order,omitempty"`
 	gibbsOutput
 }
 
 // uaiFlags are the flags of `pgibbs uai` besides the shared ones.
 type uaiFlags struct {
-	model, evid, marFile, out, anytime, exactMemory *string
-	lambda2, lambda2Scale                           *float64
-	perVar                                          *bool
-	block                                           blocked.Config // -width, -forests, -boundary
-	f                                               *runFlags
+	model, evid, marFile, out, anytime, exactMemory, order *string
+	lambda2, lambda2Scale                                  *float64
+	perVar                                                 *bool
+	block                                                  blocked.Config // -width, -forests, -boundary
+	f                                                      *runFlags
 }
 
 func runUAI(ctx context.Context, e *env, args []string) error {
@@ -151,6 +154,9 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 		lambda2:      fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)"),
 		lambda2Scale: fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)"),
 		perVar:       fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²"),
+		order: fs.String("order", "input", "the order the graph is stored in: input (the file's numbering) or locality (a reverse Cuthill–McKee\n"+
+			"order where the file's numbering hides the locality it finds, on 2¹⁵ free variables and more: a scan in\n"+
+			"storage order, -scan systematic, then reads a variable's neighbours from cache; output in the file's numbering)"),
 		exactMemory: fs.String("exact-memory", "", "-sampler infer: the memory one component's exact elimination may take (e.g. 8G; default half of\n"+
 			"-max-memory, or of this machine's memory)"),
 	}
@@ -170,6 +176,14 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 	}
 	if u.block, err = bf.config(f); err != nil {
 		return nil, err
+	}
+	switch {
+	case *u.order != "input" && *u.order != "locality":
+		return nil, usagef("-order %q: want input or locality", *u.order)
+	case *u.order == "locality" && f.trace != "":
+		return nil, usagef("-order locality with -trace: the chains run on the renumbered graph, whose states a trace would hold; trace with -order input")
+	case *u.order == "locality" && f.of > 0:
+		return nil, usagef("-order locality with -chain and -of: the parts of a split run are merged in the file's numbering; run them with -order input")
 	}
 	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
 		return nil, usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", f.sampler)
@@ -196,7 +210,7 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 	if f.sampler == inferSampler {
 		o.Infer = a.Report(g)
 	}
-	o.Method, o.TotalSeconds = a.Method, a.Seconds
+	o.Method, o.TotalSeconds, o.Order = a.Method, a.Seconds, a.OrderNote
 	if z, se := a.LogZ, a.LogZError; !math.IsNaN(z) {
 		o.LogZ, o.LogZError = &z, &se
 	}
@@ -263,6 +277,7 @@ func (u *uaiFlags) options(any *uai.AnytimeMAR) (infer.Options, error) {
 	if any != nil {
 		opt.Run.AtCheck = any.Write
 	}
+	opt.Locality = *u.order == "locality"
 	return opt, nil
 }
 
@@ -335,6 +350,9 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	}
 	fmt.Fprintf(tw, "\n")
 	printReport(tw, o.Infer)
+	if o.Order != "" {
+		fmt.Fprintf(tw, "order\t%s\n", o.Order)
+	}
 	if o.Method != "" {
 		fmt.Fprintf(tw, "answer\t%s, %.2f s in all\n", o.Method, o.TotalSeconds)
 	}

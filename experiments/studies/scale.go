@@ -47,25 +47,51 @@ type ScaleShape struct {
 	Name  string
 	Pairs []int
 	New   func(pairs int, r *rand.Rand) (*potts.Pairs, error)
+	// Local stores the graph in its locality order (factorgraph.
+	// LocalityOrder and Renumber, counted in the build's time).
+	Local bool
 }
 
 // ScaleShapes returns the shapes of `pgibbs reproduce scale`, q = 4: random
 // sparse graphs of degree 10 and 20 (L_i = 2: λ = 4), a power-law one (γ =
-// 2.5, mean degree 10) and the dense complete bipartite K_{m,m} (L_i = 2),
-// from 10⁵ to 10⁸ pair factors (10⁶ when quick).
+// 2.5, mean degree 10), the dense complete bipartite K_{m,m} (L_i = 2) and
+// a random geometric graph of degree 10 as drawn (local in space, not in
+// its numbering) and stored in its locality order, from 10⁵ to 10⁸ pair
+// factors (10⁶ when quick).
 func ScaleShapes(quick bool) []ScaleShape {
 	sizes := []int{1e5, 1e6, 1e7, 1e8}
 	if quick {
 		sizes = sizes[:2]
 	}
 	return []ScaleShape{
-		{"sparse deg 10", sizes, func(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.Sparse(m/5, 10, 4, 0.2, r) }},
-		{"sparse deg 20", sizes, func(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.Sparse(m/10, 20, 4, 0.1, r) }},
-		{"power law", sizes, func(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.PowerLaw(m/5, 10, 2.5, 4, 0.2, r) }},
-		{"bipartite", sizes, func(m int, r *rand.Rand) (*potts.Pairs, error) {
+		{Name: "sparse deg 10", Pairs: sizes, New: func(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.Sparse(m/5, 10, 4, 0.2, r) }},
+		{Name: "sparse deg 20", Pairs: sizes, New: func(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.Sparse(m/10, 20, 4, 0.1, r) }},
+		{Name: "power law", Pairs: sizes, New: func(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.PowerLaw(m/5, 10, 2.5, 4, 0.2, r) }},
+		{Name: "bipartite", Pairs: sizes, New: func(m int, r *rand.Rand) (*potts.Pairs, error) {
 			side := int(math.Round(math.Sqrt(float64(m))))
 			return potts.Bipartite(side, 4, 2/float64(side))
 		}},
+		{Name: "geometric deg 10", Pairs: sizes, New: geometric},
+		{Name: "geometric deg 10, locality order", Pairs: sizes, New: geometric, Local: true},
+	}
+}
+
+// geometric returns the random geometric graph of about m pairs, degree
+// 10 (L_i = 2).
+func geometric(m int, r *rand.Rand) (*potts.Pairs, error) { return potts.Geometric(m/5, 10, 4, 0.2, r) }
+
+// localBuild returns the build of p's graph stored in its locality order.
+func localBuild(ctx context.Context, p *potts.Pairs) func() (*factorgraph.Graph, error) {
+	return func() (*factorgraph.Graph, error) {
+		g, err := p.Build()
+		if err != nil {
+			return nil, err
+		}
+		order, err := factorgraph.LocalityOrder(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		return factorgraph.Renumber(g, order)
 	}
 }
 
@@ -153,6 +179,9 @@ func Scale(ctx context.Context, s ScaleSettings, cfg harness.Config) (*ScaleResu
 	for k, sh := range s.Shapes {
 		for _, m := range sh.Pairs {
 			need := 1.1 * factorgraph.Size{Vars: m / 5, Pairs: m, OneWeight: true}.GraphBytes()
+			if sh.Local {
+				need *= 2 // the graph as built and renumbered, until the first is dropped
+			}
 			if budget > 0 && need > budget {
 				res.Over = append(res.Over, fmt.Sprintf("%s at %d pairs", sh.Name, m))
 				continue
@@ -167,7 +196,11 @@ func Scale(ctx context.Context, s ScaleSettings, cfg harness.Config) (*ScaleResu
 			}
 			// Plain Gibbs costs O(deg) here, not O(Δ) of the lattice's 10⁴
 			// and more: a tenth of Poisson-Gibbs's updates.
-			pt, err := scalePoint(ctx, ScalePoint{Shape: sh.Name}, heap0, pairs.Build, s.PGUpdates, max(s.PGUpdates/10, 1), s.Reps, cfg.Seed)
+			build := pairs.Build
+			if sh.Local {
+				build = localBuild(ctx, pairs)
+			}
+			pt, err := scalePoint(ctx, ScalePoint{Shape: sh.Name}, heap0, build, s.PGUpdates, max(s.PGUpdates/10, 1), s.Reps, cfg.Seed)
 			if err != nil {
 				return nil, err
 			}
