@@ -3,9 +3,11 @@ package site
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 	"github.com/pgibbs/pgibbs/potts"
 )
@@ -141,3 +143,156 @@ type mixedSweeper struct{ *Mixed }
 
 func (m mixedSweeper) TrackLogPotential(on bool)   { m.core().LogTracking, m.core().LogDelta = on, 0 }
 func (m mixedSweeper) LogPotentialChange() float64 { return m.core().LogDelta }
+
+// TestByteScan checks the systematic scan of plain Gibbs that reads the
+// neighbours' values from the one-byte copy of the state (core.scanBytes)
+// against the same scan over the float64 state, bit for bit, through
+// everything that writes the state between two steps: Assign (in step
+// and with a value the copy cannot hold), Update, a Restore mid-pass, a
+// sweep, an aborted sweep, an interrupt channel, recorded conditionals,
+// a caller that owns the state (Share); on a graph of one
+// weight with evidence, and through Mixed when it updates every variable
+// by Gibbs. It checks that the byte path was taken.
+func TestByteScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	p, err := potts.Sparse(3000, 8, 3, 0.4, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := factorgraph.NewBuilder()
+	b.AddVariables(p.N, factorgraph.Discrete(3))
+	b.AddPottsPairs(p.I, p.J, p.W)
+	for i := 0; i < p.N; i += 41 {
+		b.Observe(i, float64(i%3))
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type scanner interface {
+		Step() int
+		State() []float64
+		Update(int)
+		Sweep()
+		Snapshot() ([]byte, error)
+		Restore([]byte) error
+		SetInterrupt(<-chan struct{})
+		RecordConditionals(bool)
+	}
+	for _, mixed := range []bool{false, true} {
+		build := func(bytes bool) (scanner, *core.Core) {
+			opt := &gibbs.Options{Systematic: true}
+			if mixed {
+				m, err := NewMixed(g, rand.New(rand.NewPCG(1, 2)), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, pg := m.Kinds(); pg != 0 {
+					t.Fatalf("Mixed chose Poisson-Gibbs for %d variables", pg)
+				}
+				m.core().ForceBytes = bytes
+				return m, m.core()
+			}
+			s, err := NewGibbs(g, rand.New(rand.NewPCG(1, 2)), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.core().ForceBytes = bytes
+			return s, s.core()
+		}
+		a, ca := build(true)
+		f, cf := build(false)
+		free := g.Free()
+		same := func(what string) {
+			t.Helper()
+			xa, xf := a.State(), f.State()
+			for i := range xa {
+				if math.Float64bits(xa[i]) != math.Float64bits(xf[i]) {
+					t.Fatalf("mixed %v, after %s: variable %d is %v through the byte copy, %v through the float64 state", mixed, what, i, xa[i], xf[i])
+				}
+			}
+			if ca.Stat != cf.Stat {
+				t.Fatalf("mixed %v, after %s: stats %+v and %+v", mixed, what, ca.Stat, cf.Stat)
+			}
+		}
+		steps := func(n int, what string) {
+			t.Helper()
+			for range n {
+				if ia, ifl := a.Step(), f.Step(); ia != ifl {
+					t.Fatalf("mixed %v, %s: steps updated %d and %d", mixed, what, ia, ifl)
+				}
+			}
+			same(what)
+		}
+		steps(2*len(free)+500, "two passes and a half")
+		for k, i := range free[:40] {
+			v := float64(k % 3)
+			ca.Assign(i, v)
+			cf.Assign(i, v)
+		}
+		steps(700, "Assign")
+		for _, i := range free[200:260] { // not a value the byte copy holds: the float64 path until it is
+			ca.Assign(i, 0.5)
+			cf.Assign(i, 0.5)
+		}
+		steps(len(free), "Assign of 0.5")
+		for _, i := range free[200:260] {
+			ca.Assign(i, 1)
+			cf.Assign(i, 1)
+		}
+		steps(len(free), "Assign back")
+		for _, i := range free[100:140] {
+			a.Update(i)
+			f.Update(i)
+		}
+		steps(900, "Update")
+		snap, err := a.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps(1500, "the steps a Restore undoes")
+		for _, s := range []scanner{a, f} {
+			if err := s.Restore(snap); err != nil {
+				t.Fatal(err)
+			}
+		}
+		steps(2000, "Restore mid-pass")
+		a.Sweep()
+		f.Sweep()
+		steps(1200, "a sweep")
+		closed := make(chan struct{})
+		close(closed)
+		for _, s := range []scanner{a, f} {
+			s.SetInterrupt(closed)
+			s.Sweep() // aborted after 1024 updates: the state put back
+			s.SetInterrupt(nil)
+		}
+		steps(1200, "an aborted sweep")
+		done := make(chan struct{})
+		a.SetInterrupt(done)
+		f.SetInterrupt(done)
+		a.RecordConditionals(true)
+		f.RecordConditionals(true)
+		steps(2*len(free), "an interrupt channel and recorded conditionals")
+		// A caller that owns the state (Share) writes it between steps.
+		copies := ca.ByteSweeps
+		owned := [2][]float64{slices.Clone(a.State()), slices.Clone(f.State())}
+		for k, s := range []scanner{a, f} {
+			sh, ok := s.(interface{ Share([]float64) })
+			if !ok {
+				t.Fatalf("mixed %v: %T has no Share", mixed, s)
+			}
+			sh.Share(owned[k])
+		}
+		for _, i := range free[500:600] {
+			owned[0][i], owned[1][i] = 2, 2
+		}
+		steps(2*len(free), "writes to a shared state")
+		if ca.ByteSweeps != copies {
+			t.Fatalf("mixed %v: a shared state was copied to bytes", mixed)
+		}
+		if ca.ByteSweeps < 5 || cf.ByteSweeps != 0 {
+			t.Fatalf("mixed %v: byte copies made %d and %d times, want at least 5 and 0", mixed, ca.ByteSweeps, cf.ByteSweeps)
+		}
+	}
+}

@@ -64,6 +64,13 @@ func (c *Core) Assign(i int, v float64) {
 		}
 	}
 	c.X[i] = v
+	if c.x8ok { // the systematic scan's byte copy (scanBytes)
+		if b := uint8(v); float64(b) == v && int32(b) < c.Size[i] {
+			c.x8[i] = b
+		} else {
+			c.x8ok = false
+		}
+	}
 }
 
 // energies sets u[v] = Σ_{φ∈A[i]} φ(x_{i←v}) at the state, hard factors

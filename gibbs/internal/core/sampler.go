@@ -91,6 +91,13 @@ type Core struct {
 	TorusSweep bool
 	x8         []uint8 // the one-byte copy of X of a byte sweep (step.go)
 	ByteSweeps int64   // the sweeps made with it, for tests
+	// x8ok says x8 is in step with X for a systematic scan (scanBytes);
+	// shared that a caller owns X (Share): no copy is ever in step.
+	x8ok, shared bool
+	// ForceBytes makes byteState copy the state whatever its size, for
+	// the exactness tests' small graphs; BrokenBytes, for their broken
+	// variant, keeps the copy out of step with the updates.
+	ForceBytes, BrokenBytes bool
 
 	// PG is the Poisson minibatch of the samplers that draw one per
 	// update (PoissonGibbs, Mixed), or nil.
@@ -265,7 +272,7 @@ func (c *Core) Err() error { return c.Failure }
 
 // Share makes the chain work on x, a state of the same model shared with
 // other chains (the workers of a Chromatic), instead of its own copy.
-func (c *Core) Share(x []float64) { c.X = x }
+func (c *Core) Share(x []float64) { c.X, c.shared, c.x8ok = x, true, false }
 
 // Resume sets the counters and clears the error: the chain goes on from a
 // restored state.
@@ -419,6 +426,9 @@ func (c *Core) set(i int, u []float64) {
 		}
 	}
 	c.X[i] = float64(v)
+	if c.x8ok && !c.BrokenBytes {
+		c.x8[i] = uint8(v) // the systematic scan's byte copy (scanBytes)
+	}
 	if c.Recording {
 		c.drew(i, u, total)
 	}
@@ -452,6 +462,9 @@ func (c *Core) set2(i int, u0, u1, d float64) {
 		}
 	}
 	c.X[i] = v
+	if c.x8ok && !c.BrokenBytes {
+		c.x8[i] = uint8(v)
+	}
 }
 
 // Where implements chain.Locator: after a panic in a step (a user's factor

@@ -44,6 +44,9 @@ func (c *Core) nextScan() int {
 // prefetches the entries of tables and generic factors' slots as values:
 // a wasted line, no harm).
 func (c *Core) prefetchNeighbours(after int) {
+	if c.x8ok {
+		return // the values are read from the byte copy, in cache (scanBytes)
+	}
 	nb, _ := c.KG.Row(after)
 	prefetch.Refs(c.X, nb)
 }

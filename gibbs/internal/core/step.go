@@ -57,6 +57,11 @@ func (c *Core) Spend(n int) bool {
 // Step resamples a uniformly chosen free variable and returns it, or
 // chain.Aborted if the step was interrupted (see SetInterrupt).
 func (c *Core) Step() int {
+	if c.Systematic && c.TorusSweep {
+		if x8 := c.scanBytes(); x8 != nil {
+			return c.stepBytes(x8)
+		}
+	}
 	if c.Done == nil {
 		i := c.Pick()
 		c.UpdateFn(i)
@@ -86,6 +91,7 @@ func (c *Core) Sweep() { c.RunSweep() }
 
 // RunSweep is Sweep; it reports false if the sweep was interrupted.
 func (c *Core) RunSweep() bool {
+	c.x8ok = false // the sweep makes and keeps its own copy; a scan's step after it makes it afresh
 	x8 := c.byteState()
 	if c.Done == nil {
 		if x8 != nil {
@@ -145,7 +151,7 @@ var ByteSweepMin = 1 << 16
 // bit, as those of the sweep over X (TestByteSweep).
 func (c *Core) byteState() []uint8 {
 	k := c.KG
-	if !c.TorusSweep || k == nil || !k.AllPotts || len(k.Hard) > 0 || len(c.X) < ByteSweepMin || c.Failure != nil {
+	if !c.TorusSweep || k == nil || !k.AllPotts || len(k.Hard) > 0 || len(c.X) < ByteSweepMin && !c.ForceBytes || c.Failure != nil {
 		return nil
 	}
 	if len(c.x8) != len(c.X) {
@@ -178,5 +184,50 @@ func (c *Core) exactBytes(i int, x8 []uint8) {
 	addPottsRow(x8, nb, w, u, c.Buf2)
 	c.Stat.Factors += int64(len(nb))
 	c.set(i, u)
+	if !c.BrokenBytes {
+		x8[i] = uint8(c.X[i])
+	}
+}
+
+// scanBytes returns the one-byte copy of the state a systematic scan of
+// plain Gibbs over Potts pairs reads the neighbours' values from (the
+// sweep's, byteState), or nil where it must read X. The copy is made at
+// the start of each pass over the free variables and whenever it is not
+// known to be in step (x8ok): any writer of X but the scan's own updates
+// — Assign, Update, Restore, a sweep, a caller that owns the state
+// (Share) — clears x8ok.
+func (c *Core) scanBytes() []uint8 {
+	if c.shared {
+		return nil
+	}
+	if !c.x8ok || c.scanPos == 0 {
+		c.x8ok = c.byteState() != nil
+	}
+	if !c.x8ok {
+		return nil
+	}
+	return c.x8
+}
+
+// stepBytes is Step in a systematic scan with the one-byte copy x8 of the
+// state: exactBytes for the next variable, the same draws as UpdateFn's;
+// a row long enough to look at Done within the update goes through
+// UpdateFn, x8 kept in step after it.
+func (c *Core) stepBytes(x8 []uint8) int {
+	pos := c.scanPos
+	i := c.Pick()
+	if c.Done == nil || c.KG.SoftStart[i+1]-c.KG.SoftStart[i] <= PollEvery {
+		c.exactBytes(i, x8)
+		return i
+	}
+	st := c.Stat
+	c.Aborted = false
+	c.UpdateFn(i)
+	if c.Aborted {
+		c.Aborted = false
+		c.Stat, c.scanPos = st, pos
+		return chain.Aborted
+	}
 	x8[i] = uint8(c.X[i])
+	return i
 }
