@@ -9,6 +9,7 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/internal/core"
+	"github.com/pgibbs/pgibbs/gibbs/internal/gibbstest"
 	"github.com/pgibbs/pgibbs/potts"
 )
 
@@ -144,9 +145,10 @@ type mixedSweeper struct{ *Mixed }
 func (m mixedSweeper) TrackLogPotential(on bool)   { m.core().LogTracking, m.core().LogDelta = on, 0 }
 func (m mixedSweeper) LogPotentialChange() float64 { return m.core().LogDelta }
 
-// TestByteScan checks the systematic scan of plain Gibbs that reads the
-// neighbours' values from the one-byte copy of the state (core.scanBytes)
-// against the same scan over the float64 state, bit for bit, through
+// TestByteScan checks the steps of plain Gibbs that read the neighbours'
+// values from the one-byte copy of the state (core.scanBytes), in a
+// systematic scan and in the random scan with its look-ahead, against the
+// same steps over the float64 state, bit for bit, through
 // everything that writes the state between two steps: Assign (in step
 // and with a value the copy cannot hold), Update, a Restore mid-pass, a
 // sweep, an aborted sweep, an interrupt channel, recorded conditionals,
@@ -179,9 +181,10 @@ func TestByteScan(t *testing.T) {
 		SetInterrupt(<-chan struct{})
 		RecordConditionals(bool)
 	}
-	for _, mixed := range []bool{false, true} {
+	for _, tc := range []struct{ systematic, mixed bool }{{true, false}, {true, true}, {false, false}, {false, true}} {
+		systematic, mixed := tc.systematic, tc.mixed
 		build := func(bytes bool) (scanner, *core.Core) {
-			opt := &gibbs.Options{Systematic: true}
+			opt := &gibbs.Options{Systematic: systematic}
 			if mixed {
 				m, err := NewMixed(g, rand.New(rand.NewPCG(1, 2)), opt)
 				if err != nil {
@@ -198,6 +201,9 @@ func TestByteScan(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.core().ForceBytes = bytes
+			if !systematic {
+				s.core().EnableExactAhead(0) // the random scan's look-ahead, as on a large graph
+			}
 			return s, s.core()
 		}
 		a, ca := build(true)
@@ -208,18 +214,18 @@ func TestByteScan(t *testing.T) {
 			xa, xf := a.State(), f.State()
 			for i := range xa {
 				if math.Float64bits(xa[i]) != math.Float64bits(xf[i]) {
-					t.Fatalf("mixed %v, after %s: variable %d is %v through the byte copy, %v through the float64 state", mixed, what, i, xa[i], xf[i])
+					t.Fatalf("%+v, after %s: variable %d is %v through the byte copy, %v through the float64 state", tc, what, i, xa[i], xf[i])
 				}
 			}
 			if ca.Stat != cf.Stat {
-				t.Fatalf("mixed %v, after %s: stats %+v and %+v", mixed, what, ca.Stat, cf.Stat)
+				t.Fatalf("%+v, after %s: stats %+v and %+v", tc, what, ca.Stat, cf.Stat)
 			}
 		}
 		steps := func(n int, what string) {
 			t.Helper()
 			for range n {
 				if ia, ifl := a.Step(), f.Step(); ia != ifl {
-					t.Fatalf("mixed %v, %s: steps updated %d and %d", mixed, what, ia, ifl)
+					t.Fatalf("%+v, %s: steps updated %d and %d", tc, what, ia, ifl)
 				}
 			}
 			same(what)
@@ -295,4 +301,50 @@ func TestByteScan(t *testing.T) {
 			t.Fatalf("mixed %v: byte copies made %d and %d times, want at least 5 and 0", mixed, ca.ByteSweeps, cf.ByteSweeps)
 		}
 	}
+}
+
+// TestExactnessBytes: plain Gibbs's steps reading the neighbours' values
+// from the one-byte copy of the state (core.scanBytes, forced on these
+// small graphs of Potts pairs alone), in random scan with and without the
+// look-ahead and in a systematic scan with and without its prefetch, pass
+// the enumeration check; the same check rejects the copy not kept in step
+// with the updates, in either scan.
+func TestExactnessBytes(t *testing.T) {
+	gibbstest.SkipShort(t)
+	var graphs []gibbstest.Graph
+	for seed := uint64(1); seed <= 8; seed++ {
+		graphs = append(graphs, gibbstest.RandomClusterGraph(t, seed, false, false, false))
+	}
+	newBytes := func(m factorgraph.Model, r *rand.Rand, init []float64, systematic, ahead, broken bool) (gibbs.Sampler, error) {
+		s, err := NewGibbs(m, r, &gibbs.Options{Init: init, Systematic: systematic})
+		if err != nil {
+			return nil, err
+		}
+		if ahead {
+			s.core().EnableExactAhead(0)
+		}
+		s.core().ForceBytes, s.core().BrokenBytes = true, broken
+		return s, nil
+	}
+	var cases []gibbstest.SamplerCase
+	for _, c := range []struct {
+		name              string
+		systematic, ahead bool
+	}{{"random", false, false}, {"random/look-ahead", false, true}, {"systematic", true, false}, {"systematic/prefetch", true, true}} {
+		cases = append(cases, gibbstest.SamplerCase{Name: "gibbs/bytes/" + c.name, New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+			return newBytes(m, r, init, c.systematic, c.ahead, false)
+		}})
+	}
+	gibbstest.CheckExact(t, graphs, cases, 99, 1)
+	var broken []gibbstest.BrokenCase
+	for _, systematic := range []bool{false, true} {
+		name := "Gibbs/random-stale-bytes"
+		if systematic {
+			name = "Gibbs/systematic-stale-bytes"
+		}
+		broken = append(broken, gibbstest.BrokenCase{Name: name, New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
+			return newBytes(tg.G, rand.New(rand.NewPCG(tg.Seed, 99)), tg.Init, systematic, false, true)
+		}})
+	}
+	gibbstest.CheckBroken(t, graphs, broken)
 }

@@ -18,17 +18,13 @@ func systematic(t *testing.T, name string, m factorgraph.Model, r *rand.Rand, in
 	opt := &gibbs.Options{Init: init, Systematic: true}
 	var s gibbs.Sampler
 	switch name {
-	case "gibbs", "gibbs-bytes":
+	case "gibbs":
 		g, err := NewGibbs(m, r, opt)
 		if err != nil {
 			return nil, err
 		}
 		if prefetch {
 			g.core().EnableExactAhead(0)
-		}
-		if name == "gibbs-bytes" { // the byte copy of the state on any graph of Potts pairs alone
-			g.core().ForceBytes, g.core().BrokenBytes = true, broken
-			broken = false
 		}
 		g.core().BrokenScan = broken
 		s = g
@@ -57,11 +53,9 @@ func systematic(t *testing.T, name string, m factorgraph.Model, r *rand.Rand, in
 
 // TestExactnessSystematic: plain Gibbs, Poisson-Gibbs and Mixed in a
 // systematic scan (gibbs.Options.Systematic), with and without the scan's
-// prefetch, and plain Gibbs reading its neighbours from the one-byte copy
-// of the state (core.scanBytes, forced on the small graphs), pass the
-// enumeration check; the same check rejects a scan that skips a variable
-// at 0 (a scan that depends on the state) and a byte copy not kept in
-// step with the updates.
+// prefetch, pass the enumeration check; the same check rejects a scan
+// that skips a variable at 0 (a scan that depends on the state).
+// (TestExactnessBytes checks the scan over the one-byte state.)
 func TestExactnessSystematic(t *testing.T) {
 	gibbstest.SkipShort(t)
 	gs := gibbstest.Graphs(t)
@@ -85,28 +79,6 @@ func TestExactnessSystematic(t *testing.T) {
 		}},
 		{Name: "PoissonGibbs/systematic-by-state", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
 			return systematic(t, "pgibbs", tg.G, rand.New(rand.NewPCG(tg.Seed, 99)), tg.Init, false, true)
-		}},
-	})
-	// The byte copy needs graphs of Potts pairs alone.
-	var potts []gibbstest.Graph
-	for seed := uint64(1); seed <= 8; seed++ {
-		potts = append(potts, gibbstest.RandomClusterGraph(t, seed, false, false, false))
-	}
-	var bytes []gibbstest.SamplerCase
-	for _, prefetch := range []bool{false, true} {
-		name := "gibbs/systematic/bytes"
-		if prefetch {
-			name += "/prefetch"
-		}
-		bytes = append(bytes, gibbstest.SamplerCase{Name: name, New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
-			return systematic(t, "gibbs-bytes", m, r, init, prefetch, false)
-		}})
-	}
-	gibbstest.CheckExact(t, potts, bytes, 99, 1)
-	gibbstest.CheckBroken(t, potts, []gibbstest.BrokenCase{
-		// The byte copy of the state not kept in step with the updates.
-		{Name: "Gibbs/systematic-stale-bytes", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
-			return systematic(t, "gibbs-bytes", tg.G, rand.New(rand.NewPCG(tg.Seed, 99)), tg.Init, false, true)
 		}},
 	})
 }

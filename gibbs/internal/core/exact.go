@@ -64,7 +64,7 @@ func (c *Core) Assign(i int, v float64) {
 		}
 	}
 	c.X[i] = v
-	if c.x8ok { // the systematic scan's byte copy (scanBytes)
+	if c.x8ok { // the steps' byte copy (scanBytes)
 		if b := uint8(v); float64(b) == v && int32(b) < c.Size[i] {
 			c.x8[i] = b
 		} else {

@@ -91,9 +91,11 @@ type Core struct {
 	TorusSweep bool
 	x8         []uint8 // the one-byte copy of X of a byte sweep (step.go)
 	ByteSweeps int64   // the sweeps made with it, for tests
-	// x8ok says x8 is in step with X for a systematic scan (scanBytes);
-	// shared that a caller owns X (Share): no copy is ever in step.
+	// x8ok says x8 is in step with X for the steps (scanBytes); shared
+	// that a caller owns X (Share): no copy is ever in step; x8wait the
+	// steps before a copy that could not be made is tried again.
 	x8ok, shared bool
+	x8wait       int
 	// ForceBytes makes byteState copy the state whatever its size, for
 	// the exactness tests' small graphs; BrokenBytes, for their broken
 	// variant, keeps the copy out of step with the updates.
@@ -427,7 +429,7 @@ func (c *Core) set(i int, u []float64) {
 	}
 	c.X[i] = float64(v)
 	if c.x8ok && !c.BrokenBytes {
-		c.x8[i] = uint8(v) // the systematic scan's byte copy (scanBytes)
+		c.x8[i] = uint8(v) // the steps' byte copy (scanBytes)
 	}
 	if c.Recording {
 		c.drew(i, u, total)

@@ -56,7 +56,7 @@ func (c *Core) RestoreState(kind string, data []byte) (*ChainState, error) {
 		return nil, fmt.Errorf("gibbs: restore %s: %w", kind, err)
 	}
 	copy(c.X, st.X)
-	c.x8ok = false // the systematic scan's byte copy is made afresh (scanBytes)
+	c.x8ok = false // the steps' byte copy is made afresh (scanBytes)
 	c.Resume(st.Stats)
 	return &st, nil
 }

@@ -57,7 +57,7 @@ func (c *Core) Spend(n int) bool {
 // Step resamples a uniformly chosen free variable and returns it, or
 // chain.Aborted if the step was interrupted (see SetInterrupt).
 func (c *Core) Step() int {
-	if c.Systematic && c.TorusSweep {
+	if c.TorusSweep {
 		if x8 := c.scanBytes(); x8 != nil {
 			return c.stepBytes(x8)
 		}
@@ -91,7 +91,7 @@ func (c *Core) Sweep() { c.RunSweep() }
 
 // RunSweep is Sweep; it reports false if the sweep was interrupted.
 func (c *Core) RunSweep() bool {
-	c.x8ok = false // the sweep makes and keeps its own copy; a scan's step after it makes it afresh
+	c.x8ok = false // the sweep makes and keeps its own copy; a step after it makes it afresh
 	x8 := c.byteState()
 	if c.Done == nil {
 		if x8 != nil {
@@ -189,32 +189,39 @@ func (c *Core) exactBytes(i int, x8 []uint8) {
 	}
 }
 
-// scanBytes returns the one-byte copy of the state a systematic scan of
-// plain Gibbs over Potts pairs reads the neighbours' values from (the
-// sweep's, byteState), or nil where it must read X. The copy is made at
-// the start of each pass over the free variables and whenever it is not
-// known to be in step (x8ok): any writer of X but the scan's own updates
-// — Assign, Update, Restore, a sweep, a caller that owns the state
-// (Share) — clears x8ok.
+// scanBytes returns the one-byte copy of the state that the steps of
+// plain Gibbs over Potts pairs read the neighbours' values from (the
+// sweep's, byteState), or nil where they must read X. The copy is made
+// whenever it is not known to be in step (x8ok), and in a systematic scan
+// at the start of each pass too: any writer of X but the steps' own
+// updates — Assign of a value a byte cannot hold, Restore, a sweep, a
+// caller that owns the state (Share) — clears x8ok (set, set2 and Assign
+// write the copy with X). Where the copy cannot be made (a graph of other
+// factors, a value a byte cannot hold), it is tried again only after as
+// many steps as there are free variables, so that a step stays O(1).
 func (c *Core) scanBytes() []uint8 {
-	if c.shared {
+	switch {
+	case c.shared:
+		return nil
+	case c.x8ok && !(c.Systematic && c.scanPos == 0):
+		return c.x8
+	case c.x8wait > 0:
+		c.x8wait--
 		return nil
 	}
-	if !c.x8ok || c.scanPos == 0 {
-		c.x8ok = c.byteState() != nil
-	}
-	if !c.x8ok {
+	if c.x8ok = c.byteState() != nil; !c.x8ok {
+		c.x8wait = len(c.Free)
 		return nil
 	}
 	return c.x8
 }
 
-// stepBytes is Step in a systematic scan with the one-byte copy x8 of the
-// state: exactBytes for the next variable, the same draws as UpdateFn's;
-// a row long enough to look at Done within the update goes through
-// UpdateFn, x8 kept in step after it.
+// stepBytes is Step with the one-byte copy x8 of the state: exactBytes
+// for the variable picked, the same draws as UpdateFn's; a row long enough
+// to look at Done within the update goes through UpdateFn, x8 kept in step
+// after it, and an aborted step puts the scan back as Step does.
 func (c *Core) stepBytes(x8 []uint8) int {
-	pos := c.scanPos
+	ahead, nahead, pos := c.ahead, c.nahead, c.scanPos
 	i := c.Pick()
 	if c.Done == nil || c.KG.SoftStart[i+1]-c.KG.SoftStart[i] <= PollEvery {
 		c.exactBytes(i, x8)
@@ -225,7 +232,8 @@ func (c *Core) stepBytes(x8 []uint8) int {
 	c.UpdateFn(i)
 	if c.Aborted {
 		c.Aborted = false
-		c.Stat, c.scanPos = st, pos
+		c.Stat = st
+		c.ahead, c.nahead, c.scanPos = ahead, nahead, pos
 		return chain.Aborted
 	}
 	x8[i] = uint8(c.X[i])
