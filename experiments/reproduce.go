@@ -495,8 +495,9 @@ var descriptions = map[string]string{
 		"a study: -runs sets the chains; not part of all)",
 	"scale": "bytes and build time per pair factor and ns per Poisson-Gibbs, Gibbs and auto update on the\n" +
 		"Gaussian-kernel Potts model from 10⁵ to 2·10⁸ pair factors (widths 22–516), then on random sparse graphs\n" +
-		"of degree 10 and 20, a power-law one and a complete bipartite one from 10⁵ to 10⁸ (a graph that would not\n" +
-		"fit half the memory is skipped; about 9 GB and 15 minutes in all; -quick: up to width 80 and 10⁶ pairs;\n" +
+		"of degree 10 and 20, a power-law one, a complete bipartite one and a random geometric one as drawn and in\n" +
+		"its locality order from 10⁵ to 10⁸ (a graph that would not fit half the memory is skipped; about 9 GB and\n" +
+		"25 minutes in all; -quick: up to width 80 and 10⁶ pairs;\n" +
 		"a timing study: run it alone; not part of all)",
 	"glass": "plain Gibbs, replica exchange over Gibbs replicas with and without Houdayer moves, and the default\n" +
 		"answer (exact elimination forbidden) on 2-D ±J glasses in random fields, L = 8–20, β = 2 and 3, 10 s a\n" +

@@ -79,10 +79,10 @@
 // With [Options].Systematic a single-site sampler's Step updates the next
 // variable in turn instead: a systematic scan one variable a step, whose
 // conditionals the marginals still average — on graphs far larger than
-// the cache, the scan to choose (from 2¹⁶ variables of a graph of Potts
-// pairs, plain Gibbs's scan reads the neighbours' values from a one-byte
-// copy of the state; a graph numbered without locality is best stored in
-// factorgraph.LocalityOrder first).
+// the cache, the scan to choose (a graph numbered without locality is
+// best stored in factorgraph.LocalityOrder first). From 2¹⁶ variables of
+// a graph of Potts pairs, plain Gibbs's steps, in either scan, read the
+// neighbours' values from a one-byte copy of the state.
 // Package mh's samplers are kernels too, so chain.Chain and chain.Runner run
 // both families: burn-in, observers (chain.Marginals keeps run-average
 // marginals at O(1) a single-site step), step or time budgets, cancellation,
