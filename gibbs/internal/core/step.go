@@ -67,18 +67,33 @@ func (c *Core) Step() int {
 		c.UpdateFn(i)
 		return i
 	}
-	// An aborted step leaves the look-ahead as it was too: the chain
-	// puts its random sources back, and the indices drawn ahead go with
-	// them.
-	ahead, nahead, pos := c.ahead, c.nahead, c.scanPos
-	i := c.Pick()
+	m := c.markScan()
+	return c.abortable(c.Pick(), m)
+}
+
+// scanMark is where the scan stood before a pick: the look-ahead's
+// pending indices and the systematic scan's position.
+type scanMark struct {
+	ahead       [3]int
+	nahead, pos int
+}
+
+// markScan returns where the scan stands.
+func (c *Core) markScan() scanMark { return scanMark{c.ahead, c.nahead, c.scanPos} }
+
+// abortable updates i under the interrupt channel and returns i, or
+// chain.Aborted if the update was interrupted; an aborted step leaves the
+// counters and the scan as they were at m (the look-ahead too: the chain
+// puts its random sources back, and the indices drawn ahead go with
+// them).
+func (c *Core) abortable(i int, m scanMark) int {
 	st := c.Stat
 	c.Aborted = false
 	c.UpdateFn(i)
 	if c.Aborted {
 		c.Aborted = false
 		c.Stat = st
-		c.ahead, c.nahead, c.scanPos = ahead, nahead, pos
+		c.ahead, c.nahead, c.scanPos = m.ahead, m.nahead, m.pos
 		return chain.Aborted
 	}
 	return i
@@ -221,19 +236,13 @@ func (c *Core) scanBytes() []uint8 {
 // to look at Done within the update goes through UpdateFn, x8 kept in step
 // after it, and an aborted step puts the scan back as Step does.
 func (c *Core) stepBytes(x8 []uint8) int {
-	ahead, nahead, pos := c.ahead, c.nahead, c.scanPos
+	m := c.markScan()
 	i := c.Pick()
 	if c.Done == nil || c.KG.SoftStart[i+1]-c.KG.SoftStart[i] <= PollEvery {
 		c.exactBytes(i, x8)
 		return i
 	}
-	st := c.Stat
-	c.Aborted = false
-	c.UpdateFn(i)
-	if c.Aborted {
-		c.Aborted = false
-		c.Stat = st
-		c.ahead, c.nahead, c.scanPos = ahead, nahead, pos
+	if c.abortable(i, m) == chain.Aborted {
 		return chain.Aborted
 	}
 	x8[i] = uint8(c.X[i])
