@@ -116,8 +116,9 @@
 // [OriginalOrder] takes per-variable values of the renumbered graph back
 // to the caller's numbering (package infer's Options.Locality does all of
 // it, `pgibbs uai -order locality` too). On a random geometric graph of
-// 10⁶ variables this makes a systematic Gibbs update 1.2× and a
-// Poisson-Gibbs one 1.6× cheaper (docs/RESULTS.md, "Locality order");
+// 10⁶ variables this makes a systematic Poisson-Gibbs update 1.5× cheaper
+// (docs/RESULTS.md, "A locality order at build"); plain Gibbs, which reads
+// its neighbours from a one-byte copy of the state, gains little, and
 // a random graph has no locality to find.
 //
 // The bipartite variable–factor graph is assembled with
