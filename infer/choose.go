@@ -119,6 +119,11 @@ type Pilot struct {
 	ess  []float64 // each quantity's bulk ESS (NaN: constant in the pilot)
 	err  error     // the refusal, nil if the pilot ran
 	held float64   // blocks: their mean share of the free variables (heldTogether)
+	// build is the estimated construction time (ns, buildCost) of a
+	// candidate refused with ErrBuildOutOfTime before it was started
+	// (estimated says so).
+	build     float64
+	estimated bool
 }
 
 // Err returns why the candidate could not run, nil if it ran: a refusal
@@ -260,6 +265,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 			if est := buildCost(g, spec); est > float64(share) {
 				// Estimated before anything is built: not worth starting.
 				p.refuse(ErrBuildOutOfTime, "%s its construction would take about %.3g s, more than its share (%v) of the pilots' time", overran, est*1e-9, share.Round(time.Millisecond))
+				p.build, p.estimated = est, true
 				ch.Pilots = append(ch.Pilots, p)
 				continue
 			}
@@ -539,11 +545,26 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 		unbuilt = unbuilt || errors.Is(p.err, ErrBuildOutOfTime)
 		why = append(why, p.Spec.String()+": "+p.Refused)
 	}
+	// Nothing was even built (a model so large that reading and planning
+	// took the pilots' time): the first candidate whose construction, by
+	// its estimate, takes at most buildShare of the run, by rule — an
+	// answer from the sampler cheapest to try rather than none.
+	for _, p := range ch.Pilots {
+		if errors.Is(p.err, ErrBuildOutOfTime) && p.estimated && p.build <= buildShare*runNs {
+			ch.Spec = p.Spec
+			ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time to build and try the pilots, and its construction (about %.3g s) fits the run", ch.Spec, p.build*1e-9)
+			return ch, nil
+		}
+	}
 	if unbuilt {
 		return ch, fmt.Errorf("%w: %s", ErrNoTime, strings.Join(why, "; "))
 	}
 	return ch, fmt.Errorf("infer: no sampler accepts the model: %s", strings.Join(why, "; "))
 }
+
+// buildShare is the most of the run's time a sampler chosen by rule,
+// without a pilot, may take to build by its estimate.
+const buildShare = 0.25
 
 // exchangeHandicap divides replica exchange's effective samples a second
 // where resolved pilots are ranked: the ESS of the value indicators does

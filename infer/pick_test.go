@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -73,6 +74,19 @@ func TestPickResolved(t *testing.T) {
 	// No pilot ran: the first the budget alone kept from running, by rule.
 	if ch, err := pickScored(Choice{Pilots: []Pilot{slow(wide, 1e12)}}, runNs); err != nil || ch.Spec != wide {
 		t.Errorf("no pilot ran: %v, %v; want %s by rule", ch.Spec, err, wide)
+	}
+	// Nothing built: the first whose estimated construction fits a
+	// quarter of the run, by rule; none such, ErrNoTime.
+	estimated := func(s Spec, ns float64) Pilot {
+		p := outOfTime(s)
+		p.build, p.estimated = ns, true
+		return p
+	}
+	if ch, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 5e9), outOfTime(w8), estimated(site, 1e8)}}, runNs); err != nil || ch.Spec != site || !strings.Contains(ch.Reason, "by rule: the budget left no time to build") {
+		t.Errorf("nothing built, single sites cheap: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, site)
+	}
+	if _, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 5e9), outOfTime(site)}}, runNs); !errors.Is(err, ErrNoTime) {
+		t.Errorf("nothing built, no construction known to fit: %v, want ErrNoTime", err)
 	}
 }
 
