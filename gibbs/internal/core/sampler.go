@@ -90,7 +90,7 @@ type Core struct {
 	// one-byte copy of the state (byteState).
 	TorusSweep bool
 	x8         []uint8 // the one-byte copy of X of a byte sweep (step.go)
-	ByteSweeps int64   // the sweeps made with it, for tests
+	ByteSweeps int64   // the copies made (a sweep's, the steps'), for tests
 	// x8ok says x8 is in step with X for the steps (scanBytes); shared
 	// that a caller owns X (Share): no copy is ever in step; x8wait the
 	// steps before a copy that could not be made is tried again.

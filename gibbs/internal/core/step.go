@@ -153,8 +153,9 @@ func (c *Core) RunSweep() bool {
 // to stay in the core's caches and the copy would only cost.
 var ByteSweepMin = 1 << 16
 
-// byteState returns the one-byte copy of X a sweep reads the neighbours'
-// values from, or nil where the sweep must read X: where an update is not
+// byteState returns the one-byte copy of X a sweep (and the steps:
+// scanBytes) reads the neighbours' values from, or nil where it must read
+// X: where an update is not
 // plain Gibbs's (TorusSweep), the graph has anything but Potts pairs
 // (compiled.Graph.AllPotts, no hard entry), a domain is over 256 values, a
 // value of X is not one of its domain's, or the graph has fewer than
