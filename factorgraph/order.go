@@ -34,6 +34,9 @@ import (
 // It checks ctx every 2¹⁶ variables and returns its error if it ends
 // first.
 func LocalityOrder(ctx context.Context, g *Graph) ([]int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	n := g.NumVars()
 	o := orderer{ctx: ctx, g: g, seen: newBitset(n), placed: newBitset(n)}
 	order := make([]int, 0, n)

@@ -41,7 +41,9 @@ func renumbered(ctx context.Context, g *factorgraph.Graph, opt Options, start ti
 	opt.Locality = false
 	h, order, note, err := localityGraph(ctx, g, opt, start)
 	if err != nil {
-		return nil, err
+		// Interrupted while ordering: the answer so far, as for g as
+		// numbered (Marginals' contract for a cancelled ctx).
+		note = "kept the numbering: interrupted while ordering (" + err.Error() + ")"
 	}
 	if h == nil {
 		a, err := marginals(ctx, g, opt, start)
