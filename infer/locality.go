@@ -40,10 +40,11 @@ const orderNsPerEntry = 250
 func renumbered(ctx context.Context, g *factorgraph.Graph, opt Options, start time.Time) (*Answer, error) {
 	opt.Locality = false
 	h, order, note, err := localityGraph(ctx, g, opt, start)
-	if err != nil {
-		// Interrupted while ordering: the answer so far, as for g as
-		// numbered (Marginals' contract for a cancelled ctx).
-		note = "kept the numbering: interrupted while ordering (" + err.Error() + ")"
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return interruptedOrdering(ctx, g, opt, start, err), fmt.Errorf("infer: ordering for locality: %w", err)
+	case err != nil:
+		return nil, err
 	}
 	if h == nil {
 		a, err := marginals(ctx, g, opt, start)
@@ -76,8 +77,12 @@ func renumbered(ctx context.Context, g *factorgraph.Graph, opt Options, start ti
 // or nil and why not: fewer than LocalityVars free variables, a numbering
 // local already, an order that finds no locality (a random graph), a
 // factor that cannot be renumbered, a second graph beyond Run.MaxBytes or
-// the machine's memory, or more than a quarter of a time budget to build
-// it. An error is ctx's only.
+// (in a run with a time budget) the machine's memory, or more than a
+// quarter of a time budget to build it. Every reason but the time and the
+// machine's memory depends on the graph and the options alone, so that a
+// run counted in steps and resumed from its checkpoint makes the same
+// choice; the machine's memory is an error there. An error is that or
+// ctx's.
 func localityGraph(ctx context.Context, g *factorgraph.Graph, opt Options, start time.Time) (*factorgraph.Graph, []int, string, error) {
 	if opt.Run != nil && !opt.Run.Start.IsZero() {
 		start = opt.Run.Start // the budget's start (Budget.Start)
@@ -118,8 +123,35 @@ func localityGraph(ctx context.Context, g *factorgraph.Graph, opt Options, start
 		return nil, nil, fmt.Sprintf("kept the numbering: the locality order brings %.0f%% of the neighbours within %d places against %.0f%% (no locality to find)", 100*after, localityWindow, 100*before), nil
 	}
 	h, err := factorgraph.Renumber(g, order)
-	if err != nil { // a factor of its own, or no memory for the copy
+	var me *factorgraph.MemoryError
+	switch {
+	case errors.As(err, &me) && opt.counted():
+		// A run counted in steps may be checkpointed and resumed on
+		// another machine: whether its chains are renumbered must not
+		// depend on this one's memory.
+		return nil, nil, "", fmt.Errorf("infer: Options.Locality: %w (answer with the graph as numbered, or with more memory)", err)
+	case err != nil: // a factor of its own, or no memory for the copy
 		return nil, nil, "kept the numbering: " + err.Error(), nil
 	}
 	return h, order, fmt.Sprintf("renumbered for locality: %.0f%% of the neighbours within %d places, against %.0f%% as numbered", 100*after, localityWindow, 100*before), nil
+}
+
+// interruptedOrdering is the answer of a run interrupted while ordering:
+// nothing sampled (no chain is built, so no checkpoint of chains on the
+// graph as numbered is written that a resumed, renumbered run would
+// restore), the evidence's point masses and uniform marginals elsewhere,
+// Incomplete saying why (Marginals' contract for a cancelled ctx).
+func interruptedOrdering(ctx context.Context, g *factorgraph.Graph, opt Options, start time.Time, err error) *Answer {
+	n := g.NumVars()
+	a := &Answer{Exact: make([]bool, n), Marginals: pointMasses(g, nil), OrderNote: "interrupted while ordering (" + err.Error() + ")"}
+	for i := range n {
+		_, a.Exact[i] = g.Observed(i)
+	}
+	a.stop(fmt.Sprintf("interrupted (%v) while ordering for locality, before sampling", context.Cause(ctx)))
+	if opt.Run != nil && !opt.Run.Start.IsZero() {
+		start = opt.Run.Start
+	}
+	a.setLogZ(g)
+	a.finish(start)
+	return a
 }
