@@ -485,3 +485,59 @@ func TestUniformPicks(t *testing.T) {
 		t.Errorf("a non-uniform row picked uniformly not caught: p = %g", pv)
 	}
 }
+
+// TestBuildHandsBackGrow: room Grow reserved and the factors did not take
+// — a potential a table, where the tables share one — is not kept by the
+// graph (Build copies a store slice more than a quarter empty); one nearly
+// full is kept as it is, without a copy.
+func TestBuildHandsBackGrow(t *testing.T) {
+	const nf = 20000
+	b := NewBuilder()
+	b.AddVariables(nf+1, Discrete(2))
+	b.Grow(Size{Tables: nf, TableVars: 2 * nf, Potentials: nf})
+	scopes := make([]int32, 0, 2*nf)
+	for i := range nf {
+		scopes = append(scopes, int32(i), int32(i+1))
+	}
+	b.AddTables(scopes, []int{2, 2}, []float64{1, 0, 0, 1})
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A clipped slice keeps its whole array alive: the graph's must be
+	// another array than the builder's where most of it is empty.
+	if p := g.fs.tab.Pots; len(p) != 1 || &p[0] == &b.fs.tab.Pots[0] {
+		t.Errorf("one potential shared by %d tables: %d kept, in the builder's array of %d", nf, len(p), cap(b.fs.tab.Pots))
+	}
+	if v := g.fs.tab.Vars; len(v) != 2*nf || &v[0] != &b.fs.tab.Vars[0] {
+		t.Errorf("scopes: %d kept, copied (want the builder's full array)", len(v))
+	}
+}
+
+// TestRowSortShort: a short row sorted by insertion comes out as the radix
+// sort orders it — by decreasing |W|, ties (of either sign, and ±0) in
+// their order —, entries, neighbours and factors alike, on random rows of
+// 1 to 40 entries drawn from a few weights; an unstable insertion (ties
+// moved past each other) fails it (checked).
+func TestRowSortShort(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	levels := []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1, -1, 1e-300, 3}
+	var rs rowSorter
+	for trial := range 20000 {
+		n := 1 + r.IntN(40)
+		w := make([]float64, n)
+		nb := make([]int32, n)
+		fac := make([]int32, n)
+		for j := range w {
+			w[j], nb[j], fac[j] = levels[r.IntN(len(levels))], int32(j), int32(100+j)
+		}
+		w2, nb2, fac2 := slices.Clone(w), slices.Clone(nb), slices.Clone(fac)
+		rs.sort(nb, w, fac)
+		rs.radix(nb2, w2, fac2)
+		for j := range w {
+			if math.Float64bits(w[j]) != math.Float64bits(w2[j]) || nb[j] != nb2[j] || fac[j] != fac2[j] {
+				t.Fatalf("trial %d (%d entries): sorted %v %v %v, radix %v %v %v", trial, n, w, nb, fac, w2, nb2, fac2)
+			}
+		}
+	}
+}

@@ -108,9 +108,20 @@ func (s *store) frozen() store {
 	c.runs = slices.Clip(s.runs)
 	c.obj = slices.Clip(s.obj)
 	c.pa, c.pb, c.pw = slices.Clip(s.pa), slices.Clip(s.pb), slices.Clip(s.pw)
-	c.tab.Off, c.tab.Vars, c.tab.Pot, c.tab.Pots = slices.Clip(s.tab.Off), slices.Clip(s.tab.Vars), slices.Clip(s.tab.Pot), slices.Clip(s.tab.Pots)
+	c.tab.Off, c.tab.Vars, c.tab.Pot, c.tab.Pots = fitted(s.tab.Off), fitted(s.tab.Vars), fitted(s.tab.Pot), fitted(s.tab.Pots)
 	c.pots = slices.Clone(s.pots) // Build records their validity
 	return c
+}
+
+// fitted returns x clipped, or a copy where more than a quarter of its
+// capacity is unused: room Grow reserved that the factors did not take
+// (the UAI reader reserves a potential a table, and a run of one table
+// shares one) is not kept by the graph.
+func fitted[S ~[]E, E any](x S) S {
+	if cap(x)-len(x) > len(x)/4+1024 {
+		return slices.Clone(x)
+	}
+	return slices.Clip(x)
 }
 
 // AddPottsPairs adds the Potts pairs w[k]·δ(x_{i[k]}, x_{j[k]}),

@@ -79,5 +79,16 @@
 // object per factor and the tables held once. It returns an [Info] (the
 // type, the cardinalities, the counts) and the errors Read then Graph
 // return, word for word (FuzzReadGraph checks both properties), but for a
-// refusal for memory: each estimates what it builds.
+// refusal for memory: each estimates what it builds. A run of factors that
+// repeat one table (a lattice's coupling written out factor by factor)
+// keeps that table once, so a Potts model read from a file takes about the
+// bytes of its pairs added in bulk (factorgraph.Builder.AddPottsPairs).
+//
+// The reader scans its 64-KB buffer in place and reads the usual numbers
+// (digits with at most one point, up to 15 digits) in the same pass,
+// exactly as strconv reads them; anything else goes through strconv. A
+// 396-MB model of 10⁶ variables and 5·10⁶ pairs reads into a graph in
+// about 6 s on one core of a slow VM, 8 B of text a nanosecond or so
+// (BenchmarkReadGraph: MB/s on the largest shared model, a grid and a
+// Potts lattice).
 package uai

@@ -162,6 +162,31 @@ type streamed struct {
 	// gerr is the first error Model.Graph finds before Build, a constant
 	// factor 0, reported after the evidence is checked, as Graph does.
 	gerr error
+	logs logMemo
+}
+
+// logMemo is xmath.Log of the last two distinct entries read: a file's
+// tables repeat a few values (a Potts pair's table holds two), and the
+// logarithm was a tenth of reading one.
+type logMemo struct{ p, l [2]float64 }
+
+func newLogMemo() logMemo {
+	return logMemo{p: [2]float64{1, 0}, l: [2]float64{xmath.Log(1), xmath.Log(0)}}
+}
+
+// log returns xmath.Log(p) for an entry p (finite, not negative: never
+// NaN, so == finds it).
+func (m *logMemo) log(p float64) float64 {
+	switch p {
+	case m.p[0]:
+		return m.l[0]
+	case m.p[1]:
+		return m.l[1]
+	}
+	l := xmath.Log(p)
+	m.p[1], m.l[1] = m.p[0], m.l[0]
+	m.p[0], m.l[0] = p, l
+	return l
 }
 
 // readStreamFile is readStream on the named file; errors name the file.
@@ -213,7 +238,7 @@ func (o Options) readStreamInput(r io.Reader) (*streamed, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &streamed{b: variablesBuilder(info.Cards, o.MaxBytes), info: info}
+	st := &streamed{b: variablesBuilder(info.Cards, o.MaxBytes), info: info, logs: newLogMemo()}
 	st.b.Grow(sz) // the tables' records at their final size: the scopes are read
 	// The first BAYES table that is not a CPT, reported after the end as
 	// Read does.
@@ -381,7 +406,10 @@ func (st *streamed) readRun(s *scanner, vars, arity []int32, f, pos int, sizes *
 	for end < nf && int(arity[end]) == a && (end-f+1)*size <= runEntries && sameShape(vars[endPos:endPos+a], *sizes, cards) {
 		end, endPos = end+1, endPos+a
 	}
-	values := make([]float64, 0, min((end-f)*size, runEntries)) // one larger table grows with the input
+	// One larger table grows with the input; same: every table of the run
+	// so far is the first's.
+	values := make([]float64, 0, min((end-f)*size, runEntries))
+	same := true
 	for g, gpos := f, pos; g < end; g, gpos = g+1, gpos+a {
 		if err := s.tableCount(g, size); err != nil {
 			return 0, 0, err
@@ -402,10 +430,17 @@ func (st *streamed) readRun(s *scanner, vars, arity []int32, f, pos int, sizes *
 			*cptErr = checkRows(g, int(vars[gpos+a-1]), (*sizes)[a-1], t)
 		}
 		for k, p := range t {
-			t[k] = xmath.Log(p) // factorgraph.NewProbTable's log-potential: log 0 = −Inf, correct on subnormals
+			t[k] = st.logs.log(p) // factorgraph.NewProbTable's log-potential, xmath.Log: log 0 = −Inf, correct on subnormals
 		}
+		same = same && slices.Equal(t, values[:size])
 	}
-	if cap(values) > len(values) {
+	switch {
+	case same && end-f > 1:
+		// One table for the run (a model whose factors repeat one table, a
+		// lattice's coupling): one potential instead of one a factor, a
+		// fifth of the graph's bytes on a Potts model of pairs.
+		values = slices.Clone(values[:size])
+	case cap(values) > len(values):
 		values = slices.Clone(values) // the builder keeps it
 	}
 	st.b.AddTables(vars[pos:endPos], *sizes, values)

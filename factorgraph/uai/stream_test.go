@@ -543,8 +543,9 @@ func heapPeak() (stop func() uint64) {
 	}
 }
 
-// BenchmarkReadGraph reads the largest shared model and a 300×300 grid
-// (269,400 factors) into a graph, streamed (ReadGraph) and through a Model
+// BenchmarkReadGraph reads the largest shared model, a 300×300 grid
+// (269,400 factors) and a 300×300 Potts lattice of one coupling (179,400
+// pairs, one table repeated) into a graph, streamed (ReadGraph) and through a Model
 // (Read, then Graph, the Model kept as ReadProblem's callers keep it). Besides
 // time and allocations it reports live-B, the heap the result holds,
 // peak-B, the largest heap sampled while reading (garbage included), and
@@ -553,7 +554,7 @@ func BenchmarkReadGraph(b *testing.B) {
 	inputs := []struct {
 		name string
 		in   []byte
-	}{{"grid300", gridUAI(300)}}
+	}{{"grid300", gridUAI(300)}, {"potts300", repeatedUAI(300, false)}}
 	if path := largestShared(); path != "" {
 		in, err := os.ReadFile(path)
 		if err != nil {
@@ -569,6 +570,7 @@ func BenchmarkReadGraph(b *testing.B) {
 		for _, path := range []string{"stream", "model"} {
 			b.Run(in.name+"/"+path, func(b *testing.B) {
 				b.ReportAllocs()
+				b.SetBytes(int64(len(in.in)))
 				var keep []any
 				var peak, live uint64
 				var ms0, ms1 runtime.MemStats
@@ -653,6 +655,75 @@ func TestReadContext(t *testing.T) {
 			} else if took > after+500*time.Millisecond {
 				t.Errorf("%s, cancelled after %v: returned after %v", name, after, took)
 			}
+		}
+	}
+}
+
+// repeatedUAI returns a w×w grid of Potts pairs of one coupling, every
+// pair's table the same (as uai.Model.WriteFile writes a lattice), the last
+// pair's different if last is set.
+func repeatedUAI(w int, last bool) []byte {
+	n := w * w
+	m := &uai.Model{Type: uai.Markov, Cards: make([]int, n)}
+	for i := range n {
+		m.Cards[i] = 3
+	}
+	for i := range n {
+		for _, j := range []int{i + 1, i + w} {
+			if j < n && (j != i+1 || j%w != 0) {
+				m.Scopes = append(m.Scopes, []int{i, j})
+				m.Tables = append(m.Tables, []float64{2, 1, 1, 1, 2, 1, 1, 1, 2})
+			}
+		}
+	}
+	if last {
+		m.Tables[len(m.Tables)-1] = []float64{3, 1, 1, 1, 3, 1, 1, 1, 3}
+	}
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// TestReadGraphRepeated: a model whose pairs repeat one table is read into
+// one potential for the run — the graph Read and Graph build, array for
+// array, in about the bytes of its Potts pairs added in bulk
+// (Builder.AddPottsPairs), where a table a factor took five times more —,
+// and a run whose last table differs keeps every table (its kernel the
+// same as Read and Graph's, which a shared table would not be).
+func TestReadGraphRepeated(t *testing.T) {
+	const w = 60
+	for _, last := range []bool{false, true} {
+		in := repeatedUAI(w, last)
+		mustSame(t, in, nil, 2000)
+		g, _, err := uai.ReadGraph(bytes.NewReader(in), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := factorgraph.NewBuilder()
+		b.AddVariables(w*w, factorgraph.Discrete(3))
+		var is, js []int32
+		var ws []float64
+		for i := range w * w {
+			for _, j := range []int{i + 1, i + w} {
+				if j < w*w && (j != i+1 || j%w != 0) {
+					is, js, ws = append(is, int32(i)), append(js, int32(j)), append(ws, math.Log(2))
+				}
+			}
+		}
+		b.AddPottsPairs(is, js, ws)
+		pairs, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ratio := float64(g.Bytes()) / float64(pairs.Bytes())
+		t.Logf("last table different %v: %d bytes, %d as Potts pairs (%.2f×)", last, g.Bytes(), pairs.Bytes(), ratio)
+		if !last && ratio > 1.6 {
+			t.Errorf("one table repeated: %d bytes, %.2f× the %d of its Potts pairs", g.Bytes(), ratio, pairs.Bytes())
+		}
+		if last && ratio < 2 {
+			t.Errorf("tables differing: %d bytes, %.2f× the %d of its Potts pairs: a table a factor expected", g.Bytes(), ratio, pairs.Bytes())
 		}
 	}
 }
