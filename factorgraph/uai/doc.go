@@ -88,7 +88,7 @@
 // (digits with at most one point, up to 15 digits) in the same pass,
 // exactly as strconv reads them; anything else goes through strconv. A
 // 396-MB model of 10⁶ variables and 5·10⁶ pairs reads into a graph in
-// about 6 s on one core of a slow VM, 8 B of text a nanosecond or so
+// about 6 s on one core of a slow VM, about 70 MB of text a second
 // (BenchmarkReadGraph: MB/s on the largest shared model, a grid and a
 // Potts lattice).
 package uai
