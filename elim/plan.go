@@ -127,9 +127,11 @@ func components(g *factorgraph.Graph) ([][]int, [][]int) {
 	unionfind.Init(parent)
 	find := func(v int32) int32 { return unionfind.Find(parent, v) }
 	free := func(v int) bool { _, obs := g.Observed(v); return !obs }
+	var scope []int // a factor's scope, without making its value (a heap object a factor)
 	for f := range g.NumFactors() {
 		first := int32(-1)
-		for _, v := range g.Factor(f).Vars() {
+		scope = g.FactorVars(scope[:0], f)
+		for _, v := range scope {
 			if !free(v) {
 				continue
 			}
@@ -154,7 +156,8 @@ func components(g *factorgraph.Graph) ([][]int, [][]int) {
 	}
 	facs := make([][]int, len(comps))
 	for f := range g.NumFactors() {
-		for _, v := range g.Factor(f).Vars() {
+		scope = g.FactorVars(scope[:0], f)
+		for _, v := range scope {
 			if free(v) {
 				facs[id[v]] = append(facs[id[v]], f)
 				break
@@ -353,9 +356,11 @@ func groupFactors(g *factorgraph.Graph, facs []int, local []int32, n int) []potG
 	var next []int32         // the previous group of the same first variable, +1
 	of := make([]int32, len(facs))
 	var scope, buf []int32 // buf backs the groups' scopes
+	var vars []int
 	for k, f := range facs {
 		scope = scope[:0]
-		for _, v := range g.Factor(f).Vars() {
+		vars = g.FactorVars(vars[:0], f)
+		for _, v := range vars {
 			if l := local[v]; l >= 0 {
 				scope = append(scope, l)
 			}

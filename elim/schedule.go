@@ -167,8 +167,10 @@ func (l *layer) pot(g *factorgraph.Graph, pg potGroup) float64 {
 	if len(scope) > 0 {
 		l.pending[scope[0]] = append(l.pending[scope[0]], p.tab)
 	}
+	var vars []int
 	for _, f := range pg.facs {
-		for _, v := range g.Factor(f).Vars() {
+		vars = g.FactorVars(vars[:0], f)
+		for _, v := range vars {
 			if _, obs := g.Observed(v); obs && !slices.Contains(s.clamped, v) {
 				s.clamped = append(s.clamped, v)
 			}

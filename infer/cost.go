@@ -106,9 +106,11 @@ func meanDomain(g *factorgraph.Graph) float64 {
 // more (an upper bound on a sweep's bond events, Σ K_ij).
 func pairSum(g *factorgraph.Graph) float64 {
 	s := 0.0
+	var vars []int
 	for f := range g.NumFactors() {
 		free := 0
-		for _, v := range g.Factor(f).Vars() {
+		vars = g.FactorVars(vars[:0], f)
+		for _, v := range vars {
 			if _, ok := g.Observed(v); !ok {
 				free++
 			}
