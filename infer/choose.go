@@ -259,6 +259,19 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 			ch.Pilots = append(ch.Pilots, p)
 			continue
 		}
+		if spec.Name == "wolff" {
+			// Its construction tunes its clusters over 2·TuneSweeps sweeps
+			// or more, and a tuned step costs a sweep-equivalent at least
+			// (StepsPerSweep ≥ 1): too slow for a pilot before it is built
+			// if its first sweep is (a model of 10⁶ variables: seconds of
+			// tuning, then refused).
+			if ns := wolffSweepCost(g); math.Floor(min(maxPilotSweeps, per/ns)) < minPilotSweeps {
+				p.NsPerSweep = ns
+				p.refuse(ErrTooSlow, "%s %.3g s: too slow for a pilot of %d (before its tuning)", tooSlow, ns*1e-9, minPilotSweeps)
+				ch.Pilots = append(ch.Pilots, p)
+				continue
+			}
+		}
 		cctx, cancel := ctx, context.CancelFunc(func() {})
 		if timed {
 			share := time.Until(deadline) / time.Duration(max(1, lead-k))

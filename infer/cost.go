@@ -43,15 +43,19 @@ func stepCost(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
 	case *cluster.SwendsenWang:
 		return costCluster*float64(len(g.Free())) + costEvent*pairSum(g)
 	case *cluster.Wolff:
-		// A tuned step updates about a sweep's worth of sites.
-		n := float64(len(g.Free()))
-		return costCluster*n + costEvent*2*pairSum(g)
+		return wolffSweepCost(g)
 	case *exchange.Exchange:
 		// A step of every replica (the rounds of swaps, a factor value
 		// a factor and replica a sweep, are left out).
 		return float64(s.Replicas()) * stepCost(g, s.Replica(0))
 	}
 	return costSite + costValue*meanValues(g)
+}
+
+// wolffSweepCost is stepCost of a Wolff sampler on g: a tuned step
+// updates about a sweep's worth of sites.
+func wolffSweepCost(g *factorgraph.Graph) float64 {
+	return costCluster*float64(len(g.Free())) + costEvent*2*pairSum(g)
 }
 
 // costOf returns the cost model's price of what smp, a sampler of g, did

@@ -38,6 +38,13 @@ func TestChooseRefusals(t *testing.T) {
 	if p := ch.Pilots[0]; !errors.Is(p.Err(), ErrTooSlow) || !strings.HasPrefix(p.Refused, tooSlow) {
 		t.Errorf("tiny budget: %v refused %q (%v), want ErrTooSlow", p.Spec, p.Refused, p.Err())
 	}
+	// Wolff too slow before it is built: its tuning would cost more sweeps
+	// than its pilot may have.
+	for _, p := range ch.Pilots {
+		if p.Spec.Name == "wolff" && (!errors.Is(p.Err(), ErrTooSlow) || !strings.HasSuffix(p.Refused, "(before its tuning)") || p.NsPerSweep != wolffSweepCost(g)) {
+			t.Errorf("tiny budget: wolff refused %q (%v, %.3g ns a sweep), want ErrTooSlow before its tuning", p.Refused, p.Err(), p.NsPerSweep)
+		}
+	}
 	// A frustrated model: the cluster moves' constructors refuse it, in
 	// their own words; nothing of Choose's own kinds.
 	b := factorgraph.NewBuilder()
