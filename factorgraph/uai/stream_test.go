@@ -23,6 +23,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/site"
 	"github.com/pgibbs/pgibbs/internal/compiled"
+	"github.com/pgibbs/pgibbs/potts"
 )
 
 // streamModels are small models of every feature ReadGraph handles: a zero
@@ -565,6 +566,25 @@ func BenchmarkReadGraph(b *testing.B) {
 			in   []byte
 		}{{strings.TrimSuffix(filepath.Base(path), ".uai"), in}}, inputs...)
 	}
+	// A random geometric graph of 10⁶ variables and 5·10⁶ Potts pairs as a
+	// file holds it (396 MB of text, written on first use), streamed only.
+	var geometric []byte
+	b.Run("geometric1e6/stream", func(b *testing.B) {
+		if geometric == nil {
+			geometric = geometricUAI(b)
+		}
+		in := geometric
+		b.SetBytes(int64(len(in)))
+		b.ReportAllocs()
+		var g *factorgraph.Graph
+		for b.Loop() {
+			var err error
+			if g, _, err = uai.ReadGraph(bytes.NewReader(in), nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(g.Bytes())/float64(g.NumFactors()), "graph-B/pair")
+	})
 	for _, in := range inputs {
 		nf := 0
 		for _, path := range []string{"stream", "model"} {
@@ -726,4 +746,41 @@ func TestReadGraphRepeated(t *testing.T) {
 			t.Errorf("tables differing: %d bytes, %.2f× the %d of its Potts pairs: a table a factor expected", g.Bytes(), ratio, pairs.Bytes())
 		}
 	}
+}
+
+// geometricUAI returns potts.Geometric(10⁶, 10, 4, 0.2) with its first
+// stream (BenchmarkSparse's geometric graph) as a UAI file: a table
+// exp(0.2·δ(x_i, x_j)) a pair, the variables numbered as the points were
+// drawn.
+func geometricUAI(b *testing.B) []byte {
+	p, err := potts.Geometric(1e6, 10, 4, 0.2, rand.New(rand.NewPCG(1, 7)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := &uai.Model{Type: uai.Markov, Cards: make([]int, p.N), Scopes: make([][]int, len(p.I)), Tables: make([][]float64, len(p.I))}
+	for i := range m.Cards {
+		m.Cards[i] = p.Q
+	}
+	tables := map[float64][]float64{}
+	for k := range p.I {
+		t, ok := tables[p.W[k]]
+		if !ok {
+			t = make([]float64, p.Q*p.Q)
+			for a := range p.Q {
+				for c := range p.Q {
+					t[a*p.Q+c] = 1
+					if a == c {
+						t[a*p.Q+c] = math.Exp(p.W[k])
+					}
+				}
+			}
+			tables[p.W[k]] = t
+		}
+		m.Scopes[k], m.Tables[k] = []int{int(p.I[k]), int(p.J[k])}, t
+	}
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
 }
