@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/experiments/studies"
@@ -285,6 +286,50 @@ func BenchmarkIsingSweep(b *testing.B) {
 			e2eSweeps(b, l, gibbs.Sweeper{Sampler: c}, workers, 1)
 		})
 	}
+}
+
+// BenchmarkIsingSweepPaired is BenchmarkIsingSweep's hand-written
+// checkerboard and one-worker chromatic sweep in turn within each
+// iteration (op = one sweep of each), so that a shared machine's changes of
+// speed, which move single runs by ±30%, fall on both alike: it reports
+// each one's ns/site and their ratio, library/handwritten.
+func BenchmarkIsingSweepPaired(b *testing.B) {
+	const side, beta = 1000, 0.4
+	hw, err := baseline.NewIsingCheckerboard(side, beta, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := lat.New(lat.Params{Dim: 2, Size: side, Coupling: lat.NearestNeighbour{}, Spin: lat.Ising(), Beta: beta})
+	if err != nil {
+		b.Fatal(err)
+	}
+	classes, err := l.Colouring()
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := samplers.FactoryOf("gibbs")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := chromatic.New(f, l, classes, chain.Streams(1, 1), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hw.Sweep()
+	c.Sweep()
+	var th, tc time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		hw.Sweep()
+		t1 := time.Now()
+		c.Sweep()
+		th, tc = th+t1.Sub(t0), tc+time.Since(t1)
+	}
+	sites := float64(b.N) * side * side
+	b.ReportMetric(float64(th.Nanoseconds())/sites, "handwritten-ns/site")
+	b.ReportMetric(float64(tc.Nanoseconds())/sites, "chromatic-ns/site")
+	b.ReportMetric(float64(tc)/float64(th), "chromatic/handwritten")
 }
 
 // e2eSweeps benchmarks what `pgibbs lattice` runs a sweep (op = one sweep

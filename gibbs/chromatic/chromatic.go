@@ -38,6 +38,7 @@ type Chromatic struct {
 	workers []*worker
 	m       factorgraph.Model
 	chunks  [][][]int // chunks[class][worker]
+	rows    [][]bool  // rows[class][worker]: the chunk is a core.CheckerRun of its worker's model
 	x       []float64
 	sweeps  int64
 	pool    *sweepPool // the goroutines of workers 1, 2, …, started by the first Sweep
@@ -104,6 +105,11 @@ func New(f gibbs.Factory, m factorgraph.Model, classes [][]int, rngs []*rand.Ran
 			chunk[w] = cl[lo:hi]
 		}
 		c.chunks = append(c.chunks, chunk)
+		rows := make([]bool, nw)
+		for w, vars := range chunk {
+			rows[w] = c.workers[w].c != nil && c.workers[w].c.CheckerRun(vars)
+		}
+		c.rows = append(c.rows, rows)
 	}
 	return c, nil
 }
@@ -170,7 +176,7 @@ func (c *Chromatic) RunSweep() bool {
 		return true
 	}
 	if len(c.workers) > 1 && c.pool == nil {
-		c.pool = startPool(c.workers, c.chunks)
+		c.pool = startPool(c.workers, c.chunks, c.rows)
 		runtime.AddCleanup(c, func(p *sweepPool) { p.stop() }, c.pool)
 	}
 	p := c.pool
@@ -182,8 +188,8 @@ func (c *Chromatic) RunSweep() bool {
 			w.startJournal()
 		}
 	}
-	for class, chunk := range c.chunks {
-		c.runClass(p, class, chunk, journal)
+	for class := range c.chunks {
+		c.runClass(p, class, journal)
 		if journal && c.aborted() {
 			c.rollback(class)
 			return false
@@ -198,9 +204,9 @@ func (c *Chromatic) RunSweep() bool {
 // done, even when worker 0's update panics (a user's factor), so that no
 // worker still runs when the panic reaches the caller; a worker's panic is
 // rethrown here.
-func (c *Chromatic) runClass(p *sweepPool, class int, chunk [][]int, journal bool) {
+func (c *Chromatic) runClass(p *sweepPool, class int, journal bool) {
 	if p == nil {
-		c.workers[0].run(chunk[0], journal)
+		c.workers[0].run(c.chunks[class][0], journal, c.rows[class][0])
 		return
 	}
 	p.journal = journal
@@ -210,7 +216,7 @@ func (c *Chromatic) runClass(p *sweepPool, class int, chunk [][]int, journal boo
 	}
 	defer p.rethrow()
 	defer p.wg.Wait()
-	c.workers[0].run(chunk[0], journal)
+	c.workers[0].run(c.chunks[class][0], journal, c.rows[class][0])
 }
 
 // aborted reports whether a worker aborted an update or the interrupt
@@ -248,7 +254,7 @@ type sweepPool struct {
 	panicked any
 }
 
-func startPool(workers []*worker, chunks [][][]int) *sweepPool {
+func startPool(workers []*worker, chunks [][][]int, rows [][]bool) *sweepPool {
 	p := &sweepPool{start: make([]chan int, len(workers)-1)}
 	for k := range p.start {
 		ch := make(chan int, 1)
@@ -256,7 +262,7 @@ func startPool(workers []*worker, chunks [][][]int) *sweepPool {
 		w, s := k+1, workers[k+1]
 		go func() {
 			for class := range ch {
-				p.run(s, chunks[class][w])
+				p.run(s, chunks[class][w], rows[class][w])
 			}
 		}()
 	}
@@ -265,7 +271,7 @@ func startPool(workers []*worker, chunks [][][]int) *sweepPool {
 
 // run updates a worker's chunk, catching a panic for the sweeping
 // goroutine.
-func (p *sweepPool) run(s *worker, vars []int) {
+func (p *sweepPool) run(s *worker, vars []int, rows bool) {
 	defer p.wg.Done()
 	defer func() {
 		if r := recover(); r != nil {
@@ -276,7 +282,7 @@ func (p *sweepPool) run(s *worker, vars []int) {
 			p.mu.Unlock()
 		}
 	}()
-	s.run(vars, p.journal)
+	s.run(vars, p.journal, rows)
 }
 
 // rethrow panics with a worker's panic, if one occurred.

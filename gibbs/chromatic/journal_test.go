@@ -60,8 +60,8 @@ func TestChromaticJournal(t *testing.T) {
 						b.Saved, b.Saved01 = b.Saved[:0], b.Saved01[:0]
 					}
 					for w, wk := range c.workers {
-						wk.run(c.chunks[0][w], true)
-						wk.run(c.chunks[1][w][:min(1500, len(c.chunks[1][w]))], true)
+						wk.run(c.chunks[0][w], true, c.rows[0][w])
+						wk.run(c.chunks[1][w][:min(1500, len(c.chunks[1][w]))], true, c.rows[1][w])
 					}
 					if changed := slices.Equal(c.State(), before); changed {
 						t.Fatalf("%s: the partial sweep changed nothing", label)

@@ -85,16 +85,19 @@ func (w *worker) aborted() bool { return w.c != nil && w.c.Aborted }
 // cache: journalling costs one more read of the state, not another pass
 // over it. The journal holds the old values of a prefix of vars (of the
 // worker's chunks, class by class), which rollback puts back.
-func (w *worker) run(vars []int, journal bool) {
+//
+// rows says vars is a core.CheckerRun (so is any part of it): the torus
+// loop walks it row by row.
+func (w *worker) run(vars []int, journal, rows bool) {
 	if b := w.c; b != nil {
 		if !journal {
-			b.UpdateEach(vars, false)
+			b.UpdateEach(vars, false, rows)
 			return
 		}
 		for len(vars) > 0 && !b.Aborted && !b.Stop() {
 			blk := vars[:min(len(vars), core.SweepPoll+1)]
 			vars = vars[len(blk):]
-			b.UpdateEach(blk, true)
+			b.UpdateEach(blk, true, rows)
 		}
 		return
 	}

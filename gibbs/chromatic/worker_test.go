@@ -94,8 +94,8 @@ func TestOutsideWorkerRollback(t *testing.T) {
 			w.startJournal()
 		}
 		for w, wk := range c.workers { // class 0, and a block and a half of class 1
-			wk.run(c.chunks[0][w], true)
-			wk.run(c.chunks[1][w][:min(1500, len(c.chunks[1][w]))], true)
+			wk.run(c.chunks[0][w], true, c.rows[0][w])
+			wk.run(c.chunks[1][w][:min(1500, len(c.chunks[1][w]))], true, c.rows[1][w])
 		}
 		if slices.Equal(c.State(), before) {
 			t.Fatalf("%d workers: the partial sweep changed nothing", workers)

@@ -313,3 +313,73 @@ func TestChromaticPoolStops(t *testing.T) {
 	}
 	t.Errorf("%d goroutines left after the sampler was collected, had %d", runtime.NumGoroutine(), before)
 }
+
+// TestCheckerRows: a Chromatic's workers on the 2-D nearest-neighbour
+// Ising torus walk their shares of the checkerboard's classes row by row
+// (core.CheckerRun, nnHeat2Rows), and draw what the list's walk draws, bit
+// for bit — states, counters, journals — through plain sweeps, journalled
+// sweeps, an aborted sweep put back and steps, with 1 to 3 workers (shares
+// that start and end mid-row) on even sides, and on an odd side, whose
+// classes are not all runs of the checkerboard (those that are not keep
+// the list). The list's walk is the one
+// TestTorusExactness proves exact. A row walk that starts a row at the
+// wrong column or skips the last site of a share fails it (checked).
+func TestCheckerRows(t *testing.T) {
+	for _, side := range []int{4, 6, 10, 9} {
+		l := gibbstest.NewLattice(t, lattice.Params{Dim: 2, Size: side, Coupling: lattice.NearestNeighbour{}, Spin: lattice.Ising(), Beta: 0.45})
+		classes, err := l.Colouring()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 2, 3} {
+			var runs [2]*chromatic.Chromatic
+			var walked, shares [2]int
+			for k := range runs {
+				c, err := chromatic.New(factoryOf(t, "gibbs"), l, classes, chain.Streams(uint64(side), workers), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range c.Workers() {
+					cc := chainOf(t, w)
+					cc.NoRows = k == 1
+					for _, cl := range classes {
+						per := (len(cl) + workers - 1) / workers
+						for lo := 0; lo < len(cl); lo += per {
+							shares[k]++
+							if cc.CheckerRun(cl[lo:min(lo+per, len(cl))]) {
+								walked[k]++
+							}
+						}
+					}
+				}
+				for range 20 {
+					c.Sweep()
+				}
+				done := make(chan struct{})
+				c.SetInterrupt(done)
+				for range 20 {
+					if !c.RunSweep() {
+						t.Fatal("a sweep was interrupted")
+					}
+				}
+				close(done)
+				if c.RunSweep() {
+					t.Fatal("a sweep with its channel closed was not interrupted")
+				}
+				c.SetInterrupt(nil)
+				for range 50 {
+					c.Step()
+				}
+				c.Sweep()
+				runs[k] = c
+			}
+			if side%2 == 0 && walked[0] != shares[0] {
+				t.Errorf("side %d, %d workers: %d of %d shares walked by rows, want all", side, workers, walked[0], shares[0])
+			}
+			if !slices.Equal(runs[0].State(), runs[1].State()) || runs[0].Stats() != runs[1].Stats() {
+				t.Errorf("side %d, %d workers: the row walk's chain differs from the list's:\n%v %+v\n%v %+v",
+					side, workers, runs[0].State(), runs[0].Stats(), runs[1].State(), runs[1].Stats())
+			}
+		}
+	}
+}

@@ -100,6 +100,9 @@ type Core struct {
 	// the exactness tests' small graphs; BrokenBytes, for their broken
 	// variant, keeps the copy out of step with the updates.
 	ForceBytes, BrokenBytes bool
+	// NoRows makes TorusVars walk a CheckerRun through its list (tests:
+	// the row walk's draws against the list's).
+	NoRows bool
 
 	// PG is the Poisson minibatch of the samplers that draw one per
 	// update (PoissonGibbs, Mixed), or nil.

@@ -181,10 +181,10 @@ func (c *Core) sumTorus(i, b0, b1, b2 int) {
 // UpdateEach updates the variables of vars in turn with UpdateFn (a
 // Chromatic worker's share of a colour class), after journalling them if
 // journal is set; where TorusSweep is set and the model has a torus form,
-// the torus loop does it instead, with no call per site. It stops at an
-// aborted update.
-func (c *Core) UpdateEach(vars []int, journal bool) {
-	if c.Failure != nil || (c.TorusSweep && c.TorusVars(vars, journal)) {
+// the torus loop does it instead, with no call per site (walking the rows
+// where rows says CheckerRun(vars) holds). It stops at an aborted update.
+func (c *Core) UpdateEach(vars []int, journal, rows bool) {
+	if c.Failure != nil || (c.TorusSweep && c.TorusVars(vars, journal, rows)) {
 		return
 	}
 	if journal {
@@ -207,14 +207,19 @@ func (c *Core) Journal(vars []int) {
 // TorusVars updates the variables of vars in turn by exact updates with
 // one loop over the sites of a torus model, journalling their old values
 // if asked, and reports whether it could (a torus model whose variables
-// are all free, not compiled otherwise).
-func (c *Core) TorusVars(vars []int, journal bool) bool {
+// are all free, not compiled otherwise). rows says vars is a CheckerRun,
+// walked row by row.
+func (c *Core) TorusVars(vars []int, journal, rows bool) bool {
 	t := c.Tor
 	if t == nil || c.KG != nil || !c.AllFree || c.LogTracking { // the torus loop does not track ℓ
 		return false
 	}
 	if t.Heat != nil && t.NN && t.Dim == 2 {
-		c.nnHeat2(vars, journal)
+		if rows && !c.NoRows {
+			c.nnHeat2Rows(vars, journal)
+		} else {
+			c.nnHeat2(vars, journal)
+		}
 		return true
 	}
 	if journal {
@@ -269,6 +274,78 @@ func (c *Core) nnHeat2Journal(vars []int) {
 		_, below := bits.Sub64(r.Uint64(), heat[n1], 0) // 1 with probability Heat[n1]·2⁻⁶⁴
 		old[k] = uint8(math.Float64bits(x[i]) >> 56)    // the sign and top exponent bits: 0, 0x80 (−0) or 0x3F (1)
 		x[i] = float64(below)
+	}
+	c.Stat.Steps += int64(len(vars))
+	c.Stat.Factors += 4 * int64(len(vars))
+}
+
+// CheckerRun reports whether vars are consecutive sites of one colour of
+// the checkerboard of the 2-D nearest-neighbour torus of two-state spins
+// (nnHeat2's model), in increasing order — a Chromatic worker's share of a
+// colour class of lattice.Colouring —, so that nnHeat2Rows can walk them
+// row by row without reading the list. A Chromatic asks once, when it
+// splits its classes: any contiguous part of such a run is one too.
+func (c *Core) CheckerRun(vars []int) bool {
+	t := c.Tor
+	if t == nil || t.Heat == nil || !t.NN || t.Dim != 2 || len(vars) == 0 || vars[0] < 0 || vars[0] >= t.Sites {
+		return false
+	}
+	n := t.Side
+	row, col := vars[0]/n, vars[0]%n
+	p := (row + col) & 1
+	for _, v := range vars[1:] {
+		if col += 2; col >= n {
+			row++
+			col = (p + row) & 1
+		}
+		if row >= n || v != row*n+col {
+			return false
+		}
+	}
+	return true
+}
+
+// nnHeat2Rows is nnHeat2 on a CheckerRun: the same sites in the same order,
+// hence the same draws bit for bit, walked along the rows of x with the
+// rows above and below at hand, instead of through the list and a site's
+// neighbours computed from its index. On the 1000² Ising torus the list
+// and the index arithmetic were a fifth of a sweep; a one-byte copy of the
+// state, tried instead, made it 7–12% slower (its write-back pass), the
+// float64 state being read row by row from cache.
+func (c *Core) nnHeat2Rows(vars []int, journal bool) {
+	t := c.Tor
+	x, r, heat, n := c.X, c.R, t.Heat, t.Side
+	var old []uint8
+	if journal {
+		start := len(c.Saved01)
+		c.Saved01 = slices.Grow(c.Saved01, len(vars))[:start+len(vars)]
+		old = c.Saved01[start:]
+	}
+	row, col := vars[0]/n, vars[0]%n
+	p := (row + col) & 1
+	k := 0
+	for k < len(vars) {
+		up := x[((row+n-1)%n)*n:][:n]
+		dn := x[((row+1)%n)*n:][:n]
+		me := x[row*n:][:n]
+		for ; col < n && k < len(vars); col += 2 {
+			lf, rt := col-1, col+1
+			if lf < 0 {
+				lf = n - 1
+			}
+			if rt == n {
+				rt = 0
+			}
+			n1 := int(up[col] + dn[col] + me[lf] + me[rt])
+			_, below := bits.Sub64(r.Uint64(), heat[n1], 0) // 1 with probability Heat[n1]·2⁻⁶⁴
+			if journal {
+				old[k] = uint8(math.Float64bits(me[col]) >> 56) // as nnHeat2Journal
+			}
+			me[col] = float64(below)
+			k++
+		}
+		row++
+		col = (p + row) & 1
 	}
 	c.Stat.Steps += int64(len(vars))
 	c.Stat.Factors += 4 * int64(len(vars))
