@@ -263,4 +263,32 @@ func TestPlanContext(t *testing.T) {
 		t.Errorf("Plan returned %v after a deadline of 20 ms", took)
 	}
 	t.Logf("Plan returned after %v with a deadline of 20 ms", took)
+	// A context that ends while a component's factors are gathered (2¹⁶
+	// and more: seconds on a model of 5·10⁶) leaves it unplanned there,
+	// and the scratch of local indices as it found it.
+	comps2, facs := components(g)
+	if len(facs[0]) <= ctxEvery {
+		t.Fatalf("%d factors: too few to look at the context while gathering them", len(facs[0]))
+	}
+	local := make([]int32, g.NumVars())
+	for i := range local {
+		local[i] = -1
+	}
+	cctx, ccancel := context.WithCancel(context.Background())
+	ccancel()
+	c := plan(cctx, g, comps2[0], facs[0], Options{MaxBytes: 1 << 40, Restarts: DefaultRestarts}, 0, local)
+	if !errors.Is(c.Err, context.Canceled) || !strings.Contains(c.Err.Error(), "not planned") {
+		t.Errorf("cancelled while gathering: Err %v, want context.Canceled, not planned", c.Err)
+	}
+	for i, l := range local {
+		if l != -1 {
+			t.Fatalf("cancelled while gathering: local[%d] = %d, want −1", i, l)
+		}
+	}
+	for l, v := range comps2[0] {
+		local[v] = int32(l)
+	}
+	if pots, err := groupFactors(cctx, g, facs[0], local, len(comps2[0])); !errors.Is(err, context.Canceled) || pots != nil {
+		t.Errorf("groupFactors with a cancelled context: %d groups, %v; want none and context.Canceled", len(pots), err)
+	}
 }

@@ -83,7 +83,8 @@ type Component struct {
 // Solve it plans: a component far over the budgets is refused once the
 // tables of the orders tried exceed them (a grid of 10⁶ binary variables in
 // a few seconds, one of 40 000 in a fraction of one). Plan looks at ctx
-// every millisecond or two of its search: once ctx is done, the component
+// every 2¹⁶ factors while it gathers a component's factors and every
+// millisecond or two of its search: once ctx is done, the component
 // being planned and those after it are returned unplanned, their Err
 // wrapping ctx.Err() (a caller with a deadline samples them instead).
 func Plan(ctx context.Context, g *factorgraph.Graph, opt Options) ([]*Component, error) {
@@ -203,12 +204,20 @@ func plan(ctx context.Context, g *factorgraph.Graph, vars, facs []int, opt Optio
 		local[v] = int32(l)
 		size[l] = int32(g.Domain(v).Size)
 	}
-	pots := groupFactors(g, facs, local, len(vars))
+	pots, err := groupFactors(ctx, g, facs, local, len(vars))
 	for _, v := range vars {
 		local[v] = -1
 	}
+	if err != nil {
+		c.Err = fmt.Errorf("elim: %s: not planned: %w", name(vars), err)
+		return c
+	}
 	adj := make([][]int32, len(vars))
-	for _, p := range pots {
+	for k, p := range pots {
+		if k&ctxEvery == ctxEvery && ctx.Err() != nil {
+			c.Err = fmt.Errorf("elim: %s: not planned: %w", name(vars), ctx.Err())
+			return c
+		}
 		for _, a := range p.scope {
 			for _, b := range p.scope {
 				if a != b && !slices.Contains(adj[a], b) {
@@ -350,7 +359,10 @@ type potGroup struct {
 // read (local indices by local, n of them), in the order of their first
 // factor. A group is found among those whose first variable is the
 // factor's: a scan of a short list, no map.
-func groupFactors(g *factorgraph.Graph, facs []int, local []int32, n int) []potGroup {
+//
+// It looks at ctx every ctxEvery+1 factors (a model of 5·10⁶ factors takes
+// seconds here, before the search) and returns its error once it is done.
+func groupFactors(ctx context.Context, g *factorgraph.Graph, facs []int, local []int32, n int) ([]potGroup, error) {
 	var pots []potGroup
 	head := make([]int32, n) // the last group of each first variable, +1
 	var next []int32         // the previous group of the same first variable, +1
@@ -358,6 +370,9 @@ func groupFactors(g *factorgraph.Graph, facs []int, local []int32, n int) []potG
 	var scope, buf []int32 // buf backs the groups' scopes
 	var vars []int
 	for k, f := range facs {
+		if k&ctxEvery == ctxEvery && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		scope = scope[:0]
 		vars = g.FactorVars(vars[:0], f)
 		for _, v := range vars {
@@ -390,8 +405,12 @@ func groupFactors(g *factorgraph.Graph, facs []int, local []int32, n int) []potG
 	for k, f := range facs {
 		pots[of[k]].facs = append(pots[of[k]].facs, f)
 	}
-	return pots
+	return pots, nil
 }
+
+// ctxEvery+1 is the factors (or groups) between two looks at the context
+// in groupFactors and plan's adjacency.
+const ctxEvery = 1<<16 - 1
 
 // Estimate returns the time Solve is expected to take on one core: Work
 // times a constant calibrated on the shared UAI models (a deterministic
