@@ -111,6 +111,60 @@ func BenchmarkStep(b *testing.B) {
 	})
 }
 
+// BenchmarkStepPaired is BenchmarkStep's Poisson-Gibbs and plain Gibbs
+// updates beside the hand-written heat-bath on the paper's model, timed in
+// turn within each iteration (op = pairedBlock updates of each), so that a
+// shared machine's changes of speed fall on both alike: it reports each
+// one's ns a step and the ratio sampler/handwritten (issue 36's target for
+// Poisson-Gibbs: ≤ 0.5). Run it with -benchtime 100x or so: an op is 4·10⁴
+// updates.
+func BenchmarkStepPaired(b *testing.B) {
+	g := lattice(b, 20)
+	for _, sc := range discreteSamplers()[:2] {
+		b.Run("model=potts20/sampler="+sc.name, func(b *testing.B) {
+			s, err := sc.new(g, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			h, err := baseline.NewPottsHeatBath(potts.Paper(), rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range 10000 {
+				s.Step()
+				h.Step()
+			}
+			var ts, th time.Duration
+			b.ReportAllocs()
+			for b.Loop() {
+				t0 := time.Now()
+				for range pairedBlock {
+					s.Step()
+				}
+				t1 := time.Now()
+				for range pairedBlock {
+					h.Step()
+				}
+				ts, th = ts+t1.Sub(t0), th+time.Since(t1)
+			}
+			if err := s.Err(); err != nil {
+				b.Fatal(err)
+			}
+			steps := float64(b.N) * pairedBlock
+			b.ReportMetric(float64(ts.Nanoseconds())/steps, "sampler-ns/step")
+			b.ReportMetric(float64(th.Nanoseconds())/steps, "handwritten-ns/step")
+			b.ReportMetric(float64(ts)/float64(th), "sampler/handwritten")
+		})
+	}
+}
+
+// pairedBlock is the updates of each side an iteration of
+// BenchmarkStepPaired times together: long enough that each side's tables
+// are back in cache for most of its block (blocks of 1000 put the ratio
+// 0.01–0.03 higher), short enough (about 10 ms) that the machine's speed
+// changes little between the two.
+const pairedBlock = 20000
+
 // runHandwrittenPotts benchmarks one random-scan update of the
 // hand-written CSR Potts heat-bath on p (op = one update, as in runSteps)
 // and reports the neighbours it visits a step as factors/op (its
