@@ -12,7 +12,8 @@
 // wrapped in a gibbs.Sweeper each of its steps is a parallel sweep. It
 // implements chain.Interrupter and chain.Snapshotter: an interrupted sweep
 // puts back what it changed. The family's samplers run in their own loops
-// (the torus loop of a lattice, which journals as it goes); a user's
+// (the torus loop of a lattice, which journals as it goes, and walks a
+// share of the checkerboard of the 2-D Ising torus row by row); a user's
 // worker is run through its methods, a variable at a time, the Chromatic
 // journalling its share and looking at the interrupt channel between
 // blocks of variables.
