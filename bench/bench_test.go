@@ -134,19 +134,15 @@ func BenchmarkStepPaired(b *testing.B) {
 				s.Step()
 				h.Step()
 			}
-			var ts, th time.Duration
-			b.ReportAllocs()
-			for b.Loop() {
-				t0 := time.Now()
+			ts, th := timeInTurn(b, func() {
 				for range pairedBlock {
 					s.Step()
 				}
-				t1 := time.Now()
+			}, func() {
 				for range pairedBlock {
 					h.Step()
 				}
-				ts, th = ts+t1.Sub(t0), th+time.Since(t1)
-			}
+			})
 			if err := s.Err(); err != nil {
 				b.Fatal(err)
 			}
@@ -156,6 +152,21 @@ func BenchmarkStepPaired(b *testing.B) {
 			b.ReportMetric(float64(ts)/float64(th), "sampler/handwritten")
 		})
 	}
+}
+
+// timeInTurn runs first and then second once an iteration of b's loop and
+// returns the time each took in all: side by side, a shared machine's
+// changes of speed fall on both alike.
+func timeInTurn(b *testing.B, first, second func()) (t1, t2 time.Duration) {
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		first()
+		mid := time.Now()
+		second()
+		t1, t2 = t1+mid.Sub(start), t2+time.Since(mid)
+	}
+	return t1, t2
 }
 
 // pairedBlock is the updates of each side an iteration of
@@ -371,15 +382,7 @@ func BenchmarkIsingSweepPaired(b *testing.B) {
 	}
 	hw.Sweep()
 	c.Sweep()
-	var th, tc time.Duration
-	b.ReportAllocs()
-	for b.Loop() {
-		t0 := time.Now()
-		hw.Sweep()
-		t1 := time.Now()
-		c.Sweep()
-		th, tc = th+t1.Sub(t0), tc+time.Since(t1)
-	}
+	th, tc := timeInTurn(b, hw.Sweep, c.Sweep)
 	sites := float64(b.N) * side * side
 	b.ReportMetric(float64(th.Nanoseconds())/sites, "handwritten-ns/site")
 	b.ReportMetric(float64(tc.Nanoseconds())/sites, "chromatic-ns/site")
