@@ -76,7 +76,7 @@ func ExamplePoissonGibbs() {
 	// L = 3.0, λ = L² = 9.00
 	// P(x0 = 1) ≈ 0.73
 	// P(x1 = 1) ≈ 0.65
-	// P(x2 = 1) ≈ 0.60
+	// P(x2 = 1) ≈ 0.59
 }
 
 // Auto updates each variable by plain Gibbs or Poisson-Gibbs, whichever is

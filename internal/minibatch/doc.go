@@ -48,10 +48,11 @@
 //     comparison a draw, for a per-variable batch size); Poisson builds them
 //     on the fly and gives the same draws (below 10 it pays for e^{−mean}
 //     in each draw that needs it). [NewPoissonPair] draws two independent
-//     counts of fixed means with one 64-bit word: inversion of their joint
-//     law through a guide table over the cells (k1, k2) of a rectangle that
-//     holds all but about 2⁻¹⁹ of it, the rest drawn exactly from the tails
-//     (Poisson-Gibbs's two phases of a factor: half the draws). They
+//     counts of fixed means with one 64-bit word: an alias pick (below)
+//     over the cells (k1, k2) of a rectangle that holds all but about 2⁻¹⁹
+//     of their joint law and one cell for the rest, drawn exactly from the
+//     tails (Poisson-Gibbs's two phases of a factor: half the draws, and no
+//     branch on the word). They
 //     replace gonum's distuv.Poisson,
 //     slower at most means and, in gonum v0.17, never 0 from a mean of 10
 //     up (its PTRS rejects k = 0 where Hörmann rejects only k < 0).
@@ -71,10 +72,13 @@
 //     thinning probabilities precomputed.
 //
 // Every variate comes from the *rand.Rand passed in: the same seed gives
-// the same draws, bit for bit. The random streams changed once, when these
+// the same draws, bit for bit. The random streams changed twice: when these
 // generators replaced gonum's Poisson and the Float64-based alias pick
-// (issue 12): a seed still gives the same chain on every run, but not the
-// chain it gave before that change.
+// (issue 12), and when NewPoissonPair's joint table became an alias table
+// (issue 36; it was inversion through a guide table). A seed gives the
+// same chain on every run, but not the chain it gave before a change; a
+// checkpoint written before one resumes, and continues as the new code
+// draws.
 //
 // Nothing in this package allocates after construction.
 package minibatch

@@ -16,27 +16,41 @@ const PairMaxCells = 256
 const pairTail = 0x1p-20
 
 // PoissonPair draws two independent counts, Poisson(mean1) and
-// Poisson(mean2), together: by inversion of their joint law through one
-// guide table over the cells (k1, k2) of a rectangle that holds all but
-// about 2⁻¹⁹ of it, one 64-bit random word and a short scan for both
-// (Chen & Asau 1974, as NewPoissonTable for one count), the rest of the
-// law drawn exactly when the word falls beyond the rectangle. A caller
-// that draws both counts many times — Poisson-Gibbs's two phases — halves
-// its draws (20 → 9 ns for the two counts of means 5.22 and 1.03). Means
-// whose rectangle would exceed PairMaxCells cells are drawn apart, each
-// from its own generator, as is the zero value.
+// Poisson(mean2), together: one 64-bit random word picks a cell (k1, k2)
+// of a rectangle that holds all but about 2⁻¹⁹ of their joint law, from
+// a Walker alias table over its cells and one more cell for the rest of
+// the law (drawn exactly when picked, pairTable.outside). The pick has
+// no data-dependent branch (the column and its threshold come from the
+// one word, as in Alias.Pick), where inversion through a guide table
+// (Chen & Asau 1974, as NewPoissonTable for one count) scanned a
+// number of cells that varies with the word, a branch mispredicted on
+// about one draw in five. A caller that draws both counts many times —
+// Poisson-Gibbs's two phases — halves its draws. Means whose rectangle
+// would exceed PairMaxCells cells are drawn apart, each from its own
+// generator, as is the zero value.
 type PoissonPair struct {
+	cols   []pairCol // the joint table's alias columns, or nil
 	g1, g2 PoissonGen
 	tab    *pairTable
 }
 
-// pairTable is the joint table over k1 < n1, k2 < n2 in row-major order:
-// the thresholds cdf, each cell's counts packed as k1<<8 | k2, and the
-// guide; and what the draws outside it need: the laws' masses t1, t2 at
-// and beyond n1, n2 and their probabilities p1, p2 at n1, n2.
+// pairCol is a column of PoissonPair's alias table: its own cell and its
+// alias, each packed as k1<<8 | k2 (outsideCell for the rest of the
+// law), and the threshold below which the low word of the pick keeps
+// the own cell.
+type pairCol struct {
+	thr  uint64
+	cell [2]uint16 // [0] the alias, [1] the column's own cell
+}
+
+// outsideCell marks the cell of the mass beyond the rectangle; no cell
+// of at most PairMaxCells has both counts 255.
+const outsideCell = 0xffff
+
+// pairTable is what the draws outside the rectangle k1 < n1, k2 < n2
+// need: the laws' masses t1, t2 at and beyond n1, n2 and their
+// probabilities p1, p2 at n1, n2.
 type pairTable struct {
-	guided
-	cell         []uint16
 	n1, n2       int
 	m1, m2       float64
 	t1, t2       float64
@@ -53,7 +67,7 @@ func NewPoissonPair(mean1, mean2 float64) PoissonPair {
 		return PairOf(NewPoissonTable(mean1), NewPoissonTable(mean2))
 	}
 	p := PairOf(NewPoissonGen(mean1), NewPoissonGen(mean2)) // Means
-	p.tab = newPairTable(mean1, mean2, n1, n2)
+	p.cols, p.tab = newPairTable(mean1, mean2, n1, n2)
 	return p
 }
 
@@ -94,29 +108,40 @@ func poissonPMF(mean float64, n int) (pmf []float64, pn, tail float64) {
 	return pmf, pn, tail
 }
 
-// newPairTable builds the joint table of the rectangle k1 < n1, k2 < n2.
-func newPairTable(mean1, mean2 float64, n1, n2 int) *pairTable {
+// newPairTable builds the alias columns of the rectangle k1 < n1, k2 <
+// n2 (row-major cells, then the cell outside) and what draws outside it
+// need.
+func newPairTable(mean1, mean2 float64, n1, n2 int) ([]pairCol, *pairTable) {
 	pmf1, p1, t1 := poissonPMF(mean1, n1)
 	pmf2, p2, t2 := poissonPMF(mean2, n2)
-	n := n1 * n2
-	t := &pairTable{guided: guided{cdf: make([]uint64, 0, n)}, cell: make([]uint16, 0, n),
-		n1: n1, n2: n2, m1: mean1, m2: mean2, t1: t1, t2: t2, p1: p1, p2: p2}
-	sum, inside1 := 0.0, 0.0 // inside1 = P(K1 < n1)
+	t := &pairTable{n1: n1, n2: n2, m1: mean1, m2: mean2, t1: t1, t2: t2, p1: p1, p2: p2}
+	inside1 := 0.0 // P(K1 < n1)
 	for _, q := range pmf1 {
 		inside1 += q
 	}
+	t.outsideShare = t1 / (t1 + inside1*t2)
+	n := n1 * n2
+	w := make([]float64, 0, n+1)
+	cells := make([]uint16, 0, n+1)
 	for k1, q1 := range pmf1 {
 		for k2, q2 := range pmf2 {
-			sum += q1 * q2
-			t.cdf = append(t.cdf, Threshold(sum))
-			t.cell = append(t.cell, uint16(k1<<8|k2))
+			w = append(w, q1*q2)
+			cells = append(cells, uint16(k1<<8|k2))
 		}
 	}
-	t.outsideShare = t1 / (t1 + inside1*t2)
-	// Four guide entries a cell: the scan from one rarely crosses a cell
-	// boundary, and its branch is predicted.
-	t.setGuide(bits.Len(uint(4*n) - 1))
-	return t
+	// The rest of the law: 0 where both tails underflow (Rand then draws
+	// again the once in 10³⁰⁰ rounding picks it).
+	w = append(w, t1+inside1*t2)
+	cells = append(cells, outsideCell)
+	a, err := NewAlias(w)
+	if err != nil {
+		panic("minibatch: joint Poisson table: " + err.Error()) // the cells of means NewPoissonGen accepts are finite and not all 0
+	}
+	cols := make([]pairCol, len(w))
+	for k := range cols {
+		cols[k] = pairCol{thr: Threshold(a.Prob[k]), cell: [2]uint16{cells[a.Index[k]], cells[k]}}
+	}
+	return cols, t
 }
 
 // Means returns the two means the generator draws with.
@@ -124,21 +149,25 @@ func (p *PoissonPair) Means() (float64, float64) { return p.g1.Mean(), p.g2.Mean
 
 // Rand returns a draw of the two counts, using only r for randomness.
 func (p *PoissonPair) Rand(r *rand.Rand) (int, int) {
-	t := p.tab
-	if t == nil {
+	cols := p.cols
+	if cols == nil {
 		return p.g1.Rand(r), p.g2.Rand(r)
 	}
 	for {
-		k := t.find(r.Uint64())
-		if k < len(t.cdf) {
-			c := t.cell[k]
+		// One word: the high half of x·n the column, the low half its
+		// threshold test (Column), the cell chosen without a branch.
+		hi, lo := bits.Mul64(r.Uint64(), uint64(len(cols)))
+		col := &cols[hi]
+		_, own := bits.Sub64(lo, col.thr, 0) // 1 if lo < thr
+		if c := col.cell[own]; c != outsideCell {
 			return int(c >> 8), int(c & 0xff)
 		}
-		if t.t1 > 0 || t.t2 > 0 {
+		if t := p.tab; t.t1 > 0 || t.t2 > 0 {
 			return t.outside(r)
 		}
 		// Both tails underflowed (means of 1e-300): the rectangle holds
-		// the whole law, and only rounding left u beyond it; draw again.
+		// the whole law, and only rounding picked the cell beyond it;
+		// draw again.
 	}
 }
 

@@ -74,22 +74,26 @@ func pairMisfit(p PoissonPair, m [2]float64, seed uint64) string {
 }
 
 // TestPoissonPairBroken shows the same check rejects a joint table whose
-// cells are read with the counts swapped, one whose guide skips a cell,
-// and one built for a second mean 3% off.
+// cells are read with the counts swapped, one whose columns take their
+// alias where they keep their own cell, and one built for a second mean
+// 3% off.
 func TestPoissonPairBroken(t *testing.T) {
 	m := [2]float64{5.22, 1.026}
 	swapped := NewPoissonPair(m[0], m[1])
-	for k, c := range swapped.tab.cell {
-		swapped.tab.cell[k] = c<<8 | c>>8
-	}
-	skip := NewPoissonPair(m[0], m[1])
-	for g := range skip.tab.guide {
-		if int(skip.tab.guide[g]) < len(skip.tab.cdf)-1 {
-			skip.tab.guide[g]++
+	for k := range swapped.cols {
+		for o, c := range swapped.cols[k].cell {
+			if c != outsideCell {
+				swapped.cols[k].cell[o] = c<<8 | c>>8
+			}
 		}
 	}
+	flipped := NewPoissonPair(m[0], m[1])
+	for k := range flipped.cols {
+		c := &flipped.cols[k].cell
+		c[0], c[1] = c[1], c[0]
+	}
 	off := NewPoissonPair(m[0], m[1]*0.97)
-	for name, p := range map[string]PoissonPair{"swapped": swapped, "guide+1": skip, "mean2*0.97": off} {
+	for name, p := range map[string]PoissonPair{"swapped": swapped, "alias flipped": flipped, "mean2*0.97": off} {
 		if pairMisfit(p, m, 5) == "" {
 			t.Errorf("%s: a broken pair generator passed", name)
 		}
@@ -103,12 +107,12 @@ func TestPoissonPairBroken(t *testing.T) {
 func TestPoissonPairOutside(t *testing.T) {
 	m := [2]float64{5.22, 1.026}
 	p := PairOf(NewPoissonTable(m[0]), NewPoissonTable(m[1]))
-	p.tab = newPairTable(m[0], m[1], 4, 2)
+	p.cols, p.tab = newPairTable(m[0], m[1], 4, 2)
 	if misfit := pairMisfit(p, m, 9); misfit != "" {
 		t.Error(misfit)
 	}
 	bad := PairOf(NewPoissonTable(m[0]), NewPoissonTable(m[1]))
-	bad.tab = newPairTable(m[0], m[1], 4, 2)
+	bad.cols, bad.tab = newPairTable(m[0], m[1], 4, 2)
 	bad.tab.outsideShare = 0.5
 	if pairMisfit(bad, m, 9) == "" {
 		t.Error("draws outside the table with a wrong share of k1 ≥ n1 passed")
