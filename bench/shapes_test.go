@@ -203,3 +203,67 @@ func handwrittenPairs(b *testing.B, new func() (*potts.Pairs, error)) (*baseline
 	}
 	return h, p.N
 }
+
+// BenchmarkSparseScalePaired times a random-scan update on a random graph
+// of 10⁶ variables and on one of 10⁴ (the same degree and weights) in
+// turn, blocks of scaleBlock updates each inside every iteration, and
+// reports the ratio of their costs (issue 36 asks ≤ 2× for the faster
+// update): on a machine whose speed drifts the two see the same drift.
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench SparseScalePaired -benchtime 20x ./bench
+func BenchmarkSparseScalePaired(b *testing.B) {
+	for _, deg := range []string{"10", "20"} {
+		small, large := sparseShape(b, "sparse/n=10000/deg="+deg), sparseShape(b, "sparse/n=1000000/deg="+deg)
+		for _, sc := range []struct {
+			name string
+			new  func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error)
+		}{
+			{"gibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewGibbs(m, r, nil) }},
+			{"auto", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewMixed(m, r, nil) }},
+		} {
+			b.Run("deg="+deg+"/sampler="+sc.name, func(b *testing.B) {
+				var s [2]gibbs.Sampler
+				for k, g := range []*factorgraph.Graph{small, large} {
+					var err error
+					if s[k], err = sc.new(g, rand.New(rand.NewPCG(1, 2))); err != nil {
+						b.Fatal(err)
+					}
+					for range 2 * g.NumVars() { // leave the random initial state
+						s[k].Step()
+					}
+				}
+				ts, tl := timeInTurn(b, func() {
+					for range scaleBlock {
+						s[0].Step()
+					}
+				}, func() {
+					for range scaleBlock {
+						s[1].Step()
+					}
+				})
+				steps := float64(b.N) * scaleBlock
+				b.ReportMetric(float64(ts.Nanoseconds())/steps, "1e4-ns/update")
+				b.ReportMetric(float64(tl.Nanoseconds())/steps, "1e6-ns/update")
+				b.ReportMetric(float64(tl)/float64(ts), "1e6/1e4")
+			})
+		}
+	}
+}
+
+// scaleBlock is the updates of each graph an iteration of
+// BenchmarkSparseScalePaired times together: ten sweeps' worth of the
+// small graph, so that refilling the cache after the large one's block is
+// a small part of its time.
+const scaleBlock = 100000
+
+// sparseShape returns the graph of the shape of sparseShapes called name.
+func sparseShape(b *testing.B, name string) *factorgraph.Graph {
+	b.Helper()
+	for _, sh := range sparseShapes {
+		if sh.name == name {
+			return shapeGraph(b, sh.name, sh.new)
+		}
+	}
+	b.Fatalf("no shape %s", name)
+	return nil
+}
