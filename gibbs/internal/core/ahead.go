@@ -120,15 +120,17 @@ func (p *PGState) prefetch(c *Core, next, after int) {
 	prefetch.Refs(c.X, r[recRefs:recRefs+h])
 }
 
-// prefetchOwn starts the load of the value of variable i, which its
-// update reads and writes. On a state far larger than the cache the
-// write is what costs: the store misses, the store buffer stops draining
-// behind it, and the next step's stores wait (on a random graph of 10⁶
+// prefetchOwn starts the loads of what the update of variable i reads
+// first about i itself: its value, which the update also writes, and
+// whether it is clamped. On a state far larger than the cache the write
+// is what costs: the store misses, the store buffer stops draining behind
+// it, and the next step's stores wait (on a random graph of 10⁶
 // variables, 8 MB of float64 state: a third of plain Gibbs's update,
 // BenchmarkLookAheadSparse). The byte copy of the state (scanBytes) is
 // small enough to stay in the core's cache.
 func (c *Core) prefetchOwn(i int) {
 	prefetch.Line(unsafe.Pointer(&c.X[i]))
+	prefetch.Line(unsafe.Pointer(&c.Clamped[i]))
 }
 
 // EnableExactAhead turns the random scan's look-ahead on (Core.Prefetch)
