@@ -124,6 +124,10 @@ type Pilot struct {
 	// (estimated says so).
 	build     float64
 	estimated bool
+	// unbuilt says a refusal came before the sampler was built (Wolff's
+	// sweep cost, checked before its tuning): the model may refuse it,
+	// so no rule may choose it.
+	unbuilt bool
 }
 
 // Err returns why the candidate could not run, nil if it ran: a refusal
@@ -266,7 +270,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 			// if its first sweep is (a model of 10⁶ variables: seconds of
 			// tuning, then refused).
 			if ns := wolffSweepCost(g); math.Floor(min(maxPilotSweeps, per/ns)) < minPilotSweeps {
-				p.NsPerSweep = ns
+				p.NsPerSweep, p.unbuilt = ns, true
 				p.refuse(ErrTooSlow, "%s %.3g s: too slow for a pilot of %d (before its tuning)", tooSlow, ns*1e-9, minPilotSweeps)
 				ch.Pilots = append(ch.Pilots, p)
 				continue
@@ -546,11 +550,12 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 	}
 	// No pilot ran: the first candidate the model accepts (it was built:
 	// only its pilot did not fit), by rule, if only the budget kept the
-	// pilots from running.
+	// pilots from running. (Not one refused before it was built: the
+	// model may refuse it, and the run would end with no answer.)
 	var why []string
 	unbuilt := false // a candidate the time left unbuilt: the model may accept it
 	for _, p := range ch.Pilots {
-		if errors.Is(p.err, ErrTooSlow) || errors.Is(p.err, ErrPilotOutOfTime) {
+		if (errors.Is(p.err, ErrTooSlow) && !p.unbuilt) || errors.Is(p.err, ErrPilotOutOfTime) {
 			ch.Spec = p.Spec
 			ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time for pilots (%s)", ch.Spec, p.Refused)
 			return ch, nil

@@ -41,9 +41,28 @@ func TestChooseRefusals(t *testing.T) {
 	// Wolff too slow before it is built: its tuning would cost more sweeps
 	// than its pilot may have.
 	for _, p := range ch.Pilots {
-		if p.Spec.Name == "wolff" && (!errors.Is(p.Err(), ErrTooSlow) || !strings.HasSuffix(p.Refused, "(before its tuning)") || p.NsPerSweep != wolffSweepCost(g)) {
-			t.Errorf("tiny budget: wolff refused %q (%v, %.3g ns a sweep), want ErrTooSlow before its tuning", p.Refused, p.Err(), p.NsPerSweep)
+		if p.Spec.Name == "wolff" && (!errors.Is(p.Err(), ErrTooSlow) || !strings.HasSuffix(p.Refused, "(before its tuning)") || p.NsPerSweep != wolffSweepCost(g) || !p.unbuilt) {
+			t.Errorf("tiny budget: wolff refused %q (%v, %.3g ns a sweep, unbuilt %v), want ErrTooSlow before its tuning", p.Refused, p.Err(), p.NsPerSweep, p.unbuilt)
 		}
+	}
+	// ... and so never chosen by rule, which takes only a candidate the
+	// model was seen to accept: where every other candidate ran out of
+	// time before it was built, Wolff (which the model may refuse: a
+	// table that is not a Potts pair) was chosen, and the run ended with
+	// the constructor's error (TestUAIBudget's grid under CI's load).
+	var late Choice
+	for _, name := range []string{"site", "sw", "wolff"} {
+		p := Pilot{Spec: Spec{Name: name}}
+		if name == "wolff" {
+			p.unbuilt = true
+			p.refuse(ErrTooSlow, "%s 1 s: too slow for a pilot (before its tuning)", tooSlow)
+		} else {
+			p.refuse(ErrBuildOutOfTime, "%s its construction did not finish within its share", overran)
+		}
+		late.Pilots = append(late.Pilots, p)
+	}
+	if ch, err := pick(late, 1e9); !errors.Is(err, ErrNoTime) {
+		t.Errorf("wolff unbuilt, the rest out of time: chose %v (%s), %v; want ErrNoTime", ch.Spec, ch.Reason, err)
 	}
 	// A frustrated model: the cluster moves' constructors refuse it, in
 	// their own words; nothing of Choose's own kinds.
