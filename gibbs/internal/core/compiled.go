@@ -14,6 +14,9 @@ import (
 // over the compiled A[i] (Algorithm 1): U_v = Σ_{φ∈A[i]} φ(x_{i←v}).
 func (c *Core) exactCompiled(i int) {
 	c.Stat.Steps++
+	if c.Size[i] == 2 && !c.NoBinary && c.binaryCompiled(i) {
+		return
+	}
 	u := c.U[:c.Size[i]]
 	clear(u)
 	n, ok := c.AddCompiled(i, u, true)
@@ -22,6 +25,84 @@ func (c *Core) exactCompiled(i int) {
 	}
 	c.Stat.Factors += int64(n)
 	c.set(i, u)
+}
+
+// binaryCompiled is exactCompiled for a binary variable i on a graph of
+// Potts pairs (and fields) with no hard factor of i's, its two energies
+// summed in locals rather than in c.U, in the order AddCompiled sums them
+// (the same draws, bit for bit: TestBinaryCompiled), then set2. It
+// reports false, having done nothing, where it does not apply: a row of
+// other factors, a hard factor, a long row under an interrupt channel, or
+// a recorded conditional (set's general path).
+func (c *Core) binaryCompiled(i int) bool {
+	k := c.KG
+	if !k.AllPotts && !k.Fields || c.Recording || k.HardStart[i] != k.HardStart[i+1] {
+		return false
+	}
+	nb, w := k.Row(i)
+	if len(nb) > PollEvery && c.Done != nil {
+		return false
+	}
+	var u0, u1 float64
+	if k.AllPotts {
+		u0, u1 = pottsRow2(c.X, nb, w)
+	} else {
+		u0, u1 = c.pottsFields2(nb, w)
+	}
+	if c.BrokenBinary {
+		u0, u1 = u1, u0
+	}
+	c.Stat.Factors += int64(len(nb))
+	d := u1 - u0
+	if math.IsNaN(d) {
+		u := c.U[:2]
+		u[0], u[1] = u0, u1
+		c.set(i, u)
+		return true
+	}
+	c.set2(i, u0, u1, d)
+	return true
+}
+
+// pottsRow2 is addPottsRow into u = (0, 0) for a binary variable: the two
+// interleaved accumulators in locals.
+func pottsRow2(x []float64, nb []int32, w []float64) (u0, u1 float64) {
+	var a, b [2]float64
+	w = w[:len(nb)]
+	p := 0
+	for ; p+1 < len(nb); p += 2 {
+		if v := int(x[nb[p]]); uint(v) < 2 {
+			a[v] += w[p]
+		}
+		if v := int(x[nb[p+1]]); uint(v) < 2 {
+			b[v] += w[p+1]
+		}
+	}
+	if p < len(nb) {
+		if v := int(x[nb[p]]); uint(v) < 2 {
+			a[v] += w[p]
+		}
+	}
+	return a[0] + b[0], a[1] + b[1]
+}
+
+// pottsFields2 is addPottsFields into u = (0, 0) for a binary variable.
+func (c *Core) pottsFields2(nb []int32, w []float64) (u0, u1 float64) {
+	k, x := c.KG, c.X
+	var a [2]float64
+	w = w[:len(nb)]
+	for p, j := range nb {
+		if j >= 0 {
+			if v := int(x[j]); uint(v) < 2 {
+				a[v] += w[p]
+			}
+			continue
+		}
+		vals := k.Tabs.Values(k.Ops[^j].Ref)[:2]
+		a[0] += vals[0]
+		a[1] += vals[1]
+	}
+	return a[0], a[1]
 }
 
 // AddCompiled adds Σ φ(x_{i←v}) over the soft factors of A[i] (and the hard

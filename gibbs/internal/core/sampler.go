@@ -103,6 +103,11 @@ type Core struct {
 	// NoRows makes TorusVars walk a CheckerRun through its list (tests:
 	// the row walk's draws against the list's).
 	NoRows bool
+	// NoBinary makes exactCompiled take its general path for binary
+	// variables too (tests: binaryCompiled's draws against it);
+	// BrokenBinary, for their broken variant, swaps binaryCompiled's two
+	// energies.
+	NoBinary, BrokenBinary bool
 
 	// PG is the Poisson minibatch of the samplers that draw one per
 	// update (PoissonGibbs, Mixed), or nil.

@@ -1,0 +1,84 @@
+package site
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/glass"
+	"github.com/pgibbs/pgibbs/potts"
+)
+
+// TestBinaryCompiled checks plain Gibbs's update of a binary variable on a
+// graph of Potts pairs, with or without fields (core.binaryCompiled: the
+// two energies summed in locals), against the general path it replaces
+// (core.Core.NoBinary), whose stationary distribution the enumeration
+// tests check: the same draws bit for bit, step by step and in sweeps,
+// with evidence, with the log-potential tracked and with conditionals
+// recorded (which take the general path). Its broken variant, the two
+// energies swapped, must give another chain.
+func TestBinaryCompiled(t *testing.T) {
+	spinGlass, err := glass.New(glass.Spec{L: 7, Beta: 2, FieldSD: 0.3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	p, err := potts.Sparse(400, 6, 2, 0.4, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range p.W {
+		p.W[k] = 1.5 * (r.Float64() - 0.4)
+	}
+	b := factorgraph.NewBuilder()
+	b.AddVariables(p.N, factorgraph.Discrete(2))
+	b.AddPottsPairs(p.I, p.J, p.W)
+	for i := 0; i < p.N; i += 23 {
+		b.Observe(i, float64(i%2))
+	}
+	pairs, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		g      *factorgraph.Graph
+		record bool
+	}{
+		{"glass", spinGlass, false},
+		{"pairs/evidence", pairs, false},
+		{"glass/recorded", spinGlass, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(general, broken bool) ([]float64, float64) {
+				s, err := NewGibbs(tc.g, rand.New(rand.NewPCG(7, 8)), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.core().NoBinary, s.core().BrokenBinary = general, broken
+				s.TrackLogPotential(true)
+				s.RecordConditionals(tc.record)
+				for range 20 * tc.g.NumVars() {
+					s.Step()
+				}
+				for range 5 {
+					s.Sweep()
+				}
+				if err := s.Err(); err != nil {
+					t.Fatal(err)
+				}
+				return slices.Clone(s.State()), s.LogPotentialChange()
+			}
+			want, wantD := run(true, false)
+			got, gotD := run(false, false)
+			if !slices.Equal(got, want) || math.Float64bits(gotD) != math.Float64bits(wantD) {
+				t.Errorf("binary path: state or log-potential change (%v against %v) differs from the general path's", gotD, wantD)
+			}
+			if bad, _ := run(false, true); !tc.record && slices.Equal(bad, want) {
+				t.Error("the binary path with its energies swapped gave the same chain")
+			}
+		})
+	}
+}
