@@ -32,16 +32,7 @@ func TestBinaryCompiled(t *testing.T) {
 	for k := range p.W {
 		p.W[k] = 1.5 * (r.Float64() - 0.4)
 	}
-	b := factorgraph.NewBuilder()
-	b.AddVariables(p.N, factorgraph.Discrete(2))
-	b.AddPottsPairs(p.I, p.J, p.W)
-	for i := 0; i < p.N; i += 23 {
-		b.Observe(i, float64(i%2))
-	}
-	pairs, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pairs := pairsGraph(t, p, 23)
 	for _, tc := range []struct {
 		name   string
 		g      *factorgraph.Graph

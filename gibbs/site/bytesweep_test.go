@@ -50,18 +50,11 @@ func TestByteSweep(t *testing.T) {
 					p.W[k] = 1.5 * (r.Float64() - 0.3)
 				}
 			}
-			b := factorgraph.NewBuilder()
-			b.AddVariables(p.N, factorgraph.Discrete(tc.q))
-			b.AddPottsPairs(p.I, p.J, p.W)
+			every := 0
 			if tc.observe {
-				for i := 0; i < p.N; i += 37 {
-					b.Observe(i, float64(i%tc.q))
-				}
+				every = 37
 			}
-			g, err := b.Build()
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := pairsGraph(t, p, every)
 			type sweeper interface {
 				RunSweep() bool
 				State() []float64
@@ -161,16 +154,7 @@ func TestByteScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := factorgraph.NewBuilder()
-	b.AddVariables(p.N, factorgraph.Discrete(3))
-	b.AddPottsPairs(p.I, p.J, p.W)
-	for i := 0; i < p.N; i += 41 {
-		b.Observe(i, float64(i%3))
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := pairsGraph(t, p, 41)
 	type scanner interface {
 		Step() int
 		State() []float64
@@ -347,4 +331,21 @@ func TestExactnessBytes(t *testing.T) {
 		}})
 	}
 	gibbstest.CheckBroken(t, graphs, broken)
+}
+
+// pairsGraph builds the graph of p's Potts pairs, q = p.Q, with every
+// every-th variable observed at its index mod q (none if every is 0).
+func pairsGraph(t *testing.T, p *potts.Pairs, every int) *factorgraph.Graph {
+	t.Helper()
+	b := factorgraph.NewBuilder()
+	b.AddVariables(p.N, factorgraph.Discrete(p.Q))
+	b.AddPottsPairs(p.I, p.J, p.W)
+	for i := 0; every > 0 && i < p.N; i += every {
+		b.Observe(i, float64(i%p.Q))
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
