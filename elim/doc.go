@@ -27,9 +27,10 @@
 // of an order is its tables: the induced width is the largest clique less
 // one; the work and the memory follow the entries of all the tables. Finding
 // the best order is NP-hard; greedy heuristics do well: [GreedyOrder] with
-// [MinFill] (the fewest fill edges, Kjærulff 1990) or [MinWeight] (the
-// smallest table), in O(log n) a pick beyond the rescoring of the vertices
-// an elimination touches. Plan keeps the better of the two, then tries
+// [MinFill] (the fewest fill edges, Kjærulff 1990), [MinWeight] (the
+// smallest table) or [WeightedMinFill] (the fill edges weighed by their
+// ends' domain sizes), in O(log n) a pick beyond the rescoring of the
+// vertices an elimination touches. Plan keeps the best of the three, then tries
 // randomised greedy orders (ties broken at random, from a fixed seed: a plan
 // is the same on every run) while their cost stays small beside the
 // elimination's: on the diagnosis networks and pedigrees they cut the
