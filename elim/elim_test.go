@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
@@ -233,7 +234,7 @@ func check(t *testing.T, g *factorgraph.Graph, vr variant) (float64, string) {
 	worst, where := 0.0, ""
 	for _, c := range comps {
 		want, wantZ := enumerate(g, c.Vars, touching(g, c.Vars))
-		res, err := c.solve(context.Background(), vr)
+		res, err := c.solve(context.Background(), vr, time.Time{}, time.Time{})
 		if want == nil {
 			if !errors.Is(err, ErrNoMass) {
 				return math.Inf(1), fmt.Sprintf("%s: no mass, Solve returned %v", name(c.Vars), err)

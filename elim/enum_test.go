@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/factorgraph/uai"
@@ -67,7 +68,7 @@ func answer(g *factorgraph.Graph, vr variant) ([][]float64, float64, error) {
 	}
 	logZ := ClampedLogPotential(g)
 	for _, c := range comps {
-		res, err := c.solve(context.Background(), vr)
+		res, err := c.solve(context.Background(), vr, time.Time{}, time.Time{})
 		if err != nil {
 			return nil, 0, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -290,5 +291,65 @@ func TestPlanContext(t *testing.T) {
 	}
 	if pots, err := groupFactors(cctx, g, facs[0], local, len(comps2[0])); !errors.Is(err, context.Canceled) || pots != nil {
 		t.Errorf("groupFactors with a cancelled context: %d groups, %v; want none and context.Canceled", len(pots), err)
+	}
+}
+
+// TestSolveBy: past its soft deadline SolveBy goes on while the rate of its
+// work would end the rest by the hard one, and gives up with ErrLate (a
+// context.DeadlineExceeded) once it would not; the work it counts ends at
+// the work it planned, so that its rate is the solve's own. A variant that
+// gives up at the soft deadline, whatever its progress, fails.
+func TestSolveBy(t *testing.T) {
+	g := gridModel(t, 15, 15, 2, 1)
+	comps, err := Plan(context.Background(), g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := comps[0]
+	want, err := c.Solve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The work counted in a solve is the work planned.
+	var steps [2]int
+	if _, err := c.solve(context.Background(), variant{steps: &steps}, time.Time{}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if steps[0] != steps[1] || steps[1] < 3*ticks {
+		t.Fatalf("work done %d, planned %d (want equal, and several looks at the clock)", steps[0], steps[1])
+	}
+	// Past the soft deadline, with all the time it needs: it finishes, and
+	// gives Solve's answer.
+	past, later := time.Now().Add(-time.Second), time.Now().Add(time.Hour)
+	for _, vr := range []variant{{}, {lateAtSoft: true}} {
+		got, err := c.solve(context.Background(), vr, past, later)
+		switch {
+		case vr.lateAtSoft && err == nil:
+			t.Error("the variant that gives up at the soft deadline finished: the test cannot see it")
+		case vr.lateAtSoft:
+		case err != nil:
+			t.Fatalf("SolveBy past its soft deadline with an hour left: %v", err)
+		case got.LogZ != want.LogZ || !slices.EqualFunc(got.Marginals, want.Marginals, slices.Equal):
+			t.Error("SolveBy's answer differs from Solve's")
+		}
+	}
+	// Both deadlines passed: ErrLate, a deadline error.
+	if _, err := c.SolveBy(context.Background(), past, past); !errors.Is(err, ErrLate) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("SolveBy past both deadlines: %v, want ErrLate", err)
+	}
+	// The projection: a tenth of the work done in one second projects ten,
+	// so a hard deadline 5 s after the start gives up and one 11 s after
+	// goes on; before the soft deadline nothing is projected.
+	start := time.Now()
+	sv := &solver{start: start, soft: start, done: 1, total: 10}
+	at := start.Add(time.Second)
+	for _, tc := range []struct {
+		soft, hard time.Duration
+		late       bool
+	}{{0, 5 * time.Second, true}, {0, 11 * time.Second, false}, {2 * time.Second, 5 * time.Second, false}, {0, 500 * time.Millisecond, true}} {
+		sv.soft, sv.hard = start.Add(tc.soft), start.Add(tc.hard)
+		if err := sv.late(at); (err != nil) != tc.late {
+			t.Errorf("soft %v, hard %v, a tenth done at 1 s: late %v, want %v", tc.soft, tc.hard, err, tc.late)
+		}
 	}
 }

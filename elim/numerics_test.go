@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
@@ -115,7 +116,7 @@ func TestLinearWherePossible(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := 0
-	if _, err := comps[0].solve(t.Context(), variant{logBuckets: &logs}); err != nil {
+	if _, err := comps[0].solve(t.Context(), variant{logBuckets: &logs}, time.Time{}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if logs > 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/internal/xmath"
@@ -62,6 +63,11 @@ type solver struct {
 	tick  int
 	logZ  float64
 	vr    variant
+	// SolveBy's deadlines (zero: none), when it started, and the work
+	// done and to do, in the units of step.
+	soft, hard  time.Time
+	start       time.Time
+	done, total int
 }
 
 // ticks is how many table entries Solve processes between two looks at
@@ -122,21 +128,42 @@ const ticks = 1 << 21
 // probability. It allocates about Bytes bytes, and is safe to call
 // concurrently.
 func (c *Component) Solve(ctx context.Context) (*Result, error) {
-	return c.solve(ctx, variant{})
+	return c.solve(ctx, variant{}, time.Time{}, time.Time{})
 }
+
+// SolveBy is Solve with two deadlines. Until soft it runs as Solve; past
+// soft it goes on only while the rate of its work so far would end the
+// rest by hard, and returns an error wrapping context.DeadlineExceeded
+// (ErrLate) as soon as it would not, or at hard. A caller whose deadline
+// is soft for an elimination nearly done (the answer would otherwise be
+// sampled in the little time left) lets it finish by hard instead of
+// throwing its work away; one that has nothing to gain passes soft = hard.
+// A zero soft means no deadline (hard is then ignored).
+func (c *Component) SolveBy(ctx context.Context, soft, hard time.Time) (*Result, error) {
+	if !soft.IsZero() && hard.Before(soft) {
+		hard = soft
+	}
+	return c.solve(ctx, variant{}, soft, hard)
+}
+
+// ErrLate is SolveBy's error when its elimination would not end by its
+// deadline.
+var ErrLate = fmt.Errorf("elim: the elimination would not end by its deadline: %w", context.DeadlineExceeded)
 
 // variant selects a deliberately broken Solve, for the tests that must
 // reject it; the zero value is Solve.
 type variant struct {
-	forceLinear  bool // every table and bucket in linear space, whatever its range
-	upwardOnly   bool // the downward pass weighs no bucket by its separator's marginal
-	scatterFirst bool // a bucket projects its conditional, not its marginal, to its children
-	oldRoot      bool // a bucket whose table is one row is taken for a root (issue 32): its message counts in log Z twice
-	logBuckets   *int // if not nil, counts the buckets computed in log space
+	forceLinear  bool    // every table and bucket in linear space, whatever its range
+	upwardOnly   bool    // the downward pass weighs no bucket by its separator's marginal
+	scatterFirst bool    // a bucket projects its conditional, not its marginal, to its children
+	oldRoot      bool    // a bucket whose table is one row is taken for a root (issue 32): its message counts in log Z twice
+	logBuckets   *int    // if not nil, counts the buckets computed in log space
+	lateAtSoft   bool    // SolveBy gives up at its soft deadline, whatever its progress
+	steps        *[2]int // if not nil, receives the work done and the work planned (solver.step's units)
 }
 
 // solve is Solve, or a broken variant of it.
-func (c *Component) solve(ctx context.Context, vr variant) (*Result, error) {
+func (c *Component) solve(ctx context.Context, vr variant, soft, hard time.Time) (*Result, error) {
 	if c.Err != nil {
 		return nil, c.Err
 	}
@@ -144,7 +171,7 @@ func (c *Component) solve(ctx context.Context, vr variant) (*Result, error) {
 		return nil, err
 	}
 	s := c.s
-	sv := &solver{c: c, s: s, ctx: ctx, vr: vr,
+	sv := &solver{c: c, s: s, ctx: ctx, vr: vr, soft: soft, hard: hard, start: time.Now(), total: s.steps(),
 		forms: make([]form, len(s.tabs)),
 		ix:    make([][]int32, s.maxIns),
 		base:  make([]int, s.maxIns),
@@ -197,17 +224,63 @@ func (c *Component) solve(ctx context.Context, vr variant) (*Result, error) {
 			p[j] /= sum
 		}
 	}
+	if vr.steps != nil {
+		*vr.steps = [2]int{sv.done, sv.total}
+	}
 	return &Result{Vars: slices.Clone(c.Vars), Marginals: sv.marg, LogZ: sv.logZ}, nil
 }
 
 // tick counts n entries of work and looks at the context when enough have
 // passed since the last look.
 func (sv *solver) step(n int) error {
+	sv.done += n
 	if sv.tick += n; sv.tick < ticks {
 		return nil
 	}
 	sv.tick = 0
-	return sv.ctx.Err()
+	if err := sv.ctx.Err(); err != nil {
+		return err
+	}
+	if sv.soft.IsZero() {
+		return nil
+	}
+	return sv.late(time.Now())
+}
+
+// late returns ErrLate if at now the solve is past its soft deadline and
+// the rate of its work so far would not end the rest by the hard one (or
+// the hard one has passed), nil otherwise.
+func (sv *solver) late(now time.Time) error {
+	if sv.soft.IsZero() || now.Before(sv.soft) {
+		return nil
+	}
+	if sv.vr.lateAtSoft {
+		return ErrLate
+	}
+	spent := now.Sub(sv.start)
+	end := sv.start.Add(time.Duration(float64(spent) * float64(sv.total) / float64(max(sv.done, 1))))
+	if now.After(sv.hard) || end.After(sv.hard) {
+		return ErrLate
+	}
+	return nil
+}
+
+// steps returns the work of a solve in the units of solver.step: the
+// tabulation of every potential, and each bucket's chunks in both passes.
+func (s *schedule) steps() int {
+	n := 0
+	for k := range s.pots {
+		n += s.tabs[s.pots[k].tab].n * workFactor
+	}
+	for k := range s.buckets {
+		bk := &s.buckets[k]
+		if bk.cn == 0 {
+			continue
+		}
+		chunks := (bk.t.n + bk.cn - 1) / bk.cn
+		n += 2 * chunks * bk.cn * (len(bk.ins) + 1)
+	}
+	return n
 }
 
 // tabulate fills potential p's table with the sum of its factors' values

@@ -342,7 +342,8 @@ func Prepare(ctx context.Context, g *factorgraph.Graph, b Budget, opt Options) (
 		return pr, fmt.Errorf("infer: planning the exact elimination: %w", ctx.Err())
 	}
 	phase.Enter("solve")
-	if err := ex.Solve(ctx, solveBy); err != nil {
+	hard, _ := b.Deadline()
+	if err := ex.SolveBy(ctx, solveBy, hard); err != nil {
 		if interrupted(ctx) {
 			return pr, err
 		}

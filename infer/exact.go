@@ -101,22 +101,40 @@ func (e *ExactPart) Any() bool {
 // and the others are still tried. If ctx is cancelled, Solve returns its
 // error at once; the components solved so far keep their Results.
 func (e *ExactPart) Solve(ctx context.Context, deadline time.Time) error {
+	return e.SolveBy(ctx, deadline, deadline)
+}
+
+// SolveBy is Solve with deadline soft, except for the last elimination of
+// an answer that is exact if it ends (every component exact, the others
+// solved): that one may run on past soft up to hard while the rate of its
+// work so far would end it by then (elim.Component.SolveBy). Handing it
+// back to sampling at soft would leave the sampler the time between soft
+// and hard, little beside the elimination's own, for the whole answer.
+func (e *ExactPart) SolveBy(ctx context.Context, soft, hard time.Time) error {
 	start := time.Now()
 	defer func() { e.Seconds = time.Since(start).Seconds() }()
+	last := -1 // the last exact component, if every one is
+	if e.All() {
+		last = len(e.Components) - 1
+	}
 	for k, c := range e.Components {
 		if !e.Exact[k] {
 			continue
 		}
 		cctx, cancel := ctx, context.CancelFunc(func() {})
-		if !deadline.IsZero() {
-			cctx, cancel = context.WithDeadline(ctx, deadline)
+		by := soft
+		if k == last && hard.After(soft) {
+			by = hard
 		}
-		r, err := c.Solve(cctx)
+		if !by.IsZero() {
+			cctx, cancel = context.WithDeadline(ctx, by)
+		}
+		r, err := c.SolveBy(cctx, soft, by)
 		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
 			e.Exact[k] = false
-			e.Why[k] = fmt.Sprintf("its elimination (estimated %v) was not done within the %v it had", stretched(c).Round(time.Millisecond), deadline.Sub(start).Round(time.Millisecond))
+			e.Why[k] = fmt.Sprintf("its elimination (estimated %v) was not done within the %v it had", stretched(c).Round(time.Millisecond), by.Sub(start).Round(time.Millisecond))
 			continue
 		case err != nil && ctx.Err() != nil:
 			// Interrupted: this component and those after it are not
