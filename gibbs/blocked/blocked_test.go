@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -498,13 +499,15 @@ func TestBlockedUAI(t *testing.T) {
 	}
 }
 
-// BenchmarkBlockedUAI times a sweep of Blocked on the shared Grids_11
-// model (skipped without it).
+// BenchmarkBlockedUAI times a step of Blocked on shared UAI models: a grid,
+// a pedigree and a UAI 2014 linkage pedigree beyond exact elimination
+// (each skipped without its file).
 func BenchmarkBlockedUAI(b *testing.B) {
-	for _, model := range []string{"Grids_11", "Pedigree_11"} {
-		file := "../../shared/data/uai/" + model + ".uai"
+	for _, model := range []string{"uai/Grids_11", "uai/Pedigree_11", "uai-hard/linkage_20"} {
+		file := "../../../shared/data/" + model + ".uai"
 		if _, err := os.Stat(file); err != nil {
-			b.Skip("no shared UAI data")
+			b.Logf("%s: %v", model, err)
+			continue
 		}
 		p, err := uai.ReadProblem(file, file+".evid", "")
 		if err != nil {
@@ -516,7 +519,7 @@ func BenchmarkBlockedUAI(b *testing.B) {
 		}
 		for _, w := range []int{4, 12} {
 			for _, rb := range []bool{false, true} {
-				b.Run(fmt.Sprintf("model=%s/width=%d/rb=%v", model, w, rb), func(b *testing.B) {
+				b.Run(fmt.Sprintf("model=%s/width=%d/rb=%v", path.Base(model), w, rb), func(b *testing.B) {
 					s, err := NewWith(g, rand.New(rand.NewPCG(1, 1)), nil, nil, Config{Config: blocks.Config{MaxWidth: w}})
 					if err != nil {
 						b.Fatal(err)
