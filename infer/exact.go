@@ -1,9 +1,11 @@
 package infer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/pgibbs/pgibbs/elim"
@@ -113,17 +115,25 @@ func (e *ExactPart) Solve(ctx context.Context, deadline time.Time) error {
 func (e *ExactPart) SolveBy(ctx context.Context, soft, hard time.Time) error {
 	start := time.Now()
 	defer func() { e.Seconds = time.Since(start).Seconds() }()
-	last := -1 // the last exact component, if every one is
-	if e.All() {
-		last = len(e.Components) - 1
+	// The components in the order of their estimates (the longest last,
+	// the one that may run on), each solved once.
+	order := make([]int, len(e.Components))
+	for k := range order {
+		order[k] = k
 	}
-	for k, c := range e.Components {
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(e.Components[a].Estimate(), e.Components[b].Estimate())
+	})
+	for n, k := range order {
+		c := e.Components[k]
 		if !e.Exact[k] {
 			continue
 		}
 		cctx, cancel := ctx, context.CancelFunc(func() {})
 		by := soft
-		if k == last && hard.After(soft) {
+		// The last to solve, every other one exact and solved (one handed
+		// back to sampling is no longer Exact).
+		if n == len(order)-1 && e.All() && hard.After(soft) {
 			by = hard
 		}
 		if !by.IsZero() {
@@ -139,7 +149,7 @@ func (e *ExactPart) SolveBy(ctx context.Context, soft, hard time.Time) error {
 		case err != nil && ctx.Err() != nil:
 			// Interrupted: this component and those after it are not
 			// exact; the ones solved keep their results.
-			for j := k; j < len(e.Components); j++ {
+			for _, j := range order[n:] {
 				if e.Exact[j] {
 					e.Exact[j] = false
 					e.Why[j] = "the run was interrupted before its elimination was done"

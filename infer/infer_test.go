@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +226,54 @@ func TestExactFallback(t *testing.T) {
 	ex, _ = PlanExact(context.Background(), g, 1<<30, time.Nanosecond)
 	if ex.Exact[0] || !strings.Contains(ex.Why[0], "MaxTime = 1ns") {
 		t.Errorf("a tiny time budget: exact %v, why %q", ex.Exact[0], ex.Why[0])
+	}
+}
+
+// TestExactSolveBy: the last elimination of an answer that is then exact
+// runs past the soft deadline to the hard one (the same marginals as
+// without deadlines); with another component handed back to sampling at
+// the soft deadline, it is not, and is handed back too.
+func TestExactSolveBy(t *testing.T) {
+	g := isingTorus(t, 8, 0.4)
+	ex, err := PlanExact(context.Background(), g, 1<<30, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.Solve(context.Background(), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	want := ex.Results[0].Marginals
+	ex, _ = PlanExact(context.Background(), g, 1<<30, time.Hour)
+	if err := ex.SolveBy(context.Background(), time.Now().Add(time.Nanosecond), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if !ex.Exact[0] || !slices.EqualFunc(ex.Results[0].Marginals, want, slices.Equal) {
+		t.Fatalf("the only elimination, past its soft deadline with an hour left: exact %v (%q)", ex.Exact[0], ex.Why[0])
+	}
+	// Two components: a lone pair (solved first, its estimate the
+	// smaller) and the torus. The pair misses the soft deadline, so the
+	// answer is not exact whatever the torus does: it keeps the soft one.
+	b := factorgraph.NewBuilder()
+	b.AddVariables(66, factorgraph.Discrete(2))
+	for i := range 64 {
+		r, c := i/8, i%8
+		for _, j := range []int{r*8 + (c+1)%8, ((r+1)%8)*8 + c} {
+			b.AddFactor(factorgraph.NewProbTable([]int{i, j}, []int{2, 2}, []float64{math.Exp(0.4), 1, 1, math.Exp(0.4)}))
+		}
+	}
+	b.AddFactor(factorgraph.NewProbTable([]int{64, 65}, []int{2, 2}, []float64{2, 1, 1, 2}))
+	g2, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, _ = PlanExact(context.Background(), g2, 1<<30, time.Hour)
+	if len(ex.Components) != 2 || !ex.All() {
+		t.Fatalf("%d components, exact %v", len(ex.Components), ex.Exact)
+	}
+	if err := ex.SolveBy(context.Background(), time.Now().Add(time.Nanosecond), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if ex.Exact[0] || ex.Exact[1] {
+		t.Errorf("a component handed back at the soft deadline, another past it: exact %v (%q)", ex.Exact, ex.Why)
 	}
 }
