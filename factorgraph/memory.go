@@ -25,7 +25,7 @@ func (g *Graph) Bytes() int {
 	s := &g.fs
 	b += bytesOf(s.runs) + bytesOf(s.obj) + bytesOf(s.pa) + bytesOf(s.pb) + bytesOf(s.pw) + bytesOf(s.pots)
 	k := g.kern
-	b += bytesOf(k.SoftStart) + bytesOf(k.Nbr) + bytesOf(k.W) + k.OneWeightBytes() + bytesOf(k.Ops) + bytesOf(k.HardStart) + bytesOf(k.Hard) +
+	b += bytesOf(k.SoftStart) + bytesOf(k.Nbr) + bytesOf(k.W) + k.OneWeightBytes() + bytesOf(k.Ops) + bytesOf(k.FieldVals) + bytesOf(k.HardStart) + bytesOf(k.Hard) +
 		bytesOf(k.Heads) + bytesOf(k.HeadStart) + bytesOf(k.Head) + bytesOf(k.HeadLo) + bytesOf(k.BandStart) + bytesOf(k.Bands) +
 		bytesOf(k.BandCols) + bytesOf(k.BandLo)
 	// The table factors: the kernel's extend the bulk ones (a *Table's

@@ -70,6 +70,30 @@ func TestBinaryCompiled(t *testing.T) {
 			if bad, _ := run(false, true); !tc.record && slices.Equal(bad, want) {
 				t.Error("the binary path with its energies swapped gave the same chain")
 			}
+			// Assign (a cluster move's flips) tracks the log-potential
+			// change the same way, bit for bit.
+			assign := func(general, broken bool) float64 {
+				s, err := NewGibbs(tc.g, rand.New(rand.NewPCG(7, 8)), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.core().NoBinary, s.core().BrokenBinary = general, broken
+				s.TrackLogPotential(true)
+				r := rand.New(rand.NewPCG(9, 10))
+				free := tc.g.Free()
+				for range 50 * len(free) {
+					i := free[r.IntN(len(free))]
+					s.Assign(i, 1-s.State()[i])
+				}
+				return s.LogPotentialChange()
+			}
+			wantA, gotA, badA := assign(true, false), assign(false, false), assign(false, true)
+			if math.Float64bits(gotA) != math.Float64bits(wantA) {
+				t.Errorf("Assign's log-potential change %v, the general path's %v", gotA, wantA)
+			}
+			if badA == wantA {
+				t.Errorf("Assign with the energies swapped tracks the same change, %v", badA)
+			}
 		})
 	}
 }

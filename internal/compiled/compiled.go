@@ -138,6 +138,10 @@ type Graph struct {
 	// the row's own variable alone (stride 1), which an exact update reads
 	// inline (a glass or a Potts model with external fields).
 	Fields bool
+	// FieldVals, where Fields, holds each op's field values
+	// (Tabs.Values(Ops[o].Ref)): one load from the row's entry to the
+	// values, where Ops, Tabs.Pot and Tabs.Pots are three dependent ones.
+	FieldVals [][]float64
 	// Discrete says the graph has a free discrete variable.
 	Discrete bool
 	// Generic says some factor of the graph is of the generic kind.

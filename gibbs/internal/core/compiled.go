@@ -98,7 +98,7 @@ func (c *Core) pottsFields2(nb []int32, w []float64) (u0, u1 float64) {
 			}
 			continue
 		}
-		vals := k.Tabs.Values(k.Ops[^j].Ref)[:2]
+		vals := k.FieldVals[^j][:2]
 		a[0] += vals[0]
 		a[1] += vals[1]
 	}
@@ -173,7 +173,7 @@ func (c *Core) addPottsFields(nb []int32, w, u []float64) {
 			}
 			continue
 		}
-		vals := k.Tabs.Values(k.Ops[^j].Ref)[:len(u)]
+		vals := k.FieldVals[^j][:len(u)]
 		for v, f := range vals {
 			u[v] += f
 		}

@@ -57,7 +57,17 @@ func (c *Core) Assign(i int, v float64) {
 	if c.LogTracking && c.X[i] != v && !math.IsNaN(c.LogDelta) {
 		u := c.U[:c.Size[i]]
 		o, n := int(c.X[i]), int(v)
-		if c.energies(i, u) && uint(o) < uint(len(u)) && uint(n) < uint(len(u)) && float64(n) == v {
+		if k := c.KG; len(u) == 2 && !c.NoBinary && k != nil && (k.AllPotts || k.Fields) && k.HardStart[i] == k.HardStart[i+1] && uint(o) < 2 && uint(n) < 2 && float64(n) == v {
+			// A binary variable's two energies summed in locals, in
+			// energies' order (the same sums, bit for bit:
+			// TestBinaryCompiled).
+			nb, w := k.Row(i)
+			u0, u1 := c.pottsFields2(nb, w)
+			if c.BrokenBinary {
+				u0, u1 = u1, u0
+			}
+			c.LogDelta += (u1 - u0) * float64(n-o)
+		} else if c.energies(i, u) && uint(o) < uint(len(u)) && uint(n) < uint(len(u)) && float64(n) == v {
 			c.LogDelta += u[n] - u[o]
 		} else {
 			c.LogDelta = math.NaN()
