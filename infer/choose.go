@@ -255,11 +255,21 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 	}
 	var seen [][][]int // the block sets of the block candidates so far
 	slowWidth := 0     // the narrowest block width too slow for a pilot (0: none yet)
+	slowTable := 0.0   // the largest table of its blocks
 	for k, spec := range cands {
 		p := Pilot{Spec: spec}
 		if w := spec.Block.MaxWidth; spec.Name == "block" && slowWidth > 0 && w > slowWidth && w < WideWidth {
 			// Wider blocks cost more a sweep: not worth building.
 			p.refuse(errWider, "%s width %d's", tooSlowWider, slowWidth)
+			ch.Pilots = append(ch.Pilots, p)
+			continue
+		}
+		if w, t := spec.Block.MaxWidth, float64(spec.Block.MaxTable); spec.Name == "block" && slowTable > 0 && w >= WideWidth && t >= slowTable {
+			// Blocks bounded by tables alone, as large as the too slow
+			// width's largest or larger, grow as large blocks at least:
+			// not worth building either (on a 20×20 glass, 2¹⁴ and 2¹⁸
+			// beside width 12's 2¹³: 0.5 s of a 20-s answer's pilots).
+			p.refuse(errWider, "%s width %d's (its tables allow that width's largest, %.4g entries)", tooSlowWider, slowWidth, slowTable)
 			ch.Pilots = append(ch.Pilots, p)
 			continue
 		}
@@ -314,7 +324,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 				p.refuse(ErrPilotOutOfTime, "%s its pilot did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))
 			}
 			if w := spec.Block.MaxWidth; spec.Name == "block" && w > 0 && w < WideWidth && errors.Is(p.err, ErrTooSlow) && slowWidth == 0 {
-				slowWidth = w
+				slowWidth, slowTable = w, largestTable(smp)
 			}
 		}
 		cancel()
@@ -466,6 +476,20 @@ func frozenSites(ps []Pilot) bool {
 		}
 	}
 	return false
+}
+
+// largestTable returns the largest table of smp's blocks, a Blocked
+// sampler (0 for another).
+func largestTable(smp gibbs.Sampler) float64 {
+	b, ok := smp.(*blocked.Blocked)
+	if !ok {
+		return 0
+	}
+	t := 0.0
+	for _, bi := range b.Blocks() {
+		t = max(t, bi.MaxTable)
+	}
+	return t
 }
 
 // heldTogether returns the mean share of the n free variables in a block

@@ -24,8 +24,8 @@ func TestChooseRefusals(t *testing.T) {
 		}
 	}
 	// A budget that leaves no time for any pilot: single sites and the
-	// narrowest blocks too slow, wider blocks not built, the first
-	// candidate by rule.
+	// narrowest blocks too slow, wider blocks (and those bounded by tables
+	// that allow theirs) not built, the first candidate by rule.
 	g := isingTorus(t, 12, 0.9)
 	ch, err := Choose(context.Background(), g, ChooseOptions{Budget: 1e3, Seed: 5})
 	if err != nil {
@@ -37,6 +37,20 @@ func TestChooseRefusals(t *testing.T) {
 	}
 	if p := ch.Pilots[0]; !errors.Is(p.Err(), ErrTooSlow) || !strings.HasPrefix(p.Refused, tooSlow) {
 		t.Errorf("tiny budget: %v refused %q (%v), want ErrTooSlow", p.Spec, p.Refused, p.Err())
+	}
+	// Blocks bounded by tables alone, whose bound allows the too slow
+	// width's largest table, are not built either.
+	tables := 0
+	for _, p := range ch.Pilots {
+		if p.Spec.Name == "block" && p.Spec.Block.MaxWidth >= WideWidth {
+			tables++
+			if !errors.Is(p.Err(), errWider) || !strings.Contains(p.Refused, "its tables allow that width's largest") {
+				t.Errorf("tiny budget: %v refused %q (%v), want errWider by its tables", p.Spec, p.Refused, p.Err())
+			}
+		}
+	}
+	if tables == 0 {
+		t.Error("tiny budget: no candidate of blocks bounded by tables")
 	}
 	// Wolff too slow before it is built: its tuning would cost more sweeps
 	// than its pilot may have.
