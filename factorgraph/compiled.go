@@ -62,12 +62,7 @@ func (g *Graph) compile(c counts) {
 			break
 		}
 	}
-	if k.Fields && len(k.Ops) > 0 {
-		k.FieldVals = make([][]float64, len(k.Ops))
-		for o, op := range k.Ops {
-			k.FieldVals[o] = k.Tabs.Values(op.Ref)
-		}
-	}
+	k.LinkFields()
 	for _, i := range g.free {
 		k.Discrete = k.Discrete || g.domains.At(i).IsDiscrete()
 	}

@@ -383,10 +383,7 @@ func shiftFields(k *compiled.Graph) *compiled.Graph {
 		v := slices.Clone(p.Values)
 		p.Values = append(v[1:], v[0])
 	}
-	c.FieldVals = make([][]float64, len(k.Ops))
-	for o, op := range k.Ops {
-		c.FieldVals[o] = c.Tabs.Values(op.Ref)
-	}
+	c.LinkFields()
 	return &c
 }
 

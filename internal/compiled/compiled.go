@@ -94,6 +94,20 @@ func (tb *Tabs) Base(t int32, x []float64, si int32, xi float64) int {
 // Values returns the entries of table factor t's potential.
 func (tb *Tabs) Values(t int32) []float64 { return tb.Pots[tb.Pot[t]].Values }
 
+// LinkFields sets FieldVals from Ops and Tabs where Fields (nil
+// otherwise): the one place that derives it, for the compiler and for a
+// copy whose tables changed.
+func (k *Graph) LinkFields() {
+	k.FieldVals = nil
+	if !k.Fields || len(k.Ops) == 0 {
+		return
+	}
+	k.FieldVals = make([][]float64, len(k.Ops))
+	for o, op := range k.Ops {
+		k.FieldVals[o] = k.Tabs.Values(op.Ref)
+	}
+}
+
 // Graph is the compiled form of a factor graph's neighbourhoods A[i].
 //
 // The soft factors of A[i] are the entries SoftStart[i] ≤ p < SoftStart[i+1]
