@@ -353,3 +353,39 @@ func TestSolveBy(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanSmallFirst: a deadline that ends the planning in a large
+// component leaves the smaller ones after it planned: Plan takes the
+// components smallest first (a grid of 40 000 variables, then a pair).
+func TestPlanSmallFirst(t *testing.T) {
+	const side = 200
+	n := side * side
+	b := factorgraph.NewBuilder()
+	b.AddVariables(n+2, factorgraph.Discrete(2))
+	pair := []float64{1, 0.5, 0.5, 1}
+	for i := range n {
+		if (i+1)%side != 0 {
+			b.AddFactor(factorgraph.NewProbTable([]int{i, i + 1}, []int{2, 2}, pair))
+		}
+		if i+side < n {
+			b.AddFactor(factorgraph.NewProbTable([]int{i, i + side}, []int{2, 2}, pair))
+		}
+	}
+	b.AddFactor(factorgraph.NewProbTable([]int{n, n + 1}, []int{2, 2}, pair))
+	g := build(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	comps, err := Plan(ctx, g, Options{MaxBytes: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(comps) != 2 || len(comps[0].Vars) != n || len(comps[1].Vars) != 2 {
+		t.Fatalf("%d components", len(comps))
+	}
+	if !errors.Is(comps[0].Err, context.DeadlineExceeded) {
+		t.Errorf("the grid: Err %v, want context.DeadlineExceeded", comps[0].Err)
+	}
+	if comps[1].Err != nil || comps[1].Order == nil {
+		t.Errorf("the pair after it: Err %v, order %v; want it planned", comps[1].Err, comps[1].Order)
+	}
+}

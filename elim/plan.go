@@ -1,6 +1,7 @@
 package elim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,9 +86,10 @@ type Component struct {
 // tables of the orders tried exceed them (a grid of 10⁶ binary variables in
 // a few seconds, one of 40 000 in a fraction of one). Plan looks at ctx
 // every 2¹⁶ factors while it gathers a component's factors and every
-// millisecond or two of its search: once ctx is done, the component
-// being planned and those after it are returned unplanned, their Err
-// wrapping ctx.Err() (a caller with a deadline samples them instead).
+// millisecond or two of its search. It plans the components smallest
+// first: once ctx is done, the component being planned and the larger
+// ones not yet planned are returned unplanned, their Err wrapping
+// ctx.Err() (a caller with a deadline samples them instead).
 func Plan(ctx context.Context, g *factorgraph.Graph, opt Options) ([]*Component, error) {
 	if g == nil {
 		return nil, errors.New("elim: Plan: nil graph")
@@ -110,7 +112,18 @@ func Plan(ctx context.Context, g *factorgraph.Graph, opt Options) ([]*Component,
 	for i := range local {
 		local[i] = -1
 	}
-	for k, vars := range comps {
+	// The smallest components first: a deadline that ends the planning
+	// in a large one leaves the small ones planned (on UAI 2014 pedigrees
+	// at 4 s, the component of 900 variables took the whole share, and the
+	// exact answers of its small neighbours were lost with it). Each
+	// keeps its own stream, so the plans are those of any order.
+	order := make([]int, len(comps))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(comps[a]), len(comps[b])) })
+	for _, k := range order {
+		vars := comps[k]
 		if err := ctx.Err(); err != nil {
 			out[k] = &Component{Vars: vars, g: g, Err: fmt.Errorf("elim: %s: not planned: %w", name(vars), err)}
 			continue
