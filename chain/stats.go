@@ -26,6 +26,14 @@ func (s *Stats) Add(o Stats) {
 	s.Accepted += o.Accepted
 }
 
+// Sub subtracts the counts of o from s, field by field (what a chain did
+// since its counters were o).
+func (s *Stats) Sub(o Stats) {
+	s.Steps -= o.Steps
+	s.Proposals -= o.Proposals
+	s.Accepted -= o.Accepted
+}
+
 // AcceptanceRate returns Accepted/Proposals, the acceptance rate of the
 // Metropolis–Hastings proposals (NaN when Proposals is 0).
 func (s Stats) AcceptanceRate() float64 {

@@ -86,6 +86,15 @@ func (s *Stats) Add(o Stats) {
 	s.Tries += o.Tries
 }
 
+// Sub subtracts the counts of o from s, field by field (what a sampler
+// did since its counters were o).
+func (s *Stats) Sub(o Stats) {
+	s.Stats.Sub(o.Stats)
+	s.Factors -= o.Factors
+	s.Picks -= o.Picks
+	s.Tries -= o.Tries
+}
+
 // FactorsPerStep returns Factors/Steps.
 func (s Stats) FactorsPerStep() float64 { return ratio(s.Factors, s.Steps) }
 

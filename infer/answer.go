@@ -26,7 +26,9 @@ type Options struct {
 	// Zero means half the memory this process may use (sysmem.Total; 2
 	// GiB if it cannot be read), as the command line does.
 	MaxBytes float64
-	// Seed seeds the pilots and the chains (chain k: stream k).
+	// Seed seeds the pilots and the chains (chain k: stream k; chain 0
+	// continues the chosen pilot's chain, on its stream, where the pilots
+	// chose the sampler).
 	Seed uint64
 	// Sweeps, if positive, is the sampled part's length in
 	// sweep-equivalents (after its burn-in of half of it, at most 1000)
@@ -200,7 +202,7 @@ func marginals(ctx context.Context, g *factorgraph.Graph, opt Options, start tim
 	case pr.Choice == nil:
 		a.stop(pr.Why)
 	default:
-		err = a.sample(ctx, g, opt, pr.Choice.Spec, pr.Choice.nsPerSweep(), b)
+		err = a.sample(ctx, g, opt, pr.Choice.Spec, pr.Choice.nsPerSweep(), pr.Choice.take(), b)
 	}
 	pr.Exact.Overlay(a.Marginals, a.Exact)
 	return a, err
@@ -213,7 +215,7 @@ func fixed(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget) (*A
 	for i := range g.NumVars() {
 		_, a.Exact[i] = g.Observed(i)
 	}
-	err := a.sample(ctx, g, opt, *opt.Run.Spec, 0, b)
+	err := a.sample(ctx, g, opt, *opt.Run.Spec, 0, nil, b)
 	return a, err
 }
 

@@ -128,6 +128,10 @@ type Pilot struct {
 	// sweep cost, checked before its tuning): the model may refuse it,
 	// so no rule may choose it.
 	unbuilt bool
+	// chain is the pilot's chain where it ran to its end (or was built
+	// and refused as too slow, before any step): what the run may
+	// continue (Choice.keep).
+	chain *pilotChain
 }
 
 // Err returns why the candidate could not run, nil if it ran: a refusal
@@ -186,6 +190,67 @@ type Choice struct {
 	Reason string
 
 	frustrated bool // Frustrated(the model): the rule's case for exchange
+	// adopt is the chosen candidate's pilot chain, which the run
+	// continues (nil: none to continue; taken by the run).
+	adopt *pilotChain
+}
+
+// pilotChain is a candidate's pilot chain, kept until the choice so that
+// the run can continue the chosen one's instead of building its sampler
+// again: its construction (blocks' eliminations, a ladder's tuning, a
+// feasible start) and its steps, part of the run's burn-in, are done. Its
+// length is the pilot's (by the cost model, not the clock), so the run
+// stays a function of the seed.
+type pilotChain struct {
+	smp   gibbs.Sampler
+	src   *rand.PCG // the stream smp draws from
+	steps int64     // the pilot's steps (0: built, too slow to run)
+}
+
+// keepBytes bounds the memory of the pilot chains Choose keeps until its
+// choice (pilotBytes): beyond it, a pilot's sampler is let go and the run
+// builds the chosen one again, as it would without them. A fixed bound, so
+// that which chain the run continues depends on the model and the seed
+// alone (a pedigree's eight candidates: tens of MB).
+const keepBytes = 256 << 20
+
+// pilotBytes estimates what smp, a pilot's sampler on g, holds beyond the
+// model, from its structure alone (never the heap, which would make the
+// run depend on the garbage collector): a chain's state and scratch (96
+// bytes a variable, as ChainBytes), its blocks' tables, an exchange's
+// replicas and tempered models.
+func pilotBytes(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
+	b := 96 * float64(g.NumVars())
+	switch s := smp.(type) {
+	case *blocked.Blocked:
+		for _, bi := range s.Blocks() {
+			b += 8 * bi.Entries
+		}
+	case *exchange.Exchange:
+		b = float64(s.Replicas())*b + float64(len(s.Ladder())-1)*float64(g.Bytes())
+	}
+	return b
+}
+
+// keep keeps the chosen candidate's pilot chain for the run (adopt) and
+// lets the others go.
+func (ch *Choice) keep() {
+	for k := range ch.Pilots {
+		if p := &ch.Pilots[k]; p.chain != nil {
+			if p.Spec == ch.Spec {
+				ch.adopt = p.chain
+			}
+			p.chain = nil
+		}
+	}
+}
+
+// take returns the chosen pilot's chain for the run to continue, once:
+// nil if there is none or it was taken.
+func (ch *Choice) take() *pilotChain {
+	c := ch.adopt
+	ch.adopt = nil
+	return c
 }
 
 // ChooseOptions configure Choose.
@@ -226,7 +291,11 @@ const (
 // (a sampler that refuses the model, blocks identical to a narrower
 // width's, a sweep that would take more than the pilot budget); it does
 // not decide: the measurement does. Every pilot starts from the same
-// random state and runs from its own stream of opt.Seed.
+// random state and runs from its own stream of opt.Seed. The chosen
+// pilot's chain is kept in the Choice (within keepBytes for all the
+// pilots' chains), and Marginals' run continues it: its construction (a
+// block's eliminations, a ladder's tuning) and its steps are not thrown
+// away.
 //
 // If ctx has a deadline, the pilots end by it: each candidate's
 // construction and pilot get an equal share of the time left when its turn
@@ -254,6 +323,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		return ch, err
 	}
 	var seen [][][]int // the block sets of the block candidates so far
+	kept := 0.0        // pilotBytes of the pilot chains kept so far
 	slowWidth := 0     // the narrowest block width too slow for a pilot (0: none yet)
 	slowTable := 0.0   // the largest table of its blocks
 	for k, spec := range cands {
@@ -301,7 +371,8 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		phase.Enter("pilot " + spec.String())
 		o := *init
 		o.Context = cctx
-		smp, err := spec.New(g, rand.New(chain.Source(opt.Seed, pilotStream+k)), &o)
+		src := chain.Source(opt.Seed, pilotStream+k)
+		smp, err := spec.New(g, rand.New(src), &o)
 		switch {
 		case err != nil && cancelled(ctx):
 			cancel()
@@ -314,7 +385,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 			p.refuse(errSameBlocks, "the same blocks as a narrower width's")
 		default:
 			p.held = heldTogether(smp, len(g.Free()))
-			run(cctx, g, smp, &p, per)
+			steps := run(cctx, g, smp, &p, per)
 			switch {
 			case cancelled(ctx):
 				cancel()
@@ -322,6 +393,12 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 			case cctx.Err() != nil && (p.err == nil || errors.Is(p.err, context.DeadlineExceeded)):
 				p = Pilot{Spec: spec}
 				p.refuse(ErrPilotOutOfTime, "%s its pilot did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))
+			}
+			if nb := pilotBytes(g, smp); (p.err == nil || errors.Is(p.err, ErrTooSlow)) && kept+nb <= keepBytes {
+				// Its state is the pilot's end, the same on every
+				// machine: the run may continue it.
+				p.chain = &pilotChain{smp: smp, src: src, steps: steps}
+				kept += nb
 			}
 			if w := spec.Block.MaxWidth; spec.Name == "block" && w > 0 && w < WideWidth && errors.Is(p.err, ErrTooSlow) && slowWidth == 0 {
 				slowWidth, slowTable = w, largestTable(smp)
@@ -331,7 +408,9 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		ch.Pilots = append(ch.Pilots, p)
 	}
 	ch.frustrated = frustrated
-	return pick(ch, opt.Budget*(1-pilotShare)/pilotShare)
+	ch, err = pick(ch, opt.Budget*(1-pilotShare)/pilotShare)
+	ch.keep()
+	return ch, err
 }
 
 // Frustrated reports whether g's pairwise couplings between binary free
@@ -784,9 +863,9 @@ func duplicateBlocks(smp gibbs.Sampler, seen *[][][]int) bool {
 }
 
 // run runs the pilot of smp, a sampler of g, within budget nanoseconds of
-// the cost model and fills p. It stops when ctx is done, leaving p
-// unfilled.
-func run(ctx context.Context, g *factorgraph.Graph, smp gibbs.Sampler, p *Pilot, budget float64) {
+// the cost model, fills p and returns the steps it made. It stops when ctx
+// is done, leaving p unfilled.
+func run(ctx context.Context, g *factorgraph.Graph, smp gibbs.Sampler, p *Pilot, budget float64) int64 {
 	perStep := stepCost(g, smp)
 	stepsPerSweep := gibbs.StepsPerSweep(smp)
 	nsPerSweep := perStep * stepsPerSweep
@@ -794,30 +873,30 @@ func run(ctx context.Context, g *factorgraph.Graph, smp gibbs.Sampler, p *Pilot,
 	if sweeps < minPilotSweeps {
 		p.NsPerSweep = nsPerSweep
 		p.refuse(ErrTooSlow, "%s %.3g s: too slow for a pilot of %d", tooSlow, nsPerSweep*1e-9, minPilotSweeps)
-		return
+		return 0
 	}
 	mon, err := chain.NewMonitor(chain.Tracked(g.Free(), chain.DefaultTracked), factorgraph.Sizes(g), 2*maxPilotSweeps)
 	if err != nil {
 		p.fail(err, err.Error())
-		return
+		return 0
 	}
 	burn := int64(math.Round(sweeps / 2 * stepsPerSweep))
 	steps := int64(math.Round(sweeps * stepsPerSweep))
 	c := &chain.Chain{Kernel: smp}
 	if err := c.Advance(ctx, burn); err != nil {
 		p.fail(err, firstLine(err))
-		return
+		return 0
 	}
 	tr, err := mon.Trace(smp)
 	if err != nil {
 		p.fail(err, err.Error())
-		return
+		return 0
 	}
 	c.Observers, c.Burn = []chain.Observer{tr}, burn
 	before, start := smp.Stats(), time.Now()
 	if err := c.Advance(ctx, steps); err != nil {
 		p.fail(err, firstLine(err))
-		return
+		return 0
 	}
 	p.Seconds = time.Since(start).Seconds()
 	p.Sweeps = sweeps
@@ -834,6 +913,7 @@ func run(ctx context.Context, g *factorgraph.Graph, smp gibbs.Sampler, p *Pilot,
 			}
 		}
 	}
+	return steps
 }
 
 // score sets the ESS and ESSPerSecond of the pilots that ran. A marginal

@@ -23,7 +23,10 @@
 // alone.
 //
 // The sampled part is one path (sample.go), for every caller: chain k
-// draws from stream k of the seed (chain.Source), each chain has its
+// draws from stream k of the seed (chain.Source) — but for chain 0 of an
+// answer whose sampler the pilots chose, which continues the chosen
+// pilot's chain on its own stream (its construction and its steps, part
+// of the burn-in, done: Choice) —, each chain has its
 // marginals (Rao–Blackwellised where the sampler reports its
 // conditionals) and a trace of the convergence monitor (chain.Monitor,
 // whose verdict includes the rule on variables that never moved), the

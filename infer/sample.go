@@ -34,8 +34,9 @@ type Run struct {
 	Steps, Burn int64
 	Updates     bool
 	// Indices are the chains run here (chain k draws from stream k,
-	// chain.Source): one of a run split across processes. Nil means 0 to
-	// Options.Chains−1.
+	// chain.Source, but chain 0 of a sampler the pilots chose continues
+	// the chosen pilot's): one of a run split across processes. Nil means
+	// 0 to Options.Chains−1.
 	Indices []int
 	// Counts makes the marginals visit counts even where the sampler
 	// reports its conditionals (no Rao–Blackwellisation); NoMarginals
@@ -93,6 +94,11 @@ type Sampled struct {
 	Verdict chain.Verdict
 
 	free int // free variables
+	// Where chain 0 continues its pilot's chain: each sampler's counters,
+	// sweep-equivalents and steps before the run (zero for the others).
+	before     []gibbs.Stats
+	sweeps0    []float64
+	pilotSteps []int64
 }
 
 // traceDraws is the number of draws a chain's R̂/ESS trace keeps.
@@ -147,11 +153,12 @@ func (r *Run) indices(chains int) []int {
 }
 
 // sample runs the chains of spec (ns: its pilot's cost of a sweep, 0 if
-// none) for the time left in b, opt.Sweeps or opt.Run's steps, filling the
-// marginals of a and a.Run. If the chains cannot be built before the
-// deadline, a is marked incomplete; if ctx is cancelled, the marginals so
-// far are kept and its error returned.
-func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, spec Spec, ns float64, b Budget) error {
+// none; from: its pilot's chain, which chain 0 continues, or nil) for the
+// time left in b, opt.Sweeps or opt.Run's steps, filling the marginals of
+// a and a.Run. If the chains cannot be built before the deadline, a is
+// marked incomplete; if ctx is cancelled, the marginals so far are kept
+// and its error returned.
+func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, spec Spec, ns float64, from *pilotChain, b Budget) error {
 	run := opt.Run
 	if run == nil {
 		run = &Run{}
@@ -166,7 +173,7 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 		// leaves beyond the run's own estimate, shared by the chains.
 		spec.MaxBytes = max(1, (run.MaxBytes-model)/float64(len(ks))-perChain)
 	}
-	s, err := a.build(ctx, g, opt, spec, ks, b)
+	s, err := a.build(ctx, g, opt, spec, ks, from, b)
 	if s == nil {
 		return err
 	}
@@ -223,16 +230,17 @@ func (a *Answer) judge(g *factorgraph.Graph, c chain.Criteria) {
 		}
 	}
 	a.Sweeps = 0
-	for _, smp := range s.Samplers {
-		sw, _ := chain.Sweeps(smp)
-		a.Sweeps += sw / float64(len(s.Samplers))
+	for k := range s.Samplers {
+		a.Sweeps += s.ChainSweeps(k) / float64(len(s.Samplers))
 	}
 }
 
 // build builds chain k of ks from stream k (chain.Source) with its
-// marginals and a trace of the monitor, by the deadline of b. A nil
-// Sampled and nil error: the budget ran out (a says so).
-func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, spec Spec, ks []int, b Budget) (*Sampled, error) {
+// marginals and a trace of the monitor, by the deadline of b; chain 0
+// continues from's chain instead where from is not nil (the chosen
+// pilot's: its sampler, built from its own stream, as the pilot left it).
+// A nil Sampled and nil error: the budget ran out (a says so).
+func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, spec Spec, ks []int, from *pilotChain, b Budget) (*Sampled, error) {
 	sizes := factorgraph.Sizes(g)
 	mon, err := chain.NewMonitor(chain.Tracked(g.Free(), chain.DefaultTracked), sizes, traceDraws)
 	if err != nil {
@@ -249,6 +257,14 @@ func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, s
 	bctx, cancel := b.within(ctx)
 	defer cancel()
 	for _, k := range ks {
+		if k == 0 && from != nil {
+			obs, err := s.observers(opt.Run, from.smp, k, sizes)
+			if err != nil {
+				return nil, err
+			}
+			s.add(from.smp, from.src, obs, from.steps)
+			continue
+		}
 		src := chain.Source(opt.Seed, k)
 		o := opt.Sampler
 		o.Init, o.Context = nil, bctx
@@ -267,8 +283,7 @@ func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, s
 		if err != nil {
 			return nil, err
 		}
-		s.Samplers = append(s.Samplers, smp)
-		s.Chains = append(s.Chains, &chain.Chain{Kernel: smp, Sources: []*rand.PCG{src}, Observers: obs})
+		s.add(smp, src, obs, 0)
 	}
 	mon.UseMarginals(s.Marginals...)              // variables that never moved fail the verdict…
 	mon.UseDegenerate(degenerate(g, a.ExactPart)) // …unless the model fixes them
@@ -302,7 +317,8 @@ func (s *Sampled) observers(run *Run, smp gibbs.Sampler, k int, sizes []int) ([]
 // the verdict's share, after Run.Burn steps if a Run is given, else after
 // a tenth of the sweeps its pilot's cost model (ns a sweep) expects in it,
 // at most 1000 (every remaining second samples: more draws, a smaller
-// error).
+// error). A single chain that continues its pilot's counts the pilot's
+// steps in the rule's burn-in.
 func (s *Sampled) length(opt Options, ns float64, b Budget) {
 	sps := gibbs.StepsPerSweep(s.Samplers[0])
 	run := opt.Run
@@ -310,12 +326,14 @@ func (s *Sampled) length(opt Options, ns float64, b Budget) {
 	if run != nil && run.Updates {
 		scale = sps / float64(s.free)
 	}
+	rule := false // the burn-in is the rule's, not the caller's
 	switch {
 	case run != nil && run.Steps > 0:
 		s.Steps, s.Burn = max(1, int64(math.Round(float64(run.Steps)*scale))), int64(math.Round(float64(run.Burn)*scale))
 	case opt.Sweeps > 0:
 		s.Burn = int64(min(1000, opt.Sweeps/2) * sps)
 		s.Steps = s.Burn + max(1, int64(math.Round(opt.Sweeps*sps)))
+		rule = true
 	case run != nil:
 		s.Burn = int64(math.Round(float64(run.Burn) * scale))
 	default:
@@ -324,6 +342,17 @@ func (s *Sampled) length(opt Options, ns float64, b Budget) {
 			burn = min(burn, 0.1*float64(opt.sampling(b).Nanoseconds())/ns)
 		}
 		s.Burn = int64(burn * sps)
+		rule = true
+	}
+	if rule && len(s.Chains) == 1 {
+		// A chain that continues its pilot's has made that many steps of
+		// its burn-in already (with more chains, the others have not:
+		// they keep one burn-in).
+		cut := min(s.Burn, s.pilotSteps[0])
+		s.Burn -= cut
+		if s.Steps > 0 {
+			s.Steps -= cut
+		}
 	}
 	for _, c := range s.Chains {
 		c.Burn = s.Burn
@@ -374,4 +403,37 @@ func (s *Sampled) runner(opt Options, run Run, a *Answer, b Budget) *chain.Runne
 		return rule(cs)
 	}
 	return &r
+}
+
+// add adds the chain of smp drawing from src with observers obs; steps
+// are the steps smp made before the run (a pilot's, which the run
+// continues), whose counters the run's leave out.
+func (s *Sampled) add(smp gibbs.Sampler, src *rand.PCG, obs []chain.Observer, steps int64) {
+	var before gibbs.Stats
+	sweeps := 0.0
+	if steps > 0 {
+		before = smp.Stats()
+		sweeps, _ = chain.Sweeps(smp)
+	}
+	s.Samplers = append(s.Samplers, smp)
+	s.Chains = append(s.Chains, &chain.Chain{Kernel: smp, Sources: []*rand.PCG{src}, Observers: obs})
+	s.before = append(s.before, before)
+	s.sweeps0 = append(s.sweeps0, sweeps)
+	s.pilotSteps = append(s.pilotSteps, steps)
+}
+
+// Stats returns what chain k's sampler did in the run: its counters less
+// those of the pilot whose chain it continues, if any.
+func (s *Sampled) Stats(k int) gibbs.Stats {
+	st := s.Samplers[k].Stats()
+	st.Sub(s.before[k])
+	return st
+}
+
+// ChainSweeps returns chain k's length in the run in sweep-equivalents
+// (chain.Sweeps: updates of the free variables over their number), its
+// pilot's left out.
+func (s *Sampled) ChainSweeps(k int) float64 {
+	sw, _ := chain.Sweeps(s.Samplers[k])
+	return sw - s.sweeps0[k]
 }

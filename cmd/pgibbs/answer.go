@@ -102,7 +102,7 @@ func (f *runFlags) sampled(ctx context.Context, g *factorgraph.Graph, s *infer.S
 		}
 	}
 	conv := f.judgedVars(s.Verdict, s.Monitor.NumQuantities(), len(g.Free()))
-	rec := f.samplerOutput(s.Samplers, s.Marginals, conv, out)
+	rec := f.samplerOutput(s, conv, out)
 	return &rec, nil
 }
 

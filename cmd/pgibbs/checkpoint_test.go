@@ -99,6 +99,9 @@ func TestCheckpointResume(t *testing.T) {
 		args []string
 	}{
 		{"uai-block", []string{"uai", "-model", cycle, "-sampler", "block", "-width", "1", "-boundary", "poisson", "-iters", "300000", "-chains", "2"}},
+		// The default: the run continues the chosen pilot's chain, and a
+		// resumed run its own, chosen again.
+		{"uai-default", []string{"uai", "-model", cycle, "-exact-memory", "1K", "-iters", "3000000"}},
 		{"potts", []string{"potts", "-width", "5", "-states", "3", "-beta", "0.8", "-sampler", "pgibbs", "-iters", "400000", "-chains", "2"}},
 		{"potts-systematic", []string{"potts", "-width", "5", "-states", "3", "-beta", "0.8", "-sampler", "gibbs", "-scan", "systematic", "-iters", "400000"}},
 		{"spin", []string{"spin", "-width", "4", "-sampler", "pgda", "-iters", "60000"}},

@@ -54,7 +54,7 @@ func runDefault(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		st := statsOf(a.Run.Samplers)
+		st := statsOf(a.Run)
 		rates[k] = stepsPerSecond(st.Steps, 1, a.Run.Seconds)
 		label, lam, draws := "Gibbs", "-", "-"
 		if name == "pgibbs" {

@@ -16,6 +16,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/exchange"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
+	"github.com/pgibbs/pgibbs/infer"
 )
 
 // options returns the sampler options of the shared flags.
@@ -23,11 +24,12 @@ func (f *runFlags) options() gibbs.Options {
 	return gibbs.Options{Lambda: f.lambda, LambdaScale: f.lambdaScale, MaxDraws: f.maxDraws, Systematic: f.scan == "systematic"}
 }
 
-// statsOf returns the counters of samplers summed.
-func statsOf(samplers []gibbs.Sampler) gibbs.Stats {
+// statsOf returns the counters of the run's samplers summed (what they
+// did in the run: a pilot's steps left out, infer.Sampled.Stats).
+func statsOf(s *infer.Sampled) gibbs.Stats {
 	var st gibbs.Stats
-	for _, s := range samplers {
-		st.Add(s.Stats())
+	for k := range s.Samplers {
+		st.Add(s.Stats(k))
 	}
 	return st
 }
@@ -80,16 +82,16 @@ type gibbsOutput struct {
 	record
 }
 
-// samplerOutput returns the record of a run of samplers with marginals
-// margs (nil: none), verdict conv, as o ran.
-func (f *runFlags) samplerOutput(samplers []gibbs.Sampler, margs []*chain.Marginals, conv convergence, o *outcome) gibbsOutput {
-	st := statsOf(samplers)
+// samplerOutput returns the record of the chains s ran (their samplers,
+// marginals if any), verdict conv, as o ran.
+func (f *runFlags) samplerOutput(s *infer.Sampled, conv convergence, o *outcome) gibbsOutput {
+	samplers, margs := s.Samplers, s.Marginals
+	st := statsOf(s)
 	out := gibbsOutput{Lambda: lambdaOf(samplers[0]), Iterations: st.Steps, FactorsPerStep: st.FactorsPerStep(),
 		DrawsPerStep: st.PicksPerStep(), TriesPerStep: st.TriesPerStep(),
 		StepsPerSecond: stepsPerSecond(st.Steps, len(o.Chains), o.Seconds), record: f.record(o, conv)}
-	for _, s := range samplers {
-		sw, _ := chain.Sweeps(s)
-		out.Sweeps += sw / float64(len(samplers))
+	for k := range samplers {
+		out.Sweeps += s.ChainSweeps(k) / float64(len(samplers))
 	}
 	out.ClustersPerStep = clustersPerStep(samplers)
 	if b, ok := samplers[0].(*blocked.Blocked); ok {
