@@ -14,15 +14,16 @@ import (
 
 // TestPickResolved: the pilots' ranking counts only what they resolved
 // (ESS ≥ ResolvedESS); when none did, the narrowest blocks are chosen by
-// rule, saying so, or where hard factors freeze single sites the blocks
-// that hold the most together among those the run affords minRuleSweeps
-// of.
+// rule, saying so, or where hard factors freeze single sites, of the
+// blocks the run affords minRuleSweeps of, the cheapest of those leaving
+// out at most leftOutSlack more of the variables than the fewest.
 func TestPickResolved(t *testing.T) {
 	width := func(w, table int) Spec {
 		return Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: w, MaxTable: table}}}
 	}
 	site, w4, w8, wide := Spec{Name: "site"}, width(4, 0), width(8, 0), width(WideWidth, WideTable)
-	held := map[string]float64{"block width 4": 0.2, "block width 8": 0.3, wide.String(): 0.6} // share of the variables in a block
+	w12 := width(12, 0)
+	held := map[string]float64{"block width 4": 0.1, "block width 8": 0.3, wide.String(): 0.6, "block width 12": 0.55} // share of the variables in a block
 	slow := func(s Spec, ns float64) Pilot {
 		p := Pilot{Spec: s, NsPerSweep: ns, held: held[s.String()]}
 		p.refuse(ErrTooSlow, "too slow")
@@ -53,6 +54,7 @@ func TestPickResolved(t *testing.T) {
 		{"frozen sites, resolved: most ESS a second", []Pilot{frozen, ran(w4, 120, 500, 1e5), ran(w8, 60, 100, 1e6), slow(wide, 1.5e7)}, w4, false, false},
 		{"frozen sites, none resolved: the blocks holding the most", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(wide, 1.5e7)}, wide, true, false},
 		{"frozen sites, none resolved: the largest affordable", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(wide, 3e7)}, w8, true, false},
+		{"frozen sites, none resolved: the cheapest leaving out nearly the fewest", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(w12, 4e6), slow(wide, 1.5e7)}, w12, true, false},
 		{"none resolved, no blocks: the most ESS a second", []Pilot{ran(site, 10, 900, 1e4)}, site, false, false},
 		{"frustrated, none resolved: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 1e6)}, xch, true, true},
 		{"frustrated, none resolved, exchange unaffordable: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 3e7)}, w4, true, true},
