@@ -204,6 +204,9 @@ func marginals(ctx context.Context, g *factorgraph.Graph, opt Options, start tim
 	default:
 		err = a.sample(ctx, g, opt, pr.Choice.Spec, pr.Choice.nsPerSweep(), pr.Choice.take(), b)
 	}
+	if pr.Choice != nil {
+		pr.Choice.take() // a pilot's chain no run continued is not kept in the answer
+	}
 	pr.Exact.Overlay(a.Marginals, a.Exact)
 	return a, err
 }
