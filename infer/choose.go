@@ -119,9 +119,10 @@ type Pilot struct {
 	ess  []float64 // each quantity's bulk ESS (NaN: constant in the pilot)
 	err  error     // the refusal, nil if the pilot ran
 	held float64   // blocks: their mean share of the free variables (heldTogether)
-	// build is the estimated construction time (ns, buildCost) of a
-	// candidate refused with ErrBuildOutOfTime before it was started
-	// (estimated says so).
+	// build is, for a candidate refused with ErrBuildOutOfTime, the
+	// estimated construction time (ns, buildCost) if it was refused before
+	// it started (estimated says so), else its share of the pilots' time,
+	// which its construction overran.
 	build     float64
 	estimated bool
 	// unbuilt says a refusal came before the sampler was built (Wolff's
@@ -357,8 +358,9 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 			}
 		}
 		cctx, cancel := ctx, context.CancelFunc(func() {})
+		var share time.Duration // of the pilots' time, when timed
 		if timed {
-			share := time.Until(deadline) / time.Duration(max(1, lead-k))
+			share = time.Until(deadline) / time.Duration(max(1, lead-k))
 			if est := buildCost(g, spec); est > float64(share) {
 				// Estimated before anything is built: not worth starting.
 				p.refuse(ErrBuildOutOfTime, "%s its construction would take about %.3g s, more than its share (%v) of the pilots' time", overran, est*1e-9, share.Round(time.Millisecond))
@@ -378,7 +380,8 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 			cancel()
 			return ch, fmt.Errorf("infer: choosing a sampler: %w", ctx.Err())
 		case err != nil && cctx.Err() != nil:
-			p.refuse(ErrBuildOutOfTime, "%s its construction did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))
+			p.refuse(ErrBuildOutOfTime, "%s its construction did not finish within its share (%v) of the pilots' time", overran, share.Round(time.Millisecond))
+			p.build = float64(share) // more than that: its run may afford it
 		case err != nil:
 			p.fail(err, firstLine(err))
 		case duplicateBlocks(smp, &seen):
@@ -392,7 +395,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 				return ch, fmt.Errorf("infer: choosing a sampler: %w", ctx.Err())
 			case cctx.Err() != nil && (p.err == nil || errors.Is(p.err, context.DeadlineExceeded)):
 				p = Pilot{Spec: spec}
-				p.refuse(ErrPilotOutOfTime, "%s its pilot did not finish within its share (%v) of the pilots' time", overran, shareOf(cctx, start))
+				p.refuse(ErrPilotOutOfTime, "%s its pilot did not finish within its share (%v) of the pilots' time", overran, share.Round(time.Millisecond))
 			}
 			if nb := pilotBytes(g, smp); (p.err == nil || errors.Is(p.err, ErrTooSlow)) && kept+nb <= keepBytes {
 				// Its state is the pilot's end, the same on every
@@ -620,7 +623,9 @@ func heldTogether(smp gibbs.Sampler, n int) float64 {
 // glasses), else the narrowest blocks (the largest lose on soft grids:
 // 0.22 against 0.015 on Grids_13; single sites, ranked first by noise,
 // 0.55); without blocks the most effective samples a second.
-// If none ran, the first that only the budget kept from running, by rule.
+// If none ran, where hard factors freeze single sites the same rule over
+// the blocks built, else the first that only the budget kept from
+// running, by rule.
 func pick(ch Choice, runNs float64) (Choice, error) {
 	score(ch.Pilots)
 	return pickScored(ch, runNs)
@@ -677,7 +682,20 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 		ch.Reason = reason(ch.Pilots, best)
 		return ch, nil
 	}
-	// No pilot ran: the first candidate the model accepts (it was built:
+	// No pilot ran. Where hard factors freeze single sites, the rule for
+	// them over the blocks built (too slow for a pilot, not for the run):
+	// on linkage_13 at 8 s the first of those in the candidates' order was
+	// whichever construction fitted its share — spanning forests, scoring
+	// 24–28, width 12, or width 8, 80.
+	if frozenSites(ch.Pilots) {
+		if k := largestBlocks(ch.Pilots, runNs); k >= 0 {
+			ch.Spec = ch.Pilots[k].Spec
+			ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time for pilots (%s), so as hard factors freeze single-site updates, of the blocks built that the run affords %d sweep-equivalents of, the cheapest a sweep of those leaving out at most %.0f%% more variables than the fewest",
+				ch.Spec, ch.Pilots[k].Refused, minRuleSweeps, 100*leftOutSlack)
+			return ch, nil
+		}
+	}
+	// Otherwise the first candidate the model accepts (it was built:
 	// only its pilot did not fit), by rule, if only the budget kept the
 	// pilots from running. (Not one refused before it was built: the
 	// model may refuse it, and the run would end with no answer.)
@@ -700,6 +718,17 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 		if errors.Is(p.err, ErrBuildOutOfTime) && p.estimated && p.build <= buildShare*runNs {
 			ch.Spec = p.Spec
 			ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time to build and try the pilots, and its construction (about %.3g s) fits the run", ch.Spec, p.build*1e-9)
+			return ch, nil
+		}
+	}
+	// Else the first whose construction overran a share of the pilots'
+	// time that is small beside the run (linkage_13 at 8 s: every block
+	// construction cut at 0.39 s, and no answer): the run may afford it,
+	// and its own deadline bounds it — an answer likely rather than none.
+	for _, p := range ch.Pilots {
+		if errors.Is(p.err, ErrBuildOutOfTime) && !p.estimated && p.build > 0 && p.build <= buildShare*runNs {
+			ch.Spec = p.Spec
+			ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time to build and try the pilots, and its construction, longer than its share of them (%.3g s), may fit the run", ch.Spec, p.build*1e-9)
 			return ch, nil
 		}
 	}
@@ -768,13 +797,6 @@ func buildCost(g *factorgraph.Graph, spec Spec) float64 {
 // cancelled reports whether ctx was cancelled, rather than past its
 // deadline: a deadline ends the pilots, a cancellation the whole choice.
 func cancelled(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }
-
-// shareOf returns the time the share ending at cctx's deadline gave,
-// counted from the pilots' start (rounded for messages).
-func shareOf(cctx context.Context, start time.Time) time.Duration {
-	d, _ := cctx.Deadline()
-	return d.Sub(start).Round(time.Millisecond)
-}
 
 // pilotStream is the first stream of the pilots (chains use streams
 // 0, 1, …: the pilots never share one with a chain).

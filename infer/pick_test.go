@@ -73,9 +73,19 @@ func TestPickResolved(t *testing.T) {
 			t.Errorf("%s: chose %s (%s), want %s, by rule %v", c.name, ch.Spec, ch.Reason, c.want, c.rule)
 		}
 	}
-	// No pilot ran: the first the budget alone kept from running, by rule.
+	// No pilot ran: the first the budget alone kept from running, by rule;
+	// where sites are frozen, the rule for them over the blocks built
+	// (spanning forests, first, hold nothing together).
 	if ch, err := pickScored(Choice{Pilots: []Pilot{slow(wide, 1e12)}}, runNs); err != nil || ch.Spec != wide {
 		t.Errorf("no pilot ran: %v, %v; want %s by rule", ch.Spec, err, wide)
+	}
+	forests := Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{Forests: true}}}
+	noneRan := []Pilot{frozen, slow(forests, 1e6), slow(w12, 1e12), slow(w8, 1e6), slow(w4, 1e5)}
+	if ch, err := pickScored(Choice{Pilots: noneRan}, runNs); err != nil || ch.Spec != w8 || !strings.Contains(ch.Reason, "freeze single-site updates") {
+		t.Errorf("no pilot ran, frozen sites: %v (%s), %v; want %s by the rule for frozen sites", ch.Spec, ch.Reason, err, w8)
+	}
+	if ch, err := pickScored(Choice{Pilots: noneRan[1:]}, runNs); err != nil || ch.Spec != forests {
+		t.Errorf("no pilot ran, sites not frozen: %v (%s), %v; want the first built, %s", ch.Spec, ch.Reason, err, forests)
 	}
 	// Nothing built: the first whose estimated construction fits a
 	// quarter of the run, by rule; none such, ErrNoTime.
@@ -89,6 +99,20 @@ func TestPickResolved(t *testing.T) {
 	}
 	if _, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 5e9), outOfTime(site)}}, runNs); !errors.Is(err, ErrNoTime) {
 		t.Errorf("nothing built, no construction known to fit: %v, want ErrNoTime", err)
+	}
+	// A construction cut by its share of the pilots' time, small beside
+	// the run: the run may afford it (by rule); a share as large as a
+	// quarter of the run says it may not.
+	cut := func(s Spec, share float64) Pilot {
+		p := outOfTime(s)
+		p.build = share
+		return p
+	}
+	if ch, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 5e9), cut(w8, 4e8), cut(w12, 4e8)}}, runNs); err != nil || ch.Spec != w8 || !strings.Contains(ch.Reason, "may fit the run") {
+		t.Errorf("nothing built, constructions cut at 0.4 s of a 10-s run: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, w8)
+	}
+	if _, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 5e9), cut(w8, 3e9)}}, runNs); !errors.Is(err, ErrNoTime) {
+		t.Errorf("nothing built, a construction cut at 3 s of a 10-s run: %v, want ErrNoTime", err)
 	}
 }
 
