@@ -142,7 +142,10 @@ const (
 // Every phase — planning, elimination, the pilots (sampler construction
 // included), the chains — ends by its share of opt.Time (Budget), so that
 // Marginals returns within opt.Time of its call whatever the model, a
-// phase that overruns its share handing over to the next. If ctx is
+// phase that overruns its share handing over to the next — but for an
+// answer that is exact once its last elimination ends, which may end up
+// to a tenth of opt.Time late while its rate of work says it will
+// (lateGrace): an exact answer rather than none. If ctx is
 // cancelled (a signal, the caller's deadline), Marginals returns within
 // about a second the answer so far — the exact components solved, the
 // marginals sampled so far — with Incomplete saying so, together with an
@@ -347,8 +350,7 @@ func Prepare(ctx context.Context, g *factorgraph.Graph, b Budget, opt Options) (
 		return pr, fmt.Errorf("infer: planning the exact elimination: %w", ctx.Err())
 	}
 	phase.Enter("solve")
-	hard, _ := b.Deadline()
-	if err := ex.SolveBy(ctx, solveBy, hard); err != nil {
+	if err := ex.SolveBy(ctx, solveBy, b.lateDeadline()); err != nil {
 		if interrupted(ctx) {
 			return pr, err
 		}

@@ -168,3 +168,17 @@ func TestMarginalsBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestLateDeadline: the last elimination of an answer that would be exact
+// may end a tenth of the budget past its deadline, no later; a budget
+// without Time has none.
+func TestLateDeadline(t *testing.T) {
+	start := time.Date(2026, 12, 3, 18, 0, 0, 0, time.UTC)
+	b := Budget{Start: start, Time: 2 * time.Second}
+	if got, want := b.lateDeadline(), start.Add(2200*time.Millisecond); !got.Equal(want) {
+		t.Errorf("lateDeadline of 2 s from %v: %v, want %v", start, got, want)
+	}
+	if got := (Budget{Start: start}).lateDeadline(); !got.IsZero() {
+		t.Errorf("lateDeadline without Time: %v, want none", got)
+	}
+}
