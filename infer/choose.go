@@ -228,7 +228,7 @@ func pilotBytes(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
 			b += 8 * bi.Entries
 		}
 	case *exchange.Exchange:
-		b = float64(s.Replicas())*b + float64(len(s.Ladder())-1)*float64(g.Bytes())
+		b = float64(s.Replicas())*b + s.Bytes()
 	}
 	return b
 }

@@ -45,9 +45,10 @@ func stepCost(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
 	case *cluster.Wolff:
 		return wolffSweepCost(g)
 	case *exchange.Exchange:
-		// A step of every replica (the rounds of swaps, a factor value
-		// a factor and replica a sweep, are left out).
-		return float64(s.Replicas()) * stepCost(g, s.Replica(0))
+		// A step of every replica, the log-Z tail's as often as it runs
+		// (the rounds of swaps, a factor value a factor and replica a
+		// sweep, are left out).
+		return s.Load() * stepCost(g, s.Replica(0))
 	}
 	return costSite + costValue*meanValues(g)
 }

@@ -141,8 +141,12 @@ func (out gibbsOutput) print(tw io.Writer) {
 		}
 	}
 	if x := out.Exchange; x != nil {
-		fmt.Fprintf(tw, "replica exchange	%d replicas on %d rungs (β %.3g to 1), swap acceptance %.2f–%.2f, %d round trips, Houdayer moves at %d rungs\n",
-			x.Replicas, x.Rungs, x.BetaMin, x.AcceptanceMin, x.AcceptanceMax, x.RoundTrips, x.HoudayerRungs)
+		fmt.Fprintf(tw, "replica exchange	%d replicas on %d rungs (β %.3g to 1), swap acceptance %.2f–%.2f, %d round trips, Houdayer moves at %d rungs",
+			x.Replicas-x.LogZRungs, x.Rungs, x.BetaMin, x.AcceptanceMin, x.AcceptanceMax, x.RoundTrips, x.HoudayerRungs)
+		if x.LogZRungs > 0 {
+			fmt.Fprintf(tw, "; log Z bridged on to β = 0 by a tail of %d replicas", x.LogZRungs)
+		}
+		fmt.Fprintln(tw)
 	}
 	out.stopping.print(tw)
 	if out.AcceptanceRate != nil {

@@ -33,15 +33,24 @@
 // The ladder is tuned before New returns and fixed afterwards (an
 // adaptive ladder must stop adapting before measurement begins): rungs
 // with equal predicted swap acceptance, spaced evenly in the thermodynamic
-// length ∫σ(β)dβ measured by two tuning rounds, as many as that takes.
+// length ∫σ(β)dβ measured by two tuning rounds, as many as that takes,
+// from β = 1 to 0, or with Options.HotTau to the coldest rung up to which,
+// scanning from the hottest, each rung's replicas forget their energy on
+// their own, without swaps, within HotTau sweeps (fewer rungs, more round
+// trips, each bringing a state less fresh: an option, not the default).
 // Diagnostics: Ladder (swap acceptance per pair), RoundTrips (walkers
 // carried from β = 1 to the hottest rung and back: a ladder without them
-// has not mixed), and the β = 1 replica's verdict as for any chain.
+// has not mixed), and the β = 1
+// replica's verdict as for any chain.
 //
-// Where the hottest rung is β = 0 and no hard factor reads a free
-// variable, Z(0) is the number of states, and LogZ estimates log Z by
-// bridge sampling between neighbouring rungs, with a batch-means standard
-// error: the partition function where elimination cannot reach.
+// Where no hard factor reads a free variable, Z(0) is the number of
+// states, and LogZ estimates log Z by bridge sampling between
+// neighbouring rungs, with a batch-means standard error: the partition
+// function where elimination cannot reach. Where the ladder stops short
+// of β = 0 (HotTau), a log-Z tail carries the bridge on from its hottest rung to 0:
+// replicas of their own on those temperatures, exchanging among
+// themselves a round every eight of the ladder's, never with it, so that
+// the chain is the ladder's alone.
 //
 // Exactness is tested as for every sampler of the family: the β = 1
 // replica's visits and Rao–Blackwellised marginals against enumeration on

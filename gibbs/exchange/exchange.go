@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/mingibbs"
@@ -63,6 +65,17 @@ type Options struct {
 	// chain wins where droplets limit the answer and loses where round
 	// trips do (docs/RESULTS.md); infer does not use it.
 	Cold gibbs.Factory
+	// HotTau, if positive, stops a tuned ladder short of β = 0, at the
+	// coldest rung of the run, from the hottest up, whose replicas forget
+	// their energy on their own, without swaps, within HotTau sweeps (the
+	// integrated autocorrelation time of ℓ, probed over ProbeSweeps
+	// sweeps a rung; see hotEnd), with a log-Z tail below it so that
+	// LogZ still reaches β = 0. Zero: the ladder reaches β = 0. Fewer
+	// rungs give more round trips, but a walker at the hot end gets a
+	// state only partly fresh; on 20×20 glasses a cut at HotTau = 2.5
+	// helped the worst runs and not the mean at 20 s, and on the UAI
+	// grids it did not help (docs/RESULTS.md): not the default.
+	HotTau float64
 }
 
 // Defaults of Options.
@@ -140,6 +153,12 @@ type Exchange struct {
 	cold gibbs.Factory // Options.Cold
 	hou  *houdayer     // the moves between twins (nil: none)
 	lz   logZ
+	// tail, if not nil, is the log-Z tail: replica exchange on the model
+	// tempered to the ladder's hottest rung, from there down to β = 0, run
+	// a round every tailEvery rounds of the ladder and never swapping with
+	// it. Its bridge carries LogZ from the hottest rung to β = 0, where
+	// the ladder stops short of it (hotEnd); the chain never sees it.
+	tail *Exchange
 
 	cond  chain.Conditioner      // the β = 1 replica, if it is one
 	block chain.BlockConditioner // the β = 1 replica, if it is one
@@ -267,7 +286,13 @@ func New(g *factorgraph.Graph, factory gibbs.Factory, r *rand.Rand, opt *gibbs.O
 				return nil, err
 			}
 			measured := e.betas
-			next := placeRungs(measured, m, o.acceptance(), o.maxReplicas())
+			hot := measured[len(measured)-1]
+			if round == 1 && o.HotTau > 0 {
+				if hot, err = e.hotEnd(ctx, o.HotTau); err != nil {
+					return nil, err
+				}
+			}
+			next := placeRungs(measured, m, o.acceptance(), o.maxReplicas(), hot, 1)
 			from := make([][][]float64, twins)
 			for l, ld := range e.ladders {
 				from[l] = ld.states
@@ -280,10 +305,135 @@ func New(g *factorgraph.Graph, factory gibbs.Factory, r *rand.Rand, opt *gibbs.O
 			}
 			if round == 1 {
 				e.lz.setRefs(measured, m, e.betas)
+				if hot > 0 && e.logZ0() {
+					if err := e.buildTail(factory, &sopt, placeRungs(measured, m, o.acceptance(), o.maxReplicas(), 0, hot), o); err != nil {
+						return nil, err
+					}
+				}
 			}
 		}
 	}
 	return e, nil
+}
+
+// buildTail builds the log-Z tail on the ladder betas, from the hottest
+// rung of the swapping ladder (betas[0]) down to 0: replica exchange of
+// the factory's replicas on the model tempered to betas[0], started from
+// that rung's state, which runs a round every tailEvery rounds of the
+// ladder and swaps with it never. A MemoryError leaves no tail (LogZ then
+// reports none); other errors are returned.
+func (e *Exchange) buildTail(factory gibbs.Factory, opt *gibbs.Options, betas []float64, o Options) error {
+	top := betas[0]
+	tg, err := e.g.Tempered(top)
+	if err != nil {
+		return fmt.Errorf("exchange: the log-Z tail: %w", err)
+	}
+	rel := make([]float64, len(betas))
+	for k, b := range betas {
+		rel[k] = b / top
+	}
+	rel[0], rel[len(rel)-1] = 1, 0
+	topt := *opt
+	topt.Init = slices.Clone(e.ladders[0].states[len(e.betas)-1])
+	to := Options{Betas: rel, SwapEvery: o.SwapEvery, RandomScan: o.RandomScan, MaxBytes: o.MaxBytes}
+	if o.MaxBytes > 0 {
+		to.MaxBytes = max(math.SmallestNonzeroFloat64, o.MaxBytes-e.Bytes())
+	}
+	t, err := New(tg, factory, e.r, &topt, &to)
+	var me *factorgraph.MemoryError
+	switch {
+	case errors.As(err, &me):
+		return nil
+	case err != nil:
+		return fmt.Errorf("exchange: the log-Z tail: %w", err)
+	}
+	e.tail = t
+	return nil
+}
+
+// tailEvery is the rounds of swaps of the ladder between two rounds of
+// the log-Z tail: its replicas, hot, forget their states within a few
+// sweeps, and a round of theirs every eight of the ladder's costs it about
+// a twentieth of its work on a 20×20 glass.
+const tailEvery = 8
+
+// hotEnd returns the hottest rung of a ladder cut by Options.HotTau: of
+// the present ladder (the tuning's, on [0, 1]), the coldest β of the run
+// of rungs, from the hottest up, at which the replicas' own kernels,
+// without swaps, forget their energy within tau sweeps (the integrated
+// autocorrelation time of ℓ over ProbeSweeps sweeps of the rung's
+// replicas); 0 (the whole ladder) if the hottest rung's replicas do not.
+// Rungs hotter than one that mixes on its own lengthen the walkers' round
+// trips (on a 20×20 ±J glass, half the rungs of the ladder to β = 0 were
+// hotter than the glass at β ≈ 0.5, where the replicas forget in two or
+// three sweeps). The scan stops at the first rung that does not mix: a
+// colder one may seem to, its replica fluctuating fast within the one
+// valley it is stuck in (a bisection over the rungs stopped at β ≈ 1.6 of
+// the glass's couplings that way and scored 24). The probed replicas keep
+// the states their own kernels took them to.
+func (e *Exchange) hotEnd(ctx context.Context, tau float64) (float64, error) {
+	K := len(e.betas)
+	hot := K // the coldest rung that mixes so far (K: none)
+	for k := K - 1; k >= 1; k-- {
+		t, err := e.probe(ctx, k)
+		if err != nil {
+			return 0, err
+		}
+		if t > tau {
+			break
+		}
+		hot = k
+	}
+	if hot == K {
+		return 0, nil
+	}
+	return e.betas[hot], nil
+}
+
+// ProbeSweeps is the sweeps a probe of the tuning's hot end
+// (Options.HotTau) runs at a rung, over all its replicas (shared between
+// the twins).
+const ProbeSweeps = 400
+
+// probe runs the replicas of rung k alone, without swaps, ProbeSweeps
+// sweeps in all, and returns the integrated autocorrelation time of ℓ in
+// sweeps (+Inf where ℓ never changed or the time could not be estimated).
+func (e *Exchange) probe(ctx context.Context, k int) (float64, error) {
+	n := ProbeSweeps / len(e.ladders)
+	chains := make([][]float64, len(e.ladders))
+	for l, ld := range e.ladders {
+		x := make([]float64, n)
+		for j := range x {
+			if j%16 == 0 {
+				if err := ctx.Err(); err != nil {
+					return 0, fmt.Errorf("exchange: tuning the ladder's hot end: %w", err)
+				}
+			}
+			ld.reps[k].Sweep()
+			if err := ld.reps[k].Err(); err != nil {
+				return 0, err
+			}
+			x[j] = e.g.LogPotential(ld.states[k])
+		}
+		ld.stale[k] = true
+		chains[l] = x
+	}
+	ess, err := diag.ESS(chains)
+	if err != nil || !(ess > 0) {
+		return math.Inf(1), nil
+	}
+	return float64(n*len(chains)) / ess, nil
+}
+
+// logZ0 reports whether log Z is known at β = 0: no hard factor reads a
+// free variable, so that every state has weight 1 there.
+func (e *Exchange) logZ0() bool {
+	for _, i := range e.g.Free() {
+		if _, hard := e.g.Degree(i); hard > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (o *Options) check() error {
@@ -297,6 +447,9 @@ func (o *Options) check() error {
 	}
 	if o.MaxReplicas < 0 || o.MaxReplicas == 1 {
 		return fmt.Errorf("exchange: Options.MaxReplicas = %d: want at least 2, or 0 for %d", o.MaxReplicas, DefaultMaxReplicas)
+	}
+	if !(o.HotTau >= 0) || math.IsInf(o.HotTau, 1) {
+		return fmt.Errorf("exchange: Options.HotTau = %v: want a finite time in sweeps > 0, or 0 for a ladder to β = 0", o.HotTau)
 	}
 	if o.TuneSweeps < 0 || o.SwapEvery < 0 {
 		return fmt.Errorf("exchange: Options.TuneSweeps = %d, SwapEvery = %d: want ≥ 0 (0: the default)", o.TuneSweeps, o.SwapEvery)
@@ -427,14 +580,19 @@ const replicaBytes = 8
 // β = 1's, shared by the twins) and replicas' states would take more than
 // the limit (Options.MaxBytes).
 func (e *Exchange) checkBytes(rungs, twins int) error {
-	n := float64(e.g.NumVars())
-	need := float64(rungs-1)*float64(e.g.Bytes()) + float64(rungs*twins)*n*(8+replicaBytes)
+	need := e.need(rungs, twins)
 	err := factorgraph.CheckBytes(need, e.maxBytes, fmt.Sprintf("exchange: %d replicas on %d rungs of a model of %d variables", rungs*twins, rungs, e.g.NumVars()), "exchange.Options.MaxBytes")
 	var me *factorgraph.MemoryError
 	if errors.As(err, &me) {
 		me.Of = "the ladder (its tempered models and states)"
 	}
 	return err
+}
+
+// need returns the bytes of a ladder of rungs rungs with twins replicas
+// a rung: its tempered models (one a rung but β = 1's) and states.
+func (e *Exchange) need(rungs, twins int) float64 {
+	return float64(rungs-1)*float64(e.g.Bytes()) + float64(rungs*twins)*float64(e.g.NumVars())*(8+replicaBytes)
 }
 
 // newLadder builds one replica at every rung, on graphs (the model
@@ -568,6 +726,9 @@ func (e *Exchange) Sweep() {
 			ld.stale[k] = true // a sweep may take another path than the updates
 		}
 	}
+	if e.tail != nil {
+		e.tail.Sweep()
+	}
 	e.swapRound()
 	e.swapped = true
 }
@@ -578,6 +739,9 @@ func (e *Exchange) Update(i int) {
 		for _, s := range ld.reps {
 			s.Update(i)
 		}
+	}
+	if e.tail != nil {
+		e.tail.Update(i)
 	}
 	e.swapped = false
 }
@@ -600,8 +764,21 @@ func (e *Exchange) swapRound() {
 		ld.countTrips()
 		e.lz.add(e.betas, ld.ell)
 	}
+	if e.tail != nil && e.rounds%tailEvery == 0 {
+		e.tail.round()
+	}
 	e.parity ^= 1
 	e.rounds++
+}
+
+// round advances e to the end of its next round of swaps.
+func (e *Exchange) round() {
+	for {
+		e.Step()
+		if e.swapped {
+			return
+		}
+	}
 }
 
 // energies brings ld.ell up to date with the replicas' states: the
@@ -682,6 +859,9 @@ func (e *Exchange) Err() error {
 			}
 		}
 	}
+	if e.tail != nil {
+		return e.tail.Err()
+	}
 	return nil
 }
 
@@ -699,6 +879,9 @@ func (e *Exchange) Stats() gibbs.Stats {
 			st.Proposals += ld.tries[k]
 			st.Accepted += ld.accepts[k]
 		}
+	}
+	if e.tail != nil {
+		st.Add(e.tail.Stats())
 	}
 	return st
 }
@@ -740,8 +923,47 @@ func (e *Exchange) Conditionals() (vars []int, p [][]float64) {
 }
 
 // Replicas returns the number of replicas: the rungs, times two with
-// Houdayer moves.
-func (e *Exchange) Replicas() int { return len(e.betas) * len(e.ladders) }
+// Houdayer moves, and the log-Z tail's (LogZRungs).
+func (e *Exchange) Replicas() int {
+	n := len(e.betas) * len(e.ladders)
+	if e.tail != nil {
+		n += e.tail.Replicas()
+	}
+	return n
+}
+
+// LogZRungs returns the rungs of the log-Z tail: where the tuned ladder
+// stops short of β = 0, replicas from its hottest rung down to 0 that
+// never swap with it and run a round every eight of its rounds, for LogZ's
+// bridge (0: none).
+func (e *Exchange) LogZRungs() int {
+	if e.tail == nil {
+		return 0
+	}
+	return len(e.tail.betas)
+}
+
+// Load returns the replica updates a step of the chain makes on average:
+// every replica's of the ladder, the tail's an eighth as often (the cost
+// of a step, in single updates, for a cost model).
+func (e *Exchange) Load() float64 {
+	l := float64(len(e.betas) * len(e.ladders))
+	if e.tail != nil {
+		l += e.tail.Load() / tailEvery
+	}
+	return l
+}
+
+// Bytes estimates the memory e holds beyond the model: its tempered
+// models (one a rung but β = 1's, shared by twins) and its replicas'
+// states, the tail's included (as Options.MaxBytes counts them).
+func (e *Exchange) Bytes() float64 {
+	b := e.need(len(e.betas), len(e.ladders))
+	if e.tail != nil {
+		b += float64(e.g.Bytes()) + e.tail.Bytes()
+	}
+	return b
+}
 
 // Replica returns the sampler of rung k (0: β = 1) of the first ladder,
 // for its counters and configuration; stepping it directly would break
@@ -797,20 +1019,22 @@ func (e *Exchange) Rounds() int64 { return e.rounds }
 
 // Summary sums up an exchange for a report: its replicas, rungs and
 // hottest inverse temperature, the range of its pairs' swap acceptance,
-// its round trips, and the rungs where Houdayer moves run.
+// its round trips, the rungs where Houdayer moves run, and the log-Z
+// tail's rungs.
 type Summary struct {
-	Replicas      int     `json:"replicas"`
+	Replicas      int     `json:"replicas"` // the log-Z tail's included
 	Rungs         int     `json:"rungs"`
 	BetaMin       float64 `json:"beta_min"`
 	AcceptanceMin float64 `json:"swap_acceptance_min"`
 	AcceptanceMax float64 `json:"swap_acceptance_max"`
 	RoundTrips    int64   `json:"round_trips"`
 	HoudayerRungs int     `json:"houdayer_rungs"`
+	LogZRungs     int     `json:"logz_rungs"`
 }
 
 // Summarise returns e's Summary.
 func (e *Exchange) Summarise() Summary {
-	s := Summary{Replicas: e.Replicas(), Rungs: len(e.betas), BetaMin: e.betas[len(e.betas)-1], RoundTrips: e.RoundTrips(), AcceptanceMin: 1}
+	s := Summary{Replicas: e.Replicas(), Rungs: len(e.betas), BetaMin: e.betas[len(e.betas)-1], RoundTrips: e.RoundTrips(), AcceptanceMin: 1, LogZRungs: e.LogZRungs()}
 	for k, r := range e.Ladder() {
 		if k+1 < len(e.betas) {
 			s.AcceptanceMin, s.AcceptanceMax = min(s.AcceptanceMin, r.Acceptance), max(s.AcceptanceMax, r.Acceptance)

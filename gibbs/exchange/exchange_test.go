@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -60,6 +61,10 @@ func frustrated(t testing.TB, seed uint64) gibbstest.Graph {
 func graphs(t *testing.T) []gibbstest.Graph {
 	return append(gibbstest.Graphs(t), frustrated(t, 1), frustrated(t, 2))
 }
+
+// hotTau is the tests' Options.HotTau: the ladder cut where replicas
+// forget their energy within 2.5 sweeps, with a log-Z tail below.
+const hotTau = 2.5
 
 // fixed is a hand-made ladder with β = 0 at its hot end.
 var fixed = []float64{1, 0.6, 0.3, 0}
@@ -188,9 +193,11 @@ func enumerateLogZ(g *factorgraph.Graph) float64 {
 	return mx + math.Log(s)
 }
 
-// TestLogZ: on models without hard factors the ladder's bridge estimate of
-// log Z is within four standard errors of enumeration, with a small error;
-// the same estimate with the reference energies' term dropped is not.
+// TestLogZ: on models without hard factors the bridge estimate of log Z
+// is within four standard errors of enumeration, with a small error, over
+// a ladder tuned to β = 0 and over one cut where the
+// replicas mix on their own, with its log-Z tail; the same estimate with
+// the reference energies' term dropped is not.
 func TestLogZ(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		tg := frustrated(t, seed)
@@ -198,27 +205,39 @@ func TestLogZ(t *testing.T) {
 			tg = gibbstest.RandomGraph(t, seed, false, true)
 		}
 		exact := enumerateLogZ(tg.G)
-		e, err := newExchange(tg, rand.New(rand.NewPCG(seed, 9)), siteGibbs, &Options{TuneSweeps: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 400000 {
-			e.Step()
-		}
-		est, se, ok := e.LogZ()
-		if !ok {
-			t.Fatalf("seed %d: no log Z", seed)
-		}
-		if math.Abs(est-exact) > 4*se || se > 0.05 {
-			t.Errorf("seed %d: log Z %.5f ± %.5f, exact %.5f (%d replicas)", seed, est, se, exact, e.Replicas())
-		}
-		// Broken: the references' term Σ Δ_k c_k left out.
-		wrong := est
-		for k, c := range e.lz.refs {
-			wrong -= (e.betas[k] - e.betas[k+1]) * c
-		}
-		if math.Abs(wrong-exact) <= 4*se {
-			t.Errorf("seed %d: the broken estimate %.5f passes (exact %.5f ± %.5f)", seed, wrong, exact, se)
+		for _, full := range []bool{true, false} {
+			xo := &Options{TuneSweeps: 100}
+			if !full {
+				xo.HotTau = hotTau
+			}
+			e, err := newExchange(tg, rand.New(rand.NewPCG(seed, 9)), siteGibbs, xo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !full && seed <= 2 && e.LogZRungs() == 0 {
+				t.Errorf("seed %d: the glass's ladder was not cut (hottest rung %v)", seed, e.betas[len(e.betas)-1])
+			}
+			for range 1000000 {
+				e.Step()
+			}
+			est, se, ok := e.LogZ()
+			if !ok {
+				t.Fatalf("seed %d, full ladder %v: no log Z", seed, full)
+			}
+			if math.Abs(est-exact) > 4*se || se > 0.05 {
+				t.Errorf("seed %d, full ladder %v: log Z %.5f ± %.5f, exact %.5f (%d replicas, %d of them the tail's)", seed, full, est, se, exact, e.Replicas(), e.LogZRungs())
+			}
+			// Broken: the references' term Σ Δ_k c_k left out, the tail's
+			// too.
+			wrong := est
+			for x := e; x != nil; x = x.tail {
+				for k, c := range x.lz.refs {
+					wrong -= (x.betas[k] - x.betas[k+1]) * c
+				}
+			}
+			if math.Abs(wrong-exact) <= 4*se {
+				t.Errorf("seed %d, full ladder %v: the broken estimate %.5f passes (exact %.5f ± %.5f)", seed, full, wrong, exact, se)
+			}
 		}
 	}
 	// With hard factors, log Z is not known at β = 0: no estimate.
@@ -251,6 +270,26 @@ func TestResume(t *testing.T) {
 	zb, sb, _ := b.LogZ()
 	if za != zb || sa != sb || a.RoundTrips() != b.RoundTrips() {
 		t.Errorf("log Z %v ± %v, %d round trips; resumed %v ± %v, %d", za, sa, a.RoundTrips(), zb, sb, b.RoundTrips())
+	}
+	// A ladder cut short of β = 0: its log-Z tail resumes bit for bit too,
+	// and a snapshot without a tail is refused.
+	ca, cb, csnap := resumed(t, func() (*Exchange, *rand.PCG) { return mk(&Options{TuneSweeps: 30, HotTau: hotTau}) }, 5003, 20000)
+	if ca.LogZRungs() == 0 {
+		t.Error("no log-Z tail: its resumption is not tested")
+	}
+	za, sa, _ = ca.LogZ()
+	zb, sb, _ = cb.LogZ()
+	if za != zb || sa != sb || ca.Stats() != cb.Stats() {
+		t.Errorf("cut ladder: log Z %v ± %v, %+v; resumed %v ± %v, %+v", za, sa, ca.Stats(), zb, sb, cb.Stats())
+	}
+	var cut map[string]any
+	if err := json.Unmarshal(csnap, &cut); err != nil {
+		t.Fatal(err)
+	}
+	delete(cut, "Tail")
+	noTail, _ := json.Marshal(cut)
+	if cc, _ := mk(&Options{TuneSweeps: 30, HotTau: hotTau}); cc.Restore(noTail) == nil {
+		t.Error("a snapshot without its log-Z tail restored")
 	}
 	c, _ := mk(&Options{Betas: fixed})
 	if err := c.Restore(snap); err == nil || !strings.Contains(err.Error(), "ladder") {
@@ -304,6 +343,9 @@ func TestOptionsRefused(t *testing.T) {
 		{Options{Acceptance: 1}, "Acceptance"},
 		{Options{MaxReplicas: 1}, "MaxReplicas"},
 		{Options{TuneSweeps: -1}, "TuneSweeps"},
+		{Options{HotTau: -1}, "HotTau"},
+		{Options{HotTau: math.NaN()}, "HotTau"},
+		{Options{HotTau: math.Inf(1)}, "HotTau"},
 	}
 	for _, c := range cases {
 		_, err := newExchange(tg, rand.New(rand.NewPCG(1, 1)), siteGibbs, &c.xo)
@@ -320,6 +362,62 @@ func TestOptionsRefused(t *testing.T) {
 	}
 	if _, err := newExchange(tg, rand.New(rand.NewPCG(1, 1)), minGibbs, &Options{Betas: fixed}); err == nil || !strings.Contains(err.Error(), "caches an estimate") {
 		t.Errorf("MIN-Gibbs replicas: %v", err)
+	}
+}
+
+// TestHotEnd: a tuned ladder stops where its replicas mix on their own —
+// on the glasses, short of β = 0, with a log-Z tail from there down —, and
+// reaches β = 0 without a tail where no rung mixes within HotTau or with
+// by default; on a model with hard factors it gets no tail (log Z is not
+// known at β = 0) and reports no log Z.
+func TestHotEnd(t *testing.T) {
+	hottest := func(e *Exchange) float64 { return e.betas[len(e.betas)-1] }
+	for seed := uint64(1); seed <= 2; seed++ {
+		tg := frustrated(t, seed)
+		cases := []struct {
+			name string
+			xo   Options
+			cut  bool
+		}{
+			{"cut", Options{TuneSweeps: 30, HotTau: hotTau}, true},
+			{"Houdayer", Options{TuneSweeps: 30, Houdayer: true, HotTau: hotTau}, true},
+			{"default", Options{TuneSweeps: 30}, false},
+			{"no rung mixes", Options{TuneSweeps: 30, HotTau: 1e-9}, false},
+		}
+		for _, c := range cases {
+			e, err := newExchange(tg, rand.New(rand.NewPCG(seed, 3)), siteGibbs, &c.xo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cut := hottest(e) > 0; cut != c.cut || cut != (e.LogZRungs() > 0) {
+				t.Errorf("seed %d, %s: hottest rung %v, %d rungs in the tail; want a cut ladder %v, with a tail", seed, c.name, hottest(e), e.LogZRungs(), c.cut)
+			}
+			if e.tail != nil && (e.tail.betas[0] != 1 || hottest(e.tail) != 0 || e.tail.tail != nil) {
+				t.Errorf("seed %d, %s: tail ladder %v", seed, c.name, e.tail.betas)
+			}
+			if c.cut {
+				if tau, _ := e.probe(context.Background(), len(e.betas)-1); !(tau <= 4*hotTau) {
+					t.Errorf("seed %d, %s: the hottest rung's replicas forget in %.3g sweeps", seed, c.name, tau)
+				}
+			}
+		}
+	}
+	hard := 0
+	for k, tg := range gibbstest.Graphs(t) {
+		if (&Exchange{g: tg.G}).logZ0() {
+			continue
+		}
+		hard++
+		e, err := newExchange(tg, rand.New(rand.NewPCG(1, 3)), siteGibbs, &Options{TuneSweeps: 30, HotTau: hotTau})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok := e.LogZ(); ok || e.tail != nil {
+			t.Errorf("graph %d (hard factors): a log-Z tail %v, log Z ok %v", k, e.tail != nil, ok)
+		}
+	}
+	if hard == 0 {
+		t.Error("no graph with hard factors was tried")
 	}
 }
 
@@ -349,8 +447,9 @@ func TestSummarise(t *testing.T) {
 	}
 	s := e.Summarise()
 	lad := e.Ladder()
-	if s.Rungs != len(lad) || s.Replicas != 2*len(lad) || s.BetaMin != 0 || s.RoundTrips != e.RoundTrips() ||
-		!(0 < s.AcceptanceMin && s.AcceptanceMin <= s.AcceptanceMax && s.AcceptanceMax <= 1) || s.HoudayerRungs > s.Rungs {
+	if s.Rungs != len(lad) || s.Replicas != 2*len(lad)+s.LogZRungs || s.BetaMin != lad[len(lad)-1].Beta || s.RoundTrips != e.RoundTrips() ||
+		!(0 < s.AcceptanceMin && s.AcceptanceMin <= s.AcceptanceMax && s.AcceptanceMax <= 1) || s.HoudayerRungs > s.Rungs ||
+		s.LogZRungs != e.LogZRungs() || (s.BetaMin > 0) != (s.LogZRungs > 0) {
 		t.Errorf("summary %+v of a ladder of %d rungs", s, len(lad))
 	}
 }

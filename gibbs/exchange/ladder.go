@@ -53,22 +53,22 @@ func (e *Exchange) tune(ctx context.Context, sweeps int) ([]moment, error) {
 	return m, nil
 }
 
-// placeRungs returns the ladder on [betas[last], 1] whose neighbouring
-// rungs have the swap acceptance acc predicted from the standard
-// deviations of ℓ measured at betas (m): for Gaussian energies of standard
-// deviation σ at both ends, the swap between β and β − δ is accepted with
-// probability erfc(δσ/2), so rungs are spaced by 2·erfc⁻¹(acc) in the
-// thermodynamic length Λ(β) = ∫_β^1 σ(b) db (σ interpolated linearly
-// between the measured rungs), as many as that takes, at most maxK.
-func placeRungs(betas []float64, m []moment, acc float64, maxK int) []float64 {
+// placeRungs returns the ladder on [lo, hi] (within the measured rungs'
+// range) whose neighbouring rungs have the swap acceptance acc predicted
+// from the standard deviations of ℓ measured at betas (m): for Gaussian
+// energies of standard deviation σ at both ends, the swap between β and
+// β − δ is accepted with probability erfc(δσ/2), so rungs are spaced by
+// 2·erfc⁻¹(acc) in the thermodynamic length Λ(β) = ∫_β^hi σ(b) db (σ
+// interpolated linearly between the measured rungs), as many as that
+// takes, at most maxK, from hi down to lo.
+func placeRungs(betas []float64, m []moment, acc float64, maxK int, lo, hi float64) []float64 {
 	const grid = 4096
-	lo := betas[len(betas)-1]
 	sigma := func(b float64) float64 { return momentAt(betas, m, b).sd }
-	// cum[j]: Λ from 1 down to b_j = 1 − j(1 − lo)/grid.
+	// cum[j]: Λ from hi down to b_j = hi − j(hi − lo)/grid.
 	cum := make([]float64, grid+1)
-	h := (1 - lo) / grid
+	h := (hi - lo) / grid
 	for j := 1; j <= grid; j++ {
-		b := 1 - float64(j)*h
+		b := hi - float64(j)*h
 		cum[j] = cum[j-1] + h*(sigma(b)+sigma(b+h))/2
 	}
 	total := cum[grid]
@@ -78,7 +78,7 @@ func placeRungs(betas []float64, m []moment, acc float64, maxK int) []float64 {
 		K = min(maxK, max(2, int(math.Ceil(total/step))+1))
 	}
 	out := make([]float64, K)
-	out[0], out[K-1] = 1, lo
+	out[0], out[K-1] = hi, lo
 	j := 0
 	for r := 1; r < K-1; r++ {
 		target := total * float64(r) / float64(K-1)
@@ -89,7 +89,7 @@ func placeRungs(betas []float64, m []moment, acc float64, maxK int) []float64 {
 		if d := cum[j+1] - cum[j]; d > 0 {
 			t = (target - cum[j]) / d
 		}
-		out[r] = 1 - (float64(j)+t)*h
+		out[r] = hi - (float64(j)+t)*h
 	}
 	// Keep the ladder strictly decreasing whatever the rounding.
 	for r := 1; r < K; r++ {

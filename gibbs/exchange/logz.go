@@ -180,23 +180,29 @@ const maxRho = 0.9
 // LogZ returns an estimate of log Z, the logarithm of the model's
 // partition function given its evidence, Σ_x exp(ℓ(x)) over the free
 // variables' values, and its standard error (batch means; +Inf before
-// enough rounds), from the rounds of swaps since the ladder was fixed.
-// ok is false when the ladder's hottest rung is not β = 0 or a hard
-// factor reads a free variable: log Z is then known at no end of the
-// ladder. At β = 0 with no hard factors every state has weight 1, so
-// log Z(0) = Σ_i log D_i over the free variables.
+// enough rounds), from the rounds of swaps since the ladder was fixed:
+// the bridge along the ladder, and where a tuned ladder stops short of
+// β = 0 the log-Z tail's from its hottest rung down (LogZRungs; the two
+// independent, their errors added in quadrature). ok is false when
+// neither reaches β = 0 or a hard factor reads a free variable: log Z is
+// then known at no end of the ladder. At β = 0 with no hard factors every
+// state has weight 1, so log Z(0) = Σ_i log D_i over the free variables.
 func (e *Exchange) LogZ() (logZ, stderr float64, ok bool) {
 	K := len(e.betas)
-	if e.betas[K-1] != 0 {
+	if e.betas[K-1] != 0 && e.tail == nil || !e.logZ0() {
 		return math.NaN(), math.NaN(), false
+	}
+	r, se := e.lz.estimate(e.betas)
+	if e.tail != nil {
+		hot, hse, ok := e.tail.LogZ()
+		if !ok {
+			return math.NaN(), math.NaN(), false
+		}
+		return hot + r, math.Hypot(se, hse), true
 	}
 	z0 := 0.0
 	for _, i := range e.g.Free() {
-		if _, hard := e.g.Degree(i); hard > 0 {
-			return math.NaN(), math.NaN(), false
-		}
 		z0 += math.Log(float64(e.g.Domain(i).Size))
 	}
-	r, se := e.lz.estimate(e.betas)
 	return z0 + r, se, true
 }

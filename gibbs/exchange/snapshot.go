@@ -30,6 +30,8 @@ type snapshot struct {
 	Swapped bool
 	Rounds  int64
 	LogZ    logZSnapshot
+	// Tail (version 3) is the log-Z tail's snapshot (nil: none).
+	Tail json.RawMessage `json:",omitempty"`
 }
 
 type ladderSnapshot struct {
@@ -58,7 +60,7 @@ type logZSnapshot struct {
 // Snapshot implements chain.Snapshotter; every replica's sampler must be
 // one.
 func (e *Exchange) Snapshot() ([]byte, error) {
-	s := snapshot{Kind: snapshotKind, Version: 2, Betas: e.betas, Until: e.until, Pos: e.pos, HotPos: e.hotPos, HotR: e.hotR, HotDone: e.hotDone, Parity: e.parity,
+	s := snapshot{Kind: snapshotKind, Version: 3, Betas: e.betas, Until: e.until, Pos: e.pos, HotPos: e.hotPos, HotR: e.hotR, HotDone: e.hotDone, Parity: e.parity,
 		Swapped: e.swapped, Rounds: e.rounds,
 		LogZ: logZSnapshot{Refs: e.lz.refs, Set: e.lz.set, Size: e.lz.size, Batches: e.lz.batches, Cur: e.lz.cur}}
 	for _, ld := range e.ladders {
@@ -84,6 +86,13 @@ func (e *Exchange) Snapshot() ([]byte, error) {
 		}
 		s.Ladders = append(s.Ladders, ls)
 	}
+	if e.tail != nil {
+		data, err := e.tail.Snapshot()
+		if err != nil {
+			return nil, fmt.Errorf("exchange: the log-Z tail: %w", err)
+		}
+		s.Tail = data
+	}
 	return json.Marshal(s)
 }
 
@@ -94,12 +103,15 @@ func (e *Exchange) Restore(data []byte) error {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("exchange: snapshot: %w", err)
 	}
-	if s.Kind != snapshotKind || s.Version != 1 && s.Version != 2 {
-		return fmt.Errorf("exchange: snapshot of kind %q version %d, want %q version 1 or 2", s.Kind, s.Version, snapshotKind)
+	if s.Kind != snapshotKind || s.Version < 1 || s.Version > 3 {
+		return fmt.Errorf("exchange: snapshot of kind %q version %d, want %q version 1 to 3", s.Kind, s.Version, snapshotKind)
 	}
 	K := len(e.betas)
 	if !slices.Equal(s.Betas, e.betas) {
 		return fmt.Errorf("exchange: snapshot's ladder %v differs from this chain's %v (another model, seed or options)", s.Betas, e.betas)
+	}
+	if (len(s.Tail) > 0) != (e.tail != nil) {
+		return fmt.Errorf("exchange: snapshot with a log-Z tail %v, this chain %v (another version, model or options)", len(s.Tail) > 0, e.tail != nil)
 	}
 	if len(s.Ladders) != len(e.ladders) || len(s.LogZ.Refs) != K-1 || !batchOK(s.LogZ.Cur, K) {
 		return fmt.Errorf("exchange: snapshot of %d ladders, this chain has %d (Houdayer moves on in one only?)", len(s.Ladders), len(e.ladders))
@@ -124,6 +136,11 @@ func (e *Exchange) Restore(data []byte) error {
 			if err := sn.Restore(ls.Replicas[k]); err != nil {
 				return fmt.Errorf("exchange: replica %d: %w", k, err)
 			}
+		}
+	}
+	if e.tail != nil {
+		if err := e.tail.Restore(s.Tail); err != nil {
+			return fmt.Errorf("exchange: the log-Z tail: %w", err)
 		}
 	}
 	for l, ls := range s.Ladders {
