@@ -141,8 +141,11 @@ func (out gibbsOutput) print(tw io.Writer) {
 		}
 	}
 	if x := out.Exchange; x != nil {
-		fmt.Fprintf(tw, "replica exchange	%d replicas on %d rungs (β %.3g to 1), swap acceptance %.2f–%.2f, %d round trips, Houdayer moves at %d rungs",
-			x.Replicas-x.LogZRungs, x.Rungs, x.BetaMin, x.AcceptanceMin, x.AcceptanceMax, x.RoundTrips, x.HoudayerRungs)
+		fmt.Fprintf(tw, "replica exchange	%d replicas on %d rungs (β %.3g to 1), swap acceptance %.2f–%.2f, %d round trips (%d–%d a walker), Houdayer moves at %d rungs",
+			x.Replicas-x.LogZRungs, x.Rungs, x.BetaMin, x.AcceptanceMin, x.AcceptanceMax, x.RoundTrips, x.TripsMin, x.TripsMax, x.HoudayerRungs)
+		if x.Stuck > 0 {
+			fmt.Fprintf(tw, "; %d walkers made no round trip: the ladder has not carried their states through it", x.Stuck)
+		}
 		if x.LogZRungs > 0 {
 			fmt.Fprintf(tw, "; log Z bridged on to β = 0 by a tail of %d replicas", x.LogZRungs)
 		}

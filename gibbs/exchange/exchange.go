@@ -1014,13 +1014,25 @@ func (e *Exchange) RoundTrips() int64 {
 	return n
 }
 
+// WalkerTrips returns the round trips of each walker (a state that started
+// at one rung, followed through its swaps), the first ladder's then the
+// twin's: a walker that never made one has not carried its state through
+// the ladder.
+func (e *Exchange) WalkerTrips() []int64 {
+	var out []int64
+	for _, ld := range e.ladders {
+		out = append(out, ld.trips...)
+	}
+	return out
+}
+
 // Rounds returns the rounds of swaps run since the ladder was fixed.
 func (e *Exchange) Rounds() int64 { return e.rounds }
 
 // Summary sums up an exchange for a report: its replicas, rungs and
 // hottest inverse temperature, the range of its pairs' swap acceptance,
-// its round trips, the rungs where Houdayer moves run, and the log-Z
-// tail's rungs.
+// its round trips (in all and per walker), the rungs where Houdayer moves
+// run, and the log-Z tail's rungs.
 type Summary struct {
 	Replicas      int     `json:"replicas"` // the log-Z tail's included
 	Rungs         int     `json:"rungs"`
@@ -1028,8 +1040,13 @@ type Summary struct {
 	AcceptanceMin float64 `json:"swap_acceptance_min"`
 	AcceptanceMax float64 `json:"swap_acceptance_max"`
 	RoundTrips    int64   `json:"round_trips"`
-	HoudayerRungs int     `json:"houdayer_rungs"`
-	LogZRungs     int     `json:"logz_rungs"`
+	// TripsMin and TripsMax are the fewest and most round trips of one
+	// walker (WalkerTrips); Stuck counts the walkers with none.
+	TripsMin      int64 `json:"round_trips_min"`
+	TripsMax      int64 `json:"round_trips_max"`
+	Stuck         int   `json:"walkers_without_round_trip"`
+	HoudayerRungs int   `json:"houdayer_rungs"`
+	LogZRungs     int   `json:"logz_rungs"`
 }
 
 // Summarise returns e's Summary.
@@ -1045,6 +1062,15 @@ func (e *Exchange) Summarise() Summary {
 	}
 	if len(e.betas) == 1 {
 		s.AcceptanceMin = 0
+	}
+	for k, t := range e.WalkerTrips() {
+		if k == 0 || t < s.TripsMin {
+			s.TripsMin = t
+		}
+		s.TripsMax = max(s.TripsMax, t)
+		if t == 0 {
+			s.Stuck++
+		}
 	}
 	return s
 }

@@ -447,9 +447,17 @@ func TestSummarise(t *testing.T) {
 	}
 	s := e.Summarise()
 	lad := e.Ladder()
+	var sum int64
+	for _, t := range e.WalkerTrips() {
+		sum += t
+	}
+	if w := e.WalkerTrips(); len(w) != s.Replicas-s.LogZRungs || sum != s.RoundTrips {
+		t.Errorf("%d walkers with %d round trips in all; the summary: %d replicas, %d round trips", len(w), sum, s.Replicas, s.RoundTrips)
+	}
 	if s.Rungs != len(lad) || s.Replicas != 2*len(lad)+s.LogZRungs || s.BetaMin != lad[len(lad)-1].Beta || s.RoundTrips != e.RoundTrips() ||
 		!(0 < s.AcceptanceMin && s.AcceptanceMin <= s.AcceptanceMax && s.AcceptanceMax <= 1) || s.HoudayerRungs > s.Rungs ||
-		s.LogZRungs != e.LogZRungs() || (s.BetaMin > 0) != (s.LogZRungs > 0) {
+		s.LogZRungs != e.LogZRungs() || (s.BetaMin > 0) != (s.LogZRungs > 0) ||
+		!(0 <= s.TripsMin && s.TripsMin <= s.TripsMax && s.TripsMax <= s.RoundTrips) || s.Stuck > 0 != (s.TripsMin == 0) {
 		t.Errorf("summary %+v of a ladder of %d rungs", s, len(lad))
 	}
 }
