@@ -19,6 +19,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/exchange"
+	"github.com/pgibbs/pgibbs/gibbs/flip"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/internal/phase"
 )
@@ -41,6 +42,10 @@ type Spec struct {
 	// (exchange.Options.MaxBytes; 0: the machine's memory). A run sets it
 	// from Run.MaxBytes.
 	MaxBytes float64
+	// Flips adds phase flips (gibbs/flip) to blocks where the model has
+	// founders' phases to flip (a pedigree: flip.Find); elsewhere it
+	// changes nothing.
+	Flips bool
 }
 
 // String names the spec as the CLI does: "site", "block width 8",
@@ -52,12 +57,18 @@ func (s Spec) String() string {
 		return "exchange houdayer"
 	case s.Name != "block":
 		return s.Name
-	case s.Block.Forests:
-		return "block forests"
-	case s.Block.MaxWidth >= WideWidth:
-		return fmt.Sprintf("block table 2^%d", int(math.Round(math.Log2(float64(s.Block.MaxTable)))))
 	}
-	return fmt.Sprintf("block width %d", s.Block.MaxWidth)
+	name := fmt.Sprintf("block width %d", s.Block.MaxWidth)
+	switch {
+	case s.Block.Forests:
+		name = "block forests"
+	case s.Block.MaxWidth >= WideWidth:
+		name = fmt.Sprintf("block table 2^%d", int(math.Round(math.Log2(float64(s.Block.MaxTable)))))
+	}
+	if s.Flips {
+		name += " + phase flips"
+	}
+	return name
 }
 
 // WideWidth is the width of the candidate blocks bounded by their tables
@@ -93,7 +104,24 @@ func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs
 	if err != nil {
 		return nil, err
 	}
-	return e.New(g, r, &cfg)
+	smp, err := e.New(g, r, &cfg)
+	if err != nil || !s.Flips || s.Name != "block" {
+		return smp, err
+	}
+	gs := flip.Find(g)
+	sh, ok := smp.(gibbs.Sharer)
+	if len(gs) == 0 || !ok {
+		return smp, nil
+	}
+	return flip.New(g, sh, r, gs)
+}
+
+// unwrap returns the sampler phase flips were added to, or smp.
+func unwrap(smp gibbs.Sampler) gibbs.Sampler {
+	if f, ok := smp.(*flip.Sampler); ok {
+		return f.Base()
+	}
+	return smp
 }
 
 // Pilot is what a candidate's pilot run measured.
@@ -222,7 +250,7 @@ const keepBytes = 256 << 20
 // replicas and tempered models.
 func pilotBytes(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
 	b := 96 * float64(g.NumVars())
-	switch s := smp.(type) {
+	switch s := unwrap(smp).(type) {
 	case *blocked.Blocked:
 		for _, bi := range s.Blocks() {
 			b += 8 * bi.Entries
@@ -586,7 +614,7 @@ func frozenSites(ps []Pilot) bool {
 // largestTable returns the largest table of smp's blocks, a Blocked
 // sampler (0 for another).
 func largestTable(smp gibbs.Sampler) float64 {
-	b, ok := smp.(*blocked.Blocked)
+	b, ok := unwrap(smp).(*blocked.Blocked)
 	if !ok {
 		return 0
 	}
@@ -600,7 +628,7 @@ func largestTable(smp gibbs.Sampler) float64 {
 // heldTogether returns the mean share of the n free variables in a block
 // of smp, a Blocked sampler (0 for another).
 func heldTogether(smp gibbs.Sampler, n int) float64 {
-	b, ok := smp.(*blocked.Blocked)
+	b, ok := unwrap(smp).(*blocked.Blocked)
 	if !ok || n == 0 {
 		return 0
 	}
@@ -835,6 +863,12 @@ func candidates(g *factorgraph.Graph, frustrated bool) []Spec {
 		{Name: "sw"},
 		{Name: "wolff", Clusters: samplers.TuneClusters},
 	}
+	if len(flip.Find(g)) > 0 {
+		// A pedigree: its founders' phases are modes no block crosses.
+		for k := range cs {
+			cs[k].Flips = cs[k].Name == "block"
+		}
+	}
 	if frustrated {
 		// Last: its tuning takes the time the candidates that refuse the
 		// model at once leave.
@@ -893,7 +927,7 @@ func feasible(g *factorgraph.Graph, x []float64) bool {
 // duplicateBlocks reports whether smp is a Blocked sampler whose blocks a
 // previous candidate had, recording its blocks in seen if not.
 func duplicateBlocks(smp gibbs.Sampler, seen *[][][]int) bool {
-	b, ok := smp.(*blocked.Blocked)
+	b, ok := unwrap(smp).(*blocked.Blocked)
 	if !ok {
 		return false
 	}

@@ -32,7 +32,7 @@ const (
 // stepCost returns the cost model's estimate of one step of smp, a
 // sampler of g, before it runs (the pilot's length follows from it).
 func stepCost(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
-	switch s := smp.(type) {
+	switch s := unwrap(smp).(type) {
 	case *blocked.Blocked:
 		total := 0.0
 		bs := s.Blocks()
@@ -63,7 +63,7 @@ func wolffSweepCost(g *factorgraph.Graph) float64 {
 // between the counters before and after.
 func costOf(g *factorgraph.Graph, smp gibbs.Sampler, before, after gibbs.Stats) float64 {
 	updates := float64(after.Steps - before.Steps)
-	switch s := smp.(type) {
+	switch s := unwrap(smp).(type) {
 	case *blocked.Blocked:
 		// Per variable updated: the blocks' cost over their sizes.
 		cost, vars := 0.0, 0

@@ -15,6 +15,7 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 	"github.com/pgibbs/pgibbs/gibbs/cluster"
 	"github.com/pgibbs/pgibbs/gibbs/exchange"
+	"github.com/pgibbs/pgibbs/gibbs/flip"
 	"github.com/pgibbs/pgibbs/gibbs/samplers"
 	"github.com/pgibbs/pgibbs/infer"
 )
@@ -69,6 +70,7 @@ type gibbsOutput struct {
 	Estimator      string            `json:"estimator,omitempty"` // of the marginals: rb or counts
 	Blocks         *blocked.Summary  `json:"blocks,omitempty"`    // -sampler block
 	Exchange       *exchange.Summary `json:"exchange,omitempty"`  // replica exchange
+	Flips          *flipSummary      `json:"phase_flips,omitempty"`
 	Lambda         float64           `json:"lambda,omitempty"`
 	Iterations     int64             `json:"iterations,omitempty"`
 	FactorsPerStep float64           `json:"factors_per_step,omitempty"`
@@ -94,7 +96,13 @@ func (f *runFlags) samplerOutput(s *infer.Sampled, conv convergence, o *outcome)
 		out.Sweeps += s.ChainSweeps(k) / float64(len(samplers))
 	}
 	out.ClustersPerStep = clustersPerStep(samplers)
-	if b, ok := samplers[0].(*blocked.Blocked); ok {
+	base := samplers[0]
+	if f, ok := base.(*flip.Sampler); ok {
+		tries, acc := f.Flips()
+		out.Flips = &flipSummary{Groups: len(f.Groups()), Proposed: tries, Accepted: acc}
+		base = f.Base()
+	}
+	if b, ok := base.(*blocked.Blocked); ok {
 		sum := blocked.Summarise(b.Blocks())
 		out.Blocks = &sum
 	}
@@ -113,6 +121,13 @@ func (f *runFlags) samplerOutput(s *infer.Sampled, conv convergence, o *outcome)
 		out.AcceptanceRate = &a
 	}
 	return out
+}
+
+// flipSummary is what the phase flips added to blocks did (gibbs/flip).
+type flipSummary struct {
+	Groups   int   `json:"groups"`
+	Proposed int64 `json:"proposed"`
+	Accepted int64 `json:"accepted"`
 }
 
 // print adds the run's lines to a text table.
@@ -139,6 +154,9 @@ func (out gibbsOutput) print(tw io.Writer) {
 		if b.Minibatched > 0 {
 			fmt.Fprintf(tw, "minibatched boundaries\t%d of %d blocks (Poisson auxiliaries)\n", b.Minibatched, b.Count)
 		}
+	}
+	if f := out.Flips; f != nil {
+		fmt.Fprintf(tw, "phase flips\t%d groups (founders' phases), %d of %d proposed accepted\n", f.Groups, f.Accepted, f.Proposed)
 	}
 	if x := out.Exchange; x != nil {
 		fmt.Fprintf(tw, "replica exchange	%d replicas on %d rungs (β %.3g to 1), swap acceptance %.2f–%.2f, %d round trips (%d–%d a walker), Houdayer moves at %d rungs",
