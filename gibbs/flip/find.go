@@ -14,16 +14,18 @@ type Group struct {
 	Flips []int
 }
 
-// Find returns the phase groups of g: for each parent whose two alleles
-// at every locus are free and are the child of no transmission factor (a
-// founder), the pairs of its alleles and the selectors that read them,
-// with the selectors linked to them across loci. A transmission factor
-// reads four free variables (a, b, s, c), s binary, a and b of one
-// domain, and keeps its value when a and b swap and s flips (c copies a
-// or b as s says; its domain may have lost values to the evidence); a selector's recombination factor reads two selectors
-// and keeps its value when both flip. Groups whose flip would change a
-// variable that has evidence or a transmission factor's child are left
-// out: the move would break what it does not carry along.
+// Find returns the phase groups of g: for each founder, the pairs of its
+// two alleles at every locus and the selectors of the meioses from it.
+// A transmission factor reads four free variables (a, b, s, c), s
+// binary, a and b of one domain, and keeps its value when a and b swap
+// and s flips (c copies a or b as s says; its domain may have lost values
+// to the evidence): (a, b) is a parent's pair and s a selector reading
+// it. A recombination factor reads two free binary variables and keeps
+// its value when both flip: it links a meiosis's selectors across loci,
+// also those whose transmission the evidence reduced to fewer variables.
+// A group is what these links connect. Groups with a pair that is a
+// transmission's child (a parent who is not a founder: the flip would
+// break its own inheritance) are left out.
 func Find(g *factorgraph.Graph) []Group {
 	n := g.NumVars()
 	x := make([]float64, n)
