@@ -16,8 +16,8 @@ import (
 // sweep's worth of the base sampler's steps, a step proposes the flip of
 // every group in turn (Group: swap its pairs' values, flip its binary
 // variables, an involution T) and accepts it with the Metropolis
-// probability min(1, π(Tx)/π(x)), the ratio over the factors the group
-// reads. A deterministic involution as proposal is its own reverse, so
+// probability min(1, π(Tx)/π(x)), the ratio over the factors the flip
+// may change (those it provably keeps cancel). A deterministic involution as proposal is its own reverse, so
 // the move keeps π whatever the groups (Green 1995; Tierney 1998); where
 // the model is symmetric under T (a founder's phase in a pedigree, the
 // allele frequencies equal) every flip is accepted, and the chain crosses
@@ -56,8 +56,10 @@ func New(g *factorgraph.Graph, base gibbs.Sharer, r *rand.Rand, groups []Group) 
 	s.cond, _ = base.(chain.Conditioner)
 	s.block, _ = base.(chain.BlockConditioner)
 	reads := make([][]int, g.NumVars()) // factors reading each variable
+	var vs []int
 	for f := range g.NumFactors() {
-		for _, v := range g.Factor(f).Vars() {
+		vs = g.FactorVars(vs[:0], f)
+		for _, v := range vs {
 			reads[v] = append(reads[v], f)
 		}
 	}
