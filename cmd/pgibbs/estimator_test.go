@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -90,8 +91,8 @@ func TestUAIAnytime(t *testing.T) {
 }
 
 // TestUAIBlock: -sampler block runs, reports its blocks, honours -width,
-// -forests and -boundary, and refuses them without it, out of range or
-// together.
+// -forests, -boundary and -flips (phase flips on a pedigree, reported),
+// and refuses them without it, out of range or together.
 func TestUAIBlock(t *testing.T) {
 	model, evid, mar := uaiFiles(t)
 	code, out, stderr := runCLI(t, "uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "block", "-width", "2",
@@ -141,6 +142,29 @@ func TestUAIBlock(t *testing.T) {
 			t.Errorf("%v: mean abs error %v, %d blocks minibatched", extra, o.MeanAbs, o.Blocks.Minibatched)
 		}
 	}
+	// -flips on a pedigree: its founder's phase flips are proposed and
+	// reported.
+	ped := filepath.Join(t.TempDir(), "ped.uai")
+	if err := os.WriteFile(ped, []byte(pedigreeUAI()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = runCLI(t, "uai", "-model", ped, "-sampler", "block", "-flips", "-iters", "20000", "-json")
+	if code != 0 {
+		t.Fatalf("-flips: exit %d: %s", code, stderr)
+	}
+	var fo struct {
+		Flips *struct {
+			Groups   int   `json:"groups"`
+			Proposed int64 `json:"proposed"`
+		} `json:"phase_flips"`
+		Sampler string `json:"sampler"`
+	}
+	if err := json.Unmarshal([]byte(out), &fo); err != nil {
+		t.Fatal(err)
+	}
+	if fo.Flips == nil || fo.Flips.Groups == 0 || fo.Flips.Proposed == 0 {
+		t.Errorf("-flips on Pedigree_11: %+v", fo.Flips)
+	}
 	for _, args := range [][]string{
 		{"uai", "-model", model, "-width", "4"},
 		{"uai", "-model", model, "-sampler", "block", "-width", "0"},
@@ -148,9 +172,60 @@ func TestUAIBlock(t *testing.T) {
 		{"uai", "-model", model, "-sampler", "auto", "-boundary", "exact"},
 		{"uai", "-model", model, "-sampler", "block", "-boundary", "sometimes"},
 		{"uai", "-model", model, "-sampler", "block", "-forests", "-width", "3"},
+		{"uai", "-model", model, "-sampler", "gibbs", "-flips"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)
 		}
 	}
+}
+
+// pedigreeUAI is a founder (alleles a_l, b_l: variables 2l, 2l+1) at two
+// loci and two children inheriting from it (selectors s_kl: 4 + 2k + l;
+// inherited alleles c_kl: 8 + 2k + l), as a UAI MARKOV model: allele
+// priors, hard transmissions (c = a if s = 0, else b), recombination
+// between a child's selectors, soft evidence on the children's alleles.
+func pedigreeUAI() string {
+	var scopes, tables []string
+	add := func(scope []int, vals ...float64) {
+		sc := fmt.Sprint(len(scope))
+		for _, v := range scope {
+			sc += fmt.Sprint(" ", v)
+		}
+		scopes = append(scopes, sc)
+		tb := fmt.Sprint(len(vals))
+		for _, v := range vals {
+			tb += fmt.Sprint(" ", v)
+		}
+		tables = append(tables, tb)
+	}
+	for l := range 2 {
+		add([]int{2 * l}, 0.6, 0.4)
+		add([]int{2*l + 1}, 0.6, 0.4)
+		for k := range 2 {
+			s, c := 4+2*k+l, 8+2*k+l
+			// Table order a, b, s, c (the last fastest).
+			var t []float64
+			for a := range 2 {
+				for b := range 2 {
+					for sv := range 2 {
+						for cv := range 2 {
+							want := a
+							if sv == 1 {
+								want = b
+							}
+							t = append(t, map[bool]float64{true: 1, false: 0}[cv == want])
+						}
+					}
+				}
+			}
+			add([]int{2 * l, 2*l + 1, s, c}, t...)
+			add([]int{c}, 0.3+0.2*float64(k), 0.7-0.2*float64(k))
+			if l == 1 {
+				add([]int{s - 1, s}, 0.9, 0.1, 0.1, 0.9)
+			}
+		}
+	}
+	return "MARKOV\n12\n" + strings.TrimSpace(strings.Repeat("2 ", 12)) + "\n" + fmt.Sprint(len(scopes)) + "\n" +
+		strings.Join(scopes, "\n") + "\n\n" + strings.Join(tables, "\n\n") + "\n"
 }

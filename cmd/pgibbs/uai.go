@@ -82,6 +82,7 @@ type uaiFlags struct {
 	lambda2, lambda2Scale                                  *float64
 	perVar                                                 *bool
 	block                                                  blocked.Config // -width, -forests, -boundary
+	flips                                                  bool           // -flips
 	f                                                      *runFlags
 }
 
@@ -174,6 +175,7 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 	if f.sampler != inferSampler && !slices.Contains(samplers.Names(), f.sampler) {
 		return nil, usagef("-sampler %q: want %s or one of %s", f.sampler, inferSampler, strings.Join(samplers.Names(), ", "))
 	}
+	u.flips = *bf.flips
 	if u.block, err = bf.config(f); err != nil {
 		return nil, err
 	}
@@ -259,7 +261,7 @@ func (u *uaiFlags) options(any *uai.AnytimeMAR) (infer.Options, error) {
 	so.PerVariable, so.Lambda2, so.Lambda2Scale = *u.perVar, *u.lambda2, *u.lambda2Scale
 	var spec *infer.Spec
 	if f.sampler != inferSampler {
-		spec = &infer.Spec{Name: f.sampler, Block: u.block}
+		spec = &infer.Spec{Name: f.sampler, Block: u.block, Flips: u.flips}
 	}
 	opt, err := f.inferOptions(spec, so)
 	if err != nil {
@@ -398,9 +400,10 @@ type blockFlags struct {
 	width    *int
 	forests  *bool
 	boundary *string
+	flips    *bool
 }
 
-// addBlockFlags defines -width, -forests and -boundary on fs.
+// addBlockFlags defines -width, -forests, -boundary and -flips on fs.
 func addBlockFlags(fs *flag.FlagSet) blockFlags {
 	return blockFlags{
 		width: fs.Int("width", 0, "-sampler block: the largest elimination width of a block (default: on a model with deterministic links\n"+
@@ -411,13 +414,16 @@ func addBlockFlags(fs *flag.FlagSet) blockFlags {
 		boundary: fs.String("boundary", "auto", "-sampler block: the soft factors crossing a block's boundary: exact (all tabulated), poisson\n"+
 			"(Poisson-minibatched: O(λ_B + L_B) of them an update, exact by the augmentation of Algorithm 2), or auto:\n"+
 			"poisson where that is cheaper"),
+		flips: fs.Bool("flips", false, "-sampler block: phase flips on a pedigree, a founder's alleles swapped at every locus with its meioses'\n"+
+			"selectors flipped, accepted by Metropolis–Hastings (gibbs/flip; the default sampler adds them where it finds\n"+
+			"founders); nothing where the model has none"),
 	}
 }
 
 // config returns the blocked.Config of the flags, a usage error if they are
 // set for another sampler than block, out of range or contradictory.
 func (b blockFlags) config(f *runFlags) (blocked.Config, error) {
-	for _, name := range []string{"width", "forests", "boundary"} {
+	for _, name := range []string{"width", "forests", "boundary", "flips"} {
 		if f.set[name] && f.sampler != "block" {
 			return blocked.Config{}, usagef("-%s applies to -sampler block only", name)
 		}
