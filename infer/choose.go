@@ -82,8 +82,9 @@ const (
 )
 
 // New builds the sampler of s on g drawing from r through the registry
-// (site: auto with samplers.Config.SingleSite; block with s.Block; wolff
-// with s.Clusters). The
+// (site: auto with samplers.Config.SingleSite; block with s.Block, and
+// with s.Flips the phase flips of flip.Find's groups, if it finds any, as
+// a *flip.Sampler around the blocks; wolff with s.Clusters). The
 // construction stops when opt.Context is done (gibbs.Options.Context).
 func (s Spec) New(g *factorgraph.Graph, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
 	name, cfg := s.Name, samplers.Config{Block: s.Block, Clusters: s.Clusters}
