@@ -107,7 +107,9 @@ type Answer struct {
 	// ladder reaches β = 0 on a model without hard factors
 	// (exchange.Exchange.LogZ), their bridge-sampling estimate pooled by
 	// inverse variance, with its standard error LogZError (at least the
-	// spread of the chains' estimates over √chains); NaN (both) otherwise.
+	// spread of the chains' estimates over √chains) — or, where an
+	// exchange lost the race (Choice.Race) to a sampler that gives none,
+	// the loser's, from its pilot and race; NaN (both) otherwise.
 	LogZ, LogZError float64
 	// Order is the order Options.Locality stored the graph in (nil if it
 	// did not): Marginals, Exact and the verdict's names are in g's
@@ -135,7 +137,11 @@ const (
 // whose elimination fits opt.MaxBytes and three quarters of the budget (by
 // its time estimate), and from the sampler Choose measures best on the others
 // (chains run for the rest of the budget: every second sampled makes the
-// error smaller). The answer says which variables are exact, which sampler
+// error smaller). Where the pilots' choice rests on little evidence (a
+// rule's, or a runner-up close behind) and one chain runs against the
+// clock, the chosen candidate and the runner-up race first for a tenth of
+// the sampling time each, and the run continues the one measured the more
+// precise where their marginals agree (Choice.Race). The answer says which variables are exact, which sampler
 // ran and why, and the sampled part's verdict — read it before trusting
 // the sampled marginals.
 //
@@ -205,7 +211,19 @@ func marginals(ctx context.Context, g *factorgraph.Graph, opt Options, start tim
 	case pr.Choice == nil:
 		a.stop(pr.Why)
 	default:
-		err = a.sample(ctx, g, opt, pr.Choice.Spec, pr.Choice.nsPerSweep(), pr.Choice.take(), b)
+		ch := pr.Choice
+		riv, rp := ch.takeRival()
+		from, spec, ns := ch.take(), ch.Spec, ch.nsPerSweep()
+		if riv != nil && from != nil && raceable(opt, b) {
+			exact := make([]bool, g.NumVars())
+			pr.Exact.Overlay(make([][]float64, g.NumVars()), exact)
+			from, spec, ns, err = race(ctx, g, opt, b, ch, from, riv, rp, exact)
+		}
+		if err != nil {
+			a.stop(fmt.Sprintf("interrupted (%v) before sampling", context.Cause(ctx)))
+			break
+		}
+		err = a.sample(ctx, g, opt, spec, ns, from, b)
 	}
 	if pr.Choice != nil {
 		pr.Choice.take() // a pilot's chain no run continued is not kept in the answer
@@ -254,9 +272,15 @@ func (a *Answer) setLogZ(g *factorgraph.Graph) {
 	if a.Run == nil || a.Incomplete != "" {
 		return
 	}
+	samplers := a.Run.Samplers
+	if _, ok := samplers[0].(*exchange.Exchange); len(samplers) == 1 && !ok && a.Choice != nil && a.Choice.Race != nil && a.Choice.Race.loser != nil {
+		// The race's loser was an exchange: its estimate, from its pilot
+		// and race, where the winner gives none.
+		samplers = []gibbs.Sampler{a.Choice.Race.loser}
+	}
 	num, den := 0.0, 0.0
 	var zs []float64
-	for _, smp := range a.Run.Samplers {
+	for _, smp := range samplers {
 		x, ok := smp.(*exchange.Exchange)
 		if !ok {
 			return

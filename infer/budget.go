@@ -7,7 +7,8 @@ import (
 
 // Budget is the time of one answer and how it is shared among the answer's
 // phases: planning the exact elimination, solving it, the pilots that
-// choose a sampler, and the sampling. Every phase stops at its own deadline
+// choose a sampler, the race that may revise the choice, and the
+// sampling. Every phase stops at its own deadline
 // (a phase that overruns its share leaves the rest to the next phases), so
 // that the whole answer ends at Start + Time, whatever the model (an
 // answer exact once its last elimination ends: by lateDeadline).
@@ -29,7 +30,10 @@ type Budget struct {
 // sampled); the pilots take pilotShare of what is left by the cost model
 // (a deterministic count) and stop at pilotLimit of it by the clock (their
 // constructions are not in the cost model: where they overrun, the
-// sampling still has half of the time left).
+// sampling still has half of the time left). A race (race.go) gives the
+// chosen candidate and the runner-up raceShare each of the sampling time
+// by the cost model, stopped by the answer's deadline; the winner's race
+// counts towards its burn-in.
 const (
 	planShare  = 0.15
 	exactShare = 0.75

@@ -219,10 +219,18 @@ type Choice struct {
 	// Reason says why, in words.
 	Reason string
 
+	// Race is the run's race of the chosen candidate against the
+	// runner-up (nil: none ran; see race.go). Where the race revised the
+	// choice, Spec is the winner and Reason says so.
+	Race *Race
+
 	frustrated bool // Frustrated(the model): the rule's case for exchange
+	resolved   bool // chosen by ranking pilots that resolved their mixing
 	// adopt is the chosen candidate's pilot chain, which the run
-	// continues (nil: none to continue; taken by the run).
-	adopt *pilotChain
+	// continues (nil: none to continue; taken by the run), rival the
+	// runner-up's, which it races (nil: no race).
+	adopt, rival *pilotChain
+	rivalPilot   int // the runner-up's index in Pilots
 }
 
 // pilotChain is a candidate's pilot chain, kept until the choice so that
@@ -265,10 +273,14 @@ func pilotBytes(g *factorgraph.Graph, smp gibbs.Sampler) float64 {
 // keep keeps the chosen candidate's pilot chain for the run (adopt) and
 // lets the others go.
 func (ch *Choice) keep() {
+	r := ch.rivalIndex()
 	for k := range ch.Pilots {
 		if p := &ch.Pilots[k]; p.chain != nil {
-			if p.Spec == ch.Spec {
+			switch {
+			case p.Spec == ch.Spec:
 				ch.adopt = p.chain
+			case k == r:
+				ch.rival, ch.rivalPilot = p.chain, k
 			}
 			p.chain = nil
 		}
@@ -279,7 +291,7 @@ func (ch *Choice) keep() {
 // nil if there is none or it was taken.
 func (ch *Choice) take() *pilotChain {
 	c := ch.adopt
-	ch.adopt = nil
+	ch.adopt, ch.rival = nil, nil
 	return c
 }
 
@@ -709,6 +721,7 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 	if best >= 0 {
 		ch.Spec = ch.Pilots[best].Spec
 		ch.Reason = reason(ch.Pilots, best)
+		ch.resolved = ch.Pilots[best].ESS >= ResolvedESS
 		return ch, nil
 	}
 	// No pilot ran. Where hard factors freeze single sites, the rule for

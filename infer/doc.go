@@ -8,7 +8,12 @@
 // marginals, spanning forests, Swendsen–Wang and Wolff where the model is
 // a ferromagnet, replica exchange — ranked by effective samples a second
 // of the worst-mixing marginal (Choose), by rule where no pilot resolved
-// its mixing. The answer says which variables are exact, which sampler ran
+// its mixing. A choice made on little evidence — by rule, or over a
+// runner-up within a factor of three — is raced before the run commits
+// (race.go): both pilots' chains continue for a tenth of the sampling
+// time each, and the runner-up takes the run only if its batch-means
+// error is clearly the smaller and the two chains' marginals agree
+// (Choice.Race). The answer says which variables are exact, which sampler ran
 // and why, whether its chains converged (chain.Verdict), and log Z: exact
 // where every component was eliminated, estimated with a standard error
 // where replica exchange sampled (Answer.LogZ).

@@ -58,3 +58,36 @@ func TestExchangeMemory(t *testing.T) {
 		t.Errorf("a ladder over the run's memory: %v", err)
 	}
 }
+
+// TestLogZRaceLoser: where replica exchange lost the race (Choice.Race)
+// to a sampler that gives no log Z, the answer's log Z is the loser's
+// estimate; without a losing exchange, none.
+func TestLogZRaceLoser(t *testing.T) {
+	g, err := glass.New(glass.Spec{L: 5, Beta: 1, FieldSD: 0.3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	xa, err := Marginals(ctx, g, Options{Sweeps: 3000, MaxBytes: 1, Run: &Run{Spec: &Spec{Name: "exchange", Houdayer: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := xa.Run.Samplers[0]
+	for _, loser := range []bool{true, false} {
+		a, err := Marginals(ctx, g, Options{Sweeps: 300, MaxBytes: 1, Run: &Run{Spec: &Spec{Name: "site"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Choice = &Choice{Race: &Race{}}
+		if loser {
+			a.Choice.Race.loser = x
+		}
+		a.setLogZ(g)
+		switch {
+		case loser && (a.LogZ != xa.LogZ || a.LogZError != xa.LogZError || math.IsNaN(a.LogZ)):
+			t.Errorf("exchange lost: log Z %v ± %v, want its %v ± %v", a.LogZ, a.LogZError, xa.LogZ, xa.LogZError)
+		case !loser && !math.IsNaN(a.LogZ):
+			t.Errorf("no exchange lost: log Z %v, want none", a.LogZ)
+		}
+	}
+}

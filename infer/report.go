@@ -50,6 +50,23 @@ type ChoiceReport struct {
 	Reason  string        `json:"reason"`
 	Seconds float64       `json:"pilot_seconds"`
 	Pilots  []PilotReport `json:"pilots"`
+	// Race is the race of the pilots' choice against the runner-up, if
+	// the run raced them (Choice.Race).
+	Race *RaceReport `json:"race,omitempty"`
+}
+
+// RaceReport is Race's record: the two candidates (the pilots' choice
+// first), their sweep-equivalents in the race, estimated errors and
+// frozen variables, the distance between their marginals and its
+// expected size, and the one that took the run.
+type RaceReport struct {
+	Samplers [2]string  `json:"samplers"`
+	Sweeps   [2]float64 `json:"sweeps"`
+	Error    [2]float64 `json:"estimated_error"`
+	Frozen   [2]int     `json:"frozen"`
+	Distance float64    `json:"distance"`
+	Expected float64    `json:"expected_distance"`
+	Winner   string     `json:"winner"`
 }
 
 // PilotReport is what one candidate's pilot measured, or why it was
@@ -89,6 +106,10 @@ func (a *Answer) Report(g *factorgraph.Graph) *Report {
 		co := &ChoiceReport{Sampler: ch.Spec.String(), Reason: ch.Reason, Seconds: a.PilotSeconds}
 		for _, p := range ch.Pilots {
 			co.Pilots = append(co.Pilots, PilotReport{Sampler: p.Spec.String(), Sweeps: p.Sweeps, ESS: p.ESS, NsPerSweep: p.NsPerSweep, ESSPerSecond: p.ESSPerSecond, Refused: p.Refused})
+		}
+		if r := ch.Race; r != nil {
+			co.Race = &RaceReport{Samplers: [2]string{r.Specs[0].String(), r.Specs[1].String()}, Sweeps: r.Sweeps, Error: r.Error,
+				Frozen: r.Frozen, Distance: r.Distance, Expected: r.Expected, Winner: r.Specs[r.Winner].String()}
 		}
 		o.Choice = co
 	}

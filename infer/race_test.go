@@ -1,0 +1,217 @@
+package infer
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgibbs/pgibbs/blocks"
+	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/blocked"
+)
+
+// TestRaceRevises: on frozenCycle, single-site Gibbs never moves x0, x1
+// and x2 (each conditional degenerate given the others) while blocks of
+// width 4 hold them together and draw them from their pair of joint
+// states. Raced as the choice against blocks, single sites lose — three
+// frozen variables, counted wholly wrong — and the blocks' chain takes
+// the run, its race steps counted as done; raced as the runner-up, they
+// leave the choice standing. x3, fixed by hard factors, moves in
+// neither and is not counted.
+func TestRaceRevises(t *testing.T) {
+	g := frozenCycle(t, true)
+	site := Spec{Name: "gibbs"}
+	w4 := Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: 4}}}
+	build := func(s Spec, stream int) *pilotChain {
+		src := chain.Source(1, stream)
+		smp, err := s.New(g, rand.New(src), &gibbs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &pilotChain{smp: smp, src: src, steps: 7}
+	}
+	for _, tc := range []struct {
+		name         string
+		chosen, riv  Spec
+		winner       int
+		frozen       [2]int
+		wantSpec     Spec
+		reasonPrefix string
+	}{
+		{"sites chosen, blocks win", site, w4, 1, [2]int{3, 0}, w4, "block width 4, by a race against the pilots' choice (gibbs"},
+		{"blocks chosen, they stay", w4, site, 0, [2]int{0, 3}, w4, "block width 4 by rule; raced against gibbs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := &Choice{Spec: tc.chosen, Reason: tc.chosen.String() + " by rule",
+				Pilots: []Pilot{{Spec: tc.chosen, NsPerSweep: 1e4}, {Spec: tc.riv, NsPerSweep: 1e4}}}
+			inc, riv := build(tc.chosen, 10), build(tc.riv, 11)
+			b := Budget{Start: time.Now(), Time: time.Second}
+			opt := Options{Time: time.Second}
+			exact := make([]bool, g.NumVars())
+			pc, spec, ns, err := race(t.Context(), g, opt, b, ch, inc, riv, &ch.Pilots[1], exact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := ch.Race
+			if r == nil {
+				t.Fatal("no race recorded")
+			}
+			if r.Winner != tc.winner || r.Frozen != tc.frozen || spec != tc.wantSpec || ch.Spec != tc.wantSpec || ns != 1e4 {
+				t.Errorf("winner %d (%v, choice %v, %g ns), frozen %v; want %d (%v), frozen %v\n%s", r.Winner, spec, ch.Spec, ns, r.Frozen, tc.winner, tc.wantSpec, tc.frozen, ch.Reason)
+			}
+			if !strings.HasPrefix(ch.Reason, tc.reasonPrefix) {
+				t.Errorf("reason %q, want it to start %q", ch.Reason, tc.reasonPrefix)
+			}
+			want := map[int]*pilotChain{0: inc, 1: riv}[tc.winner]
+			sps := gibbs.StepsPerSweep(want.smp)
+			if pc != want || pc.steps <= 7 || float64(pc.steps-7) < 0.99*r.Sweeps[tc.winner]*sps {
+				t.Errorf("continued chain %p with %d steps, want the winner's %p with 7 + its race's %.0f", pc, pc.steps, want, r.Sweeps[tc.winner]*sps)
+			}
+			rep := (&Answer{ExactPart: &ExactPart{}, Choice: ch}).Report(g).Choice
+			if rr := rep.Race; rr == nil || rr.Winner != tc.wantSpec.String() || rr.Frozen != tc.frozen || rr.Samplers[0] != tc.chosen.String() {
+				t.Errorf("report of the race %+v, want %v the winner", rr, tc.wantSpec)
+			} else if js, err := json.Marshal(rep); err != nil || !strings.Contains(string(js), `"race":{"samplers":`) {
+				t.Errorf("JSON %s (%v), want the race", js, err)
+			}
+			// 10% of 0.95 s at 10⁴ ns a sweep-equivalent, each.
+			if r.Sweeps[0] < 9000 || r.Sweeps[1] < 9000 || r.Error[1-tc.winner] < 0.5 {
+				t.Errorf("race of %v sweeps, errors %v: want about 9500 each, the loser's at least ½ (three of four frozen)", r.Sweeps, r.Error)
+			}
+		})
+	}
+}
+
+// racerOf returns a racer over one variable per entry of means (its
+// batch means of value 1 of a binary variable, 100 draws a batch), every
+// variable moved unless frozen says otherwise.
+func racerOf(spec Spec, sweeps float64, means [][]float64, frozen ...int) *racer {
+	r := &racer{spec: spec, sweeps: sweeps, mv: &moves{moved: make([]bool, len(means))}}
+	for k := range r.mv.moved {
+		r.mv.moved[k] = true
+	}
+	for _, k := range frozen {
+		r.mv.moved[k] = false
+	}
+	sum := make([]float64, len(means))
+	for b := range raceBatches {
+		p := make([][]float64, len(means))
+		for k, m := range means {
+			sum[k] += m[b]
+			q := sum[k] / float64(b+1)
+			p[k] = []float64{1 - q, q}
+		}
+		r.probs = append(r.probs, p)
+		r.counts = append(r.counts, int64(100*(b+1)))
+	}
+	return r
+}
+
+// TestJudgeRace: the runner-up wins only if its batch-means error is at
+// most raceWin of the choice's and the two chains' marginals agree within
+// raceAgree times their expected distance; a variable a chain never moved
+// counts as frozen — error 1 — where its own marginal is degenerate and
+// the other's says it would have moved (raceFrozenMoves); one neither
+// moved is left out.
+func TestJudgeRace(t *testing.T) {
+	a, b := Spec{Name: "site"}, Spec{Name: "exchange"}
+	noisy := []float64{0.2, 0.4, 0.3, 0.5, 0.1, 0.4, 0.2, 0.5, 0.3, 0.3}          // mean 0.32, se ≈ 0.045
+	calm := []float64{0.31, 0.33, 0.32, 0.30, 0.34, 0.32, 0.31, 0.33, 0.32, 0.32} // mean 0.32, se ≈ 0.004
+	off := []float64{0.71, 0.73, 0.72, 0.70, 0.74, 0.72, 0.71, 0.73, 0.72, 0.72}  // mean 0.72: another valley
+	rare := []float64{1e-5, 1e-5, 1e-5, 1e-5, 1e-5, 1e-5, 1e-5, 1e-5, 1e-5, 1e-5} // rightly unmoved in 1000 sweeps
+	zero := make([]float64, raceBatches)                                          // degenerate
+	for _, c := range []struct {
+		name   string
+		rs     [2]*racer
+		winner int
+		frozen [2]int
+		word   string
+	}{
+		{"precise and agreeing: the runner-up", [2]*racer{racerOf(a, 1000, [][]float64{noisy}), racerOf(b, 1000, [][]float64{calm})}, 1, [2]int{}, "takes the run"},
+		{"less precise: the choice", [2]*racer{racerOf(a, 1000, [][]float64{calm}), racerOf(b, 1000, [][]float64{noisy})}, 0, [2]int{}, "the choice stands"},
+		{"precise but disagreeing: the choice", [2]*racer{racerOf(a, 1000, [][]float64{noisy}), racerOf(b, 1000, [][]float64{off})}, 0, [2]int{}, "disagree"},
+		{"the choice frozen", [2]*racer{racerOf(a, 1000, [][]float64{calm, zero}, 1), racerOf(b, 1000, [][]float64{noisy, noisy})}, 1, [2]int{1, 0}, "takes the run"},
+		{"unmoved, its marginal not degenerate: not frozen", [2]*racer{racerOf(a, 1000, [][]float64{noisy, noisy}), racerOf(b, 1000, [][]float64{calm, calm}, 1)}, 1, [2]int{}, "takes the run"},
+		{"unmoved, degenerate, the other rarely moves it: not frozen", [2]*racer{racerOf(a, 1000, [][]float64{noisy, zero}, 1), racerOf(b, 1000, [][]float64{calm, rare})}, 1, [2]int{}, "takes the run"},
+		{"rightly unmoved is not frozen", [2]*racer{racerOf(a, 1000, [][]float64{noisy, rare}), racerOf(b, 1000, [][]float64{calm, rare}, 1)}, 1, [2]int{}, "takes the run"},
+		{"moved by neither: left out", [2]*racer{racerOf(a, 1000, [][]float64{noisy, off}, 1), racerOf(b, 1000, [][]float64{calm, calm}, 1)}, 1, [2]int{}, "takes the run"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			free := make([]int, len(c.rs[0].mv.moved))
+			for k := range free {
+				free[k] = k
+			}
+			r := judgeRace(c.rs, free)
+			if r.Winner != c.winner || r.Frozen != c.frozen || !strings.Contains(r.Verdict, c.word) {
+				t.Errorf("winner %d, frozen %v, errors %v, distance %.3g (expected %.3g): %s; want %d, %v, %q",
+					r.Winner, r.Frozen, r.Error, r.Distance, r.Expected, r.Verdict, c.winner, c.frozen, c.word)
+			}
+		})
+	}
+}
+
+// TestRaceable: only a timed run of the one chain 0 with the pilots'
+// choice races.
+func TestRaceable(t *testing.T) {
+	timed := Budget{Start: time.Now(), Time: time.Second}
+	for _, c := range []struct {
+		name string
+		opt  Options
+		b    Budget
+		want bool
+	}{
+		{"timed, one chain", Options{Time: time.Second, Chains: 1}, timed, true},
+		{"timed, the CLI's run", Options{Time: time.Second, Chains: 1, Run: &Run{Indices: []int{0}}}, timed, true},
+		{"no clock", Options{Sweeps: 100, Chains: 1}, Budget{Start: time.Now()}, false},
+		{"counted", Options{Time: time.Second, Sweeps: 100, Chains: 1}, timed, false},
+		{"two chains", Options{Time: time.Second, Chains: 2}, timed, false},
+		{"chain 1 of a split run", Options{Time: time.Second, Chains: 1, Run: &Run{Indices: []int{1}}}, timed, false},
+		{"a given sampler", Options{Time: time.Second, Chains: 1, Run: &Run{Spec: &Spec{Name: "site"}}}, timed, false},
+	} {
+		if got := raceable(c.opt, c.b); got != c.want {
+			t.Errorf("%s: raceable %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRivalIndex: the runner-up raced against the choice is the pilot of
+// the most ranked effective samples a second among the others whose
+// chains are kept — those that resolved their mixing first — and whose
+// pilots mixed at least raceRivalESS as well as the chosen one's; a
+// choice ranked on resolved pilots is raced only against a runner-up
+// within raceMargin of it, and a choice whose pilot did not run is not
+// raced.
+func TestRivalIndex(t *testing.T) {
+	site, w4, w8, xch := Spec{Name: "site"}, Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: 4}}},
+		Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: 8}}}, Spec{Name: "exchange", Houdayer: true}
+	ran := func(s Spec, ess, perSecond float64) Pilot {
+		return Pilot{Spec: s, ESS: ess, ESSPerSecond: perSecond, chain: &pilotChain{}}
+	}
+	dropped := ran(w8, 60, 5000)
+	dropped.chain = nil
+	slow := Pilot{Spec: w8, chain: &pilotChain{}}
+	slow.refuse(ErrTooSlow, "too slow")
+	for _, c := range []struct {
+		name     string
+		chosen   Spec
+		resolved bool
+		pilots   []Pilot
+		want     int
+	}{
+		{"resolved, close runner-up", w4, true, []Pilot{ran(site, 60, 900), ran(w4, 80, 1000)}, 0},
+		{"resolved, runner-up far behind", w4, true, []Pilot{ran(site, 60, 300), ran(w4, 80, 1000)}, -1},
+		{"by rule: the most a second", xch, false, []Pilot{ran(site, 6, 900), ran(w4, 5, 100), ran(xch, 8, 50)}, 0},
+		{"by rule: a pilot that barely moved is passed over", xch, false, []Pilot{ran(site, 1.1, 900), ran(w8, 49, 400), ran(xch, 8, 50)}, 1},
+		{"by rule: none mixed half as well", xch, false, []Pilot{ran(site, 1.1, 900), ran(w4, 2, 100), ran(xch, 8, 50)}, -1},
+		{"the resolved first", xch, false, []Pilot{ran(site, 20, 9000), ran(w4, 60, 1000), ran(xch, 40, 500)}, 1},
+		{"only kept chains", w4, false, []Pilot{dropped, ran(w4, 20, 100), slow}, -1},
+		{"the choice's pilot did not run", w8, false, []Pilot{ran(site, 20, 900), slow}, -1},
+	} {
+		ch := &Choice{Spec: c.chosen, Pilots: c.pilots, resolved: c.resolved}
+		if got := ch.rivalIndex(); got != c.want {
+			t.Errorf("%s: rival %d, want %d", c.name, got, c.want)
+		}
+	}
+}
