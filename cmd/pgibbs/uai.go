@@ -415,8 +415,9 @@ func addBlockFlags(fs *flag.FlagSet) blockFlags {
 			"(Poisson-minibatched: O(λ_B + L_B) of them an update, exact by the augmentation of Algorithm 2), or auto:\n"+
 			"poisson where that is cheaper"),
 		flips: fs.Bool("flips", false, "-sampler block: phase flips on a pedigree, a founder's alleles swapped at every locus with its meioses'\n"+
-			"selectors flipped, accepted by Metropolis–Hastings (gibbs/flip; the default sampler adds them where it finds\n"+
-			"founders); nothing where the model has none"),
+			"selectors flipped, and couple swaps, two founders of full siblings exchanged with each child's two alleles and\n"+
+			"meioses, accepted by Metropolis–Hastings (gibbs/flip; the default sampler adds them where it finds founders);\n"+
+			"nothing where the model has none"),
 	}
 }
 

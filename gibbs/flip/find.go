@@ -25,7 +25,9 @@ type Group struct {
 // also those whose transmission the evidence reduced to fewer variables.
 // A group is what these links connect. Groups with a pair that is a
 // transmission's child (a parent who is not a founder: the flip would
-// break its own inheritance) are left out.
+// break its own inheritance) are left out. After the founders' phase
+// groups come the couple swaps of founders whose children are all full
+// siblings (pedigreeInfo.coupleSwaps).
 func Find(g *factorgraph.Graph) []Group {
 	n := g.NumVars()
 	x := make([]float64, n)
@@ -35,6 +37,7 @@ func Find(g *factorgraph.Graph) []Group {
 	var pairs []pair
 	sel := map[int]int{} // selector → node
 	child := map[int]bool{}
+	meioses := map[int]meiosis{} // by selector
 	parent := []int{}
 	find := func(u int) int {
 		for parent[u] != u {
@@ -79,6 +82,7 @@ func Find(g *factorgraph.Graph) []Group {
 				}
 				union(k, selNode(s))
 				child[c] = true
+				meioses[s] = meiosis{a, b, s, c, f}
 			}
 		}
 	}
@@ -88,7 +92,7 @@ func Find(g *factorgraph.Graph) []Group {
 	// evidence reduced to fewer variables, or removed), and joins it, to
 	// a fixed point along the chain.
 	if len(sel) == 0 {
-		return nil // no transmission factor: not a pedigree
+		return nil // no transmission factor: not a pedigreeInfo
 	}
 	var pairFactors [][2]int
 	for f := range g.NumFactors() {
@@ -139,15 +143,47 @@ func Find(g *factorgraph.Graph) []Group {
 		groups[r].Flips = append(groups[r].Flips, s)
 	}
 	var out []Group
+	index := map[int]int{} // a good group's root → its index in out
 	for _, r := range order {
 		if bad[r] {
 			continue
 		}
 		gr := groups[r]
 		slices.Sort(gr.Flips)
+		index[r] = len(out)
 		out = append(out, *gr)
 	}
-	return out
+	// Transmissions the evidence reduced to three variables, a parent's
+	// pair merged into one (u, s → c, in scope order, s a selector of a
+	// meiosis chain): the couple swaps need them.
+	for f := range g.NumFactors() {
+		vs = g.FactorVars(vs[:0], f)
+		if len(vs) != 3 || !free(vs[0]) || !free(vs[1]) || !free(vs[2]) {
+			continue
+		}
+		if _, ok := sel[vs[1]]; ok && g.Domain(vs[1]).Size == 2 {
+			if _, known := meioses[vs[1]]; !known {
+				meioses[vs[1]] = meiosis{vs[0], -1, vs[1], vs[2], f}
+			}
+		}
+	}
+	pd := &pedigreeInfo{g: g, meioses: meioses, recomb: pairFactors, founders: out,
+		owner: func(s int) int {
+			if k, ok := sel[s]; ok {
+				if i, ok := index[find(k)]; ok {
+					return i
+				}
+			}
+			return -1
+		},
+		parentPair: func(u, v int) bool { _, ok := pairOf[pair{min(u, v), max(u, v)}]; return ok },
+		flipsOf: func(u, v int) []int {
+			if k, ok := pairOf[pair{min(u, v), max(u, v)}]; ok && groups[find(k)] != nil {
+				return groups[find(k)].Flips
+			}
+			return nil
+		}}
+	return append(out, pd.coupleSwaps()...)
 }
 
 // transmits reports whether fc, read at a, b, s, c (every other variable

@@ -214,3 +214,142 @@ func TestStepAllocs(t *testing.T) {
 		t.Error("no round of flips ran")
 	}
 }
+
+// couplePedigree returns two founders P (p1, p2) and M (m1, m2) at one
+// locus with two children: X (x1 from P by sx1, x2 from M by sx2), a
+// parent with the founder Q (q1, q2) of Z (z1 from X by sz1, z2 from Q
+// by sz2), and Y (y1, y2 by sy1, sy2), a leaf whose alleles nothing reads
+// together; with halfSib a third child W of P and Q (w1 by sw1, w2 by
+// sw2). Founders' allele priors are equal within each founder (its
+// phase flips keep π) and differ between P and M (the couple swap
+// changes π and needs its test); soft evidence on the leaves' alleles. Variables: p1, p2, m1, m2, q1, q2 = 0…5; x1, x2, sx1, sx2 =
+// 6…9; y1, y2, sy1, sy2 = 10…13; z1, z2, sz1, sz2 = 14…17; w1, w2, sw1,
+// sw2 = 18…21.
+func couplePedigree(t testing.TB, seed uint64, halfSib bool) gibbstest.Graph {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 6))
+	n := 18
+	if halfSib {
+		n = 22
+	}
+	b := factorgraph.NewBuilder()
+	b.AddVariables(n, factorgraph.Discrete(2))
+	transmit := func(a, bb, s, c int) {
+		b.AddFactor(gibbstest.Relation([]int{a, bb, s, c}, 2, func(v []int) bool {
+			if v[2] == 0 {
+				return v[3] == v[0]
+			}
+			return v[3] == v[1]
+		}))
+	}
+	for i, p := range []float64{0.3, 0.3, 0.45, 0.45, 0.4, 0.4} {
+		b.AddFactor(factorgraph.NewTable([]int{i}, []int{2}, []float64{math.Log(p), math.Log(1 - p)}))
+	}
+	transmit(0, 1, 8, 6)
+	transmit(2, 3, 9, 7)
+	transmit(0, 1, 12, 10)
+	transmit(2, 3, 13, 11)
+	transmit(6, 7, 16, 14)
+	transmit(4, 5, 17, 15)
+	leaves := []int{10, 11, 14, 15}
+	if halfSib {
+		transmit(0, 1, 20, 18)
+		transmit(4, 5, 21, 19)
+		leaves = append(leaves, 18, 19)
+	}
+	for _, v := range leaves {
+		b.AddFactor(factorgraph.NewTable([]int{v}, []int{2}, []float64{0, r.NormFloat64()}))
+	}
+	g := gibbstest.Build(t, b)
+	if halfSib {
+		return gibbstest.Graph{G: g, Seed: seed} // for Find only
+	}
+	init := make([]float64, g.NumVars())
+	for st, p := range gibbstest.Enumerate(g) {
+		if p > 0 {
+			gibbstest.Decode(g, st, init)
+			break
+		}
+	}
+	return gibbstest.Graph{G: g, Init: init, Seed: seed}
+}
+
+// TestFindCouple: the founders P and M, every child of one a child of
+// the other, give a couple swap besides their phase flips: their alleles
+// swapped first with first and second with second, each child's two
+// alleles and selectors swapped — X's paired by its own transmission to
+// Z, the leaf Y's by its transmissions' tables —, and X's child's
+// selector flipped. With a half-sibling (a child of P and Q) there is
+// none.
+func TestFindCouple(t *testing.T) {
+	for _, c := range []struct {
+		halfSib bool
+		want    []Group
+	}{
+		{false, []Group{
+			{Pairs: [][2]int{{0, 1}}, Flips: []int{8, 12}},
+			{Pairs: [][2]int{{2, 3}}, Flips: []int{9, 13}},
+			{Pairs: [][2]int{{4, 5}}, Flips: []int{17}},
+			{Pairs: [][2]int{{0, 2}, {1, 3}, {6, 7}, {8, 9}, {10, 11}, {12, 13}}, Flips: []int{16}},
+		}},
+		{true, []Group{
+			{Pairs: [][2]int{{0, 1}}, Flips: []int{8, 12, 20}},
+			{Pairs: [][2]int{{2, 3}}, Flips: []int{9, 13}},
+			{Pairs: [][2]int{{4, 5}}, Flips: []int{17, 21}},
+		}},
+	} {
+		gs := Find(couplePedigree(t, 1, c.halfSib).G)
+		same := len(gs) == len(c.want)
+		for k := range gs {
+			same = same && slices.Equal(gs[k].Pairs, c.want[k].Pairs) && slices.Equal(gs[k].Flips, c.want[k].Flips)
+		}
+		if !same {
+			t.Errorf("half-sibling %v: groups %v, want %v", c.halfSib, gs, c.want)
+		}
+	}
+}
+
+// TestExactCouple: blocked Gibbs with phase flips and the couple swap
+// keeps π on couplePedigree (visits, joint states, Rao–Blackwellised
+// marginals against enumeration); swaps accepted without the test are
+// rejected by the same check (the couple swap is the only move that
+// changes π: the founders' phase flips keep it); some swaps are accepted
+// and some not (P's and M's priors differ).
+func TestExactCouple(t *testing.T) {
+	graphs := []gibbstest.Graph{couplePedigree(t, 1, false), couplePedigree(t, 2, false)}
+	gibbstest.CheckExact(t, graphs, []gibbstest.SamplerCase{{Name: "blocked+couple", New: func(m factorgraph.Model, r *rand.Rand, init []float64) (gibbs.Sampler, error) {
+		return newFlips(gibbstest.Graph{G: m.(*factorgraph.Graph), Init: init}, r, false)
+	}}}, 21, 1)
+	gibbstest.CheckBroken(t, graphs, []gibbstest.BrokenCase{{Name: "swaps without the test", New: func(tg gibbstest.Graph) (gibbs.Sampler, error) {
+		return newFlips(tg, rand.New(rand.NewPCG(tg.Seed, 22)), true)
+	}}})
+	for _, tg := range graphs {
+		s, err := newFlips(tg, rand.New(rand.NewPCG(tg.Seed, 23)), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Groups()) != 4 {
+			t.Fatalf("graph %d: %d groups, want 4 (the couple swap last)", tg.Seed, len(s.Groups()))
+		}
+		exact := gibbstest.MarginalsOf(tg.G, gibbstest.Enumerate(tg.G))
+		mg, err := chain.NewRBMarginals(s, factorgraph.Sizes(tg.G))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &chain.Chain{Kernel: s, Observers: []chain.Observer{mg}}
+		if err := c.Advance(t.Context(), 200000); err != nil {
+			t.Fatal(err)
+		}
+		got := mg.Probs()
+		for i := range exact {
+			for v := range exact[i] {
+				if d := math.Abs(got[i][v] - exact[i][v]); d > 0.01 {
+					t.Errorf("graph %d: RB P(x%d=%d) = %.4f, exact %.4f", tg.Seed, i, v, got[i][v], exact[i][v])
+				}
+			}
+		}
+		if acc, tries := s.Accepted(3), s.tries/4; acc == 0 || acc >= tries {
+			t.Errorf("graph %d: %d of %d couple swaps accepted: want some accepted, some not", tg.Seed, acc, tries)
+		}
+	}
+}
