@@ -56,8 +56,13 @@ func pedigree(t testing.TB, seed uint64) gibbstest.Graph {
 		}
 	}
 	g := gibbstest.Build(t, b)
-	// A state of positive probability (single-site updates cannot connect
-	// them: the transmissions are hard).
+	return gibbstest.Graph{G: g, Init: feasible(g), Seed: seed}
+}
+
+// feasible returns a state of g of positive probability (single-site
+// updates cannot connect them: the transmissions are hard), by
+// enumeration.
+func feasible(g *factorgraph.Graph) []float64 {
 	init := make([]float64, g.NumVars())
 	for st, p := range gibbstest.Enumerate(g) {
 		if p > 0 {
@@ -65,7 +70,30 @@ func pedigree(t testing.TB, seed uint64) gibbstest.Graph {
 			break
 		}
 	}
-	return gibbstest.Graph{G: g, Init: init, Seed: seed}
+	return init
+}
+
+// checkRB runs s for 200 000 steps and checks its Rao–Blackwellised
+// marginals against tg's by enumeration, within 0.01.
+func checkRB(t *testing.T, tg gibbstest.Graph, s *Sampler) {
+	t.Helper()
+	exact := gibbstest.MarginalsOf(tg.G, gibbstest.Enumerate(tg.G))
+	mg, err := chain.NewRBMarginals(s, factorgraph.Sizes(tg.G))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &chain.Chain{Kernel: s, Observers: []chain.Observer{mg}}
+	if err := c.Advance(t.Context(), 200000); err != nil {
+		t.Fatal(err)
+	}
+	got := mg.Probs()
+	for i := range exact {
+		for v := range exact[i] {
+			if d := math.Abs(got[i][v] - exact[i][v]); d > 0.01 {
+				t.Errorf("graph %d: RB P(x%d=%d) = %.4f, exact %.4f", tg.Seed, i, v, got[i][v], exact[i][v])
+			}
+		}
+	}
 }
 
 // TestFind: the founder's group is found whole — its three pairs and its
@@ -108,23 +136,7 @@ func TestExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact := gibbstest.MarginalsOf(tg.G, gibbstest.Enumerate(tg.G))
-		mg, err := chain.NewRBMarginals(s, factorgraph.Sizes(tg.G))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := &chain.Chain{Kernel: s, Observers: []chain.Observer{mg}}
-		if err := c.Advance(t.Context(), 200000); err != nil {
-			t.Fatal(err)
-		}
-		got := mg.Probs()
-		for i := range exact {
-			for v := range exact[i] {
-				if d := math.Abs(got[i][v] - exact[i][v]); d > 0.01 {
-					t.Errorf("graph %d: RB P(x%d=%d) = %.4f, exact %.4f", tg.Seed, i, v, got[i][v], exact[i][v])
-				}
-			}
-		}
+		checkRB(t, tg, s)
 		tries, acc := s.Flips()
 		if tries == 0 || acc == 0 || acc == tries {
 			t.Errorf("graph %d: %d of %d flips accepted: want some accepted, some not (the first locus's priors differ)", tg.Seed, acc, tries)
@@ -264,14 +276,7 @@ func couplePedigree(t testing.TB, seed uint64, halfSib bool) gibbstest.Graph {
 	if halfSib {
 		return gibbstest.Graph{G: g, Seed: seed} // for Find only
 	}
-	init := make([]float64, g.NumVars())
-	for st, p := range gibbstest.Enumerate(g) {
-		if p > 0 {
-			gibbstest.Decode(g, st, init)
-			break
-		}
-	}
-	return gibbstest.Graph{G: g, Init: init, Seed: seed}
+	return gibbstest.Graph{G: g, Init: feasible(g), Seed: seed}
 }
 
 // TestFindCouple: the founders P and M, every child of one a child of
@@ -331,23 +336,7 @@ func TestExactCouple(t *testing.T) {
 		if len(s.Groups()) != 4 {
 			t.Fatalf("graph %d: %d groups, want 4 (the couple swap last)", tg.Seed, len(s.Groups()))
 		}
-		exact := gibbstest.MarginalsOf(tg.G, gibbstest.Enumerate(tg.G))
-		mg, err := chain.NewRBMarginals(s, factorgraph.Sizes(tg.G))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := &chain.Chain{Kernel: s, Observers: []chain.Observer{mg}}
-		if err := c.Advance(t.Context(), 200000); err != nil {
-			t.Fatal(err)
-		}
-		got := mg.Probs()
-		for i := range exact {
-			for v := range exact[i] {
-				if d := math.Abs(got[i][v] - exact[i][v]); d > 0.01 {
-					t.Errorf("graph %d: RB P(x%d=%d) = %.4f, exact %.4f", tg.Seed, i, v, got[i][v], exact[i][v])
-				}
-			}
-		}
+		checkRB(t, tg, s)
 		if acc, tries := s.Accepted(3), s.tries/4; acc == 0 || acc >= tries {
 			t.Errorf("graph %d: %d of %d couple swaps accepted: want some accepted, some not", tg.Seed, acc, tries)
 		}
