@@ -83,17 +83,24 @@ func (pd *pedigreeInfo) coupleSwaps() []Group {
 	for _, m := range pd.meioses {
 		isChild[m.c] = true
 	}
-	together := map[[2]int]bool{} // children's alleles some factor reads together
+	seen := map[[2]int]bool{}   // children's alleles some factor reads together
+	partners := map[int][]int{} // the same, by allele
 	var vs []int
 	for f := range g.NumFactors() {
 		vs = g.FactorVars(vs[:0], f)
 		for i, u := range vs {
 			for _, v := range vs[i+1:] {
-				if isChild[u] && isChild[v] {
-					together[[2]int{min(u, v), max(u, v)}] = true
+				if k := [2]int{min(u, v), max(u, v)}; isChild[u] && isChild[v] && !seen[k] {
+					seen[k] = true
+					partners[u] = append(partners[u], v)
+					partners[v] = append(partners[v], u)
 				}
 			}
 		}
+	}
+	bySel := map[int]int{} // a child's allele → the selector of its meiosis
+	for s, m := range pd.meioses {
+		bySel[m.c] = s
 	}
 	chains := make([]map[int][]int, len(pd.founders)) // each founder's selectors by chain
 	for k, fg := range pd.founders {
@@ -104,7 +111,7 @@ func (pd *pedigreeInfo) coupleSwaps() []Group {
 	}
 	var out []Group
 	for p := range pd.founders {
-		c := couple{pd: pd, cp: chains[p], together: together, adj: adj}
+		c := couple{pd: pd, cp: chains[p], partners: partners, bySel: bySel, adj: adj}
 		mate, ok := c.mate(p, find)
 		if !ok || mate < p {
 			continue // each couple once, from its first founder
@@ -123,13 +130,12 @@ func (pd *pedigreeInfo) coupleSwaps() []Group {
 type couple struct {
 	pd       *pedigreeInfo
 	cp, cm   map[int][]int // the two founders' chains: selectors by chain
-	together map[[2]int]bool
+	partners map[int][]int // alleles some factor reads together with an allele
+	bySel    map[int]int   // a child's allele → its meiosis's selector
 	adj      map[int][]int
 	pairing  map[int]int       // p's chain → the mate's, to one child
 	locus    map[[2]int][2]int // p's pair at a locus → the mate's
 }
-
-func (c *couple) linked(u, v int) bool { return c.together[[2]int{min(u, v), max(u, v)}] }
 
 // mate returns the founder of the chains that p's chains link to (their
 // children's alleles read together), one chain each, and pairs them;
@@ -146,11 +152,9 @@ func (c *couple) mate(p int, find func(int) int) (int, bool) {
 			if !ok {
 				continue // a selector whose transmission the evidence removed
 			}
-			for _, n := range c.pd.meioses {
-				if n.c != m.c && c.linked(m.c, n.c) {
-					if o := c.pd.owner(n.s); o >= 0 && o != p {
-						votes[cand{o, find(n.s)}]++
-					}
+			for _, u := range c.partners[m.c] {
+				if o := c.pd.owner(c.bySel[u]); o >= 0 && o != p {
+					votes[cand{o, find(c.bySel[u])}]++
 				}
 			}
 		}
