@@ -223,6 +223,9 @@ func race(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget, ch *
 			free = append(free, i)
 		}
 	}
+	// The variables the monitor tracks (chain.Tracked): a large model's
+	// race keeps ten batches of a thousand marginals, not of all.
+	free = chain.Tracked(free, chain.DefaultTracked)
 	if len(free) == 0 {
 		return keep()
 	}
@@ -254,8 +257,8 @@ func race(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget, ch *
 }
 
 // run continues r's chain for share nanoseconds of the cost model in
-// raceBatches batches, recording its Rao–Blackwellised marginals after
-// each and the free variables it moves.
+// raceBatches batches, recording the Rao–Blackwellised marginals of the
+// variables tracked (free) after each, and which of them it moves.
 func (r *racer) run(ctx context.Context, sizes, free []int, share float64) error {
 	smp := r.pc.smp
 	sps := gibbs.StepsPerSweep(smp)
@@ -272,15 +275,21 @@ func (r *racer) run(ctx context.Context, sizes, free []int, share float64) error
 		if err := c.Advance(ctx, int64(k)*batch); err != nil {
 			return err
 		}
-		r.probs = append(r.probs, r.mg.Probs())
+		p := r.mg.Probs()
+		row := make([][]float64, len(free)) // the tracked variables' only
+		for k, i := range free {
+			row[k] = p[i]
+		}
+		r.probs = append(r.probs, row)
 		r.counts = append(r.counts, r.mg.N())
 	}
 	r.sweeps = float64(raceBatches*batch) / sps
 	return nil
 }
 
-// judgeRace measures the race of rs over the free variables and names
-// its winner (see Race).
+// judgeRace measures the race of rs over the variables tracked (free:
+// the racers' records hold free[k]'s marginals at k) and names its
+// winner (see Race).
 func judgeRace(rs [2]*racer, free []int) *Race {
 	rc := &Race{}
 	se := [2][][]float64{}
@@ -290,14 +299,14 @@ func judgeRace(rs [2]*racer, free []int) *Race {
 	}
 	last := [2][][]float64{rs[0].probs[raceBatches-1], rs[1].probs[raceBatches-1]}
 	n, both := 0, 0
-	for k, i := range free {
+	for k := range free {
 		m0, m1 := rs[0].mv.moved[k], rs[1].mv.moved[k]
 		if !m0 && !m1 {
 			continue // neither moved it: no evidence either way
 		}
 		n++
 		for j, m := range [2]bool{m0, m1} {
-			if !m && rs[j].sweeps*(1-floats.Max(last[j][i])) < 1 && rs[j].sweeps*(1-floats.Max(last[1-j][i])) >= raceFrozenMoves {
+			if !m && rs[j].sweeps*(1-floats.Max(last[j][k])) < 1 && rs[j].sweeps*(1-floats.Max(last[1-j][k])) >= raceFrozenMoves {
 				rc.Frozen[j]++
 				rc.Error[j]++
 				continue
@@ -307,8 +316,8 @@ func judgeRace(rs [2]*racer, free []int) *Race {
 		if m0 && m1 {
 			both++
 			d, e := 0.0, 0.0
-			for v := range last[0][i] {
-				d += (last[0][i][v] - last[1][i][v]) * (last[0][i][v] - last[1][i][v])
+			for v := range last[0][k] {
+				d += (last[0][k][v] - last[1][k][v]) * (last[0][k][v] - last[1][k][v])
 				e += se[0][k][v]*se[0][k][v] + se[1][k][v]*se[1][k][v]
 			}
 			rc.Distance += math.Sqrt(d)
@@ -339,21 +348,21 @@ func judgeRace(rs [2]*racer, free []int) *Race {
 	return rc
 }
 
-// batchErrors returns, for each free variable k (free[k]) and value v,
-// the standard error of r's marginal by batch means over its batches.
+// batchErrors returns, for each variable tracked k (free[k]) and value
+// v, the standard error of r's marginal by batch means over its batches.
 func (r *racer) batchErrors(free []int) [][]float64 {
 	out := make([][]float64, len(free))
 	nb := float64(len(r.probs))
-	for k, i := range free {
-		d := len(r.probs[0][i])
+	for k := range free {
+		d := len(r.probs[0][k])
 		out[k] = make([]float64, d)
 		for v := range d {
 			sum, sum2 := 0.0, 0.0
 			prev, prevN := 0.0, int64(0)
 			for b, p := range r.probs {
 				n := r.counts[b]
-				m := (p[i][v]*float64(n) - prev*float64(prevN)) / float64(max(1, n-prevN))
-				prev, prevN = p[i][v], n
+				m := (p[k][v]*float64(n) - prev*float64(prevN)) / float64(max(1, n-prevN))
+				prev, prevN = p[k][v], n
 				sum += m
 				sum2 += m * m
 			}
