@@ -12,8 +12,8 @@
 // runner-up within a factor of three — is raced before the run commits
 // (race.go): both pilots' chains continue for a tenth of the sampling
 // time each, and the runner-up takes the run only if its batch-means
-// error is clearly the smaller and the two chains' marginals agree
-// (Choice.Race). The answer says which variables are exact, which sampler ran
+// error is clearly the smaller, the two chains' marginals agree and it
+// keeps the choice's log Z, if any (Choice.Race). The answer says which variables are exact, which sampler ran
 // and why, whether its chains converged (chain.Verdict), and log Z: exact
 // where every component was eliminated, estimated with a standard error
 // where replica exchange sampled (Answer.LogZ).

@@ -26,8 +26,9 @@ import (
 // marginals, by batch means over raceBatches batches, a variable that a
 // chain never moved while the other did counting as wholly wrong. The
 // runner-up takes the rest of the budget only if it is clearly the more
-// precise (raceWin) and the two chains' marginals agree within their
-// errors (raceAgree): two chains that disagree are not both mixing, and
+// precise (raceWin), the two chains' marginals agree within their
+// errors (raceAgree), and it gives log Z where the choice does (an
+// exchange's estimate is part of the answer: blocks would lose it): two chains that disagree are not both mixing, and
 // a chain held in one valley looks precise to its own batch means, so
 // evidence of a precision that may be a valley's never overturns the
 // choice. The winner's race counts towards its burn-in; the loser's is
@@ -241,7 +242,7 @@ func race(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget, ch *
 			return keep() // out of time: the choice stands
 		}
 	}
-	rc := judgeRace(rs, free)
+	rc := judgeRace(rs, free, givesLogZ(inc.smp) && !givesLogZ(riv.smp))
 	ch.Race = rc
 	if l := rs[1-rc.Winner].pc.smp; isExchange(l) {
 		rc.loser = l
@@ -289,8 +290,9 @@ func (r *racer) run(ctx context.Context, sizes, free []int, share float64) error
 
 // judgeRace measures the race of rs over the variables tracked (free:
 // the racers' records hold free[k]'s marginals at k) and names its
-// winner (see Race).
-func judgeRace(rs [2]*racer, free []int) *Race {
+// winner (see Race); logZ says the choice estimates log Z and the
+// runner-up does not, which keeps the choice.
+func judgeRace(rs [2]*racer, free []int, logZ bool) *Race {
 	rc := &Race{}
 	se := [2][][]float64{}
 	for j, r := range rs {
@@ -337,6 +339,8 @@ func judgeRace(rs [2]*racer, free []int) *Race {
 	what := fmt.Sprintf("raced against %s, %.0f%% of the sampling time each (%.3g and %.3g sweep-equivalents): estimated errors %.3g and %.3g (%d and %d variables frozen), marginals %.3g apart where %.3g is expected",
 		rs[1].spec, 100*raceShare, rc.Sweeps[0], rc.Sweeps[1], rc.Error[0], rc.Error[1], rc.Frozen[0], rc.Frozen[1], rc.Distance, rc.Expected)
 	switch {
+	case better && agree && logZ:
+		rc.Verdict = what + ": the runner-up is the more precise and the two agree, but it gives no log Z, which the choice estimates, so the choice stands"
 	case better && agree:
 		rc.Winner = 1
 		rc.Verdict = what + ": the runner-up is the more precise and the two agree, so it takes the run"
@@ -376,5 +380,16 @@ func (r *racer) batchErrors(free []int) [][]float64 {
 // isExchange reports whether smp is a replica exchange.
 func isExchange(smp gibbs.Sampler) bool {
 	_, ok := smp.(*exchange.Exchange)
+	return ok
+}
+
+// givesLogZ reports whether smp estimates log Z (a replica exchange
+// whose ladder reaches β = 0 on a model without hard factors).
+func givesLogZ(smp gibbs.Sampler) bool {
+	x, ok := smp.(*exchange.Exchange)
+	if !ok {
+		return false
+	}
+	_, _, ok = x.LogZ()
 	return ok
 }

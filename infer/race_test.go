@@ -110,8 +110,9 @@ func racerOf(spec Spec, sweeps float64, means [][]float64, frozen ...int) *racer
 }
 
 // TestJudgeRace: the runner-up wins only if its batch-means error is at
-// most raceWin of the choice's and the two chains' marginals agree within
-// raceAgree times their expected distance; a variable a chain never moved
+// most raceWin of the choice's, the two chains' marginals agree within
+// raceAgree times their expected distance, and it does not lose the
+// choice's log Z; a variable a chain never moved
 // counts as frozen — error 1 — where its own marginal is degenerate and
 // the other's says it would have moved (raceFrozenMoves); one neither
 // moved is left out.
@@ -128,22 +129,24 @@ func TestJudgeRace(t *testing.T) {
 		winner int
 		frozen [2]int
 		word   string
+		logZ   bool
 	}{
-		{"precise and agreeing: the runner-up", [2]*racer{racerOf(a, 1000, [][]float64{noisy}), racerOf(b, 1000, [][]float64{calm})}, 1, [2]int{}, "takes the run"},
-		{"less precise: the choice", [2]*racer{racerOf(a, 1000, [][]float64{calm}), racerOf(b, 1000, [][]float64{noisy})}, 0, [2]int{}, "the choice stands"},
-		{"precise but disagreeing: the choice", [2]*racer{racerOf(a, 1000, [][]float64{noisy}), racerOf(b, 1000, [][]float64{off})}, 0, [2]int{}, "disagree"},
-		{"the choice frozen", [2]*racer{racerOf(a, 1000, [][]float64{calm, zero}, 1), racerOf(b, 1000, [][]float64{noisy, noisy})}, 1, [2]int{1, 0}, "takes the run"},
-		{"unmoved, its marginal not degenerate: not frozen", [2]*racer{racerOf(a, 1000, [][]float64{noisy, noisy}), racerOf(b, 1000, [][]float64{calm, calm}, 1)}, 1, [2]int{}, "takes the run"},
-		{"unmoved, degenerate, the other rarely moves it: not frozen", [2]*racer{racerOf(a, 1000, [][]float64{noisy, zero}, 1), racerOf(b, 1000, [][]float64{calm, rare})}, 1, [2]int{}, "takes the run"},
-		{"rightly unmoved is not frozen", [2]*racer{racerOf(a, 1000, [][]float64{noisy, rare}), racerOf(b, 1000, [][]float64{calm, rare}, 1)}, 1, [2]int{}, "takes the run"},
-		{"moved by neither: left out", [2]*racer{racerOf(a, 1000, [][]float64{noisy, off}, 1), racerOf(b, 1000, [][]float64{calm, calm}, 1)}, 1, [2]int{}, "takes the run"},
+		{"precise and agreeing: the runner-up", [2]*racer{racerOf(a, 1000, [][]float64{noisy}), racerOf(b, 1000, [][]float64{calm})}, 1, [2]int{}, "takes the run", false},
+		{"precise and agreeing, but no log Z: the choice", [2]*racer{racerOf(a, 1000, [][]float64{noisy}), racerOf(b, 1000, [][]float64{calm})}, 0, [2]int{}, "no log Z", true},
+		{"less precise: the choice", [2]*racer{racerOf(a, 1000, [][]float64{calm}), racerOf(b, 1000, [][]float64{noisy})}, 0, [2]int{}, "the choice stands", false},
+		{"precise but disagreeing: the choice", [2]*racer{racerOf(a, 1000, [][]float64{noisy}), racerOf(b, 1000, [][]float64{off})}, 0, [2]int{}, "disagree", false},
+		{"the choice frozen", [2]*racer{racerOf(a, 1000, [][]float64{calm, zero}, 1), racerOf(b, 1000, [][]float64{noisy, noisy})}, 1, [2]int{1, 0}, "takes the run", false},
+		{"unmoved, its marginal not degenerate: not frozen", [2]*racer{racerOf(a, 1000, [][]float64{noisy, noisy}), racerOf(b, 1000, [][]float64{calm, calm}, 1)}, 1, [2]int{}, "takes the run", false},
+		{"unmoved, degenerate, the other rarely moves it: not frozen", [2]*racer{racerOf(a, 1000, [][]float64{noisy, zero}, 1), racerOf(b, 1000, [][]float64{calm, rare})}, 1, [2]int{}, "takes the run", false},
+		{"rightly unmoved is not frozen", [2]*racer{racerOf(a, 1000, [][]float64{noisy, rare}), racerOf(b, 1000, [][]float64{calm, rare}, 1)}, 1, [2]int{}, "takes the run", false},
+		{"moved by neither: left out", [2]*racer{racerOf(a, 1000, [][]float64{noisy, off}, 1), racerOf(b, 1000, [][]float64{calm, calm}, 1)}, 1, [2]int{}, "takes the run", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			free := make([]int, len(c.rs[0].mv.moved))
 			for k := range free {
 				free[k] = k
 			}
-			r := judgeRace(c.rs, free)
+			r := judgeRace(c.rs, free, c.logZ)
 			if r.Winner != c.winner || r.Frozen != c.frozen || !strings.Contains(r.Verdict, c.word) {
 				t.Errorf("winner %d, frozen %v, errors %v, distance %.3g (expected %.3g): %s; want %d, %v, %q",
 					r.Winner, r.Frozen, r.Error, r.Distance, r.Expected, r.Verdict, c.winner, c.frozen, c.word)
