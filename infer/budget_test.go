@@ -182,3 +182,29 @@ func TestLateDeadline(t *testing.T) {
 		t.Errorf("lateDeadline without Time: %v, want none", got)
 	}
 }
+
+// TestRunBurnRule: in a timed run, a Run's negative Burn takes the rule's
+// burn-in, as a run without a Run gets it — for a fixed sampler, which no
+// pilot burnt in, a thousand sweeps where the cost model expects ten
+// thousand or more in the budget —, and a Burn of 0 or more is kept.
+func TestRunBurnRule(t *testing.T) {
+	g, _ := twoParts(t, 4)
+	for _, tc := range []struct {
+		burn, want int64 // want −1: the rule's thousand sweeps
+	}{{-1, -1}, {0, 0}, {50, 50}} {
+		a, err := Marginals(context.Background(), g, Options{Time: 300 * time.Millisecond, Seed: 1, MaxBytes: 1,
+			Run: &Run{Spec: &Spec{Name: "gibbs"}, Burn: tc.burn}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.want
+		if want < 0 {
+			want = int64(1000 * len(g.Free()))
+		}
+		if a.Run == nil || a.Run.Burn != want {
+			t.Errorf("Burn %d: the chains kept %v steps of burn-in, want %d", tc.burn, a.Run, want)
+		} else if c := a.Run.Chains[0]; c.Burn != want || c.Done() <= want {
+			t.Errorf("Burn %d: chain 0 burn %d after %d steps", tc.burn, c.Burn, c.Done())
+		}
+	}
+}

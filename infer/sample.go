@@ -30,7 +30,9 @@ type Run struct {
 	// Burn of them burn-in, instead of Options.Sweeps or the time; with
 	// Updates they count variable updates instead (converted by the
 	// sampler's steps a sweep over the free variables), whatever the
-	// sampler chosen. With a time budget, Steps is ignored and Burn kept.
+	// sampler chosen. With a time budget, Steps is ignored and Burn kept;
+	// a negative Burn there takes Marginals' rule (Sampled.length), as a
+	// run without a Run does.
 	Steps, Burn int64
 	Updates     bool
 	// Indices are the chains run here (chain k draws from stream k,
@@ -178,7 +180,7 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 		return err
 	}
 	a.Run = s
-	s.length(opt, ns, b)
+	s.length(g, opt, ns, b)
 	r := s.runner(opt, *run, a, b)
 	if run.Built != nil {
 		ok, err := run.Built(s.Chains)
@@ -314,12 +316,13 @@ func (s *Sampled) observers(run *Run, smp gibbs.Sampler, k int, sizes []int) ([]
 // length in steps (Run.Steps, Run.Burn; in variable updates with
 // Run.Updates) as given; a length of opt.Sweeps sweep-equivalents after a
 // burn-in of half of it, at most 1000; a time budget, the time left but
-// the verdict's share, after Run.Burn steps if a Run is given, else after
-// a tenth of the sweeps its pilot's cost model (ns a sweep) expects in it,
-// at most 1000 (every remaining second samples: more draws, a smaller
-// error). A single chain that continues its pilot's counts the pilot's
-// steps in the rule's burn-in.
-func (s *Sampled) length(opt Options, ns float64, b Budget) {
+// the verdict's share, after Run.Burn steps if a Run gives them (0 or
+// more), else after a tenth of the sweeps the cost model expects in it
+// (ns a sweep, its pilot's; the model's price of a step when no pilot
+// ran), at most 1000 (every remaining second samples: more draws, a
+// smaller error). A single chain that continues its pilot's counts the
+// pilot's steps in the rule's burn-in.
+func (s *Sampled) length(g *factorgraph.Graph, opt Options, ns float64, b Budget) {
 	sps := gibbs.StepsPerSweep(s.Samplers[0])
 	run := opt.Run
 	scale := 1.0
@@ -334,10 +337,13 @@ func (s *Sampled) length(opt Options, ns float64, b Budget) {
 		s.Burn = int64(min(1000, opt.Sweeps/2) * sps)
 		s.Steps = s.Burn + max(1, int64(math.Round(opt.Sweeps*sps)))
 		rule = true
-	case run != nil:
+	case run != nil && run.Burn >= 0:
 		s.Burn = int64(math.Round(float64(run.Burn) * scale))
 	default:
 		burn := 1000.0
+		if ns <= 0 { // no pilot: the cost model's price of a sweep
+			ns = stepCost(g, s.Samplers[0]) * sps
+		}
 		if ns > 0 {
 			burn = min(burn, 0.1*float64(opt.sampling(b).Nanoseconds())/ns)
 		}

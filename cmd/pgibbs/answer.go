@@ -40,6 +40,8 @@ func (f *runFlags) inferOptions(spec *infer.Spec, so gibbs.Options) (infer.Optio
 		MaxBytes: limit, Runner: *f.template(), Started: f.watch, Until: f.untilRhat > 0, Start: f.started}
 	if f.seconds == 0 {
 		run.Steps = f.iters
+	} else if !f.set["burn"] {
+		run.Burn = -1 // the library's rule: a tenth of the sweeps expected, at most 1000
 	}
 	return infer.Options{Time: time.Duration(f.seconds * float64(time.Second)), Seed: f.seed,
 		Chains: len(run.Indices), Criteria: f.criteria(), Sampler: so, Run: run}, nil
@@ -89,6 +91,15 @@ func (f *runFlags) answer(ctx context.Context, g *factorgraph.Graph, opt infer.O
 // their record.
 func (f *runFlags) sampled(ctx context.Context, g *factorgraph.Graph, s *infer.Sampled, out *outcome) (*gibbsOutput, error) {
 	if f.merged == nil {
+		if f.seconds > 0 && !f.set["burn"] && len(s.Samplers) > 0 {
+			// The library's rule set the burn-in: recorded in -burn's
+			// units (variable updates where infer chose the sampler).
+			b := float64(s.Burn)
+			if f.sampler == inferSampler {
+				b *= float64(len(g.Free())) / gibbs.StepsPerSweep(s.Samplers[0])
+			}
+			f.burn = int64(math.Round(b))
+		}
 		out.Seconds = s.Seconds
 		if f.untilRhat > 0 {
 			out.stop = &stopping{StoppedBy: "ceiling", Checks: s.Checks}

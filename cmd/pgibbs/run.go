@@ -111,7 +111,8 @@ func addRunFlags(fs *flag.FlagSet, command string, d runDefaults) *runFlags {
 	fs.Int64Var(&f.iters, d.itersName, d.iters, d.itersUsage)
 	fs.Float64Var(&f.seconds, "seconds", 0, "the whole run's wall-clock budget instead of -"+d.itersName+": reading, building and\n"+
 		"sampling end within it (the chains sample for what is left); not reproducible, no checkpoints")
-	fs.Int64Var(&f.burn, "burn", 0, "steps per chain before statistics are collected")
+	fs.Int64Var(&f.burn, "burn", 0, "steps per chain before statistics are collected (with -seconds, by default the\n"+
+		"library's rule: a tenth of the sweeps the run expects, at most 1000, less what a pilot ran)")
 	fs.IntVar(&f.chains, "chains", 1, "independent chains, run in parallel")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")

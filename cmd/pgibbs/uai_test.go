@@ -185,3 +185,33 @@ func TestUAIFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUAITimedBurnIn: a timed run burns in by the library's rule unless
+// -burn says otherwise — a fixed sampler, which no pilot burnt in, a
+// thousand sweeps (well within 0.3 s on this model) — and the JSON
+// records the burn-in the chains kept.
+func TestUAITimedBurnIn(t *testing.T) {
+	model, evid, _ := uaiFiles(t)
+	for _, tc := range []struct {
+		args []string
+		want float64 // steps; -1: positive
+	}{
+		{nil, -1},
+		{[]string{"-burn", "0"}, 0},
+		{[]string{"-burn", "77"}, 77},
+	} {
+		args := append([]string{"uai", "-model", model, "-evidence", evid, "-sampler", "gibbs", "-seconds", "0.3", "-json"}, tc.args...)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatal(err)
+		}
+		burn := got["burn"].(float64)
+		if tc.want >= 0 && burn != tc.want || tc.want < 0 && burn <= 0 {
+			t.Errorf("%v: burn %v, want %v (-1: positive)", tc.args, burn, tc.want)
+		}
+	}
+}
