@@ -1,5 +1,7 @@
 // Package cluster holds cluster moves for ferromagnetic Potts and Ising
-// models (with any unary terms, hard zeros and evidence): [SwendsenWang]
+// models (with any unary terms, hard zeros and evidence; a table of two
+// binary variables is an Ising pair with unary terms, accepted when its
+// coupling J = (ℓ₀₀ + ℓ₁₁ − ℓ₀₁ − ℓ₁₀)/2 is not negative): [SwendsenWang]
 // (Swendsen & Wang 1987) and [Wolff] (Wolff 1989), with their bonds drawn
 // as a Poisson process (Fukui & Todo, J. Comput. Phys. 228, 2009).
 //

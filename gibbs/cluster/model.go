@@ -134,7 +134,8 @@ type factorLister interface {
 
 // compileGraph builds the bond tables and the unary terms of a compiled
 // graph, refusing a factor between free variables that is not a soft
-// ferromagnetic Potts pair. The bond tables are flat, 16 bytes an entry
+// ferromagnetic Potts pair or a binary pair table of ferromagnetic Ising
+// coupling (splitPair). The bond tables are flat, 16 bytes an entry
 // (the neighbour, the alias column), laid out in two passes over the rows,
 // in O(Σ_i |A[i]|); it returns mt's error once its context is done.
 func (c *clusters) compileGraph(name string, mt *meter.Meter) error {
@@ -144,7 +145,9 @@ func (c *clusters) compileGraph(name string, mt *meter.Meter) error {
 	b.start = make([]int, n+1)
 	b.k = make([]float64, n)
 	// Pass 1: the pairs of each variable and their weights' sum; the unary
-	// terms tabulated, anything else refused.
+	// terms tabulated, binary pair tables split into a pair and unary
+	// terms (tablePairs, kept in order for pass 2), anything else refused.
+	var tps []tablePair
 	for _, i := range c.core().Free {
 		soft, hard := c.core().M.Degree(i)
 		s0 := kg.SoftStart[i]
@@ -156,10 +159,21 @@ func (c *clusters) compileGraph(name string, mt *meter.Meter) error {
 					continue
 				}
 			}
-			j, _, err := c.pairOf(name, i, k, soft)
+			j, op, err := c.pairOf(name, i, k, soft)
 			switch {
 			case err != nil:
 				return err
+			case j >= 0 && op.Kind == compiled.Table:
+				w, err := c.splitPair(name, i, k, j)
+				if err != nil {
+					return err
+				}
+				if w > 0 {
+					tps = append(tps, tablePair{i: int32(i), j: int32(j), w: w})
+					b.start[i+1]++
+					b.k[i] += w
+				}
+				continue
 			case j >= 0:
 				panic("gibbs: internal error: a pair the first pass missed") // only soft Potts pairs are pairs
 			}
@@ -195,6 +209,11 @@ func (c *clusters) compileGraph(name string, mt *meter.Meter) error {
 				w = append(w, ws[k])
 				p++
 			}
+		}
+		for ; len(tps) > 0 && int(tps[0].i) == i; tps = tps[1:] {
+			b.nbr[p] = tps[0].j
+			w = append(w, tps[0].w)
+			p++
 		}
 		a := minibatch.Alias{Prob: b.prob[s:e], Index: b.alias[s:e]}
 		if err := a.Build(w, work); err != nil {
@@ -254,6 +273,9 @@ func (c *clusters) pairOf(name string, i, k, soft int) (int, *compiled.Op, error
 	if len(others) == 1 && k < soft && op.Kind == compiled.Potts && !op.Neg {
 		return j, op, nil // the common case, without naming the factor
 	}
+	if len(others) == 1 && k < soft && op.Kind == compiled.Table && c.core().Size[i] == 2 && c.core().Size[j] == 2 {
+		return j, op, nil // a binary pair table: splitPair
+	}
 	fname, _, _ := c.core().M.Describe(i, k)
 	switch {
 	case len(others) > 1:
@@ -267,13 +289,78 @@ func (c *clusters) pairOf(name string, i, k, soft int) (int, *compiled.Op, error
 		if op.Kind == compiled.Generic {
 			what = "a factor the graph does not compile"
 		}
-		return -1, op, fmt.Errorf("gibbs: %s: %s between free variables %d and %d is %s, not a Potts pair W·δ(x_i, x_j): cluster moves need ferromagnetic Potts pairs (use gibbs, pgibbs or auto)",
+		return -1, op, fmt.Errorf("gibbs: %s: %s between free variables %d and %d is %s, not a Potts pair W·δ(x_i, x_j) or a table of two binary variables: cluster moves need ferromagnetic Potts pairs (use gibbs, pgibbs or auto)",
 			name, fname, i, j, what)
 	case op.Neg:
 		return -1, op, fmt.Errorf("gibbs: %s: %s is an antiferromagnetic Potts pair (W = %g < 0) between free variables %d and %d: cluster moves need K_ij = W ≥ 0 (use gibbs, pgibbs or auto)",
 			name, fname, -op.M, i, j)
 	}
 	return j, op, nil
+}
+
+// tablePair is a pair table of two binary free variables split by
+// splitPair: its Ising coupling w > 0 between i and j, listed from i.
+type tablePair struct {
+	i, j int32
+	w    float64
+}
+
+// splitPair splits the k-th factor of A[i], a table whose free variables
+// are i and j, both binary (the others observed), into an Ising coupling
+// and unary terms: its log-values ℓ(a, b) at x_i = a, x_j = b are exactly
+//
+//	J·δ(a, b) + u(a) + w(b) + c,  J = (ℓ(0,0) + ℓ(1,1) − ℓ(0,1) − ℓ(1,0)) / 2,
+//
+// as every 2×2 table is (four values, four parameters). J is the pair's
+// bond weight K_ij (returned; 0: no bond), and i's row adds to h_i(a)
+// the mean over b of ℓ(a, b) − J·δ(a, b), u(a) and a constant (j's row
+// adds w(b), the factor being in both rows). J < 0 is refused: an
+// antiferromagnetic pair.
+func (c *clusters) splitPair(name string, i, k, j int) (J float64, err error) {
+	f := &c.f
+	if f.h == nil {
+		c.allocFields()
+	}
+	m := c.core().M
+	defer func() {
+		if p := recover(); p != nil {
+			fname, _, _ := m.Describe(i, k)
+			J, err = 0, fmt.Errorf("gibbs: %s: %s panics: %v", name, fname, p)
+		}
+	}()
+	x := c.core().X
+	xj := x[j]
+	defer func() { x[j] = xj }()
+	lo, hi := factorgraph.Limits(m.Bound(i, k))
+	var l [2][2]float64 // l[a][b]
+	buf := c.core().Buf[:2]
+	for b := range 2 {
+		x[j] = float64(b)
+		m.EvalAll(i, k, x, buf)
+		for a, s := range buf {
+			if !(s >= lo && s <= hi) {
+				return 0, fmt.Errorf("gibbs: %s: %w", name, factorgraph.CheckError(m, i, k, s))
+			}
+			l[a][b] = s
+		}
+	}
+	J = (l[0][0] + l[1][1] - l[0][1] - l[1][0]) / 2
+	scale := math.Abs(l[0][0]) + math.Abs(l[1][1]) + math.Abs(l[0][1]) + math.Abs(l[1][0])
+	switch {
+	case J < -1e-12*scale:
+		fname, _, _ := m.Describe(i, k)
+		return 0, fmt.Errorf("gibbs: %s: %s is an antiferromagnetic pair table (its Ising coupling J = %g < 0) between free variables %d and %d: cluster moves need J ≥ 0 (use gibbs, pgibbs or auto)",
+			name, fname, J, i, j)
+	case J <= 1e-12*scale:
+		J = 0 // additive: unary terms alone
+	}
+	h := f.h[f.start[i] : f.start[i]+2]
+	for a := range 2 {
+		h[a] += (l[a][0] + l[a][1] - J) / 2 // the mean over b of ℓ(a, b) − J·δ(a, b)
+	}
+	f.count[i]++
+	f.total++
+	return J, nil
 }
 
 // freeOthers returns the free variables other than i (each once) of the
