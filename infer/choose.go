@@ -745,12 +745,16 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 	unbuilt := false // a candidate the time left unbuilt: the model may accept it
 	for k, p := range ch.Pilots {
 		if (errors.Is(p.err, ErrTooSlow) && !p.unbuilt) || errors.Is(p.err, ErrPilotOutOfTime) {
-			if j := fitsRun(ch.Pilots[:k], runNs); errors.Is(p.err, ErrTooSlow) && p.NsPerSweep*minRuleSweeps > runNs && j >= 0 {
+			if j := fitsRun(ch.Pilots[:k], runNs); errors.Is(p.err, ErrTooSlow) && p.NsPerSweep*minRuleSweeps > runNs && p.held < nearlyAll && j >= 0 {
 				// Built, but the run affords a few sweeps of it, where a
 				// cheaper candidate, unbuilt only because the first
 				// candidates' shares of the pilots are the smallest,
-				// fits the run (linkage_26 at 2 s: 2¹⁸-entry tables, 8
-				// sweeps, score 80, before width 4).
+				// fits the run (linkage_26 at 2 s: 2¹⁸-entry tables
+				// holding 54% of the variables a block, 8 sweeps, score
+				// 80, before width 4). Blocks that hold nearly all of
+				// them stand: each sweep is nearly an exact draw
+				// (Promedus_18 at 1 s: 2¹⁸-entry tables holding 96%, 20
+				// sweeps, 47.5; width 4 instead, 40).
 				ch.Spec = ch.Pilots[j].Spec
 				ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time to build and try the pilots, its construction (about %.3g s) fits the run, and %s, built, %s: the run affords fewer than %d sweep-equivalents of it",
 					ch.Spec, ch.Pilots[j].build*1e-9, p.Spec, p.Refused, minRuleSweeps)
@@ -793,8 +797,16 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 // without a pilot, may take to build by its estimate: the rest samples,
 // and a few hundred sweeps answer far better than none (linkage_26 at 1
 // s: a construction of about 0.2 s in a run of 0.74 s was refused at a
-// quarter, and the answer's sampled part was uniform, score 14.7).
-const buildShare = 0.5
+// quarter, and the answer's sampled part was uniform, score 14.7; at
+// three quarters, 94.2; at 0.5 s, 14.7 → 88.2). A construction its
+// estimate misjudged is stopped by the run's deadline: no answer, as
+// when it was refused, but within the budget.
+const buildShare = 0.75
+
+// nearlyAll is the mean share of the variables in a block (heldTogether)
+// from which a sweep is nearly an exact draw of them all: such blocks
+// answer well in a few sweeps.
+const nearlyAll = 0.9
 
 // cutShare is the most of the run's time that a construction cut by its
 // share of the pilots' time, taking longer by an unknown amount, may have

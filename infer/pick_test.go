@@ -87,21 +87,21 @@ func TestPickResolved(t *testing.T) {
 	if ch, err := pickScored(Choice{Pilots: noneRan[1:]}, runNs); err != nil || ch.Spec != forests {
 		t.Errorf("no pilot ran, sites not frozen: %v (%s), %v; want the first built, %s", ch.Spec, ch.Reason, err, forests)
 	}
-	// Nothing built: the first whose estimated construction fits half of
+	// Nothing built: the first whose estimated construction fits three quarters of
 	// the run, by rule; none such, ErrNoTime.
 	estimated := func(s Spec, ns float64) Pilot {
 		p := outOfTime(s)
 		p.build, p.estimated = ns, true
 		return p
 	}
-	if ch, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 6e9), outOfTime(w8), estimated(site, 1e8)}}, runNs); err != nil || ch.Spec != site || !strings.Contains(ch.Reason, "by rule: the budget left no time to build") {
+	if ch, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 8e9), outOfTime(w8), estimated(site, 1e8)}}, runNs); err != nil || ch.Spec != site || !strings.Contains(ch.Reason, "by rule: the budget left no time to build") {
 		t.Errorf("nothing built, single sites cheap: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, site)
 	}
-	if _, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 6e9), outOfTime(site)}}, runNs); !errors.Is(err, ErrNoTime) {
+	if _, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 8e9), outOfTime(site)}}, runNs); !errors.Is(err, ErrNoTime) {
 		t.Errorf("nothing built, no construction known to fit: %v, want ErrNoTime", err)
 	}
-	if ch, err := pickScored(Choice{Pilots: []Pilot{frozen, estimated(w4, 4e9)}}, runNs); err != nil || ch.Spec != w4 {
-		t.Errorf("nothing built, a construction of 0.4 of the run: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, w4)
+	if ch, err := pickScored(Choice{Pilots: []Pilot{frozen, estimated(w4, 7e9)}}, runNs); err != nil || ch.Spec != w4 {
+		t.Errorf("nothing built, a construction of 0.7 of the run: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, w4)
 	}
 	// Built but too slow for the run (fewer than minRuleSweeps), where a
 	// cheaper candidate before it was refused only by its share of the
@@ -110,10 +110,15 @@ func TestPickResolved(t *testing.T) {
 	if ch, err := pickScored(Choice{Pilots: []Pilot{frozen, estimated(w4, 2e9), slow(wide, 1e9)}}, runNs); err != nil || ch.Spec != w4 || !strings.Contains(ch.Reason, "fits the run") {
 		t.Errorf("built too slow for the run, a cheaper construction fits: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, w4)
 	}
+	whole := slow(wide, 1e9)
+	whole.held = 0.96
+	if ch, err := pickScored(Choice{Pilots: []Pilot{frozen, estimated(w4, 2e9), whole}}, runNs); err != nil || ch.Spec != wide {
+		t.Errorf("built too slow for the run, but holding nearly all variables a block: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, wide)
+	}
 	if ch, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 2e9), slow(wide, 1e7)}}, runNs); err != nil || ch.Spec != wide {
 		t.Errorf("built, affordable: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, wide)
 	}
-	if ch, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 6e9), slow(wide, 1e9)}}, runNs); err != nil || ch.Spec != wide {
+	if ch, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 8e9), slow(wide, 1e9)}}, runNs); err != nil || ch.Spec != wide {
 		t.Errorf("built too slow, nothing else fits: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, wide)
 	}
 	// A construction cut by its share of the pilots' time, small beside
@@ -124,10 +129,10 @@ func TestPickResolved(t *testing.T) {
 		p.build = share
 		return p
 	}
-	if ch, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 6e9), cut(w8, 4e8), cut(w12, 4e8)}}, runNs); err != nil || ch.Spec != w8 || !strings.Contains(ch.Reason, "may fit the run") {
+	if ch, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 8e9), cut(w8, 4e8), cut(w12, 4e8)}}, runNs); err != nil || ch.Spec != w8 || !strings.Contains(ch.Reason, "may fit the run") {
 		t.Errorf("nothing built, constructions cut at 0.4 s of a 10-s run: %v (%s), %v; want %s by rule", ch.Spec, ch.Reason, err, w8)
 	}
-	if _, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 6e9), cut(w8, 3e9)}}, runNs); !errors.Is(err, ErrNoTime) {
+	if _, err := pickScored(Choice{Pilots: []Pilot{estimated(w4, 8e9), cut(w8, 3e9)}}, runNs); !errors.Is(err, ErrNoTime) {
 		t.Errorf("nothing built, a construction cut at 3 s of a 10-s run: %v, want ErrNoTime", err)
 	}
 }
