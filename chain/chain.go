@@ -242,6 +242,13 @@ type Runner struct {
 	// has passed. Such a run depends on the machine's speed, so it cannot be
 	// checkpointed.
 	Duration time.Duration
+	// BurnFor, if positive, with a Duration, is the most wall time the
+	// chains' burn-ins may take: a chain still within its Burn steps when
+	// BurnFor has passed ends its burn-in there (its Burn becomes the
+	// steps it made), so that a burn-in set from an estimate of the
+	// chain's speed never takes the whole budget on a machine or a model
+	// slower than the estimate.
+	BurnFor time.Duration
 	// Checkpoint, if not empty, is the file a checkpoint is written to
 	// every Every, when the run completes and when its context is cancelled.
 	Checkpoint string
@@ -485,6 +492,11 @@ func (r *Runner) runFor(ctx context.Context, chains []*Chain) error {
 	}
 	budget, cancel := context.WithTimeout(context.Background(), r.Duration)
 	defer cancel()
+	if r.BurnFor > 0 {
+		if err := burnFor(ctx, budget, chains, r.BurnFor); err != nil {
+			return err
+		}
+	}
 	for {
 		next := r.nextCheck(chains, to)
 		err := runSegment(ctx, budget, chains, next)
@@ -501,6 +513,34 @@ func (r *Runner) runFor(ctx context.Context, chains []*Chain) error {
 			return err
 		}
 	}
+}
+
+// burnFor advances every chain through its burn-in until ctx or budget
+// is done or d has passed; a chain still within it then ends it where it
+// stands (Runner.BurnFor).
+func burnFor(ctx, budget context.Context, chains []*Chain, d time.Duration) error {
+	seg, cancel := context.WithTimeout(budget, d)
+	defer cancel()
+	both, stopBoth := context.WithCancel(ctx)
+	defer stopBoth()
+	stop := context.AfterFunc(seg, stopBoth)
+	defer stop()
+	err := Parallel(both, len(chains), len(chains), func(ctx context.Context, k int) error {
+		if err := chains[k].Advance(ctx, chains[k].Burn); err != nil {
+			return fmt.Errorf("chain %d: %w", k, err)
+		}
+		return nil
+	})
+	if err != nil && !Stopped(err) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return &Interrupted{Err: ctx.Err()}
+	}
+	for _, c := range chains {
+		c.Burn = min(c.Burn, c.Done())
+	}
+	return nil
 }
 
 // runSegment advances every chain to `to` until ctx or seg is done.

@@ -340,6 +340,38 @@ func TestDurationBudget(t *testing.T) {
 	}
 }
 
+// countObs counts the steps it observes.
+type countObs struct{ n int64 }
+
+func (o *countObs) Observe(int64, int, []float64) { o.n++ }
+
+// TestBurnFor: a burn-in of more steps than the budget affords ends when
+// BurnFor has passed, each chain's Burn becoming the steps it made, and
+// the rest of the budget is observed; without BurnFor, the whole budget
+// is burn-in and nothing is observed.
+func TestBurnFor(t *testing.T) {
+	for _, burnFor := range []time.Duration{20 * time.Millisecond, 0} {
+		var obs []*countObs
+		var chains []*chain.Chain
+		for k := range 2 {
+			o := &countObs{}
+			obs = append(obs, o)
+			chains = append(chains, &chain.Chain{Kernel: newWalk(3, 2, true, chain.Source(1, k)), Burn: 1 << 50, Observers: []chain.Observer{o}})
+		}
+		if err := (&chain.Runner{Duration: 100 * time.Millisecond, BurnFor: burnFor}).Run(context.Background(), chains); err != nil {
+			t.Fatal(err)
+		}
+		for k, c := range chains {
+			switch {
+			case burnFor > 0 && (c.Burn == 1<<50 || c.Burn == 0 || obs[k].n == 0 || c.Burn+obs[k].n != c.Done()):
+				t.Errorf("BurnFor %v: chain %d: burn %d, %d observed, %d done: want the burn-in cut, the rest observed", burnFor, k, c.Burn, obs[k].n, c.Done())
+			case burnFor == 0 && (c.Burn != 1<<50 || obs[k].n != 0):
+				t.Errorf("no BurnFor: chain %d: burn %d, %d observed: want all burn-in", k, c.Burn, obs[k].n)
+			}
+		}
+	}
+}
+
 func TestTraceThinning(t *testing.T) {
 	tr, err := chain.NewTrace([]int{0}, 1, 4)
 	if err != nil {

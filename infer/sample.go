@@ -101,6 +101,7 @@ type Sampled struct {
 	before     []gibbs.Stats
 	sweeps0    []float64
 	pilotSteps []int64
+	ruleBurn   bool // Burn is the rule's (length), not the caller's
 }
 
 // traceDraws is the number of draws a chain's R̂/ESS trace keeps.
@@ -201,6 +202,9 @@ func (a *Answer) sample(ctx context.Context, g *factorgraph.Graph, opt Options, 
 	s.Err = r.Run(ctx, s.Chains)
 	s.Seconds = time.Since(start).Seconds()
 	stop()
+	for _, c := range s.Chains {
+		s.Burn = min(s.Burn, c.Burn) // a burn-in the clock ended (chain.Runner.BurnFor)
+	}
 	s.Converged = r.Converged()
 	a.judge(g, opt.Criteria)
 	if s.Err != nil && !interrupted(ctx) { // a checkpoint not saved: the answer stands
@@ -350,6 +354,7 @@ func (s *Sampled) length(g *factorgraph.Graph, opt Options, ns float64, b Budget
 		s.Burn = int64(burn * sps)
 		rule = true
 	}
+	s.ruleBurn = rule
 	if rule && len(s.Chains) == 1 {
 		// A chain that continues its pilot's has made that many steps of
 		// its burn-in already (with more chains, the others have not:
@@ -386,6 +391,11 @@ func (s *Sampled) runner(opt Options, run Run, a *Answer, b Budget) *chain.Runne
 	r.Steps, r.Duration, r.Until, r.CheckEvery = s.Steps, 0, nil, 0
 	if _, timed := b.Deadline(); timed && !opt.counted() {
 		r.Steps, r.Duration = 0, max(opt.sampling(b), time.Millisecond)
+		if s.ruleBurn {
+			// The rule's burn-in is a tenth of the sweeps the cost model
+			// expects: a tenth of the time by the clock at most.
+			r.BurnFor = max(r.Duration/10, time.Millisecond)
+		}
 	}
 	if run.AtCheck == nil && !run.Until {
 		return &r
