@@ -242,7 +242,13 @@ type Choice struct {
 type pilotChain struct {
 	smp   gibbs.Sampler
 	src   *rand.PCG // the stream smp draws from
-	steps int64     // the pilot's steps (0: built, too slow to run)
+	steps int64     // the pilot's steps (0: built, too slow to run), its race's included
+	// race, after a race, is what the chain's race observed past the
+	// rule's burn-in as the race began (its marginals, after raceBurn of
+	// its steps in all): the run pools them with its own where its own
+	// burn-in ends by then.
+	race     *chain.Marginals
+	raceBurn int64
 }
 
 // keepBytes bounds the memory of the pilot chains Choose keeps until its

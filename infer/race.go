@@ -103,6 +103,7 @@ type racer struct {
 	spec   Spec
 	ns     float64 // cost model, a sweep
 	mg     *chain.Marginals
+	pool   *chain.Marginals // past the rule's burn-in (pilotChain.race)
 	mv     *moves
 	probs  [][][]float64 // the marginals so far, after each batch
 	counts []int64       // their draws
@@ -235,7 +236,7 @@ func race(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget, ch *
 	defer cancel()
 	sizes := factorgraph.Sizes(g)
 	for _, r := range rs {
-		if err := r.run(rctx, sizes, free, share); err != nil {
+		if err := r.run(rctx, sizes, free, share, int64(ruleBurn(opt, b, r.ns)*gibbs.StepsPerSweep(r.pc.smp))); err != nil {
 			if interrupted(ctx) {
 				return nil, Spec{}, 0, fmt.Errorf("infer: racing %s against %s: %w", rs[0].spec, rs[1].spec, ctx.Err())
 			}
@@ -259,19 +260,29 @@ func race(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget, ch *
 
 // run continues r's chain for share nanoseconds of the cost model in
 // raceBatches batches, recording the Rao–Blackwellised marginals of the
-// variables tracked (free) after each, and which of them it moves.
-func (r *racer) run(ctx context.Context, sizes, free []int, share float64) error {
+// variables tracked (free) after each, and which of them it moves; and
+// the marginals of its steps past burn steps of the chain in all, for the
+// run (pilotChain.race).
+func (r *racer) run(ctx context.Context, sizes, free []int, share float64, burn int64) error {
 	smp := r.pc.smp
 	sps := gibbs.StepsPerSweep(smp)
 	batch := max(1, int64(math.Round(share/r.ns/raceBatches*sps)))
-	r.mg = chain.NewMarginals(sizes)
+	r.mg, r.pool = chain.NewMarginals(sizes), chain.NewMarginals(sizes)
 	if cd, ok := smp.(chain.Conditioner); ok {
 		r.mg.RaoBlackwellise(cd)
+		r.pool.RaoBlackwellise(cd)
 		defer cd.RecordConditionals(false) // the run's marginals say again
 	}
 	r.mv = newMoves(free, smp.State(), int64(math.Ceil(sps)))
-	c := &chain.Chain{Kernel: smp, Sources: []*rand.PCG{r.pc.src}, Observers: []chain.Observer{r.mg, r.mv}}
-	defer func() { r.pc.steps += c.Done() }() // steps the chain made, for the run's burn-in
+	skip := max(0, burn-r.pc.steps)
+	c := &chain.Chain{Kernel: smp, Sources: []*rand.PCG{r.pc.src}, Observers: []chain.Observer{r.mg, r.mv, &after{skip, r.pool}}}
+	start := r.pc.steps
+	defer func() {
+		// Steps the chain made, for the run's burn-in, and what those
+		// past the rule's burn-in observed, for its marginals.
+		r.pc.steps += c.Done()
+		r.pc.race, r.pc.raceBurn = r.pool, start+skip
+	}()
 	for k := 1; k <= raceBatches; k++ {
 		if err := c.Advance(ctx, int64(k)*batch); err != nil {
 			return err
@@ -392,4 +403,16 @@ func givesLogZ(smp gibbs.Sampler) bool {
 	}
 	_, _, ok = x.LogZ()
 	return ok
+}
+
+// after passes on the observations after the first n.
+type after struct {
+	n  int64
+	mg *chain.Marginals
+}
+
+func (a *after) Observe(t int64, i int, x []float64) {
+	if t > a.n {
+		a.mg.Observe(t-a.n, i, x)
+	}
 }

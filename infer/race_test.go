@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgibbs/pgibbs/blocks"
 	"github.com/pgibbs/pgibbs/chain"
+	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 )
@@ -69,6 +70,11 @@ func TestRaceRevises(t *testing.T) {
 			sps := gibbs.StepsPerSweep(want.smp)
 			if pc != want || pc.steps <= 7 || float64(pc.steps-7) < 0.99*r.Sweeps[tc.winner]*sps {
 				t.Errorf("continued chain %p with %d steps, want the winner's %p with 7 + its race's %.0f", pc, pc.steps, want, r.Sweeps[tc.winner]*sps)
+			}
+			// The rule's burn-in at 1 s and 10⁴ ns a sweep: 1000 sweeps;
+			// the race's pooled marginals start after them.
+			if burn := int64(1000 * sps); pc.race == nil || pc.raceBurn != burn || pc.race.N() != pc.steps-burn {
+				t.Errorf("the winner's race pooled %d steps from step %d of %d, want from %d", pc.race.N(), pc.raceBurn, pc.steps, burn)
 			}
 			rep := (&Answer{ExactPart: &ExactPart{}, Choice: ch}).Report(g).Choice
 			if rr := rep.Race; rr == nil || rr.Winner != tc.wantSpec.String() || rr.Frozen != tc.frozen || rr.Samplers[0] != tc.chosen.String() {
@@ -215,6 +221,51 @@ func TestRivalIndex(t *testing.T) {
 		ch := &Choice{Spec: c.chosen, Pilots: c.pilots, resolved: c.resolved}
 		if got := ch.rivalIndex(); got != c.want {
 			t.Errorf("%s: rival %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRaceDrawsPooled: the winner's race joins the answer's marginals
+// where its pilot alone made the rule's burn-in, and is burn-in itself
+// otherwise (or where the run's estimator differs, or the burn-in is the
+// caller's).
+func TestRaceDrawsPooled(t *testing.T) {
+	g := frozenCycle(t, true)
+	w4 := Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: 4}}}
+	smp, err := w4.New(g, rand.New(chain.Source(1, 3)), &gibbs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sps := gibbs.StepsPerSweep(smp)
+	const ns = 1e4 // a sweep: a 1-s budget's rule burns in 1000 sweep-equivalents
+	burn := int64(1000 * sps)
+	mk := func(pilot, raceBurn int64, rb bool) *Sampled {
+		mg := chain.NewMarginals(factorgraph.Sizes(g))
+		if rb {
+			mg.RaoBlackwellise(smp.(chain.Conditioner))
+		}
+		mg.Observe(1, chain.Any, smp.State())
+		run := chain.NewMarginals(factorgraph.Sizes(g))
+		run.RaoBlackwellise(smp.(chain.Conditioner))
+		return &Sampled{Samplers: []gibbs.Sampler{smp}, Chains: []*chain.Chain{{Kernel: smp}}, Marginals: []*chain.Marginals{run},
+			pilotSteps: []int64{pilot}, race: mg, raceBurn: raceBurn, free: len(g.Free())}
+	}
+	for _, tc := range []struct {
+		name            string
+		pilot, raceBurn int64
+		rb              bool
+		opt             Options
+		pooled          bool
+	}{
+		{"the pooled draws start past the burn-in", burn + 500, burn, true, Options{}, true},
+		{"the pooled draws start within it", burn + 500, burn - 5, true, Options{}, false},
+		{"another estimator", burn + 500, burn, false, Options{}, false},
+		{"the caller's burn-in", burn + 500, burn, true, Options{Run: &Run{Burn: 0}}, false},
+	} {
+		s := mk(tc.pilot, tc.raceBurn, tc.rb)
+		s.length(g, tc.opt, ns, Budget{Start: time.Now(), Time: time.Second})
+		if got := len(s.pooled()) == 2; got != tc.pooled {
+			t.Errorf("%s: race pooled %v, want %v (burn-in %d; pilot and race %d steps, pooled from %d)", tc.name, got, tc.pooled, s.Burn, tc.pilot, tc.raceBurn)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
@@ -102,6 +103,11 @@ type Sampled struct {
 	sweeps0    []float64
 	pilotSteps []int64
 	ruleBurn   bool // Burn is the rule's (length), not the caller's
+	// race is what chain 0's race observed past raceBurn of its steps
+	// (pilotChain.race), pooled into the answer's marginals where the
+	// rule's burn-in ends by then (length); nil otherwise.
+	race     *chain.Marginals
+	raceBurn int64
 }
 
 // traceDraws is the number of draws a chain's R̂/ESS trace keeps.
@@ -229,7 +235,7 @@ func (a *Answer) judge(g *factorgraph.Graph, c chain.Criteria) {
 	s.Verdict = s.Monitor.Verdict(c)
 	v := s.Verdict
 	a.Verdict = &v
-	p := chain.PoolMarginals(s.Marginals...)
+	p := chain.PoolMarginals(s.pooled()...)
 	for _, i := range g.Free() {
 		if p != nil && floats.Sum(p[i]) > 0 {
 			a.Marginals[i] = p[i]
@@ -269,6 +275,7 @@ func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, s
 				return nil, err
 			}
 			s.add(from.smp, from.src, obs, from.steps)
+			s.race, s.raceBurn = from.race, from.raceBurn
 			continue
 		}
 		src := chain.Source(opt.Seed, k)
@@ -344,21 +351,21 @@ func (s *Sampled) length(g *factorgraph.Graph, opt Options, ns float64, b Budget
 	case run != nil && run.Burn >= 0:
 		s.Burn = int64(math.Round(float64(run.Burn) * scale))
 	default:
-		burn := 1000.0
 		if ns <= 0 { // no pilot: the cost model's price of a sweep
 			ns = stepCost(g, s.Samplers[0]) * sps
 		}
-		if ns > 0 {
-			burn = min(burn, 0.1*float64(opt.sampling(b).Nanoseconds())/ns)
-		}
-		s.Burn = int64(burn * sps)
+		s.Burn = int64(ruleBurn(opt, b, ns) * sps)
 		rule = true
 	}
 	s.ruleBurn = rule
+	if !rule || len(s.Chains) != 1 || s.raceBurn < s.Burn {
+		s.race = nil // its race was all burn-in, or another burn-in is asked for
+	}
 	if rule && len(s.Chains) == 1 {
 		// A chain that continues its pilot's has made that many steps of
 		// its burn-in already (with more chains, the others have not:
-		// they keep one burn-in).
+		// they keep one burn-in); where the pilot alone made it, its
+		// race's draws join the answer (Sampled.race).
 		cut := min(s.Burn, s.pilotSteps[0])
 		s.Burn -= cut
 		if s.Steps > 0 {
@@ -368,6 +375,17 @@ func (s *Sampled) length(g *factorgraph.Graph, opt Options, ns float64, b Budget
 	for _, c := range s.Chains {
 		c.Burn = s.Burn
 	}
+}
+
+// ruleBurn returns the rule's burn-in in sweep-equivalents of a sampler of
+// ns nanoseconds a sweep by the cost model (0: unknown): a tenth of the
+// sweeps it expects in the sampling time, at most 1000 (Sampled.length).
+func ruleBurn(opt Options, b Budget, ns float64) float64 {
+	burn := 1000.0
+	if ns > 0 {
+		burn = min(burn, 0.1*float64(opt.sampling(b).Nanoseconds())/ns)
+	}
+	return burn
 }
 
 // counted reports whether the run's length is counted (in sweeps or
@@ -404,7 +422,7 @@ func (s *Sampled) runner(opt Options, run Run, a *Answer, b Budget) *chain.Runne
 	rule := s.Monitor.Until(opt.Criteria, &s.Last)
 	r.Until = func(cs []*chain.Chain) (bool, error) {
 		if run.AtCheck != nil {
-			p := chain.PoolMarginals(s.Marginals...)
+			p := chain.PoolMarginals(s.pooled()...)
 			if a.ExactPart != nil {
 				a.ExactPart.Overlay(p, nil)
 			}
@@ -419,6 +437,15 @@ func (s *Sampled) runner(opt Options, run Run, a *Answer, b Budget) *chain.Runne
 		return rule(cs)
 	}
 	return &r
+}
+
+// pooled returns the marginals the answer pools: the chains', and chain
+// 0's race's where its draws are part of the run (Sampled.race).
+func (s *Sampled) pooled() []*chain.Marginals {
+	if s.race == nil || s.race.N() == 0 || len(s.Marginals) == 0 || s.race.RaoBlackwellised() != s.Marginals[0].RaoBlackwellised() {
+		return s.Marginals // no race, or one of another estimator (-estimator counts)
+	}
+	return append(slices.Clip(s.Marginals), s.race)
 }
 
 // add adds the chain of smp drawing from src with observers obs; steps
