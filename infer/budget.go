@@ -33,7 +33,7 @@ type Budget struct {
 // sampling still has half of the time left). A race (race.go) gives the
 // chosen candidate and the runner-up raceShare each of the sampling time
 // by the cost model, stopped by the answer's deadline; the winner's race
-// counts towards its burn-in.
+// counts towards its burn-in, its draws past it towards its marginals.
 const (
 	planShare  = 0.15
 	exactShare = 0.75

@@ -31,8 +31,10 @@ import (
 // exchange's estimate is part of the answer: blocks would lose it): two chains that disagree are not both mixing, and
 // a chain held in one valley looks precise to its own batch means, so
 // evidence of a precision that may be a valley's never overturns the
-// choice. The winner's race counts towards its burn-in; the loser's is
-// the price of the evidence (raceShare of the sampling time).
+// choice. The winner's race counts towards its burn-in, and its draws
+// past the rule's burn-in join the answer's marginals (pilotChain.race);
+// the loser's is the price of the evidence (raceShare of the sampling
+// time).
 const (
 	raceShare   = 0.1
 	raceBatches = 10
