@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/pgibbs/pgibbs/chain"
@@ -220,7 +221,7 @@ func marginals(ctx context.Context, g *factorgraph.Graph, opt Options, start tim
 			from, spec, ns, err = race(ctx, g, opt, b, ch, from, riv, rp, exact)
 		}
 		if err != nil {
-			a.stop(fmt.Sprintf("interrupted (%v) before sampling", context.Cause(ctx)))
+			a.interruptedRace(g, from, ctx)
 			break
 		}
 		err = a.sample(ctx, g, opt, spec, ns, from, b)
@@ -230,6 +231,24 @@ func marginals(ctx context.Context, g *factorgraph.Graph, opt Options, start tim
 	}
 	pr.Exact.Overlay(a.Marginals, a.Exact)
 	return a, err
+}
+
+// interruptedRace marks a as interrupted during the race and gives it
+// the marginals the chosen chain's race observed so far (from.soFar), if
+// any: the results so far, not converged.
+func (a *Answer) interruptedRace(g *factorgraph.Graph, from *pilotChain, ctx context.Context) {
+	if from == nil || from.soFar == nil || from.soFar.N() == 0 {
+		a.stop(fmt.Sprintf("interrupted (%v) before sampling", context.Cause(ctx)))
+		return
+	}
+	p := from.soFar.Probs()
+	for _, i := range g.Free() {
+		if floats.Sum(p[i]) > 0 {
+			a.Marginals[i] = p[i]
+		}
+	}
+	a.Sweeps = float64(from.soFar.N()) / gibbs.StepsPerSweep(from.smp)
+	a.stop(fmt.Sprintf("interrupted (%v) during the race of the pilots' choice: the marginals are its chain's race so far, %.3g sweep-equivalents", context.Cause(ctx), a.Sweeps))
 }
 
 // fixed answers with opt.Run.Spec on every free variable: no exact part,

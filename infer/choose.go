@@ -249,6 +249,9 @@ type pilotChain struct {
 	// burn-in ends by then.
 	race     *chain.Marginals
 	raceBurn int64
+	// soFar, when a signal stopped the race, is what the chain's race
+	// observed, all of it: the interrupted answer's marginals.
+	soFar *chain.Marginals
 }
 
 // keepBytes bounds the memory of the pilot chains Choose keeps until its

@@ -207,8 +207,9 @@ func raceable(opt Options, b Budget) bool {
 // records the race in ch (Race, and Spec and Reason where it revised the
 // choice). A race the time does not allow (a batch of fewer than
 // raceMinBatchSweeps sweep-equivalents) is not run. If ctx is
-// interrupted the error says so; if the race overruns the sampling
-// deadline, the choice stands.
+// interrupted the error says so, and the choice's chain comes back with
+// what its race observed so far (pilotChain.soFar); if the race overruns
+// the sampling deadline, the choice stands.
 func race(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget, ch *Choice, inc, riv *pilotChain, rp *Pilot, exact []bool) (*pilotChain, Spec, float64, error) {
 	keep := func() (*pilotChain, Spec, float64, error) { return inc, ch.Spec, ch.nsPerSweep(), nil }
 	rs := [2]*racer{
@@ -240,7 +241,10 @@ func race(ctx context.Context, g *factorgraph.Graph, opt Options, b Budget, ch *
 	for _, r := range rs {
 		if err := r.run(rctx, sizes, free, share, int64(ruleBurn(opt, b, r.ns)*gibbs.StepsPerSweep(r.pc.smp))); err != nil {
 			if interrupted(ctx) {
-				return nil, Spec{}, 0, fmt.Errorf("infer: racing %s against %s: %w", rs[0].spec, rs[1].spec, ctx.Err())
+				// The choice's race so far answers (a chain the run
+				// would have continued).
+				inc.soFar = rs[0].mg
+				return inc, ch.Spec, ch.nsPerSweep(), fmt.Errorf("infer: racing %s against %s: %w", rs[0].spec, rs[1].spec, ctx.Err())
 			}
 			return keep() // out of time: the choice stands
 		}

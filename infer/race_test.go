@@ -1,8 +1,11 @@
 package infer
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -267,5 +270,47 @@ func TestRaceDrawsPooled(t *testing.T) {
 		if got := len(s.pooled()) == 2; got != tc.pooled {
 			t.Errorf("%s: race pooled %v, want %v (burn-in %d; pilot and race %d steps, pooled from %d)", tc.name, got, tc.pooled, s.Burn, tc.pilot, tc.raceBurn)
 		}
+	}
+}
+
+// TestRaceInterrupted: a signal during the race gives back the choice's
+// chain with what its race observed so far, and the answer those
+// marginals, not converged, saying so.
+func TestRaceInterrupted(t *testing.T) {
+	g := frozenCycle(t, true)
+	w4 := Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: 4}}}
+	site := Spec{Name: "gibbs"}
+	mk := func(s Spec, stream int) *pilotChain {
+		src := chain.Source(1, stream)
+		smp, err := s.New(g, rand.New(src), &gibbs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &pilotChain{smp: smp, src: src, steps: 7}
+	}
+	ch := &Choice{Spec: w4, Reason: "by rule", Pilots: []Pilot{{Spec: w4, NsPerSweep: 1e4}, {Spec: site, NsPerSweep: 1e4}}}
+	inc, riv := mk(w4, 10), mk(site, 11)
+	// A race of a second each (a tenth of 10 s at 10⁴ ns a sweep is 10⁵
+	// sweeps, about a second here), interrupted after 50 ms.
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	b := Budget{Start: time.Now(), Time: 10 * time.Second}
+	pc, spec, _, err := race(ctx, g, Options{Time: b.Time}, b, ch, inc, riv, &ch.Pilots[1], make([]bool, g.NumVars()))
+	if err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("race interrupted: error %v, want context.Canceled", err)
+	}
+	if pc != inc || spec != w4 || pc.soFar == nil || pc.soFar.N() == 0 {
+		t.Fatalf("race interrupted: chain %p (%v), so far %v; want the choice's %p with its race so far", pc, spec, pc.soFar, inc)
+	}
+	a := &Answer{Marginals: pointMasses(g, nil)}
+	a.interruptedRace(g, pc, ctx)
+	want := pc.soFar.Probs()
+	for _, i := range g.Free() {
+		if !slices.Equal(a.Marginals[i], want[i]) {
+			t.Fatalf("variable %d: marginals %v, want the race's %v", i, a.Marginals[i], want[i])
+		}
+	}
+	if a.Verdict == nil || a.Verdict.Converged || !strings.Contains(a.Incomplete, "during the race") || a.Sweeps <= 0 {
+		t.Errorf("verdict %v, incomplete %q, %g sweeps: want not converged, the race named, its sweeps", a.Verdict, a.Incomplete, a.Sweeps)
 	}
 }

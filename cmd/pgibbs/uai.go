@@ -245,10 +245,12 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 	switch {
 	case ctx.Err() != nil && a.Choice == nil && opt.Run.Spec == nil:
 		why = interruption(ctx) + " before sampling"
+	case ctx.Err() != nil && a.Run == nil && a.Sweeps > 0:
+		why = interruption(ctx) + " during the race of the pilots' choice"
 	case ctx.Err() != nil:
 		why = interruption(ctx) + " before the chains had sampled"
 	}
-	u.partial(o, why, err)
+	u.partial(o, why, a.Sweeps, err)
 	return a.Marginals, nil
 }
 
@@ -283,13 +285,17 @@ func (u *uaiFlags) options(any *uai.AnytimeMAR) (infer.Options, error) {
 	return opt, nil
 }
 
-// partial records an answer that sampled nothing (why says why): the
-// exact components' marginals, point masses for the evidence and uniform
-// marginals elsewhere, not converged. err, if not nil, is the interruption
-// the command fails with after printing it.
-func (u *uaiFlags) partial(o *uaiOutput, why string, err error) {
+// partial records an answer whose chains did not run (why says why): the
+// exact components' marginals, point masses for the evidence and, where
+// a race was interrupted, the marginals of the chosen chain's race so far
+// (sweeps of it), uniform marginals elsewhere; not converged. err, if not
+// nil, is the interruption the command fails with after printing it.
+func (u *uaiFlags) partial(o *uaiOutput, why string, sweeps float64, err error) {
 	f := u.f
 	conv := convergence{Note: why + ": nothing was sampled; the variables not solved exactly have uniform marginals"}
+	if sweeps > 0 {
+		conv.Note = fmt.Sprintf("%s: the marginals of the variables not solved exactly are the chosen chain's race so far (%.3g sweep-equivalents)", why, sweeps)
+	}
 	o.gibbsOutput = gibbsOutput{record: record{Sampler: f.sampler, Seed: f.seed, convergence: conv}}
 	f.warn(conv)
 	if err != nil && f.env != nil {
