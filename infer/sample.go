@@ -33,7 +33,7 @@ type Run struct {
 	// sampler's steps a sweep over the free variables), whatever the
 	// sampler chosen. With a time budget, Steps is ignored and Burn kept;
 	// a negative Burn there takes Marginals' rule (Sampled.length), as a
-	// run without a Run does.
+	// run without a Run does (with Steps, a negative Burn is 0).
 	Steps, Burn int64
 	Updates     bool
 	// Indices are the chains run here (chain k draws from stream k,
@@ -343,7 +343,7 @@ func (s *Sampled) length(g *factorgraph.Graph, opt Options, ns float64, b Budget
 	rule := false // the burn-in is the rule's, not the caller's
 	switch {
 	case run != nil && run.Steps > 0:
-		s.Steps, s.Burn = max(1, int64(math.Round(float64(run.Steps)*scale))), int64(math.Round(float64(run.Burn)*scale))
+		s.Steps, s.Burn = max(1, int64(math.Round(float64(run.Steps)*scale))), int64(math.Round(float64(max(0, run.Burn))*scale))
 	case opt.Sweeps > 0:
 		s.Burn = int64(min(1000, opt.Sweeps/2) * sps)
 		s.Steps = s.Burn + max(1, int64(math.Round(opt.Sweeps*sps)))
