@@ -57,12 +57,13 @@ func TestPickResolved(t *testing.T) {
 		{"frozen sites, none resolved: the cheapest leaving out nearly the fewest", []Pilot{frozen, ran(w4, 12, 500, 1e5), ran(w8, 6, 100, 1e6), slow(w12, 4e6), slow(wide, 1.5e7)}, w12, true, false},
 		{"none resolved, no blocks: the most ESS a second", []Pilot{ran(site, 10, 900, 1e4)}, site, false, false},
 		{"frustrated, none resolved: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 1e6)}, xch, true, true},
-		{"frustrated, none resolved, exchange unaffordable: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 3e7)}, w4, true, true},
+		{"frustrated, none resolved, exchange unaffordable: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 2e8)}, w4, true, true},
+		{"frustrated, none resolved, exchange affordable for fewer than minRuleSweeps: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 3e7)}, xch, true, true},
 		{"unfrustrated, none resolved: blocks, not exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 1e6)}, w4, true, false},
 		{"frustrated, resolved: ranked", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 60, 100, 1e5), ran(xch, 80, 500, 1e6)}, xch, false, true},
 		{"frustrated, none resolved, exchange out of pilot time: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), outOfTime(xch)}, xch, true, true},
 		{"frustrated, none resolved, exchange too slow for a pilot: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), slow(xch, 3e6)}, xch, true, true},
-		{"frustrated, none resolved, exchange unaffordable for the run: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), slow(xch, 3e7)}, w4, true, true},
+		{"frustrated, none resolved, exchange unaffordable for the run: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), slow(xch, 2e8)}, w4, true, true},
 		{"frustrated, resolved: exchange handicapped", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 104, 2930, 1e5), ran(xch, 156, 3020, 1e6)}, w4, false, true},
 	} {
 		ch, err := pickScored(Choice{Pilots: c.pilots, frustrated: c.frustrated}, runNs)
