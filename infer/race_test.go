@@ -25,18 +25,23 @@ import (
 // the run, its race steps counted as done; raced as the runner-up, they
 // leave the choice standing. x3, fixed by hard factors, moves in
 // neither and is not counted.
+// racePilot returns a pilot chain of s on g, drawing from stream, that
+// has made 7 steps.
+func racePilot(t *testing.T, g *factorgraph.Graph, s Spec, stream int) *pilotChain {
+	t.Helper()
+	src := chain.Source(1, stream)
+	smp, err := s.New(g, rand.New(src), &gibbs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &pilotChain{smp: smp, src: src, steps: 7}
+}
+
 func TestRaceRevises(t *testing.T) {
 	g := frozenCycle(t, true)
 	site := Spec{Name: "gibbs"}
 	w4 := Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: 4}}}
-	build := func(s Spec, stream int) *pilotChain {
-		src := chain.Source(1, stream)
-		smp, err := s.New(g, rand.New(src), &gibbs.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &pilotChain{smp: smp, src: src, steps: 7}
-	}
+	build := func(s Spec, stream int) *pilotChain { return racePilot(t, g, s, stream) }
 	for _, tc := range []struct {
 		name         string
 		chosen, riv  Spec
@@ -280,16 +285,8 @@ func TestRaceInterrupted(t *testing.T) {
 	g := frozenCycle(t, true)
 	w4 := Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: 4}}}
 	site := Spec{Name: "gibbs"}
-	mk := func(s Spec, stream int) *pilotChain {
-		src := chain.Source(1, stream)
-		smp, err := s.New(g, rand.New(src), &gibbs.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &pilotChain{smp: smp, src: src, steps: 7}
-	}
 	ch := &Choice{Spec: w4, Reason: "by rule", Pilots: []Pilot{{Spec: w4, NsPerSweep: 1e4}, {Spec: site, NsPerSweep: 1e4}}}
-	inc, riv := mk(w4, 10), mk(site, 11)
+	inc, riv := racePilot(t, g, w4, 10), racePilot(t, g, site, 11)
 	// A race of a second each (a tenth of 10 s at 10⁴ ns a sweep is 10⁵
 	// sweeps, about a second here), interrupted after 50 ms.
 	ctx, cancel := context.WithCancel(t.Context())
