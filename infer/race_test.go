@@ -17,14 +17,6 @@ import (
 	"github.com/pgibbs/pgibbs/gibbs/blocked"
 )
 
-// TestRaceRevises: on frozenCycle, single-site Gibbs never moves x0, x1
-// and x2 (each conditional degenerate given the others) while blocks of
-// width 4 hold them together and draw them from their pair of joint
-// states. Raced as the choice against blocks, single sites lose — three
-// frozen variables, counted wholly wrong — and the blocks' chain takes
-// the run, its race steps counted as done; raced as the runner-up, they
-// leave the choice standing. x3, fixed by hard factors, moves in
-// neither and is not counted.
 // racePilot returns a pilot chain of s on g, drawing from stream, that
 // has made 7 steps.
 func racePilot(t *testing.T, g *factorgraph.Graph, s Spec, stream int) *pilotChain {
@@ -37,6 +29,14 @@ func racePilot(t *testing.T, g *factorgraph.Graph, s Spec, stream int) *pilotCha
 	return &pilotChain{smp: smp, src: src, steps: 7}
 }
 
+// TestRaceRevises: on frozenCycle, single-site Gibbs never moves x0, x1
+// and x2 (each conditional degenerate given the others) while blocks of
+// width 4 hold them together and draw them from their pair of joint
+// states. Raced as the choice against blocks, single sites lose — three
+// frozen variables, counted wholly wrong — and the blocks' chain takes
+// the run, its race steps counted as done; raced as the runner-up, they
+// leave the choice standing. x3, fixed by hard factors, moves in
+// neither and is not counted.
 func TestRaceRevises(t *testing.T) {
 	g := frozenCycle(t, true)
 	site := Spec{Name: "gibbs"}
