@@ -761,7 +761,7 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 	unbuilt := false // a candidate the time left unbuilt: the model may accept it
 	for k, p := range ch.Pilots {
 		if (errors.Is(p.err, ErrTooSlow) && !p.unbuilt) || errors.Is(p.err, ErrPilotOutOfTime) {
-			if j := fitsRun(ch.Pilots[:k], runNs); errors.Is(p.err, ErrTooSlow) && p.NsPerSweep*minRuleSweeps > runNs && p.held < nearlyAll && j >= 0 {
+			if j := fitsRun(ch.Pilots[:k], runNs); errors.Is(p.err, ErrTooSlow) && p.NsPerSweep*minRuleSweeps > runNs && p.held < nearlyAll && j >= 0 && ch.Pilots[j].Spec.Name == p.Spec.Name {
 				// Built, but the run affords a few sweeps of it, where a
 				// cheaper candidate, unbuilt only because the first
 				// candidates' shares of the pilots are the smallest,
@@ -770,7 +770,8 @@ func pickScored(ch Choice, runNs float64) (Choice, error) {
 				// 80, before width 4). Blocks that hold nearly all of
 				// them stand: each sweep is nearly an exact draw
 				// (Promedus_18 at 1 s: 2¹⁸-entry tables holding 96%, 20
-				// sweeps, 47.5; width 4 instead, 40).
+				// sweeps, 47.5; width 4 instead, 40). Of the same kind
+				// (blocks), which the model then accepts as it did p.
 				ch.Spec = ch.Pilots[j].Spec
 				ch.Reason = fmt.Sprintf("%s, by rule: the budget left no time to build and try the pilots, its construction (about %.3g s) fits the run, and %s, built, %s: the run affords fewer than %d sweep-equivalents of it",
 					ch.Spec, ch.Pilots[j].build*1e-9, p.Spec, p.Refused, minRuleSweeps)

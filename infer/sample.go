@@ -364,8 +364,8 @@ func (s *Sampled) length(g *factorgraph.Graph, opt Options, ns float64, b Budget
 	if rule && len(s.Chains) == 1 {
 		// A chain that continues its pilot's has made that many steps of
 		// its burn-in already (with more chains, the others have not:
-		// they keep one burn-in); where the pilot alone made it, its
-		// race's draws join the answer (Sampled.race).
+		// they keep one burn-in); its race's draws past the rule's
+		// burn-in join the answer (Sampled.race).
 		cut := min(s.Burn, s.pilotSteps[0])
 		s.Burn -= cut
 		if s.Steps > 0 {
