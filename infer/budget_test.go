@@ -47,7 +47,7 @@ func TestMarginalsInterrupted(t *testing.T) {
 	g, chainVars := twoParts(t, 16)
 	want := bruteChain(t, g, chainVars)
 	defer func() { phase.Hook = nil }()
-	for _, at := range []string{"plan", "solve", "pilots", "pilot site", "pilot block width 4", "build", "sample"} {
+	for _, at := range []string{"plan", "solve", "pilots", "pilot site", "pilot block width 4", "race", "build", "sample"} {
 		t.Run(at, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -58,7 +58,7 @@ func TestMarginalsInterrupted(t *testing.T) {
 					cancel()
 				}
 			}
-			a, err := Marginals(ctx, g, Options{Time: 20 * time.Second, MaxBytes: 1 << 20, Seed: 1})
+			a, err := Marginals(ctx, g, Options{Time: 5 * time.Second, MaxBytes: 1 << 20, Seed: 1})
 			if cancelled.IsZero() {
 				t.Fatalf("phase %s never began", at)
 			}
