@@ -28,8 +28,9 @@ type Options struct {
 	// GiB if it cannot be read), as the command line does.
 	MaxBytes float64
 	// Seed seeds the pilots and the chains (chain k: stream k; chain 0
-	// continues the chosen pilot's chain, on its stream, where the pilots
-	// chose the sampler).
+	// and every pilot start from one state of the seed and draw from
+	// stream 0, and chain 0 continues the chosen pilot's chain where the
+	// pilots chose the sampler).
 	Seed uint64
 	// Sweeps, if positive, is the sampled part's length in
 	// sweep-equivalents (after its burn-in of half of it, at most 1000)

@@ -342,7 +342,10 @@ const (
 // (a sampler that refuses the model, blocks identical to a narrower
 // width's, a sweep that would take more than the pilot budget); it does
 // not decide: the measurement does. Every pilot starts from the same
-// random state and runs from its own stream of opt.Seed. The chosen
+// state (startState) and draws from stream 0 of opt.Seed, each from its
+// own copy: the pilot of a sampler is the start of the chain that naming
+// that sampler (Options.Run.Spec) runs with the same seed, and the
+// candidates are compared on common random numbers. The chosen
 // pilot's chain is kept in the Choice (within keepBytes for all the
 // pilots' chains), and Marginals' run continues it: its construction (a
 // block's eliminations, a ladder's tuning) and its steps are not thrown
@@ -423,7 +426,7 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 		phase.Enter("pilot " + spec.String())
 		o := *init
 		o.Context = cctx
-		src := chain.Source(opt.Seed, pilotStream+k)
+		src := chain.Source(opt.Seed, 0) // chain 0's stream: see Choose
 		smp, err := spec.New(g, rand.New(src), &o)
 		switch {
 		case err != nil && cancelled(ctx):
@@ -898,9 +901,9 @@ func buildCost(g *factorgraph.Graph, spec Spec) float64 {
 // deadline: a deadline ends the pilots, a cancellation the whole choice.
 func cancelled(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }
 
-// pilotStream is the first stream of the pilots (chains use streams
-// 0, 1, …: the pilots never share one with a chain).
-const pilotStream = 1 << 20
+// startStream is the stream of the start state (startState); chains use
+// streams 0, 1, ….
+const startStream = 1<<20 - 1
 
 // candidates returns the samplers Choose tries on g, cheapest first.
 // Building blocks costs about n·MaxVars work (each variable joins a block
@@ -950,34 +953,43 @@ func candidates(g *factorgraph.Graph, frustrated bool) []Spec {
 }
 
 // pilotOptions returns opt's sampler options with the pilots' common
-// starting state: a random one from the seed (a feasible one where zeros
-// rule the random one out), the same for every candidate. The search for a
-// feasible state, randomised, has a few tries within a quarter of the
-// pilots' time (when they have a deadline); if ctx is cancelled,
-// pilotOptions returns its error.
+// starting state (startState), whose search for a feasible state has a
+// quarter of the pilots' time when they have a deadline; if ctx is
+// cancelled, pilotOptions returns its error.
 func pilotOptions(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions, start, deadline time.Time, timed bool) (*gibbs.Options, error) {
 	o := opt.Sampler
-	r := rand.New(chain.Source(opt.Seed, pilotStream-1))
-	o.Init = factorgraph.RandomState(g, r)
-	if feasible(g, o.Init) {
-		return &o, nil
-	}
-	phase.Enter("feasible")
 	sctx, cancel := ctx, context.CancelFunc(func() {})
 	if timed {
 		sctx, cancel = context.WithDeadline(ctx, start.Add(deadline.Sub(start)/4))
 	}
 	defer cancel()
-	for try := 0; try < 4 && sctx.Err() == nil; try++ {
-		if x, err := g.FeasibleState(sctx, r, 0); err == nil {
-			o.Init = x
-			break
-		}
-	}
+	o.Init, _ = startState(sctx, g, opt.Seed)
 	if cancelled(ctx) {
 		return nil, fmt.Errorf("infer: searching a state of positive probability for the pilots: %w", ctx.Err())
 	}
 	return &o, nil
+}
+
+// startState returns the state every sampled answer of seed starts from:
+// the pilots, and chain 0 of a run without them (sample.go), so that the
+// chain of a named sampler is the one its pilot began. It is a random
+// state from stream startStream of seed, or, where zeros rule that out, a
+// feasible one found by a few randomised searches within ctx
+// (factorgraph.Graph.FeasibleState). ok is false if none was found: the
+// state returned is then the random one, which the samplers refuse.
+func startState(ctx context.Context, g *factorgraph.Graph, seed uint64) (x []float64, ok bool) {
+	r := rand.New(chain.Source(seed, startStream))
+	x = factorgraph.RandomState(g, r)
+	if feasible(g, x) {
+		return x, true
+	}
+	phase.Enter("feasible")
+	for try := 0; try < 4 && ctx.Err() == nil; try++ {
+		if y, err := g.FeasibleState(ctx, r, 0); err == nil {
+			return y, true
+		}
+	}
+	return x, false
 }
 
 // feasible reports whether no hard factor is −Inf at x. A factor of

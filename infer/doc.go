@@ -28,10 +28,14 @@
 // alone.
 //
 // The sampled part is one path (sample.go), for every caller: chain k
-// draws from stream k of the seed (chain.Source) — but for chain 0 of an
-// answer whose sampler the pilots chose, which continues the chosen
-// pilot's chain on its own stream (its construction and its steps, part
-// of the burn-in, done: Choice) —, each chain has its
+// draws from stream k of the seed (chain.Source), chain 0 from the start
+// state every pilot starts from; chain 0 of an answer whose sampler the
+// pilots chose continues the chosen pilot's chain (its construction and
+// its steps, part of the burn-in, done: Choice). Every pilot draws from
+// stream 0 too, so the default's chain is the one a caller naming the
+// sampler it chose (Run.Spec) gets with the same seed, shortened by the
+// pilots' time: the two answers differ by the choosing, not by the luck
+// of two streams. Each chain has its
 // marginals (Rao–Blackwellised where the sampler reports its
 // conditionals) and a trace of the convergence monitor (chain.Monitor,
 // whose verdict includes the rule on variables that never moved), the

@@ -248,9 +248,10 @@ func (a *Answer) judge(g *factorgraph.Graph, c chain.Criteria) {
 }
 
 // build builds chain k of ks from stream k (chain.Source) with its
-// marginals and a trace of the monitor, by the deadline of b; chain 0
-// continues from's chain instead where from is not nil (the chosen
-// pilot's: its sampler, built from its own stream, as the pilot left it).
+// marginals and a trace of the monitor, by the deadline of b, chain 0
+// from the pilots' start (startState); chain 0 continues from's chain
+// instead where from is not nil (the chosen pilot's: its sampler, built
+// from the same stream and start, as the pilot left it).
 // A nil Sampled and nil error: the budget ran out (a says so).
 func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, spec Spec, ks []int, from *pilotChain, b Budget) (*Sampled, error) {
 	sizes := factorgraph.Sizes(g)
@@ -281,6 +282,13 @@ func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, s
 		src := chain.Source(opt.Seed, k)
 		o := opt.Sampler
 		o.Init, o.Context = nil, bctx
+		if k == 0 {
+			// The pilots' start: this chain is the one the pilot of
+			// spec began (Choose).
+			if x, ok := startState(bctx, g, opt.Seed); ok {
+				o.Init = x
+			}
+		}
 		smp, err := spec.New(g, rand.New(src), &o)
 		switch {
 		case err != nil && interrupted(ctx):
