@@ -975,8 +975,9 @@ func pilotOptions(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions, 
 // chain of a named sampler is the one its pilot began. It is a random
 // state from stream startStream of seed, or, where zeros rule that out, a
 // feasible one found by a few randomised searches within ctx
-// (factorgraph.Graph.FeasibleState). ok is false if none was found: the
-// state returned is then the random one, which the samplers refuse.
+// (factorgraph.Graph.FeasibleState; the first proof that none exists
+// ends them). ok is false if none was found: the state returned is then
+// the random one, which the samplers refuse.
 func startState(ctx context.Context, g *factorgraph.Graph, seed uint64) (x []float64, ok bool) {
 	r := rand.New(chain.Source(seed, startStream))
 	x = factorgraph.RandomState(g, r)
@@ -985,8 +986,12 @@ func startState(ctx context.Context, g *factorgraph.Graph, seed uint64) (x []flo
 	}
 	phase.Enter("feasible")
 	for try := 0; try < 4 && ctx.Err() == nil; try++ {
-		if y, err := g.FeasibleState(ctx, r, 0); err == nil {
+		y, err := g.FeasibleState(ctx, r, 0)
+		if err == nil {
 			return y, true
+		}
+		if errors.Is(err, factorgraph.ErrNoFeasibleState) {
+			break // proved: no try will find one
 		}
 	}
 	return x, false
