@@ -288,6 +288,7 @@ func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, s
 			if x, ok := startState(bctx, g, opt.Seed); ok {
 				o.Init = x
 			}
+			phase.Enter("build") // after a search's "feasible"
 		}
 		smp, err := spec.New(g, rand.New(src), &o)
 		switch {
