@@ -553,7 +553,7 @@ func TestBlockedConditionalExact(t *testing.T) {
 			}
 			for range 5 {
 				for b, p := range s.plans {
-					if !s.tabulate(p) || !s.forward(p) {
+					if !s.tabulate(b, p) || !s.forward(p) {
 						t.Fatalf("graph %d: block %d: %v", tg.Seed, b, s.Err())
 					}
 					checkBlockConditional(t, tg, joint, s, b)
