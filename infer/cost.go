@@ -11,8 +11,8 @@ import (
 // The cost model prices a sampler's work in nanoseconds from its counters,
 // so that a pilot's cost — and so the choice — is the same on every
 // machine for a seed. The constants were fitted on this project's 2-core
-// machine kind (`go test -run TestCostModel -v ./infer` prints the model
-// against the clock on the shared UAI models; docs/uai.md):
+// machine kind (BenchmarkCostModel sets the model against the clock on
+// shared UAI models: `go test -run '^$' -bench CostModel ./infer`):
 //
 //	single-site (Auto)   costSite per update + costValue per factor value (factors × D) + costPick per minibatch draw
 //	blocked              costBlock per block update + costEntry per table entry of its elimination + costTab per factor value it tabulates
