@@ -60,6 +60,10 @@ type uaiOutput struct {
 	// Infer is what -sampler infer solved exactly and chose to sample
 	// with.
 	Infer *infer.Report `json:"infer,omitempty"`
+	// SameChain, where the default sampled with a sampler flags can
+	// name, is those flags: with them, chain 0 is the default's chain
+	// (sameChain).
+	SameChain string `json:"same_chain,omitempty"`
 	// Method is how the answer was found, whatever the sampler
 	// (infer.Answer.Method): exact, mixed or sampled; TotalSeconds its
 	// wall time from the command's start (reading the model included) to
@@ -211,6 +215,11 @@ func (u *uaiFlags) marginals(ctx context.Context, o *uaiOutput, g *factorgraph.G
 	}
 	if f.sampler == inferSampler {
 		o.Infer = a.Report(g)
+		if a.Choice != nil && a.Run != nil {
+			if o.SameChain = sameChain(a.Choice.Spec, f.seed); o.SameChain != "" && *u.order == "locality" {
+				o.SameChain += " -order locality"
+			}
+		}
 	}
 	o.Method, o.TotalSeconds, o.Order = a.Method, a.Seconds, a.OrderNote
 	if z, se := a.LogZ, a.LogZError; !math.IsNaN(z) {
@@ -358,6 +367,9 @@ func (o *uaiOutput) print(e *env, marFile string) error {
 	}
 	fmt.Fprintf(tw, "\n")
 	printReport(tw, o.Infer)
+	if o.SameChain != "" {
+		fmt.Fprintf(tw, "same chain as\t%s (its chain 0 is this answer's chain, run on from its start)\n", o.SameChain)
+	}
 	if o.Order != "" {
 		fmt.Fprintf(tw, "order\t%s\n", o.Order)
 	}
