@@ -2,10 +2,14 @@ package infer
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/glass"
 )
 
 // TestPilotIsNamedChain: every pilot of Choose is the start of the chain
@@ -57,5 +61,39 @@ func TestPilotIsNamedChain(t *testing.T) {
 				t.Fatalf("%d pilots compared, want at least 2", compared)
 			}
 		})
+	}
+}
+
+// TestExchangePilotIsNamedChain: replica exchange with Houdayer moves,
+// built as Choose builds a pilot — from the start state, on stream 0, its
+// ladder tuned for a number of sweeps, not for a time — is the chain that
+// naming it runs (`pgibbs uai -sampler exchange -houdayer`): after the
+// same steps, the same β = 1 state. Choose keeps only its choice's and
+// runner-up's chains, so TestPilotIsNamedChain sees exchange only where
+// it wins; this checks its construction on a glass either way.
+func TestExchangePilotIsNamedChain(t *testing.T) {
+	g, err := glass.New(glass.Spec{L: 5, Beta: 1, FieldSD: 0.3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const seed, steps = 9, 4000
+	spec := Spec{Name: "exchange", Houdayer: true}
+	o, err := pilotOptions(context.Background(), g, ChooseOptions{Seed: seed}, time.Now(), time.Time{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smp, err := spec.New(g, rand.New(chain.Source(seed, 0)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range steps {
+		smp.Step()
+	}
+	a, err := Marginals(context.Background(), g, Options{Seed: seed, Run: &Run{Spec: &spec, Steps: steps}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.Run.Samplers[0].State(), smp.State(); !slices.Equal(got, want) {
+		t.Errorf("after %d steps: named chain in %v, pilot in %v", steps, got, want)
 	}
 }

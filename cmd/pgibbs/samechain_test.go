@@ -14,12 +14,12 @@ import (
 	"github.com/pgibbs/pgibbs/infer"
 )
 
-// TestSameChain: the flags sameChain gives for the default's block and
-// Swendsen–Wang choices parse back into the very spec (so, with
+// TestSameChain: the flags sameChain gives for the default's block,
+// Swendsen–Wang and replica-exchange choices parse back into the very spec (so, with
 // infer's TestPilotIsNamedChain, their chain 0 is the default's chain),
-// and it gives none for choices no flags name: single sites, replica
-// exchange, Wolff's tuned clusters, blocks bounded by their tables and
-// blocks capped in size on a large model.
+// and it gives none for choices no flags name: single sites, Wolff's
+// tuned clusters, blocks bounded by their tables and blocks capped in
+// size on a large model.
 func TestSameChain(t *testing.T) {
 	block := func(c blocks.Config) infer.Spec {
 		if c.MaxVars == 0 {
@@ -38,7 +38,8 @@ func TestSameChain(t *testing.T) {
 		{block(blocks.Config{Forests: true}), "-sampler block -forests -seed 3"},
 		{infer.Spec{Name: "sw"}, "-sampler sw -seed 3"},
 		{infer.Spec{Name: "site"}, ""},
-		{infer.Spec{Name: "exchange", Houdayer: true}, ""},
+		{infer.Spec{Name: "exchange", Houdayer: true}, "-sampler exchange -houdayer -seed 3"},
+		{infer.Spec{Name: "exchange"}, "-sampler exchange -seed 3"},
 		{infer.Spec{Name: "wolff", Clusters: samplers.TuneClusters}, ""},
 		{block(blocks.Config{MaxWidth: 16, MaxTable: 1 << 18}), ""},
 		{block(blocks.Config{MaxWidth: infer.WideWidth, MaxTable: 1 << 14}), ""},

@@ -84,7 +84,7 @@ type uaiOutput struct {
 type uaiFlags struct {
 	model, evid, marFile, out, anytime, exactMemory, order *string
 	lambda2, lambda2Scale                                  *float64
-	perVar                                                 *bool
+	perVar, houdayer                                       *bool
 	block                                                  blocked.Config // -width, -forests, -boundary
 	flips                                                  bool           // -flips
 	f                                                      *runFlags
@@ -159,6 +159,8 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 		lambda2:      fs.Float64("lambda2", 0, "DoubleMIN-Gibbs: λ2, the batch of the global energy estimate (default L²)"),
 		lambda2Scale: fs.Float64("lambda2-scale", 0, "DoubleMIN-Gibbs: λ2 as a multiple of L² (default 1; the paper also runs 10⁴)"),
 		perVar:       fs.Bool("per-variable", false, "Poisson-Gibbs: use per-variable L_i and λ_i = (λ/L²)·L_i²"),
+		houdayer: fs.Bool("houdayer", false, "-sampler exchange: a twin replica at every rung and Houdayer's cluster moves between twins where\n"+
+			"their clusters stay small (gibbs/exchange Options.Houdayer; the default's replica exchange has them)"),
 		order: fs.String("order", "input", "the order the graph is stored in: input (the file's numbering) or locality (a reverse Cuthill–McKee\n"+
 			"order where the file's numbering hides the locality it finds, on 2¹⁵ free variables and more: a scan in\n"+
 			"storage order, -scan systematic, then reads a variable's neighbours from cache; output in the file's numbering)"),
@@ -190,6 +192,9 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 		return nil, usagef("-order locality with -trace: the chains run on the renumbered graph, whose states a trace would hold; trace with -order input")
 	case *u.order == "locality" && f.of > 0:
 		return nil, usagef("-order locality with -chain and -of: the parts of a split run are merged in the file's numbering; run them with -order input")
+	}
+	if f.set["houdayer"] && f.sampler != "exchange" {
+		return nil, usagef("-houdayer applies to -sampler exchange only")
 	}
 	if (f.set["lambda2"] || f.set["lambda2-scale"]) && f.sampler != "doublemin" {
 		return nil, usagef("-lambda2 and -lambda2-scale are DoubleMIN-Gibbs's: they need -sampler doublemin, not %s", f.sampler)
@@ -272,7 +277,7 @@ func (u *uaiFlags) options(any *uai.AnytimeMAR) (infer.Options, error) {
 	so.PerVariable, so.Lambda2, so.Lambda2Scale = *u.perVar, *u.lambda2, *u.lambda2Scale
 	var spec *infer.Spec
 	if f.sampler != inferSampler {
-		spec = &infer.Spec{Name: f.sampler, Block: u.block, Flips: u.flips}
+		spec = &infer.Spec{Name: f.sampler, Block: u.block, Flips: u.flips, Houdayer: *u.houdayer}
 	}
 	opt, err := f.inferOptions(spec, so)
 	if err != nil {
