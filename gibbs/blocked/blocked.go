@@ -56,15 +56,16 @@ import (
 // O(Σ_v |T_v|) table operations, |T_v| ≤ Config.MaxTable; nothing is
 // allocated per update. The tables of the factors that read no free
 // variable outside the block never change: the first update keeps their
-// sum and later ones copy it (within as many entries in all as the
-// sampler's scratch tables, at least 2¹⁶), evaluating only the factors
-// that cross the boundary — 27–34% off an update of a chain of 1000
-// variables drawn as one block, 35% on Pedigree_11 and 12–16% on
-// linkage_20 with blocks of width 4 (`go test -bench 'BlockedChain'
-// ./bench`, `-bench BlockedUAI ./gibbs/blocked`), the same tables bit
-// for bit. The soft factors crossing the boundary can instead
-// enter through the Poisson auxiliaries of Algorithm 2 (Zhang & De Sa
-// 2019), so that an update evaluates O(λ_B + L_B) of them, not all: on a
+// sum and later ones copy it, evaluating only the factors that cross the
+// boundary (the blocks in order while their tables fit in max(2²⁰, the
+// scratch tables) entries in all, chosen at construction: a block's
+// tables are summed in the same order in every run, resumed ones
+// included) — 21–29% off an update of a chain of 1000 variables drawn as
+// one block, 28–30% on Pedigree_11 and 14–18% on linkage_20 with blocks
+// of width 4, none at width 12, where the elimination dominates (`go test
+// -bench 'BlockedChain' ./bench`, `-bench BlockedUAI ./gibbs/blocked`).
+// The soft factors crossing the boundary can instead enter through the
+// Poisson auxiliaries of Algorithm 2 (Zhang & De Sa 2019), so that an update evaluates O(λ_B + L_B) of them, not all: on a
 // model where every variable touches many weak factors the boundary is
 // most of the work (see Boundary, Config.Boundary; exact by the same
 // augmentation). Step updates the next block in a fixed cyclic order and
@@ -96,17 +97,19 @@ type Blocked struct {
 	// update's start and as drawn, the odometer counters, a factor's values
 	// at the D values of one variable.
 	arena []float64
-	// cache[b] holds block b's potentials of the factors that read no
-	// free variable outside it (blockFactor.cross false, not minibatched),
-	// tabulated at its first update: they never change, and an update
-	// copies them instead of evaluating their factors again (nil: not yet,
-	// or beyond cacheLeft, the entries the caches may still take).
-	cache     [][]float64
-	cacheLeft int
-	saveB     []float64
-	newB      []int32
-	cnt       []int
-	vals      []float64
+	// cache[b] (nil: block b is not cached) holds block b's potentials
+	// of the factors that read no free variable outside it
+	// (blockPlan.inside), tabulated at its first update (filled[b]):
+	// they never change, and an update copies them instead of evaluating
+	// those factors again. Which blocks are cached is fixed at
+	// construction (setup), so that a block's tables are summed in the
+	// same order in every run, resumed ones included.
+	cache  [][]float64
+	filled []bool
+	saveB  []float64
+	newB   []int32
+	cnt    []int
+	vals   []float64
 
 	// The marginals of the last update's block (marginals.go): its
 	// index (−1: none), each variable's marginal, views of them, and the
@@ -237,6 +240,7 @@ func compilePlans(bm blockModel, sets [][]int, cfg Config, opt *gibbs.Options) (
 		if err := planBoundary(p, cfg.Boundary, opt); err != nil {
 			return nil, fmt.Errorf("gibbs: block: block %d: %w", b, err)
 		}
+		p.split()
 		if p.work > limit {
 			instead := "use smaller sets (Config.MaxWidth, MaxTable, MaxVars), or gibbs"
 			if p.bnd != nil {
@@ -281,7 +285,20 @@ func (s *Blocked) setup(sets [][]int, plans []*blockPlan) {
 		s.condP[l] = make([]float64, maxD)
 	}
 	s.arena = make([]float64, arena)
-	s.cache, s.cacheLeft = make([][]float64, len(plans)), max(arena, minCache)
+	s.cache, s.filled = make([][]float64, len(plans)), make([]bool, len(plans))
+	n, left := 0, max(arena, minCache)
+	for b, p := range plans {
+		if len(p.inside) > 0 && p.potEnd <= left-n {
+			n += p.potEnd
+			s.cache[b] = make([]float64, 0, p.potEnd) // a mark: given its room below
+		}
+	}
+	room := make([]float64, n)
+	for b, p := range plans {
+		if s.cache[b] != nil {
+			s.cache[b], room = room[:p.potEnd:p.potEnd], room[p.potEnd:]
+		}
+	}
 	s.saveB, s.newB = make([]float64, width), make([]int32, width)
 	s.cnt, s.vals = make([]int, dims), make([]float64, maxD)
 }
@@ -440,12 +457,12 @@ func (s *Blocked) updateBlock(b int) (aborted bool) {
 
 // tabulate fills the potentials of block b (plan p): every factor
 // touching the block at every assignment of the block variables it reads.
-// The factors that read no free variable outside the block come first,
-// and their sum is kept (cache) within the caches' budget: a later update
-// copies it, and the tables are the same either way, bit for bit. It
-// reports false after an error or an interrupt. It sets the block's
-// variables of x while it works and puts them back before it returns,
-// even if a factor panics.
+// In a cached block (Blocked.cache) the factors that read no free
+// variable outside it come first, their sum kept from the first update
+// and copied by the later ones; in the others every factor is tabulated
+// in the plan's order. It reports false after an error or an interrupt.
+// It sets the block's variables of x while it works and puts them back
+// before it returns, even if a factor panics.
 func (s *Blocked) tabulate(b int, p *blockPlan) bool {
 	save := s.saveB[:len(p.vars)]
 	for l, v := range p.vars {
@@ -457,23 +474,27 @@ func (s *Blocked) tabulate(b int, p *blockPlan) bool {
 		}
 	}()
 	pots := s.arena[:p.potEnd]
-	if c := s.cache[b]; c != nil {
+	switch c := s.cache[b]; {
+	case c != nil && s.filled[b]:
 		copy(pots, c)
-		if s.core().Spend(p.potEnd) {
+		if s.core().Spend(p.potEnd) || !s.tabulateFactors(p, p.crossing) {
 			return false
 		}
-	} else {
+	case c != nil:
 		clear(pots)
-		if !s.tabulateFactors(p, false) {
+		if !s.tabulateFactors(p, p.inside) {
 			return false
 		}
-		if p.potEnd <= s.cacheLeft {
-			s.cache[b] = slices.Clone(pots)
-			s.cacheLeft -= p.potEnd
+		copy(c, pots)
+		s.filled[b] = true
+		if !s.tabulateFactors(p, p.crossing) {
+			return false
 		}
-	}
-	if !s.tabulateFactors(p, true) {
-		return false
+	default:
+		clear(pots)
+		if !s.tabulateFactors(p, p.exact) {
+			return false
+		}
 	}
 	if bd := p.bnd; bd != nil {
 		for _, k := range s.counts.Keys() {
@@ -488,18 +509,14 @@ func (s *Blocked) tabulate(b int, p *blockPlan) bool {
 }
 
 // minCache is the fewest entries the caches of tabulate may take in all
-// (else as many as the arena has: at most about the memory the sampler
-// has already).
-const minCache = 1 << 16
+// (2²⁰: 8 MB); else as many as the sampler's scratch tables, the arena.
+const minCache = 1 << 20
 
-// tabulateFactors adds into p's potentials the factors tabulated exactly
-// that read a free variable outside the block (cross) or none (!cross).
-func (s *Blocked) tabulateFactors(p *blockPlan, cross bool) bool {
-	for k := range p.facs {
+// tabulateFactors adds into p's potentials the factors facs[k] of list
+// (blockPlan.inside, crossing or exact).
+func (s *Blocked) tabulateFactors(p *blockPlan, list []int32) bool {
+	for _, k := range list {
 		fc := &p.facs[k]
-		if fc.bnd >= 0 || fc.cross != cross {
-			continue // minibatched: in tabulate, if its count is positive
-		}
 		pt := &p.pots[fc.pot]
 		if !s.tabulateFactor(p, fc, s.arena[pt.off:pt.off+pt.n], pt.scope, 0, 0) || s.core().Spend(pt.n) {
 			return false

@@ -88,6 +88,7 @@ func dropBoundary(s *Blocked) {
 			}
 		}
 		p.facs = slices.DeleteFunc(p.facs, func(fc blockFactor) bool { return slices.Contains(fc.f.Vars(), out) })
+		p.split() // the factors' lists, of the facs left
 	}
 }
 

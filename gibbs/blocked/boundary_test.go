@@ -59,6 +59,7 @@ func countedTwice(s *Blocked) {
 	for _, p := range s.plans {
 		if p.bnd != nil {
 			p.unmark()
+			p.split() // the lists the exact tabulation walks, now with them
 		}
 	}
 }
