@@ -65,8 +65,8 @@ import (
 // of width 4, none at width 12, where the elimination dominates (`go test
 // -bench 'BlockedChain' ./bench`, `-bench BlockedUAI ./gibbs/blocked`).
 // The soft factors crossing the boundary can instead enter through the
-// Poisson auxiliaries of Algorithm 2 (Zhang & De Sa 2019), so that an update evaluates O(λ_B + L_B) of them, not all: on a
-// model where every variable touches many weak factors the boundary is
+// Poisson auxiliaries of Algorithm 2 (Zhang & De Sa 2019), so that an
+// update evaluates O(λ_B + L_B) of them, not all: on a model where every variable touches many weak factors the boundary is
 // most of the work (see Boundary, Config.Boundary; exact by the same
 // augmentation). Step updates the next block in a fixed cyclic order and
 // returns −1 (chain.Any); Sweep updates every block once; Update(i)
@@ -492,8 +492,15 @@ func (s *Blocked) tabulate(b int, p *blockPlan) bool {
 		}
 	default:
 		clear(pots)
-		if !s.tabulateFactors(p, p.exact) {
-			return false
+		for k := range p.facs {
+			fc := &p.facs[k]
+			if fc.bnd >= 0 {
+				continue // minibatched: below, if its count is positive
+			}
+			pt := &p.pots[fc.pot]
+			if !s.tabulateFactor(p, fc, s.arena[pt.off:pt.off+pt.n], pt.scope, 0, 0) || s.core().Spend(pt.n) {
+				return false
+			}
 		}
 	}
 	if bd := p.bnd; bd != nil {
@@ -513,7 +520,7 @@ func (s *Blocked) tabulate(b int, p *blockPlan) bool {
 const minCache = 1 << 20
 
 // tabulateFactors adds into p's potentials the factors facs[k] of list
-// (blockPlan.inside, crossing or exact).
+// (blockPlan.inside or crossing).
 func (s *Blocked) tabulateFactors(p *blockPlan, list []int32) bool {
 	for _, k := range list {
 		fc := &p.facs[k]

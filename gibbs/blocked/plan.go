@@ -31,23 +31,22 @@ type blockPlan struct {
 	work    float64   // factor values and bucket table entries of an update
 	bnd     *boundary // the Poisson-minibatched boundary (boundary.go), or nil
 	nExact  int       // the factors tabulated exactly
-	// exact indexes the factors of facs tabulated exactly (not
-	// minibatched), inside and crossing those of them that read no free
-	// variable outside the block and those that do (split), each in facs
-	// order: an update walks the list it needs.
-	exact, inside, crossing []int32
+	// inside and crossing index the factors of facs tabulated exactly
+	// (not minibatched) that read no free variable outside the block and
+	// those that do (split), each in facs order: the updates of a cached
+	// block walk them (Blocked.tabulate).
+	inside, crossing []int32
 }
 
-// split sets p.exact, p.inside and p.crossing from the factors' cross
-// and bnd (after planBoundary).
+// split sets p.inside and p.crossing from the factors' cross and bnd
+// (after planBoundary).
 func (p *blockPlan) split() {
-	p.exact, p.inside, p.crossing = p.exact[:0], p.inside[:0], p.crossing[:0]
+	p.inside, p.crossing = p.inside[:0], p.crossing[:0]
 	for k := range p.facs {
 		fc := &p.facs[k]
 		if fc.bnd >= 0 {
 			continue // minibatched: tabulated by its count
 		}
-		p.exact = append(p.exact, int32(k))
 		if fc.cross {
 			p.crossing = append(p.crossing, int32(k))
 		} else {
