@@ -12,6 +12,7 @@ import (
 	"github.com/pgibbs/pgibbs/diag"
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/gibbs"
+	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 	"github.com/pgibbs/pgibbs/gibbs/mingibbs"
 )
 
@@ -142,6 +143,7 @@ type Exchange struct {
 	coldScan  bool           // the chain's replica updates scan's variables too (else its own Step)
 	pos       int            // the next variable of scan
 	hot       []gibbs.Sharer // the replicas but β = 1's (advanceHot)
+	hotCore   []*core.Core   // hot[k]'s Core if it is of the family (UpdateScan), else nil
 	hotR      int            // the replica of hot under way this round
 	hotDone   int            // its updates done this round
 	hotPos    int            // the variable of scan this round's updates of hot start at
@@ -530,11 +532,16 @@ func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []floa
 	e.cond, _ = cold.(chain.Conditioner)
 	e.block, _ = cold.(chain.BlockConditioner)
 	e.scan, e.pos, e.hotPos, e.hotR, e.hotDone = nil, 0, 0, 0, 0
-	e.hot = e.hot[:0]
+	e.hot, e.hotCore = e.hot[:0], e.hotCore[:0]
 	for l, ld := range e.ladders {
 		for k, s := range ld.reps {
 			if l > 0 || k > 0 {
 				e.hot = append(e.hot, s)
+				c := core.Of(s)
+				if c != nil && (c.UpdateFn == nil || !c.TorusSweep) {
+					c = nil // not plain Gibbs: its own Update
+				}
+				e.hotCore = append(e.hotCore, c)
 			}
 		}
 	}
@@ -703,10 +710,14 @@ func (e *Exchange) advanceHot(q int) {
 			}
 		} else {
 			p := (e.hotPos + e.hotDone) % len(e.scan)
-			for range m {
-				s.Update(e.scan[p])
-				if p++; p == len(e.scan) {
-					p = 0
+			if c := e.hotCore[e.hotR]; c != nil {
+				c.UpdateScan(e.scan, p, m)
+			} else {
+				for range m {
+					s.Update(e.scan[p])
+					if p++; p == len(e.scan) {
+						p = 0
+					}
 				}
 			}
 		}

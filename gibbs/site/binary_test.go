@@ -17,8 +17,11 @@ import (
 // (core.Core.NoBinary), whose stationary distribution the enumeration
 // tests check: the same draws bit for bit, step by step and in sweeps,
 // with evidence, with the log-potential tracked and with conditionals
-// recorded (which take the general path). Its broken variant, the two
-// energies swapped, must give another chain.
+// recorded (which take the general path); on models whose variables are
+// all binary (the branch-free sums of core.pottsRow2Binary) and on models
+// where binary variables neighbour three-valued ones (whose third value
+// counts in neither energy). Its broken variant, the two energies
+// swapped, must give another chain.
 func TestBinaryCompiled(t *testing.T) {
 	spinGlass, err := glass.New(glass.Spec{L: 7, Beta: 2, FieldSD: 0.3, Seed: 3})
 	if err != nil {
@@ -41,6 +44,8 @@ func TestBinaryCompiled(t *testing.T) {
 		{"glass", spinGlass, false},
 		{"pairs/evidence", pairs, false},
 		{"glass/recorded", spinGlass, true},
+		{"mixed", mixedGraph(t, false), false},
+		{"mixed/fields", mixedGraph(t, true), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func(general, broken bool) ([]float64, float64) {
@@ -93,6 +98,102 @@ func TestBinaryCompiled(t *testing.T) {
 			}
 			if badA == wantA {
 				t.Errorf("Assign with the energies swapped tracks the same change, %v", badA)
+			}
+		})
+	}
+}
+
+// mixedGraph returns a sparse graph of Potts pairs over binary variables
+// and, every fifth, three-valued ones (with a field on every variable if
+// fields), some of each observed.
+func mixedGraph(t *testing.T, fields bool) *factorgraph.Graph {
+	t.Helper()
+	r := rand.New(rand.NewPCG(11, 12))
+	const n = 300
+	b := factorgraph.NewBuilder()
+	size := func(i int) int { return 2 + min(1, i%5/4) }
+	for i := range n {
+		b.AddVariable(factorgraph.Discrete(size(i)))
+	}
+	for range 3 * n {
+		i, j := r.IntN(n), r.IntN(n)
+		if i != j {
+			b.AddFactor(factorgraph.NewPotts(i, j, 2*r.Float64()-0.8))
+		}
+	}
+	for i := range n {
+		if fields {
+			logp := make([]float64, size(i))
+			for v := range logp {
+				logp[v] = r.NormFloat64()
+			}
+			b.AddFactor(factorgraph.NewUnary(i, logp))
+		}
+		if i%37 == 0 {
+			b.Observe(i, float64(size(i)-1))
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestUpdateScan: a run of updates through core.Core.UpdateScan (a
+// replica's share of a round of replica exchange: the checks made once
+// for the run) is the same chain, bit for bit, as the same updates made
+// one by one with Update, log-potential included, on all-binary and mixed
+// models, from every position of the scan and wrapping around it; its
+// broken variant (the energies swapped on the run's path only) is not.
+func TestUpdateScan(t *testing.T) {
+	spinGlass, err := glass.New(glass.Spec{L: 7, Beta: 2, FieldSD: 0.3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		g    *factorgraph.Graph
+	}{
+		{"glass", spinGlass},
+		{"mixed", mixedGraph(t, false)},
+		{"mixed/fields", mixedGraph(t, true)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scan := tc.g.Free()
+			run := func(byScan, broken bool) ([]float64, float64) {
+				s, err := NewGibbs(tc.g, rand.New(rand.NewPCG(7, 8)), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.TrackLogPotential(true)
+				r := rand.New(rand.NewPCG(1, 2)) // the runs' lengths
+				p := 0
+				for range 200 {
+					m := r.IntN(2 * len(scan))
+					if byScan {
+						s.core().BrokenBinary = broken
+						p = s.core().UpdateScan(scan, p, m)
+						s.core().BrokenBinary = false
+						continue
+					}
+					for range m {
+						s.Update(scan[p])
+						p = (p + 1) % len(scan)
+					}
+				}
+				if err := s.Err(); err != nil {
+					t.Fatal(err)
+				}
+				return slices.Clone(s.State()), s.LogPotentialChange()
+			}
+			want, wantD := run(false, false)
+			got, gotD := run(true, false)
+			if !slices.Equal(got, want) || math.Float64bits(gotD) != math.Float64bits(wantD) {
+				t.Errorf("UpdateScan: state or log-potential change (%v against %v) differs from Update's", gotD, wantD)
+			}
+			if bad, _ := run(true, true); slices.Equal(bad, want) {
+				t.Error("UpdateScan with the energies swapped gave the same chain")
 			}
 		})
 	}

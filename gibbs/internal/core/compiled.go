@@ -43,15 +43,7 @@ func (c *Core) binaryCompiled(i int) bool {
 	if len(nb) > PollEvery && c.Done != nil {
 		return false
 	}
-	var u0, u1 float64
-	if k.AllPotts {
-		u0, u1 = pottsRow2(c.X, nb, w)
-	} else {
-		u0, u1 = c.pottsFields2(nb, w)
-	}
-	if c.BrokenBinary {
-		u0, u1 = u1, u0
-	}
+	u0, u1 := c.binaryEnergies(nb, w, true)
 	c.Stat.Factors += int64(len(nb))
 	d := u1 - u0
 	if math.IsNaN(d) {
@@ -62,6 +54,30 @@ func (c *Core) binaryCompiled(i int) bool {
 	}
 	c.set2(i, u0, u1, d)
 	return true
+}
+
+// binaryEnergies returns the two energies of a binary variable whose row
+// of Potts pairs (and fields) is nb, w, swapped for the broken variant:
+// summed as the update's general path sums them (pottsRow2 on a row of
+// Potts pairs alone, pottsFields2 otherwise) if update, else in the row's
+// order (pottsFields2, Assign's sums: those of Core.energies), or, where
+// every variable is binary (AllBinary), by their branch-free forms — the
+// same sums, bit for bit.
+func (c *Core) binaryEnergies(nb []int32, w []float64, update bool) (u0, u1 float64) {
+	switch k := c.KG; {
+	case k.AllPotts && update && c.AllBinary:
+		u0, u1 = pottsRow2Binary(c.X, nb, w)
+	case k.AllPotts && update:
+		u0, u1 = pottsRow2(c.X, nb, w)
+	case c.AllBinary:
+		u0, u1 = c.pottsFields2Binary(nb, w)
+	default:
+		u0, u1 = c.pottsFields2(nb, w)
+	}
+	if c.BrokenBinary {
+		u0, u1 = u1, u0
+	}
+	return u0, u1
 }
 
 // pottsRow2 is addPottsRow into u = (0, 0) for a binary variable: the two
@@ -84,6 +100,32 @@ func pottsRow2(x []float64, nb []int32, w []float64) (u0, u1 float64) {
 		}
 	}
 	return a[0] + b[0], a[1] + b[1]
+}
+
+// pottsRow2Binary is pottsRow2 where every variable is binary and every
+// value of X is 0 or 1 (AllBinary): a neighbour's weight goes to u1 times
+// its value and to u0 times one minus it, products that are the weight or
+// a zero exactly, so the sums are pottsRow2's, in its order, to the sign
+// of a zero — with no branch on the value and no store to an array it
+// indexes, whose round trip through memory was most of an update's cost
+// (BenchmarkGibbsGlass, BenchmarkExchangeGlass).
+func pottsRow2Binary(x []float64, nb []int32, w []float64) (u0, u1 float64) {
+	var a0, a1, b0, b1 float64
+	w = w[:len(nb)]
+	p := 0
+	for ; p+1 < len(nb); p += 2 {
+		v, u := x[nb[p]], x[nb[p+1]]
+		a0 += w[p] * (1 - v)
+		a1 += w[p] * v
+		b0 += w[p+1] * (1 - u)
+		b1 += w[p+1] * u
+	}
+	if p < len(nb) {
+		v := x[nb[p]]
+		a0 += w[p] * (1 - v)
+		a1 += w[p] * v
+	}
+	return a0 + b0, a1 + b1
 }
 
 // pottsFields2 is addPottsFields into u = (0, 0) for a binary variable.
@@ -1088,4 +1130,71 @@ func powWeights(w []float64, n []int32, pow []float64, full float64) float64 {
 		total += w[v]
 	}
 	return total
+}
+
+// UpdateScan makes m updates by UpdateFn of the variables scan[p],
+// scan[p+1], … (from scan[0] again after the last) and returns the position
+// after them: a replica's share of a round of replica exchange. Where the
+// sampler is plain Gibbs (TorusSweep) on a graph of Potts pairs and fields
+// with no hard factor, recording no conditional and not interruptible
+// within an update, the binary variables' updates run in one loop, the
+// checks of Update and binaryCompiled made once for the run: the same
+// sums and draws as m calls of UpdateFn, bit for bit (TestUpdateScan).
+func (c *Core) UpdateScan(scan []int, p, m int) int {
+	k := c.KG
+	if !c.TorusSweep || k == nil || !k.AllPotts && !k.Fields || len(k.Hard) > 0 || c.Recording || c.NoBinary || c.Done != nil {
+		for range m {
+			c.UpdateFn(scan[p])
+			if p++; p == len(scan) {
+				p = 0
+			}
+		}
+		return p
+	}
+	for range m {
+		i := scan[p]
+		if p++; p == len(scan) {
+			p = 0
+		}
+		switch {
+		case c.Failure != nil || c.Clamped[i]:
+			continue
+		case c.Size[i] != 2:
+			c.UpdateFn(i)
+			continue
+		}
+		c.Stat.Steps++
+		nb, w := k.Row(i)
+		u0, u1 := c.binaryEnergies(nb, w, true)
+		c.Stat.Factors += int64(len(nb))
+		d := u1 - u0
+		if math.IsNaN(d) {
+			u := c.U[:2]
+			u[0], u[1] = u0, u1
+			c.set(i, u)
+			continue
+		}
+		c.set2(i, u0, u1, d)
+	}
+	return p
+}
+
+// pottsFields2Binary is pottsFields2 where every variable is binary and
+// every value of X is 0 or 1 (AllBinary), in the branch-free form of
+// pottsRow2Binary: the same sums, bit for bit.
+func (c *Core) pottsFields2Binary(nb []int32, w []float64) (u0, u1 float64) {
+	k, x := c.KG, c.X
+	w = w[:len(nb)]
+	for p, j := range nb {
+		if j >= 0 {
+			v := x[j]
+			u0 += w[p] * (1 - v)
+			u1 += w[p] * v
+			continue
+		}
+		vals := k.FieldVals[^j][:2]
+		u0 += vals[0]
+		u1 += vals[1]
+	}
+	return u0, u1
 }

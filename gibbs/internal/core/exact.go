@@ -62,10 +62,7 @@ func (c *Core) Assign(i int, v float64) {
 			// energies' order (the same sums, bit for bit:
 			// TestBinaryCompiled).
 			nb, w := k.Row(i)
-			u0, u1 := c.pottsFields2(nb, w)
-			if c.BrokenBinary {
-				u0, u1 = u1, u0
-			}
+			u0, u1 := c.binaryEnergies(nb, w, false)
 			c.LogDelta += (u1 - u0) * float64(n-o)
 		} else if c.energies(i, u) && uint(o) < uint(len(u)) && uint(n) < uint(len(u)) && float64(n) == v {
 			c.LogDelta += u[n] - u[o]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/pgibbs/pgibbs/elim"
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -108,6 +109,12 @@ type Core struct {
 	// BrokenBinary, for their broken variant, swaps binaryCompiled's two
 	// energies.
 	NoBinary, BrokenBinary bool
+	// AllBinary says every variable of the model has two values, so that
+	// every value of a state (checked against its domain wherever one is
+	// given: Init, Restore; written by the updates and the swaps of their
+	// states otherwise) is 0 or 1: the binary path then sums its energies
+	// branch-free (pottsRow2Binary).
+	AllBinary bool
 
 	// PG is the Poisson minibatch of the samplers that draw one per
 	// update (PoissonGibbs, Mixed), or nil.
@@ -191,6 +198,7 @@ func NewCore(name string, m factorgraph.Model, r *rand.Rand, opt *gibbs.Options,
 		}
 		maxD = max(maxD, d.Size)
 	}
+	c.AllBinary = !slices.ContainsFunc(c.Size, func(d int32) bool { return d != 2 })
 	c.U = make([]float64, maxD)
 	c.logU = make([]float64, maxD)
 	c.Buf = make([]float64, maxD)
