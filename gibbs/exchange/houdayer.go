@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
+	"github.com/pgibbs/pgibbs/gibbs/internal/core"
 )
 
 // houdayer runs Houdayer's cluster moves (J. Houdayer, "A cluster Monte
@@ -121,10 +122,10 @@ func (h *houdayer) round(e *Exchange) {
 			// factor keeps its pair of values), at the same β.
 			ta, tb := a.trk[k], b.trk[k]
 			before := ta.LogPotentialChange()
-			c = h.move(a.states[k], b.states[k], sa, e.r, false)
+			c = h.move(a.states[k], b.states[k], sa, core.Of(a.reps[k]), e.r, false)
 			tb.SetLogPotentialChange(tb.LogPotentialChange() - (ta.LogPotentialChange() - before))
 		default:
-			c = h.move(a.states[k], b.states[k], nil, e.r, e.broken == brokenCluster)
+			c = h.move(a.states[k], b.states[k], nil, nil, e.r, e.broken == brokenCluster)
 			if e.broken != brokenTrack {
 				a.stale[k], b.stale[k] = true, true // written directly: summed afresh
 			}
@@ -135,12 +136,14 @@ func (h *houdayer) round(e *Exchange) {
 }
 
 // move makes one Houdayer move between states a and b, a's assignments
-// through sa if not nil (the replica that owns it: see round), and returns
+// through sa if not nil (the replica that owns it: see round) — by ca,
+// sa's Core, in one walk of the cluster's rows where it can
+// (core.Core.ExchangeCluster: binary pairs and fields) —, and returns
 // the size of its cluster (0: a = b on every free variable). broken grows
 // the cluster through variables where a and b agree too (a wrong move, for
 // the tests, whose changes of ℓ(a) and ℓ(b) differ: its replicas are
 // never given an assigner).
-func (h *houdayer) move(a, b []float64, sa assigner, r *rand.Rand, broken bool) int {
+func (h *houdayer) move(a, b []float64, sa assigner, ca *core.Core, r *rand.Rand, broken bool) int {
 	// The seed, uniform among the variables where a and b differ: a few
 	// free variables drawn until one differs, else a scan for them all
 	// (either way uniform on them, so the mixture is too).
@@ -167,6 +170,10 @@ func (h *houdayer) move(a, b []float64, sa assigner, r *rand.Rand, broken bool) 
 	if h.cur == 0 { // the stamps wrapped: clear them
 		clear(h.stamp)
 		h.cur = 1
+	}
+	if sa != nil && ca != nil && ca.CanExchangeCluster() {
+		h.queue = ca.ExchangeCluster(b, seed, h.stamp, h.cur, h.queue)
+		return len(h.queue)
 	}
 	h.queue = append(h.queue[:0], seed)
 	h.stamp[seed] = h.cur

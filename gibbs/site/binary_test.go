@@ -198,3 +198,122 @@ func TestUpdateScan(t *testing.T) {
 		})
 	}
 }
+
+// TestExchangeCluster: core.Core.ExchangeCluster (Houdayer's move between
+// twins in one walk of the cluster's rows) exchanges two states on the
+// connected component of their differing variables that holds the seed —
+// the component found here by a search of the graph's neighbours — and
+// adds to the tracked log-potential the exact change of the state's ℓ, on
+// glasses and random binary pair graphs with fields and evidence, at
+// random pairs of states; with the energies swapped (its broken variant)
+// the change is wrong. It does not apply to a model with a variable of
+// three values.
+func TestExchangeCluster(t *testing.T) {
+	spinGlass, err := glass.New(glass.Spec{L: 7, Beta: 2, FieldSD: 0.3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := potts.Sparse(200, 4, 2, 0.6, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := pairsGraph(t, p, 17)
+	if s, err := NewGibbs(mixedGraph(t, true), rand.New(rand.NewPCG(1, 1)), nil); err != nil || s.core().CanExchangeCluster() {
+		t.Errorf("ExchangeCluster applies to a model with three-valued variables (%v)", err)
+	}
+	for _, tc := range []struct {
+		name string
+		g    *factorgraph.Graph
+	}{{"glass", spinGlass}, {"pairs/evidence", pairs}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := tc.g
+			r := rand.New(rand.NewPCG(5, 6))
+			run := func(broken bool) (wrong int) {
+				s, err := NewGibbs(g, rand.New(rand.NewPCG(7, 8)), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.TrackLogPotential(true)
+				c := s.core()
+				if !c.CanExchangeCluster() {
+					t.Fatal("ExchangeCluster does not apply")
+				}
+				c.BrokenBinary = broken
+				stamp := make([]uint32, g.NumVars())
+				var queue []int32
+				for trial := range 200 {
+					x, y := slices.Clone(s.State()), slices.Clone(s.State())
+					for _, i := range g.Free() {
+						x[i], y[i] = float64(r.IntN(2)), float64(r.IntN(2))
+					}
+					var diff []int
+					for _, i := range g.Free() {
+						if x[i] != y[i] {
+							diff = append(diff, i)
+						}
+					}
+					if len(diff) == 0 {
+						continue
+					}
+					seed := diff[r.IntN(len(diff))]
+					want := component(g, x, y, seed)
+					wx, wy := slices.Clone(x), slices.Clone(y)
+					for _, i := range want {
+						wx[i], wy[i] = y[i], x[i]
+					}
+					s.Share(x)
+					s.SetLogPotentialChange(0)
+					queue = c.ExchangeCluster(y, int32(seed), stamp, uint32(trial+1), queue)
+					got := make([]int, len(queue))
+					for k, i := range queue {
+						got[k] = int(i)
+					}
+					slices.Sort(got)
+					if !slices.Equal(got, want) || !slices.Equal(x, wx) || !slices.Equal(y, wy) {
+						t.Fatalf("trial %d: cluster %v, want %v (or the states not exchanged on it)", trial, got, want)
+					}
+					delta := g.LogPotential(x) - g.LogPotential(swapBack(x, y, want))
+					if math.Abs(s.LogPotentialChange()-delta) > 1e-9*(1+math.Abs(delta)) {
+						wrong++
+					}
+				}
+				return wrong
+			}
+			if w := run(false); w > 0 {
+				t.Errorf("the tracked change of ℓ is wrong in %d trials", w)
+			}
+			if w := run(true); w == 0 {
+				t.Error("the broken variant (energies swapped) tracked every change right")
+			}
+		})
+	}
+}
+
+// component returns, sorted, the connected component of the variables
+// where x and y differ (adjacent when a factor reads both) that holds seed.
+func component(g *factorgraph.Graph, x, y []float64, seed int) []int {
+	seen := map[int]bool{seed: true}
+	queue := []int{seed}
+	var nb []int
+	for q := 0; q < len(queue); q++ {
+		nb = g.Neighbours(nb[:0], queue[q])
+		for _, j := range nb {
+			if !seen[j] && x[j] != y[j] {
+				seen[j] = true
+				queue = append(queue, j)
+			}
+		}
+	}
+	slices.Sort(queue)
+	return queue
+}
+
+// swapBack returns x with the values of y on vars (x before an exchange
+// that gave x and y on vars).
+func swapBack(x, y []float64, vars []int) []float64 {
+	z := slices.Clone(x)
+	for _, i := range vars {
+		z[i] = y[i]
+	}
+	return z
+}

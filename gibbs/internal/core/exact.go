@@ -118,3 +118,62 @@ func (c *Core) energies(i int, u []float64) bool {
 	}
 	return true
 }
+
+// CanExchangeCluster reports whether ExchangeCluster applies: c's rows
+// are Potts pairs and fields over binary variables with no hard factor,
+// and c tracks its log-potential.
+func (c *Core) CanExchangeCluster() bool {
+	k := c.KG
+	return k != nil && (k.AllPotts || k.Fields) && len(k.Hard) == 0 && c.AllBinary && !c.NoBinary && c.LogTracking && c.Failure == nil
+}
+
+// ExchangeCluster makes Houdayer's cluster move between c's state X and
+// y, the state of a twin at the same temperature (CanExchangeCluster must
+// hold): it grows the cluster of the variables where X and y differ
+// that is connected to seed through c's rows (the factors that can
+// change a conditional), breadth first, exchanging X and y on each
+// variable as it leaves the queue, and adds each exchange's change of
+// the log-potential to LogDelta as Assign does. A variable where X and y
+// differ still differs after the exchange, so the cluster is the one
+// grown first and exchanged after, and each exchange sees the state
+// Assign would, variable after variable: one walk of each row instead of
+// two. stamp marks the variables queued (stamp[i] == cur); queue is
+// scratch, returned with the cluster in the order it grew.
+func (c *Core) ExchangeCluster(y []float64, seed int32, stamp []uint32, cur uint32, queue []int32) []int32 {
+	k, x := c.KG, c.X
+	queue = append(queue[:0], seed)
+	stamp[seed] = cur
+	for q := 0; q < len(queue); q++ {
+		i := queue[q]
+		nb, w := k.Row(int(i))
+		w = w[:len(nb)]
+		var u0, u1 float64 // pottsFields2Binary's sums, in its order
+		for p, j := range nb {
+			if j < 0 {
+				vals := k.FieldVals[^j][:2]
+				u0 += vals[0]
+				u1 += vals[1]
+				continue
+			}
+			v := x[j]
+			u0 += w[p] * (1 - v)
+			u1 += w[p] * v
+			if stamp[j] != cur && v != y[j] {
+				stamp[j] = cur
+				queue = append(queue, j)
+			}
+		}
+		if c.BrokenBinary {
+			u0, u1 = u1, u0
+		}
+		o, n := x[i], y[i]
+		if !math.IsNaN(c.LogDelta) {
+			c.LogDelta += (u1 - u0) * (n - o)
+		}
+		x[i], y[i] = n, o
+		if c.x8ok {
+			c.x8[i] = uint8(n)
+		}
+	}
+	return queue
+}
