@@ -43,6 +43,13 @@ func (c *Core) binaryCompiled(i int) bool {
 	if len(nb) > PollEvery && c.Done != nil {
 		return false
 	}
+	c.drawBinary(i, nb, w)
+	return true
+}
+
+// drawBinary draws binary variable i, whose row is nb, w, from its two
+// energies (binaryEnergies): set2, or set where their difference is NaN.
+func (c *Core) drawBinary(i int, nb []int32, w []float64) {
 	u0, u1 := c.binaryEnergies(nb, w, true)
 	c.Stat.Factors += int64(len(nb))
 	d := u1 - u0
@@ -50,10 +57,9 @@ func (c *Core) binaryCompiled(i int) bool {
 		u := c.U[:2]
 		u[0], u[1] = u0, u1
 		c.set(i, u)
-		return true
+		return
 	}
 	c.set2(i, u0, u1, d)
-	return true
 }
 
 // binaryEnergies returns the two energies of a binary variable whose row
@@ -1165,16 +1171,7 @@ func (c *Core) UpdateScan(scan []int, p, m int) int {
 		}
 		c.Stat.Steps++
 		nb, w := k.Row(i)
-		u0, u1 := c.binaryEnergies(nb, w, true)
-		c.Stat.Factors += int64(len(nb))
-		d := u1 - u0
-		if math.IsNaN(d) {
-			u := c.U[:2]
-			u[0], u[1] = u0, u1
-			c.set(i, u)
-			continue
-		}
-		c.set2(i, u0, u1, d)
+		c.drawBinary(i, nb, w)
 	}
 	return p
 }
