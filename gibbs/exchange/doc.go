@@ -25,10 +25,15 @@
 // through their updates (site.Gibbs.TrackLogPotential: an update's change
 // is U[new] − U[old] of the conditional it drew from), the Houdayer moves
 // add the change of the factors their cluster reads, and the model is
-// summed afresh only every 64 rounds, against rounding drift: a round of
+// summed afresh only every 1024 rounds, against rounding drift: a round of
 // swaps then costs O(K) instead of K sums over the model, and the rounds
 // come four times a sweep, which carries twice the round trips through the
-// ladder in the same time on 20×20 glasses.
+// ladder in the same time on 20×20 glasses. On models of binary variables
+// with Potts pairs and fields (spin glasses, binary grids) a replica makes
+// its share of a round in one loop and a Houdayer move grows and exchanges
+// its cluster in one walk of the replica's rows, the energies summed
+// without a branch: a replica update costs what a hand-written
+// parallel-tempering loop's does (BenchmarkExchangeGlass in package bench).
 //
 // The ladder is tuned before New returns and fixed afterwards (an
 // adaptive ladder must stop adapting before measurement begins): rungs
