@@ -267,3 +267,52 @@ func sparseShape(b *testing.B, name string) *factorgraph.Graph {
 	b.Fatalf("no shape %s", name)
 	return nil
 }
+
+// BenchmarkBinarySparse: plain Gibbs on a random sparse graph of 10⁶
+// binary variables (degree 10, Potts pairs of random weights: an Ising
+// model on a random graph), in sweeps (the rows streamed, the neighbours
+// read from the one-byte copy of the state) and in random-scan steps,
+// beside the hand-written CSR heat bath of internal/baseline on the same
+// pairs. Where every variable is binary the update sums its two energies
+// branch-free (core.pottsRow2Binary) and draws from them without the
+// weights' slice.
+func BenchmarkBinarySparse(b *testing.B) {
+	p, err := potts.Sparse(1e6, 10, 2, 0.2, rand.New(rand.NewPCG(1, 7)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(2, 7))
+	for k := range p.W {
+		p.W[k] = 0.6 * (r.Float64() - 0.3) // couplings of both signs
+	}
+	g := shapeGraph(b, "binary-sparse/n=1000000/deg=10", func() (*potts.Pairs, error) { return p, nil })
+	s, err := site.NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := baseline.NewPairsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		sweep, step func()
+	}{
+		{"gibbs", s.Sweep, func() { s.Step() }},
+		{"handwritten", h.Sweep, h.Step},
+	} {
+		b.Run("sampler="+c.name+"/sweep", func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				c.sweep()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(p.N), "ns/update")
+		})
+		b.Run("sampler="+c.name+"/step", func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				c.step()
+			}
+		})
+	}
+}

@@ -52,6 +52,12 @@ func (c *Core) binaryCompiled(i int) bool {
 func (c *Core) drawBinary(i int, nb []int32, w []float64) {
 	u0, u1 := c.binaryEnergies(nb, w, true)
 	c.Stat.Factors += int64(len(nb))
+	c.draw2(i, u0, u1)
+}
+
+// draw2 draws binary variable i from its energies u0, u1: set2, or set
+// where their difference is NaN.
+func (c *Core) draw2(i int, u0, u1 float64) {
 	d := u1 - u0
 	if math.IsNaN(d) {
 		u := c.U[:2]
@@ -115,19 +121,19 @@ func pottsRow2(x []float64, nb []int32, w []float64) (u0, u1 float64) {
 // of a zero — with no branch on the value and no store to an array it
 // indexes, whose round trip through memory was most of an update's cost
 // (BenchmarkGibbsGlass, BenchmarkExchangeGlass).
-func pottsRow2Binary(x []float64, nb []int32, w []float64) (u0, u1 float64) {
+func pottsRow2Binary[S uint8 | float64](x []S, nb []int32, w []float64) (u0, u1 float64) {
 	var a0, a1, b0, b1 float64
 	w = w[:len(nb)]
 	p := 0
 	for ; p+1 < len(nb); p += 2 {
-		v, u := x[nb[p]], x[nb[p+1]]
+		v, u := float64(x[nb[p]]), float64(x[nb[p+1]])
 		a0 += w[p] * (1 - v)
 		a1 += w[p] * v
 		b0 += w[p+1] * (1 - u)
 		b1 += w[p+1] * u
 	}
 	if p < len(nb) {
-		v := x[nb[p]]
+		v := float64(x[nb[p]])
 		a0 += w[p] * (1 - v)
 		a1 += w[p] * v
 	}

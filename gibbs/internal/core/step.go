@@ -194,12 +194,22 @@ func (c *Core) exactBytes(i int, x8 []uint8) {
 		return
 	}
 	c.Stat.Steps++
-	u := c.U[:c.Size[i]]
-	clear(u)
 	nb, w := c.KG.Row(i)
-	addPottsRow(x8, nb, w, u, c.Buf2)
-	c.Stat.Factors += int64(len(nb))
-	c.set(i, u)
+	if c.AllBinary && !c.NoBinary && !c.Recording {
+		// binaryCompiled's sums and draw, the values read as bytes.
+		u0, u1 := pottsRow2Binary(x8, nb, w)
+		if c.BrokenBinary {
+			u0, u1 = u1, u0
+		}
+		c.Stat.Factors += int64(len(nb))
+		c.draw2(i, u0, u1)
+	} else {
+		u := c.U[:c.Size[i]]
+		clear(u)
+		addPottsRow(x8, nb, w, u, c.Buf2)
+		c.Stat.Factors += int64(len(nb))
+		c.set(i, u)
+	}
 	if !c.BrokenBytes {
 		x8[i] = uint8(c.X[i])
 	}
