@@ -47,7 +47,7 @@ func TestMarginalsInterrupted(t *testing.T) {
 	g, chainVars := twoParts(t, 16)
 	want := bruteChain(t, g, chainVars)
 	defer func() { phase.Hook = nil }()
-	for _, at := range []string{"plan", "solve", "pilots", "pilot site", "pilot block width 4", "race", "build", "sample"} {
+	for _, at := range []string{"plan", "solve", "pilots", "pilot site", "pilot block width 4 + regions", "race", "build", "sample"} {
 		t.Run(at, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

@@ -68,6 +68,9 @@ func (s Spec) String() string {
 	if s.Flips {
 		name += " + phase flips"
 	}
+	if s.Block.Regions > 0 {
+		name += " + regions"
+	}
 	return name
 }
 
@@ -917,8 +920,15 @@ func candidates(g *factorgraph.Graph, frustrated bool) []Spec {
 	if n := len(g.Free()); n > 2048 {
 		vars = max(64, 1<<int(math.Log2(2e6/float64(n))))
 	}
+	regions := 0
+	if !hardFactors(g) {
+		// Soft models: blocks over the regions the chain moves together
+		// (blocked.Config.Regions). With hard factors the blocks follow
+		// the deterministic links already.
+		regions = RegionSweeps
+	}
 	block := func(cfg blocked.Config) Spec {
-		cfg.MaxVars = vars
+		cfg.MaxVars, cfg.Regions = vars, regions
 		return Spec{Name: "block", Block: cfg}
 	}
 	// Blocks bounded by their tables alone, of any number of variables up
@@ -950,6 +960,21 @@ func candidates(g *factorgraph.Graph, frustrated bool) []Spec {
 		cs = append(cs, Spec{Name: "exchange", Houdayer: true})
 	}
 	return cs
+}
+
+// RegionSweeps is the end of the first window of the default's blocks'
+// regions (blocked.Config.Regions): 1000 sweeps, the rule's longest
+// burn-in.
+const RegionSweeps = 1000
+
+// hardFactors reports whether a factor of g's free variables has zeros.
+func hardFactors(g *factorgraph.Graph) bool {
+	for _, i := range g.Free() {
+		if _, hard := g.Degree(i); hard > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // pilotOptions returns opt's sampler options with the pilots' common

@@ -424,6 +424,7 @@ type blockFlags struct {
 	forests  *bool
 	boundary *string
 	flips    *bool
+	regions  *int
 }
 
 // addBlockFlags defines -width, -forests, -boundary and -flips on fs.
@@ -441,13 +442,15 @@ func addBlockFlags(fs *flag.FlagSet) blockFlags {
 			"selectors flipped, and couple swaps, two founders of full siblings exchanged with each child's two alleles and\n"+
 			"meioses, accepted by Metropolis–Hastings (gibbs/flip; the default sampler adds them where it finds founders);\n"+
 			"nothing where the model has none"),
+		regions: fs.Int("regions", 0, "-sampler block: add blocks over the regions the chain moves together, learned from windows of its\n"+
+			"sweeps [K/2, K), [K, 2K), … (K the value given; 0: none): a metastable region that every block splits"),
 	}
 }
 
 // config returns the blocked.Config of the flags, a usage error if they are
 // set for another sampler than block, out of range or contradictory.
 func (b blockFlags) config(f *runFlags) (blocked.Config, error) {
-	for _, name := range []string{"width", "forests", "boundary", "flips"} {
+	for _, name := range []string{"width", "forests", "boundary", "flips", "regions"} {
 		if f.set[name] && f.sampler != "block" {
 			return blocked.Config{}, usagef("-%s applies to -sampler block only", name)
 		}
@@ -458,11 +461,14 @@ func (b blockFlags) config(f *runFlags) (blocked.Config, error) {
 	if *b.forests && f.set["width"] {
 		return blocked.Config{}, usagef("-forests and -width: choose one (forests are trees, of width 1)")
 	}
+	if *b.regions < 0 {
+		return blocked.Config{}, usagef("-regions %d: want 0 (none) or the sweeps of the first window's end", *b.regions)
+	}
 	bnd, err := blocked.ParseBoundary(*b.boundary)
 	if err != nil {
 		return blocked.Config{}, usagef("-boundary: %v", err)
 	}
-	c := blocked.Config{Boundary: bnd}
+	c := blocked.Config{Boundary: bnd, Regions: *b.regions}
 	c.MaxWidth, c.Forests = *b.width, *b.forests
 	return c, nil
 }

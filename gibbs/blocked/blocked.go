@@ -123,6 +123,9 @@ type Blocked struct {
 	// s_φ of the current update and the draw's source.
 	counts *minibatch.Counts
 	src    boundarySource
+
+	// lr learns the regions' blocks (Config.Regions; nil: none).
+	lr *learner
 }
 
 var (
@@ -200,7 +203,15 @@ func NewWith(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options, sets [][]int
 	if err != nil {
 		return nil, err
 	}
-	return newBlocked(bm, r, opt, sets, plans)
+	s, err := newBlocked(bm, r, opt, sets, plans)
+	if err != nil || cfg.Regions <= 0 {
+		return s, err
+	}
+	if cfg, err = cfg.withDefaults(); err != nil {
+		return nil, fmt.Errorf("gibbs: %s: %w", name, err)
+	}
+	s.lr = newLearner(s, cfg.Regions, cfg, *opt)
+	return s, nil
 }
 
 // newBlocked returns a Blocked sampler on m with the blocks and their
@@ -383,6 +394,7 @@ func (s *Blocked) Step() int {
 		s.core().Aborted = false
 		return chain.Aborted
 	}
+	s.updated()
 	s.next = (s.next + 1) % len(s.plans)
 	return chain.Any
 }
@@ -397,7 +409,7 @@ func (s *Blocked) RunSweep() bool {
 	if s.core().Done != nil {
 		s.core().Saved = append(s.core().Saved[:0], s.core().X...)
 	}
-	st, next := s.core().Stat, s.next
+	st, next, n := s.core().Stat, s.next, len(s.plans)
 	// A sweep draws every block: there is no single block's marginals to
 	// report, so none are computed.
 	defer func(on bool) { s.core().Recording, s.condB = on, -1 }(s.core().Recording)
@@ -412,6 +424,11 @@ func (s *Blocked) RunSweep() bool {
 			return false
 		}
 		s.next = (s.next + 1) % len(s.plans)
+	}
+	// The regions' windows count the sweep once it is whole (an
+	// interrupted one leaves them as they were too).
+	for range n {
+		s.updated()
 	}
 	return true
 }
@@ -652,6 +669,9 @@ type blockedState struct {
 	// Lambdas holds each block's λ_B (0: an exact boundary); absent when
 	// every boundary is exact.
 	Lambdas []float64 `json:"lambdas,omitempty"`
+	// Learn holds the regions' windows (Config.Regions); absent without
+	// them. Blocks then lists the blocks added so far after the others.
+	Learn *learnState `json:"learn,omitempty"`
 }
 
 // lambdas returns each block's λ_B (0: an exact boundary), or nil if every
@@ -679,6 +699,7 @@ func (s *Blocked) Snapshot() ([]byte, error) {
 		Next:       s.next,
 		Blocks:     s.blocks,
 		Lambdas:    s.lambdas(),
+		Learn:      s.lr.snapshot(),
 	})
 }
 
@@ -690,6 +711,9 @@ func (s *Blocked) Restore(data []byte) error {
 		return fmt.Errorf("gibbs: restore block: %w", err)
 	}
 	if st.Kind == s.SnapshotKind() {
+		if err := s.restoreBlocks(st); err != nil {
+			return err
+		}
 		if !slices.EqualFunc(st.Blocks, s.blocks, slices.Equal) {
 			return fmt.Errorf("gibbs: restore block: the snapshot has other blocks (%d, the sampler %d)", len(st.Blocks), len(s.blocks))
 		}

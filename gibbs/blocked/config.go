@@ -26,6 +26,10 @@ type Config struct {
 	// block's boundary: exactly, or through Poisson auxiliaries where that
 	// is cheaper (the default, BoundaryAuto), or always (see Boundary).
 	Boundary Boundary
+	// Regions, if positive, adds blocks over the regions the chain moves
+	// together, learned from windows of its sweeps from Regions/2 on
+	// (see regions.go; 0: the blocks stay as built or given).
+	Regions int
 }
 
 // bounds returns the blocks' bounds of cfg.

@@ -1,0 +1,347 @@
+package blocked
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pgibbs/pgibbs/blocks"
+	gibbs "github.com/pgibbs/pgibbs/gibbs"
+)
+
+// Regions: blocks over what the chain moves together (Config.Regions).
+//
+// A fixed cover of width-bounded blocks can split a metastable region — a
+// set of strongly coupled variables whose joint flip is likely but whose
+// piecewise flips are not (a superpixel region of a segmentation model
+// whose label is uncertain) — so that every block holds part of it, the
+// part outside pins the rest, and the chain crosses between the region's
+// states rarely. The blocks' structure cannot see such a region (it is a
+// matter of the fields and the entropy, not of the links); the chain can:
+// its variables move together. Following Turek et al. ("Automated
+// parameter blocking for efficient Markov chain Monte Carlo sampling",
+// Bayesian Analysis 12:465–490, 2017), who block by the empirical
+// correlations of a pilot, the sampler watches windows of its own sweeps
+// — [K/2, K), [K, 2K), [2K, 4K), … for K = Config.Regions, at most
+// regionChecks of them — and at each window's end links two neighbouring
+// variables whose moves away from the window's first state correlate at
+// regionCorr or more, and adds a block for each linked set of two or
+// more variables that no block holds whole, whose elimination fits the
+// cover's MaxTable and whose updates, with the other added blocks', cost
+// at most regionWork times a sweep of the cover.
+//
+// Each addition happens at a fixed sweep and changes the cycle of blocks
+// from then on; every cycle of blocks leaves the target invariant, so the
+// chain after the last window is a fixed exact blocked Gibbs chain (the
+// windows' draws belong to its burn-in; Rao–Blackwellised averages that
+// include them stay consistent, a finite prefix). Snapshots carry the
+// added blocks and the open window's counts: a resumed chain continues
+// bit for bit.
+const (
+	regionCorr   = 0.5
+	regionWork   = 2.0
+	regionChecks = 8
+	// regionScope bounds the factors whose variables are paired: larger
+	// scopes would cost their size squared.
+	regionScope = 8
+)
+
+// learner holds the windows' counts.
+type learner struct {
+	K      int64 // Config.Regions
+	Ups    int   // block updates into the current sweep
+	Sweeps int64 // sweeps completed
+	Start  int64 // the open window's first sweep
+	End    int64 // its end: the check (0: no more windows)
+	Checks int   // the windows closed
+
+	Ref   []float64 // the state at the window's start (nil before K/2)
+	Moved []int32   // per free variable, the window's sweeps it was away from Ref
+	Co    []int32   // per pair, the sweeps both were away
+
+	free   []int32 // the free variables
+	pos    []int32 // variable → index in free (−1: evidence)
+	pu, pv []int32 // the pairs, as indices into free
+	away   []bool
+	cover  float64 // the work of a sweep of the cover
+	added  float64 // the work of the added blocks
+	cfg    Config
+	opt    gibbs.Options
+}
+
+// newLearner returns the learner of s's chain, watching windows from
+// sweep k/2.
+func newLearner(s *Blocked, k int, cfg Config, opt gibbs.Options) *learner {
+	m := s.bm
+	lr := &learner{K: int64(k), Start: int64(k / 2), End: int64(k), cfg: cfg, opt: opt}
+	lr.opt.Context, lr.opt.Init = nil, nil
+	lr.pos = make([]int32, m.NumVars())
+	for i := range lr.pos {
+		lr.pos[i] = -1
+	}
+	for _, i := range m.Free() {
+		lr.pos[i] = int32(len(lr.free))
+		lr.free = append(lr.free, int32(i))
+	}
+	seen := map[uint64]bool{}
+	var vars []int
+	for _, i := range m.Free() {
+		soft, hard := m.Degree(i)
+		for k := range soft + hard {
+			vars = blocks.FactorVars(m, vars[:0], m.FactorIndex(i, k))
+			lr.pair(vars, seen)
+		}
+	}
+	lr.Moved, lr.Co, lr.away = make([]int32, len(lr.free)), make([]int32, len(lr.pu)), make([]bool, len(lr.free))
+	for _, p := range s.plans {
+		lr.cover += p.work
+	}
+	if lr.Start == 0 {
+		lr.Ref = slices.Clone(s.core().X)
+	}
+	return lr
+}
+
+// pair adds the pairs of the free variables of a factor's vars (at most
+// regionScope of them) not seen yet.
+func (lr *learner) pair(vars []int, seen map[uint64]bool) {
+	var fv []int32
+	for _, v := range vars {
+		if p := lr.pos[v]; p >= 0 {
+			fv = append(fv, p)
+		}
+	}
+	if len(fv) < 2 || len(fv) > regionScope {
+		return
+	}
+	for a := range fv {
+		for b := a + 1; b < len(fv); b++ {
+			u, v := min(fv[a], fv[b]), max(fv[a], fv[b])
+			if k := uint64(u)<<32 | uint64(v); u != v && !seen[k] {
+				seen[k] = true
+				lr.pu, lr.pv = append(lr.pu, u), append(lr.pv, v)
+			}
+		}
+	}
+}
+
+// updated counts a block update of s and, at the end of a sweep, watches
+// it (at a window's end, adds the blocks it found).
+func (s *Blocked) updated() {
+	lr := s.lr
+	if lr == nil || lr.End == 0 {
+		return
+	}
+	if lr.Ups++; lr.Ups < len(s.plans) {
+		return
+	}
+	lr.Ups = 0
+	lr.Sweeps++
+	x := s.core().X
+	switch {
+	case lr.Sweeps < lr.Start:
+		return
+	case lr.Ref == nil:
+		lr.Ref = slices.Clone(x)
+		return
+	}
+	for k, i := range lr.free {
+		a := x[i] != lr.Ref[i]
+		lr.away[k] = a
+		if a {
+			lr.Moved[k]++
+		}
+	}
+	for p, u := range lr.pu {
+		if lr.away[u] && lr.away[lr.pv[p]] {
+			lr.Co[p]++
+		}
+	}
+	if lr.Sweeps < lr.End {
+		return
+	}
+	s.addRegions(lr.Sweeps - lr.Start)
+	lr.Checks++
+	lr.Start, lr.End = lr.Sweeps, 2*lr.Sweeps
+	if lr.Checks >= regionChecks {
+		lr.End = 0
+	}
+	lr.Ref = append(lr.Ref[:0], x...)
+	clear(lr.Moved)
+	clear(lr.Co)
+}
+
+// regions returns the sets of free variables whose moves over a window of
+// t sweeps correlate (see the package's Regions), each sorted, of two
+// variables or more, the largest first.
+func (lr *learner) regions(t int64) [][]int {
+	parent := make([]int32, len(lr.free))
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	T := float64(t)
+	for p, u := range lr.pu {
+		v := lr.pv[p]
+		a, b, c := float64(lr.Moved[u]), float64(lr.Moved[v]), float64(lr.Co[p])
+		if a < 2 || b < 2 || a > T-2 || b > T-2 {
+			continue
+		}
+		if (c*T-a*b)/math.Sqrt(a*(T-a)*b*(T-b)) >= regionCorr {
+			parent[find(u)] = find(v)
+		}
+	}
+	sets := map[int32][]int{}
+	for k := range lr.free {
+		r := find(int32(k))
+		sets[r] = append(sets[r], int(lr.free[k]))
+	}
+	var out [][]int
+	for _, set := range sets {
+		if len(set) > 1 {
+			slices.Sort(set)
+			out = append(out, set)
+		}
+	}
+	slices.SortFunc(out, func(a, b []int) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return slices.Compare(a, b)
+	})
+	return out
+}
+
+// addRegions adds the blocks the window of t sweeps found.
+func (s *Blocked) addRegions(t int64) {
+	lr := s.lr
+	var sets [][]int
+	var plans []*blockPlan
+	for _, set := range lr.regions(t) {
+		if s.holds(set) {
+			continue
+		}
+		ps, err := compilePlans(s.bm, [][]int{set}, lr.cfg, &lr.opt)
+		if err != nil || lr.added+ps[0].work > regionWork*lr.cover {
+			continue
+		}
+		lr.added += ps[0].work
+		sets, plans = append(sets, set), append(plans, ps[0])
+	}
+	if len(sets) > 0 {
+		s.extend(sets, plans)
+	}
+}
+
+// holds reports whether a block of s holds every variable of set.
+func (s *Blocked) holds(set []int) bool {
+	for _, p := range s.plans {
+		if !slices.ContainsFunc(set, func(v int) bool { _, ok := slices.BinarySearch(p.ivars, v); return !ok }) {
+			return true
+		}
+	}
+	return false
+}
+
+// extend appends blocks (sets, compiled as plans) to s's cycle.
+func (s *Blocked) extend(sets [][]int, plans []*blockPlan) {
+	all, ps := s.Sets(), slices.Clone(s.plans)
+	s.blocks = nil
+	s.setup(append(all, sets...), append(ps, plans...))
+	if regionHook != nil {
+		regionHook(s, len(ps))
+	}
+}
+
+// regionHook, if set (by tests), is called with the first added block
+// after each extension.
+var regionHook func(s *Blocked, first int)
+
+// check reports an error unless set lists distinct free variables, two
+// or more.
+func (lr *learner) check(set []int) error {
+	if len(set) < 2 {
+		return fmt.Errorf("%d variables, want 2 or more", len(set))
+	}
+	for k, v := range set {
+		if v < 0 || v >= len(lr.pos) || lr.pos[v] < 0 {
+			return fmt.Errorf("variable %d is not a free variable", v)
+		}
+		if slices.Contains(set[:k], v) {
+			return fmt.Errorf("variable %d twice", v)
+		}
+	}
+	return nil
+}
+
+// learnState is a snapshot's record of the windows (blockedState.Learn).
+type learnState struct {
+	K      int64     `json:"k"`
+	Ups    int       `json:"ups"`
+	Sweeps int64     `json:"sweeps"`
+	Start  int64     `json:"start"`
+	End    int64     `json:"end"`
+	Checks int       `json:"checks"`
+	Added  float64   `json:"added"`
+	Ref    []float64 `json:"ref,omitempty"`
+	Moved  []int32   `json:"moved"`
+	Co     []int32   `json:"co"`
+}
+
+// snapshot returns lr's record.
+func (lr *learner) snapshot() *learnState {
+	if lr == nil {
+		return nil
+	}
+	return &learnState{K: lr.K, Ups: lr.Ups, Sweeps: lr.Sweeps, Start: lr.Start, End: lr.End, Checks: lr.Checks,
+		Added: lr.added, Ref: lr.Ref, Moved: lr.Moved, Co: lr.Co}
+}
+
+// restoreBlocks restores the regions' blocks and windows of a snapshot
+// whose first blocks are s's (others are refused by Restore).
+func (s *Blocked) restoreBlocks(st blockedState) error {
+	if s.lr == nil && st.Learn == nil {
+		return nil
+	}
+	if len(st.Blocks) < len(s.blocks) || !slices.EqualFunc(st.Blocks[:len(s.blocks)], s.blocks, slices.Equal) {
+		return nil
+	}
+	return s.restoreRegions(st.Blocks, st.Learn)
+}
+
+// restoreRegions takes a snapshot's added blocks and windows into s,
+// whose blocks are the snapshot's first ones.
+func (s *Blocked) restoreRegions(blks [][]int, st *learnState) error {
+	lr := s.lr
+	switch {
+	case lr == nil && st == nil:
+		return nil
+	case lr == nil || st == nil || st.K != lr.K:
+		return fmt.Errorf("gibbs: restore block: the snapshot's regions (Config.Regions) differ from the sampler's")
+	case len(st.Moved) != len(lr.Moved) || len(st.Co) != len(lr.Co) || st.Ref != nil && len(st.Ref) != len(s.core().X):
+		return fmt.Errorf("gibbs: restore block: the snapshot's region counts do not fit the model")
+	}
+	if extra := blks[len(s.blocks):]; len(extra) > 0 {
+		for b, set := range extra {
+			if err := lr.check(set); err != nil {
+				return fmt.Errorf("gibbs: restore block: added block %d: %w", len(s.blocks)+b, err)
+			}
+		}
+		plans, err := compilePlans(s.bm, extra, lr.cfg, &lr.opt)
+		if err != nil {
+			return fmt.Errorf("gibbs: restore block: %w", err)
+		}
+		s.extend(extra, plans)
+	}
+	lr.Ups, lr.Sweeps, lr.Start, lr.End, lr.Checks, lr.added = st.Ups, st.Sweeps, st.Start, st.End, st.Checks, st.Added
+	lr.Ref = slices.Clone(st.Ref)
+	copy(lr.Moved, st.Moved)
+	copy(lr.Co, st.Co)
+	return nil
+}
