@@ -26,17 +26,19 @@ import (
 // regionChecks of them — and at each window's end links two neighbouring
 // variables whose moves away from the window's first state correlate at
 // regionCorr or more, and adds a block for each linked set of two or
-// more variables that no block holds whole, whose elimination fits the
+// more variables that no block holds whole (in place of the added blocks
+// it holds: a region seen whole after a part of it), whose elimination fits the
 // cover's MaxTable and whose updates, with the other added blocks', cost
 // at most regionWork times a sweep of the cover.
 //
-// Each addition happens at a fixed sweep and changes the cycle of blocks
-// from then on; every cycle of blocks leaves the target invariant, so the
-// chain after the last window is a fixed exact blocked Gibbs chain (the
-// windows' draws belong to its burn-in; Rao–Blackwellised averages that
-// include them stay consistent, a finite prefix). Snapshots carry the
-// added blocks and the open window's counts: a resumed chain continues
-// bit for bit.
+// Each change happens at a fixed sweep, from one cycle of exact block
+// updates to another, both leaving the target invariant; after the last
+// window (sweep 2⁷K at the latest) the chain is a fixed exact blocked
+// Gibbs chain. The draws before it come from at most eight such cycles in
+// turn, whose choice depended on the chain's past: like a burn-in's they
+// weigh less and less in a run's averages, Rao–Blackwellised ones
+// included. Snapshots carry the added blocks and the open window's
+// counts: a resumed chain continues bit for bit.
 const (
 	regionCorr   = 0.5
 	regionWork   = 2.0
@@ -63,6 +65,7 @@ type learner struct {
 	pos    []int32 // variable → index in free (−1: evidence)
 	pu, pv []int32 // the pairs, as indices into free
 	away   []bool
+	first  int     // the blocks of the cover; the added ones follow
 	cover  float64 // the work of a sweep of the cover
 	added  float64 // the work of the added blocks
 	cfg    Config
@@ -83,46 +86,38 @@ func newLearner(s *Blocked, k int, cfg Config, opt gibbs.Options) *learner {
 		lr.pos[i] = int32(len(lr.free))
 		lr.free = append(lr.free, int32(i))
 	}
-	seen := map[uint64]bool{}
+	mark := make([]int32, len(lr.free)) // mark[v] = u+1: the pair (u, v) is listed
 	var vars []int
-	for _, i := range m.Free() {
-		soft, hard := m.Degree(i)
+	var nb []int32
+	for u, i := range lr.free {
+		soft, hard := m.Degree(int(i))
+		nb = nb[:0]
 		for k := range soft + hard {
-			vars = blocks.FactorVars(m, vars[:0], m.FactorIndex(i, k))
-			lr.pair(vars, seen)
+			vars = blocks.FactorVars(m, vars[:0], m.FactorIndex(int(i), k))
+			if len(vars) > regionScope {
+				continue
+			}
+			for _, w := range vars {
+				if v := lr.pos[w]; v > int32(u) && mark[v] != int32(u)+1 {
+					mark[v] = int32(u) + 1
+					nb = append(nb, v)
+				}
+			}
+		}
+		slices.Sort(nb)
+		for _, v := range nb {
+			lr.pu, lr.pv = append(lr.pu, int32(u)), append(lr.pv, v)
 		}
 	}
 	lr.Moved, lr.Co, lr.away = make([]int32, len(lr.free)), make([]int32, len(lr.pu)), make([]bool, len(lr.free))
 	for _, p := range s.plans {
 		lr.cover += p.work
 	}
+	lr.first = len(s.plans)
 	if lr.Start == 0 {
 		lr.Ref = slices.Clone(s.core().X)
 	}
 	return lr
-}
-
-// pair adds the pairs of the free variables of a factor's vars (at most
-// regionScope of them) not seen yet.
-func (lr *learner) pair(vars []int, seen map[uint64]bool) {
-	var fv []int32
-	for _, v := range vars {
-		if p := lr.pos[v]; p >= 0 {
-			fv = append(fv, p)
-		}
-	}
-	if len(fv) < 2 || len(fv) > regionScope {
-		return
-	}
-	for a := range fv {
-		for b := a + 1; b < len(fv); b++ {
-			u, v := min(fv[a], fv[b]), max(fv[a], fv[b])
-			if k := uint64(u)<<32 | uint64(v); u != v && !seen[k] {
-				seen[k] = true
-				lr.pu, lr.pv = append(lr.pu, u), append(lr.pv, v)
-			}
-		}
-	}
 }
 
 // updated counts a block update of s and, at the end of a sweep, watches
@@ -218,30 +213,55 @@ func (lr *learner) regions(t int64) [][]int {
 	return out
 }
 
-// addRegions adds the blocks the window of t sweeps found.
+// addRegions adds the blocks the window of t sweeps found: each linked
+// set that no block holds whole, in place of the added blocks it holds
+// (a region seen whole after a part of it), within the work bound.
 func (s *Blocked) addRegions(t int64) {
 	lr := s.lr
-	var sets [][]int
-	var plans []*blockPlan
+	sets, plans := s.Sets()[lr.first:], slices.Clone(s.plans[lr.first:])
+	changed := false
 	for _, set := range lr.regions(t) {
-		if s.holds(set) {
+		if len(set) > lr.cfg.MaxVars || s.coverHolds(set) || slices.ContainsFunc(sets, func(b []int) bool { return within(set, b) }) {
 			continue
 		}
 		ps, err := compilePlans(s.bm, [][]int{set}, lr.cfg, &lr.opt)
-		if err != nil || lr.added+ps[0].work > regionWork*lr.cover {
+		if err != nil {
 			continue
 		}
-		lr.added += ps[0].work
-		sets, plans = append(sets, set), append(plans, ps[0])
+		work := ps[0].work
+		var keep [][]int
+		var keepP []*blockPlan
+		for k, b := range sets {
+			if !within(b, set) {
+				keep, keepP = append(keep, b), append(keepP, plans[k])
+				work += plans[k].work
+			}
+		}
+		if work > regionWork*lr.cover {
+			continue
+		}
+		sets, plans, changed = append(keep, set), append(keepP, ps[0]), true
+		lr.added = work
 	}
-	if len(sets) > 0 {
-		s.extend(sets, plans)
+	if changed {
+		s.setAdded(sets, plans)
 	}
 }
 
-// holds reports whether a block of s holds every variable of set.
-func (s *Blocked) holds(set []int) bool {
-	for _, p := range s.plans {
+// within reports whether every variable of a (sorted) is in b (sorted).
+func within(a, b []int) bool {
+	for _, v := range a {
+		if _, ok := slices.BinarySearch(b, v); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// coverHolds reports whether a block of the cover (the blocks before any
+// was added) holds every variable of set.
+func (s *Blocked) coverHolds(set []int) bool {
+	for _, p := range s.plans[:s.lr.first] {
 		if !slices.ContainsFunc(set, func(v int) bool { _, ok := slices.BinarySearch(p.ivars, v); return !ok }) {
 			return true
 		}
@@ -249,18 +269,22 @@ func (s *Blocked) holds(set []int) bool {
 	return false
 }
 
-// extend appends blocks (sets, compiled as plans) to s's cycle.
-func (s *Blocked) extend(sets [][]int, plans []*blockPlan) {
-	all, ps := s.Sets(), slices.Clone(s.plans)
+// setAdded makes sets (compiled as plans) the blocks added to s's cover.
+func (s *Blocked) setAdded(sets [][]int, plans []*blockPlan) {
+	first := s.lr.first
+	all, ps := s.Sets()[:first], slices.Clone(s.plans[:first])
 	s.blocks = nil
 	s.setup(append(all, sets...), append(ps, plans...))
+	if s.next >= len(s.plans) {
+		s.next = 0
+	}
 	if regionHook != nil {
-		regionHook(s, len(ps))
+		regionHook(s, first)
 	}
 }
 
 // regionHook, if set (by tests), is called with the first added block
-// after each extension.
+// after each change of the added blocks.
 var regionHook func(s *Blocked, first int)
 
 // check reports an error unless set lists distinct free variables, two
@@ -337,7 +361,7 @@ func (s *Blocked) restoreRegions(blks [][]int, st *learnState) error {
 		if err != nil {
 			return fmt.Errorf("gibbs: restore block: %w", err)
 		}
-		s.extend(extra, plans)
+		s.setAdded(extra, plans)
 	}
 	lr.Ups, lr.Sweeps, lr.Start, lr.End, lr.Checks, lr.added = st.Ups, st.Sweeps, st.Start, st.End, st.Checks, st.Added
 	lr.Ref = slices.Clone(st.Ref)
