@@ -173,6 +173,8 @@ func TestUAIBlock(t *testing.T) {
 		{"uai", "-model", model, "-sampler", "block", "-boundary", "sometimes"},
 		{"uai", "-model", model, "-sampler", "block", "-forests", "-width", "3"},
 		{"uai", "-model", model, "-sampler", "gibbs", "-flips"},
+		{"uai", "-model", model, "-sampler", "gibbs", "-regions", "1000"},
+		{"uai", "-model", model, "-sampler", "block", "-regions", "-1"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d (stderr %q), want a usage error", args, code, stderr)
