@@ -664,6 +664,7 @@ func TestBlockedRaoBlackwell(t *testing.T) {
 		{"auto", nil, Config{}, false},
 		{"auto-width-1", nil, Config{Config: blocks.Config{MaxWidth: 1}}, false},
 		{"overlapping", overlappingBlocks, Config{}, false},
+		{"regions", nil, Config{Config: blocks.Config{MaxWidth: 1}, Regions: 8}, false},
 		{"upward-only", oneBlock, Config{}, true},
 	}
 	for _, c := range cases {
