@@ -99,6 +99,9 @@ func TestCheckpointResume(t *testing.T) {
 		args []string
 	}{
 		{"uai-block", []string{"uai", "-model", cycle, "-sampler", "block", "-width", "1", "-boundary", "poisson", "-iters", "300000", "-chains", "2"}},
+		// Blocks added as the chains run (their windows end at sweeps
+		// 20, 40, …): checkpoints within the windows and after.
+		{"uai-block-regions", []string{"uai", "-model", cycle, "-sampler", "block", "-width", "1", "-regions", "20", "-iters", "300000", "-chains", "2"}},
 		// The default: the run continues the chosen pilot's chain, and a
 		// resumed run its own, chosen again.
 		{"uai-default", []string{"uai", "-model", cycle, "-exact-memory", "1K", "-iters", "3000000"}},
