@@ -925,7 +925,7 @@ func candidates(g *factorgraph.Graph, frustrated bool) []Spec {
 		// Soft models: blocks over the regions the chain moves together
 		// (blocked.Config.Regions). With hard factors the blocks follow
 		// the deterministic links already.
-		regions = RegionSweeps
+		regions = regionSweeps
 	}
 	block := func(cfg blocked.Config) Spec {
 		cfg.MaxVars, cfg.Regions = vars, regions
@@ -962,10 +962,10 @@ func candidates(g *factorgraph.Graph, frustrated bool) []Spec {
 	return cs
 }
 
-// RegionSweeps is the end of the first window of the default's blocks'
+// regionSweeps is the end of the first window of the default's blocks'
 // regions (blocked.Config.Regions): 1000 sweeps, the rule's longest
 // burn-in.
-const RegionSweeps = 1000
+const regionSweeps = 1000
 
 // hardFactors reports whether a factor of g's free variables has zeros.
 func hardFactors(g *factorgraph.Graph) bool {
