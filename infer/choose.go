@@ -337,7 +337,9 @@ const (
 // Poisson-Gibbs variable by variable), blocked Gibbs of widths 4, 8, 12
 // and 16 with Rao–Blackwellised marginals (each variable eliminated
 // exactly given its block's boundary: the w-cutset idea of Bidyuk and
-// Dechter 2007, JAIR 28) and two spanning forests, Swendsen–Wang and
+// Dechter 2007, JAIR 28) and two spanning forests — on models without hard
+// factors adding, from sweep 1000 on, blocks over the regions their chain
+// moves together (blocked.Config.Regions) —, Swendsen–Wang and
 // Wolff where every pair is a ferromagnetic Potts pair, and on frustrated
 // models (Frustrated) replica exchange of plain Gibbs replicas with
 // Houdayer moves (gibbs/exchange), last, its ladder's tuning taking the

@@ -5,7 +5,8 @@
 // estimate well inside the run's; and elsewhere with the sampler that a
 // short pilot of each candidate measures best — single-site Gibbs or
 // Poisson-Gibbs, blocked Gibbs of growing widths with Rao–Blackwellised
-// marginals, spanning forests, Swendsen–Wang and Wolff where the model is
+// marginals (adding blocks over the regions their chain moves together on
+// models without hard factors), spanning forests, Swendsen–Wang and Wolff where the model is
 // a ferromagnet, replica exchange — ranked by effective samples a second
 // of the worst-mixing marginal (Choose), by rule where no pilot resolved
 // its mixing. A choice made on little evidence — by rule, or over a
