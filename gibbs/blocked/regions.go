@@ -48,26 +48,16 @@ const (
 	regionScope = 8
 )
 
-// learner holds the windows' counts.
+// learner holds the windows' counts (what a snapshot records) and what
+// they are counted over.
 type learner struct {
-	K      int64 // Config.Regions
-	Ups    int   // block updates into the current sweep
-	Sweeps int64 // sweeps completed
-	Start  int64 // the open window's first sweep
-	End    int64 // its end: the check (0: no more windows)
-	Checks int   // the windows closed
-
-	Ref   []float64 // the state at the window's start (nil before K/2)
-	Moved []int32   // per free variable, the window's sweeps it was away from Ref
-	Co    []int32   // per pair, the sweeps both were away
-
+	learnState
 	free   []int32 // the free variables
 	pos    []int32 // variable → index in free (−1: evidence)
 	pu, pv []int32 // the pairs, as indices into free
 	away   []bool
 	first  int     // the blocks of the cover; the added ones follow
 	cover  float64 // the work of a sweep of the cover
-	added  float64 // the work of the added blocks
 	cfg    Config
 	opt    gibbs.Options
 }
@@ -76,7 +66,7 @@ type learner struct {
 // sweep k/2.
 func newLearner(s *Blocked, k int, cfg Config, opt gibbs.Options) *learner {
 	m := s.bm
-	lr := &learner{K: int64(k), Start: int64(k / 2), End: int64(k), cfg: cfg, opt: opt}
+	lr := &learner{learnState: learnState{K: int64(k), Start: int64(k / 2), End: int64(k)}, cfg: cfg, opt: opt}
 	lr.opt.Context, lr.opt.Init = nil, nil
 	lr.pos = make([]int32, m.NumVars())
 	for i := range lr.pos {
@@ -241,7 +231,7 @@ func (s *Blocked) addRegions(t int64) {
 			continue
 		}
 		sets, plans, changed = append(keep, set), append(keepP, ps[0]), true
-		lr.added = work
+		lr.Added = work
 	}
 	if changed {
 		s.setAdded(sets, plans)
@@ -304,18 +294,22 @@ func (lr *learner) check(set []int) error {
 	return nil
 }
 
-// learnState is a snapshot's record of the windows (blockedState.Learn).
+// learnState is the windows' counts, a snapshot's record of them
+// (blockedState.Learn).
 type learnState struct {
-	K      int64     `json:"k"`
-	Ups    int       `json:"ups"`
-	Sweeps int64     `json:"sweeps"`
-	Start  int64     `json:"start"`
-	End    int64     `json:"end"`
-	Checks int       `json:"checks"`
-	Added  float64   `json:"added"`
-	Ref    []float64 `json:"ref,omitempty"`
-	Moved  []int32   `json:"moved"`
-	Co     []int32   `json:"co"`
+	K      int64   `json:"k"`      // Config.Regions
+	Ups    int     `json:"ups"`    // block updates into the current sweep
+	Sweeps int64   `json:"sweeps"` // sweeps completed
+	Start  int64   `json:"start"`  // the open window's first sweep
+	End    int64   `json:"end"`    // its end: the check (0: no more windows)
+	Checks int     `json:"checks"` // the windows closed
+	Added  float64 `json:"added"`  // the work of the added blocks
+	// Ref is the state at the window's start (nil before K/2), Moved the
+	// window's sweeps each free variable was away from it, Co those both
+	// variables of each pair were.
+	Ref   []float64 `json:"ref,omitempty"`
+	Moved []int32   `json:"moved"`
+	Co    []int32   `json:"co"`
 }
 
 // snapshot returns lr's record.
@@ -323,8 +317,8 @@ func (lr *learner) snapshot() *learnState {
 	if lr == nil {
 		return nil
 	}
-	return &learnState{K: lr.K, Ups: lr.Ups, Sweeps: lr.Sweeps, Start: lr.Start, End: lr.End, Checks: lr.Checks,
-		Added: lr.added, Ref: lr.Ref, Moved: lr.Moved, Co: lr.Co}
+	st := lr.learnState
+	return &st
 }
 
 // restoreBlocks restores the regions' blocks and windows of a snapshot
@@ -363,8 +357,9 @@ func (s *Blocked) restoreRegions(blks [][]int, st *learnState) error {
 		}
 		s.setAdded(extra, plans)
 	}
-	lr.Ups, lr.Sweeps, lr.Start, lr.End, lr.Checks, lr.added = st.Ups, st.Sweeps, st.Start, st.End, st.Checks, st.Added
-	lr.Ref = slices.Clone(st.Ref)
+	moved, co := lr.Moved, lr.Co
+	lr.learnState = *st
+	lr.Ref, lr.Moved, lr.Co = slices.Clone(st.Ref), moved, co
 	copy(lr.Moved, st.Moved)
 	copy(lr.Co, st.Co)
 	return nil

@@ -83,7 +83,7 @@ func TestRegionsExactness(t *testing.T) {
 	t.Cleanup(func() { // after the parallel subtests
 		grew := 0
 		for _, b := range made {
-			if b.lr != nil && b.lr.added > 0 {
+			if b.lr != nil && b.lr.Added > 0 {
 				grew++
 			}
 		}
