@@ -48,3 +48,35 @@ func ExampleBoundary() {
 	// exact: 390 factors an update
 	// poisson: 11 factors an update
 }
+
+// A chain of 10 coupled binary variables (Potts weight 3, a field on the
+// first) split into two blocks of five: a half flips only against the
+// other, and the two halves cross between their ordered states together,
+// now and then. With Regions the sampler sees them move together in its
+// sweeps 20 to 40 and adds a block of the whole chain.
+func ExampleConfig_regions() {
+	const n = 10
+	b := factorgraph.NewBuilder()
+	b.AddVariables(n, factorgraph.Discrete(2))
+	for i := range n - 1 {
+		b.AddFactor(factorgraph.NewPotts(i, i+1, 3))
+	}
+	b.AddFactor(factorgraph.NewTable([]int{0}, []int{2}, []float64{0, 0.2}))
+	g, err := b.Build()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	halves := [][]int{{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}}
+	s, err := blocked.NewWith(g, rand.New(rand.NewPCG(1, 2)), nil, halves, blocked.Config{Regions: 40})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for range 100 {
+		s.Sweep()
+	}
+	fmt.Println(s.Sets())
+	// Output:
+	// [[0 1 2 3 4] [5 6 7 8 9] [0 1 2 3 4 5 6 7 8 9]]
+}
