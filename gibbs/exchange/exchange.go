@@ -504,6 +504,9 @@ func (e *Exchange) build(factory gibbs.Factory, opt *gibbs.Options, betas []floa
 	e.betas = append([]float64(nil), betas...)
 	graphs := make([]*factorgraph.Graph, len(betas))
 	for k, b := range betas {
+		if err := done(opt); err != nil {
+			return fmt.Errorf("exchange: building the replicas: %w", err)
+		}
 		graphs[k] = e.g
 		if b != 1 {
 			var err error
@@ -610,6 +613,9 @@ func (e *Exchange) newLadder(factory, first gibbs.Factory, opt *gibbs.Options, g
 		trk: make([]logTracker, K), stale: make([]bool, K),
 		walker: make([]int, K), heading: make([]int8, K), trips: make([]int64, K), tries: make([]int64, K), accepts: make([]int64, K)}
 	for k, tg := range graphs {
+		if err := done(opt); err != nil {
+			return nil, fmt.Errorf("exchange: building the replicas: %w", err)
+		}
 		o := *opt
 		if prev != nil {
 			o.Init = prev[nearest(old, e.betas[k])]
@@ -641,6 +647,16 @@ func (e *Exchange) newLadder(factory, first gibbs.Factory, opt *gibbs.Options, g
 		}
 	}
 	return ld, nil
+}
+
+// done returns the error of opt's context, if it has one and it is done:
+// a tempered copy of a large model or a replica takes a while to build, and
+// a ladder has dozens of them.
+func done(opt *gibbs.Options) error {
+	if opt == nil || opt.Context == nil {
+		return nil
+	}
+	return opt.Context.Err()
 }
 
 // stepsPerSweep returns the steps of s that make a sweep's worth of

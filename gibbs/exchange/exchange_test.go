@@ -598,3 +598,41 @@ func resumed(t *testing.T, mk func() (*Exchange, *rand.PCG), warm, steps int) (a
 	}
 	return a, b, snap
 }
+
+// countdown is a context whose Err is nil for its first left calls, then
+// context.Canceled: a cancellation that lands in the middle of a
+// construction, wherever it looks.
+type countdown struct {
+	context.Context
+	left int
+}
+
+func (c *countdown) Err() error {
+	if c.left > 0 {
+		c.left--
+		return nil
+	}
+	return context.Canceled
+}
+
+// TestNewCancelledBetweenReplicas: a construction looks at its context
+// between replicas (a tempered copy of a large model, and a replica, take
+// a while to build; a ladder has dozens): cancelled after its first
+// looks, New returns the context's error, having built only some of the
+// replicas of a fixed ladder, which tunes nothing.
+func TestNewCancelledBetweenReplicas(t *testing.T) {
+	tg := frustrated(t, 1)
+	built := 0
+	count := func(m factorgraph.Model, r *rand.Rand, opt *gibbs.Options) (gibbs.Sampler, error) {
+		built++
+		return siteGibbs(m, r, opt)
+	}
+	ctx := &countdown{Context: context.Background(), left: 3}
+	_, err := New(tg.G, count, rand.New(rand.NewPCG(1, 2)), &gibbs.Options{Init: tg.Init, Context: ctx}, &Options{Betas: fixed})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "building the replicas") {
+		t.Fatalf("New with a context cancelled mid-construction: %v", err)
+	}
+	if built >= len(fixed) {
+		t.Errorf("built %d replicas of %d before stopping", built, len(fixed))
+	}
+}
