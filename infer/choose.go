@@ -619,7 +619,7 @@ func narrowestBlocks(ps []Pilot) int {
 // tempered returns the pilot of replica exchange if it ran, or only the
 // pilots' budget or time kept it from running, and the run of runNs nanoseconds of
 // the cost model affords minTemperedSweeps sweep-equivalents of it (as far as
-// its pilot measured); -1 if none.
+// its pilot measured) and its construction; -1 if none.
 func tempered(ps []Pilot, runNs float64) int {
 	best := -1
 	for k, p := range ps {
@@ -628,6 +628,13 @@ func tempered(ps []Pilot, runNs float64) int {
 		// affords it (unknown without a pilot: the run decides).
 		outOfTime := errors.Is(p.err, ErrTooSlow) || errors.Is(p.err, ErrBuildOutOfTime) || errors.Is(p.err, ErrPilotOutOfTime)
 		if p.Spec.Name != "exchange" || p.err != nil && !outOfTime || p.NsPerSweep*minTemperedSweeps > runNs {
+			continue
+		}
+		// A construction that did not fit the pilots' share must fit the
+		// run's as another rule's would (fitsRun, cutShare): a 200×200
+		// glass at 20 s chose it with 12.8 s of estimated construction,
+		// and the run ended with nothing sampled.
+		if errors.Is(p.err, ErrBuildOutOfTime) && (p.estimated && p.build > buildShare*runNs || !p.estimated && p.build > cutShare*runNs) {
 			continue
 		}
 		if best < 0 || p.Spec.Houdayer {
@@ -891,13 +898,19 @@ func buildCost(g *factorgraph.Graph, spec Spec) float64 {
 	case "block":
 		return blocked.BuildCost(g, spec.Block)
 	case "exchange":
-		// The ladder's tuning: two rounds of DefaultTuneSweeps sweeps of
-		// about 16 single-site replicas.
+		// The ladder's tuning: DefaultTuneSweeps sweeps of its first 8
+		// single-site replicas, then of the rungs it places, whose number
+		// grows as the root of the model's size (measured: 25 on a 16×16
+		// glass, 35 on a 20×20 one, the 64 of DefaultMaxReplicas from
+		// 100×100) — with 16 in all, the estimate was half the 25.7 s that
+		// Houdayer twins on a 200×200 glass took.
 		twins := 1.0
 		if spec.Houdayer {
 			twins = 2
 		}
-		return twins * 2 * exchange.DefaultTuneSweeps * 16 * float64(len(g.Free())) * (costSite + costValue*meanValues(g))
+		n := float64(len(g.Free()))
+		rungs := min(exchange.DefaultMaxReplicas, max(8, 1.6*math.Sqrt(n)))
+		return twins * exchange.DefaultTuneSweeps * (8 + rungs) * n * (costSite + costValue*meanValues(g))
 	}
 	return 0
 }

@@ -37,6 +37,11 @@ func TestPickResolved(t *testing.T) {
 		p.refuse(ErrBuildOutOfTime, "out of time")
 		return p
 	}
+	buildTakes := func(s Spec, ns float64) Pilot { // refused before it was built: its estimate
+		p := outOfTime(s)
+		p.build, p.estimated = ns, true
+		return p
+	}
 	frozen := Pilot{Spec: site}
 	frozen.fail(fmt.Errorf("gibbs: Auto: %w", blocks.ErrFrozen), "frozen")
 	const runNs = 1e10 // 10 s of the cost model: minRuleSweeps of 2·10⁷ ns
@@ -62,6 +67,8 @@ func TestPickResolved(t *testing.T) {
 		{"unfrustrated, none resolved: blocks, not exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), ran(xch, 8, 50, 1e6)}, w4, true, false},
 		{"frustrated, resolved: ranked", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 60, 100, 1e5), ran(xch, 80, 500, 1e6)}, xch, false, true},
 		{"frustrated, none resolved, exchange out of pilot time: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), outOfTime(xch)}, xch, true, true},
+		{"frustrated, none resolved, exchange's construction fits the run: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), buildTakes(xch, 5e9)}, xch, true, true},
+		{"frustrated, none resolved, exchange's construction beyond buildShare of the run: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), buildTakes(xch, 9e9)}, w4, true, true},
 		{"frustrated, none resolved, exchange too slow for a pilot: exchange", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), slow(xch, 3e6)}, xch, true, true},
 		{"frustrated, none resolved, exchange unaffordable for the run: blocks", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 5, 100, 1e5), slow(xch, 2e8)}, w4, true, true},
 		{"frustrated, resolved: exchange handicapped", []Pilot{ran(site, 10, 900, 1e4), ran(w4, 104, 2930, 1e5), ran(xch, 156, 3020, 1e6)}, w4, false, true},
