@@ -177,6 +177,13 @@ func (t *Table) PottsForm() (w float64, ok bool) {
 	return pottsForm(t.sizes, t.values)
 }
 
+// TablePottsForm is Table.PottsForm for the log-potentials values of a
+// table of sizes, without a Table (the UAI readers ask it of every pair
+// table they read).
+func TablePottsForm(sizes []int, values []float64) (w float64, ok bool) {
+	return pottsForm(sizes, values)
+}
+
 // pottsForm is Table.PottsForm for a pair table of sizes and values.
 func pottsForm(sizes []int, values []float64) (w float64, ok bool) {
 	if len(sizes) != 2 || sizes[0] != sizes[1] || sizes[0] < 2 || len(values) != sizes[0]*sizes[1] {

@@ -84,6 +84,15 @@
 // keeps that table once, so a Potts model read from a file takes about the
 // bytes of its pairs added in bulk (factorgraph.Builder.AddPottsPairs).
 //
+// Both readers split a soft table over two binary variables that is not of
+// Potts form — a restricted Boltzmann machine's exp(W·v·h), a binary CPT —
+// into its Potts part, which stays the file's factor, and a field on each
+// variable, summed a variable into tables added after the file's factors
+// (Graph): π and log Z are the same, and the samplers read the pairs inline.
+// On K₂₅₀,₂₅₀ of RBM tables a plain Gibbs update took 9.5 µs before, 0.23
+// µs after (TestSplitBinaryPairs checks the log-potential of every state
+// of random models against the file's tables).
+//
 // The reader scans its 64-KB buffer in place and reads the usual numbers
 // (digits with at most one point, up to 15 digits) in the same pass,
 // exactly as strconv reads them; anything else goes through strconv. A

@@ -16,7 +16,11 @@ import (
 // and the conditionals of its neighbours use its value. Factor indices of
 // the graph are those of the file. A factor with an empty scope (a
 // constant) is attached to variable 0 as a constant table, which leaves π
-// unchanged and keeps the indices aligned.
+// unchanged and keeps the indices aligned. A soft table over two binary
+// variables that is not of Potts form is split into its Potts part, the
+// file's factor, and fields, summed a variable into tables added after
+// the file's factors (see splitter): the same π and log Z, compiled as
+// Potts pairs.
 //
 // Graph returns an error for an invalid model (see Validate), evidence that
 // does not fit it (see CheckEvidence), and the errors of Builder.Build,
@@ -32,6 +36,7 @@ func (m *Model) Graph(ev Evidence) (*factorgraph.Graph, error) {
 	for _, c := range m.Cards {
 		b.AddVariable(factorgraph.Discrete(c))
 	}
+	sp := newSplitter(len(m.Cards))
 	for f, scope := range m.Scopes {
 		if len(scope) == 0 {
 			c, err := constant(f, m.Tables[f][0])
@@ -45,8 +50,19 @@ func (m *Model) Graph(ev Evidence) (*factorgraph.Graph, error) {
 		for k, v := range scope {
 			sizes[k] = m.Cards[v]
 		}
+		if len(scope) == 2 && len(m.Tables[f]) == 4 {
+			logs := make([]float64, 4)
+			for k, p := range m.Tables[f] {
+				logs[k] = xmath.Log(p) // as NewProbTable takes them
+			}
+			if sp.table([]int32{int32(scope[0]), int32(scope[1])}, sizes, logs) {
+				b.AddFactor(factorgraph.NewTable(slices.Clone(scope), sizes, logs))
+				continue
+			}
+		}
 		b.AddFactor(factorgraph.NewProbTable(slices.Clone(scope), sizes, m.Tables[f]))
 	}
+	sp.addFields(b)
 	for _, o := range ev {
 		b.Observe(o.Var, float64(o.Value))
 	}

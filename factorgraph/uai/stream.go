@@ -161,8 +161,9 @@ type streamed struct {
 	info *Info
 	// gerr is the first error Model.Graph finds before Build, a constant
 	// factor 0, reported after the evidence is checked, as Graph does.
-	gerr error
-	logs logMemo
+	gerr  error
+	logs  logMemo
+	split *splitter // the fields of the binary tables split (Model.Graph)
 }
 
 // logMemo is xmath.Log of the last two distinct entries read: a file's
@@ -238,7 +239,7 @@ func (o Options) readStreamInput(r io.Reader) (*streamed, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &streamed{b: variablesBuilder(info.Cards, o.MaxBytes), info: info, logs: newLogMemo()}
+	st := &streamed{b: variablesBuilder(info.Cards, o.MaxBytes), info: info, logs: newLogMemo(), split: newSplitter(len(info.Cards))}
 	st.b.Grow(sz) // the tables' records at their final size: the scopes are read
 	// The first BAYES table that is not a CPT, reported after the end as
 	// Read does.
@@ -252,6 +253,7 @@ func (o Options) readStreamInput(r io.Reader) (*streamed, error) {
 	if cptErr != nil {
 		return nil, cptErr
 	}
+	st.split.addFields(st.b) // after the file's factors, as Model.Graph adds them
 	return st, nil
 }
 
@@ -432,6 +434,7 @@ func (st *streamed) readRun(s *scanner, vars, arity []int32, f, pos int, sizes *
 		for k, p := range t {
 			t[k] = st.logs.log(p) // factorgraph.NewProbTable's log-potential, xmath.Log: log 0 = −Inf, correct on subnormals
 		}
+		st.split.table(vars[gpos:gpos+a], *sizes, t)
 		same = same && slices.Equal(t, values[:size])
 	}
 	switch {
