@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -314,5 +315,48 @@ func BenchmarkBinarySparse(b *testing.B) {
 				c.step()
 			}
 		})
+	}
+}
+
+// BenchmarkBinaryDense: one random-scan update of plain Gibbs,
+// Poisson-Gibbs and Mixed (auto) on K_{m,m} of binary Potts pairs of
+// weight ±w (signs at random: an RBM's shape), from the minibatch of a few
+// draws to hundreds, which core.MixedCost's binary pricing was fitted on:
+// auto should cost about the cheaper of the other two.
+func BenchmarkBinaryDense(b *testing.B) {
+	for _, c := range []struct {
+		m int
+		w float64
+	}{{100, 0.05}, {250, 0.01}, {250, 0.025}, {250, 0.05}, {1000, 0.002}, {1000, 0.01}} {
+		p, err := potts.Bipartite(c.m, 2, c.w)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(3, 3))
+		for k := range p.W {
+			if r.IntN(2) == 0 {
+				p.W[k] = -p.W[k]
+			}
+		}
+		g, err := p.Build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, sc := range []struct {
+			name string
+			new  func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error)
+		}{
+			{"gibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewGibbs(m, r, nil) }},
+			{"pgibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewPoissonGibbs(m, r, nil) }},
+			{"auto", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewMixed(m, r, nil) }},
+		} {
+			b.Run(fmt.Sprintf("m=%d/w=%g/sampler=%s", c.m, c.w, sc.name), func(b *testing.B) {
+				s, err := sc.new(g, rand.New(rand.NewPCG(1, 2)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				runStepsWarm(b, s, 2*g.NumVars())
+			})
+		}
 	}
 }

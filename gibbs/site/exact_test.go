@@ -106,7 +106,9 @@ func TestMixedKinds(t *testing.T) {
 // faster, BenchmarkStep) and the hub of a star, and updates by plain Gibbs
 // a random sparse graph of degree 20 whose minibatch is 9 draws
 // (BenchmarkSparse: plain Gibbs 1.5–2× faster) and the star's leaves; the
-// rule by size alone would minibatch the sparse graph.
+// rule by size alone would minibatch the sparse graph. On a dense binary
+// K_{250,250} it takes the cheaper by BenchmarkBinaryDense: plain Gibbs
+// against 45 draws, Poisson-Gibbs's 9 draws against 250 pairs.
 func TestMixedCost(t *testing.T) {
 	defer func(c core.MixedCost) { core.Costs = c }(core.Costs)
 	paper, err := potts.New(potts.Paper())
@@ -141,12 +143,34 @@ func TestMixedCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// K_{250,250} of binary pairs of both signs (BenchmarkBinaryDense):
+	// |W| = 0.025, a minibatch of 45 draws, Poisson-Gibbs 2.1 times slower
+	// than plain Gibbs's 250 pairs (a unit a draw priced it 1.7 times
+	// faster); |W| = 0.01, 9 draws, 1.3 times faster.
+	dense := func(w float64) *factorgraph.Graph {
+		p, err := potts.Bipartite(250, 2, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range p.W {
+			if k%3 == 0 {
+				p.W[k] = -w
+			}
+		}
+		g, err := p.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
 	for _, c := range []struct {
 		name        string
 		g           *factorgraph.Graph
 		costs       core.MixedCost
 		gibbs, pgib int
 	}{
+		{"binary K250,250, |W| = 0.025", dense(0.025), core.DefaultCosts, 500, 0},
+		{"binary K250,250, |W| = 0.01", dense(0.01), core.DefaultCosts, 0, 500},
 		{"paper Potts", paper, core.DefaultCosts, 0, 400},
 		{"sparse degree 20", sparse, core.DefaultCosts, n, 0},
 		{"sparse degree 20, by size", sparse, core.MixedCost{}, 0, n},

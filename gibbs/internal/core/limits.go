@@ -228,9 +228,19 @@ func (c *Core) CheckWork(opt *gibbs.Options, name string, work func(i int) float
 // cancel. Fitted on BenchmarkStep (the paper's Potts model: 29 draws
 // against 397 pairs, Poisson-Gibbs 2.4× faster) and BenchmarkSparse
 // (random graphs of degree 10 and 20: 6–13 draws, plain Gibbs 1.3–2×
-// faster, in cache and at 10⁶ variables).
+// faster, in cache and at 10⁶ variables). A binary variable whose row is
+// Potts pairs and fields, which plain Gibbs sums in locals
+// (binaryCompiled: about 0.85 ns an entry), prices its row at one unit an
+// entry and a Poisson-Gibbs update at Fixed + BinaryDraw a draw: on
+// K_{m,m} of binary pairs a draw cost 6–7 ns (m = 100, 250) and 16–24 ns
+// where the rows left the cache or read per-pair weights (m = 1000, a
+// UAI file's K₂₅₀,₂₅₀ of tables), so that Poisson-Gibbs's 50–170 draws
+// took 3–6 times plain Gibbs's 250–1000 entries, which the general
+// model, a unit a draw, priced the other way round
+// (`go test -run '^$' -bench BinaryDense ./bench`).
 type MixedCost struct {
 	Fixed, Draw, Value float64
+	BinaryDraw         float64
 }
 
 // Costs is the model Mixed uses. The zero MixedCost is the rule by size
@@ -240,7 +250,7 @@ type MixedCost struct {
 var Costs = DefaultCosts
 
 // DefaultCosts is the fitted model (see MixedCost).
-var DefaultCosts = MixedCost{Fixed: 100, Draw: 1, Value: 3}
+var DefaultCosts = MixedCost{Fixed: 100, Draw: 1, Value: 3, BinaryDraw: 10}
 
 // PreferExact reports whether the cost model c (Costs) prices a plain Gibbs
 // update of i at most a Poisson-Gibbs one drawing draws factors (PGState.Draws)
@@ -251,6 +261,10 @@ func (mc MixedCost) PreferExact(m factorgraph.Model, k *compiled.Graph, i int, d
 		return !(draws < float64(soft)) // never a minibatch larger than A[i]
 	}
 	d := float64(max(m.Domain(i).Size, 1))
+	if d == 2 && k != nil && (k.AllPotts || k.Fields) && k.HardStart[i] == k.HardStart[i+1] && mc.BinaryDraw > 0 {
+		nb, _ := k.Row(i)
+		return float64(len(nb)) <= mc.Fixed+mc.BinaryDraw*draws
+	}
 	pairs, ops, opShare := 0.0, float64(soft), 1.0
 	if k != nil {
 		nb, w := k.Row(i)
