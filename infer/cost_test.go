@@ -24,7 +24,10 @@ import (
 // On 2026-12-04 (this machine kind) clock/model was 0.5–0.95 for single
 // sites, 0.5–0.85 for blocks of widths 4 and 8 (0.3–0.9 at width 12, the
 // wider the lower) and 0.65–1.3 for exchange with Houdayer moves: within
-// a model, the prices stand in the clock's proportions to within two.
+// a model, the prices stand in the clock's proportions to within two. On
+// 2026-12-05, with binary rows of Potts pairs and fields priced costRow a
+// factor (Grids_11; Segmentation_11, whose pair tables the UAI readers now
+// split), single sites were 0.87 and 0.89, blocks of width 4 0.61 and 0.63.
 func BenchmarkCostModel(b *testing.B) {
 	w := func(width int) Spec {
 		return Spec{Name: "block", Block: blocked.Config{Config: blocks.Config{MaxWidth: width}}}
