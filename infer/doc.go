@@ -9,7 +9,10 @@
 // models without hard factors), spanning forests, Swendsen–Wang and Wolff where the model is
 // a ferromagnet, replica exchange — ranked by effective samples a second
 // of the worst-mixing marginal (Choose), by rule where no pilot resolved
-// its mixing. A choice made on little evidence — by rule, or over a
+// its mixing — after the pilots that the budget cut short (a dense model,
+// whose sweeps are costly) have been continued to a full pilot's length,
+// so that a chain that mixes is not passed over for want of draws
+// (extendPilots). A choice made on little evidence — by rule, or over a
 // runner-up within a factor of three — is raced before the run commits
 // (race.go): both pilots' chains continue for a tenth of the sampling
 // time each, and the runner-up takes the run only if its batch-means

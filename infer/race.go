@@ -143,7 +143,9 @@ func (m *moves) Observe(t int64, _ int, x []float64) {
 }
 
 // rivalIndex returns the index in ch.Pilots of the candidate the run
-// races against the choice, or −1: the pilot of the most ranked
+// races against the choice, or −1: a replica exchange that resolved its
+// mixing where the choice is not one (its log Z is part of the answer);
+// else the pilot of the most ranked
 // effective samples a second among those that ran, other than the
 // chosen one — among those that resolved their mixing if any did — and
 // whose pilots mixed at least raceRivalESS as well as the chosen one's,
@@ -158,6 +160,18 @@ func (ch *Choice) rivalIndex() int {
 	}
 	if chosen < 0 || ch.Pilots[chosen].err != nil || ch.Pilots[chosen].chain == nil {
 		return -1
+	}
+	if ch.Pilots[chosen].Spec.Name != "exchange" {
+		// A replica exchange that resolved its mixing is the rival of a
+		// choice that gives no log Z, however it ranked: the race keeps
+		// its estimate if it loses (Race.loser). A 16×16 glass whose
+		// blocks of width 12 out-ranked it, once the pilots cut short were
+		// extended, answered without log Z.
+		for k, p := range ch.Pilots {
+			if p.Spec.Name == "exchange" && p.err == nil && p.chain != nil && p.ESS >= ResolvedESS {
+				return k
+			}
+		}
 	}
 	best := -1
 	for k, p := range ch.Pilots {

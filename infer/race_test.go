@@ -225,6 +225,8 @@ func TestRivalIndex(t *testing.T) {
 		{"the resolved first", xch, false, []Pilot{ran(site, 20, 9000), ran(w4, 60, 1000), ran(xch, 40, 500)}, 1},
 		{"only kept chains", w4, false, []Pilot{dropped, ran(w4, 20, 100), slow}, -1},
 		{"the choice's pilot did not run", w8, false, []Pilot{ran(site, 20, 900), slow}, -1},
+		{"a resolved exchange, for its log Z, however far behind", w4, true, []Pilot{ran(site, 60, 300), ran(w4, 238, 1000), ran(xch, 59, 150)}, 2},
+		{"an exchange that did not resolve is not", w4, true, []Pilot{ran(site, 60, 300), ran(w4, 238, 1000), ran(xch, 40, 150)}, -1},
 	} {
 		ch := &Choice{Spec: c.chosen, Pilots: c.pilots, resolved: c.resolved}
 		if got := ch.rivalIndex(); got != c.want {
