@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -16,13 +17,14 @@ import (
 )
 
 // figures are the names Reproduce knows, in the order of Figures.
-var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "uai-hard", "fss", "scale", "glass", "all"}
+var figures = []string{"fig1a", "fig1b", "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover", "clusters", "uai", "uai-hard", "dense", "fss", "scale", "glass", "all"}
 
 // Figures returns the names [Reproduce] knows, in order: "fig1a", "fig1b",
 // "fig1c", "fig2", "fig3", "tunamh-table1", "tunamh-rlr", "crossover",
-// "clusters", "uai", "uai-hard", "fss", "scale", "glass" and, last, "all"
-// (every figure and table of the papers: all of them but the studies
-// "crossover", "clusters", "uai", "uai-hard", "fss", "scale" and "glass").
+// "clusters", "uai", "uai-hard", "dense", "fss", "scale", "glass" and,
+// last, "all" (every figure and table of the papers: all of them but the
+// studies "crossover", "clusters", "uai", "uai-hard", "dense", "fss",
+// "scale" and "glass").
 // The slice is the caller's.
 func Figures() []string { return slices.Clone(figures) }
 
@@ -38,6 +40,7 @@ var (
 	clustersSettings  = studies.ClustersPaper
 	uaiSettings       = studies.UAIPaper
 	uaiHardSettings   = studies.UAIHard
+	denseSettings     = studies.Dense
 	fssSettings       = studies.FSSPaper
 	scaleSettings     = studies.ScalePaper
 	glassSettings     = studies.GlassPaper
@@ -59,10 +62,11 @@ var (
 //	clusters       studies.Clusters, τ against L at the Ising critical point and seconds per sweep (run it alone): clusters-tau.csv, .png, .svg; clusters-cost.csv, .png, .svg
 //	uai            studies.UAIScores, the MAR task on the shared UAI models at 20 s a model on one core (run it alone): uai-scores.csv
 //	uai-hard       studies.UAIScores on the shared models beyond exact elimination (../shared/data/uai-hard), 20 s a model, beside the peers of its PEERS.md: uai-hard-scores.csv
+//	dense          studies.DenseRBM, the MAR task on restricted Boltzmann machines K₂₅₀,₂₅₀ of weak couplings, drawn and written with reference marginals (2 chains of plain Gibbs) into dir/dense, 20 s a model: dense-scores.csv
 //	fss            studies.FSS, finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings): fss.csv, fss-crossings.csv, fss-fits.csv, fss-curves.csv; fss-chi.png, .svg; fss-binder.png, .svg
 //	scale          studies.Scale, memory, build time and ns per update against the number of pair factors, on the lattice and on graphs without locality (run it alone): scale.csv; scale.png, .svg
 //	glass          studies.Glass, Gibbs, replica exchange (with and without Houdayer moves) and the default answer on 2-D ±J glasses, 10 s a run on one core (run it alone): glass.csv; glass.png, .svg
-//	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, uai-hard, fss, scale, glass), one Potts and one Spin run serving every figure
+//	all            fig1a to tunamh-rlr (not the studies crossover, clusters, uai, uai-hard, dense, fss, scale, glass), one Potts and one Spin run serving every figure
 //
 // cfg goes to every driver; if cfg.Dir is empty, ground truths are cached
 // in dir. dir must exist ("" is the current directory); w may be nil. If
@@ -138,6 +142,7 @@ func (r *reproducer) steps(name string) []func(context.Context) error {
 		"clusters":      {r.clusters},
 		"uai":           {r.uai},
 		"uai-hard":      {r.uaiHard},
+		"dense":         {r.dense},
 		"fss":           {r.fss},
 		"scale":         {r.scale},
 		"glass":         {r.glass},
@@ -212,6 +217,24 @@ func (r *reproducer) uai(ctx context.Context) error { return r.uaiTask(ctx, uaiS
 // the peers' scores.
 func (r *reproducer) uaiHard(ctx context.Context) error {
 	return r.uaiTask(ctx, uaiHardSettings(r.quick))
+}
+
+// dense runs the UAI MAR task on generated restricted Boltzmann machines.
+func (r *reproducer) dense(ctx context.Context) error {
+	s := denseSettings(r.quick)
+	s.UAI.Seed = r.cfg.Seed
+	dir := filepath.Join(r.dir, "dense")
+	r.say("\nUAI MAR task on %d restricted Boltzmann machines K_{%d,%d} (couplings N(0, %g²), fields N(0, %g²)), written to %s with reference marginals (2 chains of plain Gibbs, %g s each), %g s a model on one core, one chain: package infer's default answer",
+		len(s.Seeds), s.N, s.N, s.SdW, s.SdB, dir, s.RefSeconds, s.UAI.Seconds)
+	res, err := studies.DenseRBM(ctx, s, dir, r.cfg)
+	if err != nil {
+		return err
+	}
+	for _, seed := range s.Seeds {
+		p := filepath.Join(dir, fmt.Sprintf("rbm_s%d.uai", seed))
+		r.wrote(p, p+".MAR")
+	}
+	return r.summary(res.Markdown(), res.WriteCSV) // dense-scores.csv
 }
 
 // uaiTask runs the UAI MAR task of settings s.
@@ -489,6 +512,11 @@ var descriptions = map[string]string{
 	"uai-hard": "the same task on the shared models beyond exact elimination (../shared/data/uai-hard: linkage\n" +
 		"pedigrees, a DBN, a 20×20 grid) beside libDAI's and Merlin's scores of its PEERS.md (-quick: 4 s a\n" +
 		"model; a study: run it alone; not part of all)",
+	"dense": "the same task on three restricted Boltzmann machines K₂₅₀,₂₅₀ of weak couplings (pair tables\n" +
+		"[1 1 1 e^W], W ~ N(0, 0.05²), fields N(0, 0.5²); the shape of a UAI 2014 instance loopy BP answers at\n" +
+		"99.7), written to dense/ with reference marginals from 2 chains of plain Gibbs, 120 s each on two cores,\n" +
+		"then 20 s a model on one core (about 7 minutes; -quick: 20-s references, 4 s a model; a study: run it\n" +
+		"alone; not part of all)",
 	"fss": "finite-size scaling of the 2-D Ising model (nearest neighbour, sides 16–128) and of the σ = 1\n" +
 		"power law (16–96) with Swendsen–Wang and single-histogram reweighting: χ peaks and the fitted γ/ν,\n" +
 		"Binder crossings against β_c, reweighted against direct runs (3 minutes on 2 cores, -quick 20 s;\n" +

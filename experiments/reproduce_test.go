@@ -25,10 +25,15 @@ import (
 // duration of a test.
 func tinyExperiments(t *testing.T) {
 	t.Helper()
-	p, s, g, t1, r, c, cl, fs, sc, gl := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings, glassSettings
+	p, s, g, t1, r, c, cl, fs, sc, gl, de := pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings, glassSettings, denseSettings
 	t.Cleanup(func() {
-		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings, glassSettings = p, s, g, t1, r, c, cl, fs, sc, gl
+		pottsSettings, spinSettings, tgmSettings, table1Settings, rlrSettings, crossoverSettings, clustersSettings, fssSettings, scaleSettings, glassSettings, denseSettings = p, s, g, t1, r, c, cl, fs, sc, gl, de
 	})
+	denseSettings = func(bool) studies.DenseSettings {
+		s := studies.Dense(true)
+		s.N, s.Seeds, s.RefSeconds, s.UAI.Seconds = 4, []uint64{1}, 0.1, 0.2
+		return s
+	}
 	pottsSettings = func(quick bool) papers.PottsSettings {
 		s := papers.PottsPaper(quick)
 		s.Params = potts.Params{Width: 3, States: 3, Beta: 1, Gamma: 1.5}
@@ -458,10 +463,10 @@ func TestFigures(t *testing.T) {
 		}
 	}
 	// "all" is every figure and table of the papers, each once; crossover,
-	// clusters, uai, uai-hard, fss, scale and glass are studies (timing,
-	// physics, the default answer, finite-size scaling, memory, replica
-	// exchange) and not part of it.
-	if n := len(r.steps("all")); n != len(names)-8 {
-		t.Errorf("all runs %d steps, want %d", n, len(names)-8)
+	// clusters, uai, uai-hard, dense, fss, scale and glass are studies
+	// (timing, physics, the default answer, finite-size scaling, memory,
+	// replica exchange) and not part of it.
+	if n := len(r.steps("all")); n != len(names)-9 {
+		t.Errorf("all runs %d steps, want %d", n, len(names)-9)
 	}
 }

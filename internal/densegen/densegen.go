@@ -147,3 +147,26 @@ func (p Pairs) builder(seed uint64) (*factorgraph.Builder, *rand.Rand) {
 	b.AddTables(unary, []int{2}, fields)
 	return b, r
 }
+
+// RBM returns a restricted Boltzmann machine over n visible and n hidden
+// binary units as a UAI model, the tables its energy gives: a unary table
+// [1, e^b] on every unit (b ~ N(0, sdB²)) and, for every visible v and
+// hidden h, the pair table [1, 1, 1, e^W] of exp(W·v·h) (W ~ N(0, sdW²)),
+// drawn from seed. Its pair tables are not of Potts form: the UAI readers
+// split them into Potts pairs and fields.
+func RBM(n int, sdW, sdB float64, seed uint64) *uai.Model {
+	r := rand.New(rand.NewPCG(seed, 2))
+	m := &uai.Model{Type: uai.Markov, Cards: make([]int, 2*n)}
+	for i := range m.Cards {
+		m.Cards[i] = 2
+		m.Scopes = append(m.Scopes, []int{i})
+		m.Tables = append(m.Tables, []float64{1, math.Exp(sdB * r.NormFloat64())})
+	}
+	for v := range n {
+		for h := range n {
+			m.Scopes = append(m.Scopes, []int{v, n + h})
+			m.Tables = append(m.Tables, []float64{1, 1, 1, math.Exp(sdW * r.NormFloat64())})
+		}
+	}
+	return m
+}
