@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,20 @@ import (
 	"github.com/pgibbs/pgibbs/internal/baseline"
 	"github.com/pgibbs/pgibbs/potts"
 )
+
+// namedSampler is a sampler's constructor and its name in a benchmark.
+type namedSampler struct {
+	name string
+	new  func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error)
+}
+
+// siteSamplers are plain Gibbs, Poisson-Gibbs and Mixed (auto) in a random
+// scan.
+var siteSamplers = []namedSampler{
+	{"gibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewGibbs(m, r, nil) }},
+	{"pgibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewPoissonGibbs(m, r, nil) }},
+	{"auto", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewMixed(m, r, nil) }},
+}
 
 // shapeGraphs caches the graphs of BenchmarkSparse by name.
 var shapeGraphs sync.Map
@@ -141,13 +156,7 @@ func BenchmarkSparse(b *testing.B) {
 			runBaseline(b, s.Sweep, 2)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/update")
 		})
-		for _, sc := range []struct {
-			name string
-			new  func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error)
-		}{
-			{"gibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewGibbs(m, r, nil) }},
-			{"pgibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewPoissonGibbs(m, r, nil) }},
-			{"auto", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewMixed(m, r, nil) }},
+		for _, sc := range append(slices.Clone(siteSamplers), []namedSampler{
 			// The same updates in a systematic scan (gibbs.Options.Systematic).
 			{"gibbs-scan", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
 				return site.NewGibbs(m, r, &gibbs.Options{Systematic: true})
@@ -158,7 +167,7 @@ func BenchmarkSparse(b *testing.B) {
 			{"auto-scan", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) {
 				return site.NewMixed(m, r, &gibbs.Options{Systematic: true})
 			}},
-		} {
+		}...) {
 			b.Run(sh.name+"/sampler="+sc.name, func(b *testing.B) {
 				gr := shapeGraph(b, sh.name, sh.new)
 				s, err := sc.new(gr, rand.New(rand.NewPCG(1, 2)))
@@ -342,14 +351,7 @@ func BenchmarkBinaryDense(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, sc := range []struct {
-			name string
-			new  func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error)
-		}{
-			{"gibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewGibbs(m, r, nil) }},
-			{"pgibbs", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewPoissonGibbs(m, r, nil) }},
-			{"auto", func(m factorgraph.Model, r *rand.Rand) (gibbs.Sampler, error) { return site.NewMixed(m, r, nil) }},
-		} {
+		for _, sc := range siteSamplers {
 			b.Run(fmt.Sprintf("m=%d/w=%g/sampler=%s", c.m, c.w, sc.name), func(b *testing.B) {
 				s, err := sc.new(g, rand.New(rand.NewPCG(1, 2)))
 				if err != nil {
