@@ -909,7 +909,10 @@ func buildCost(g *factorgraph.Graph, spec Spec) float64 {
 		// grows as the root of the model's size (measured: 25 on a 16×16
 		// glass, 35 on a 20×20 one, the 64 of DefaultMaxReplicas from
 		// 100×100) — with 16 in all, the estimate was half the 25.7 s that
-		// Houdayer twins on a 200×200 glass took.
+		// Houdayer twins on a 200×200 glass took. A tuning sweep is priced
+		// as a generic single-site sweep, not stepCost's cheaper binary
+		// rows: its energies and cluster moves cost that much again (the
+		// 200×200 glass's 25.7 s against this 28.7).
 		twins := 1.0
 		if spec.Houdayer {
 			twins = 2
