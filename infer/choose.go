@@ -464,6 +464,11 @@ func Choose(ctx context.Context, g *factorgraph.Graph, opt ChooseOptions) (Choic
 				p.chain = &pilotChain{smp: smp, src: src, steps: steps}
 				kept += nb
 			}
+			if p.chain == nil || p.Sweeps >= maxPilotSweeps {
+				// Only a kept chain cut short may be extended: the
+				// others' samplers are let go now, as before.
+				p.cont = nil
+			}
 			if w := spec.Block.MaxWidth; spec.Name == "block" && w > 0 && w < WideWidth && errors.Is(p.err, ErrTooSlow) && slowWidth == 0 {
 				slowWidth, slowTable = w, largestTable(smp)
 			}
@@ -1168,8 +1173,10 @@ func (pr *pilotRun) measure(g *factorgraph.Graph, p *Pilot) {
 // sweeps); the rule took replica exchange, whose pilot the budget had
 // refused, 35 times the cost a sweep, and the answer was 18 times further
 // from the truth than single sites'. Where hard factors freeze single
-// sites the rule (largestBlocks) stands, and nothing is extended. The
-// pilots most effective a second go first, each to maxPilotSweeps in all,
+// sites the rule (largestBlocks) stands, and nothing is extended. Only
+// pilots whose chains Choose keeps (within keepBytes) are extended, so
+// that no sampler outlives its pilot that would not have. The pilots most
+// effective a second go first, each to maxPilotSweeps in all,
 // within budget nanoseconds of the cost model (so the extension, like the
 // pilots, depends on the seed alone) and, if ctx has a deadline, each
 // within an equal share of the time left: one the clock cuts keeps its
@@ -1193,7 +1200,7 @@ func extendPilots(ctx context.Context, g *factorgraph.Graph, ps []Pilot, budget 
 		if p.ESS >= ResolvedESS {
 			return nil
 		}
-		if p.cont != nil && p.Sweeps < maxPilotSweeps {
+		if p.cont != nil {
 			order = append(order, k)
 		}
 	}
@@ -1230,9 +1237,7 @@ func extendPilots(ctx context.Context, g *factorgraph.Graph, ps []Pilot, budget 
 		p.Sweeps += more
 		p.measured += more
 		p.cont.measure(g, p)
-		if p.chain != nil {
-			p.chain.steps = to
-		}
+		p.chain.steps = to
 	}
 	return nil
 }
