@@ -62,7 +62,7 @@ var (
 //	clusters       studies.Clusters, τ against L at the Ising critical point and seconds per sweep (run it alone): clusters-tau.csv, .png, .svg; clusters-cost.csv, .png, .svg
 //	uai            studies.UAIScores, the MAR task on the shared UAI models at 20 s a model on one core (run it alone): uai-scores.csv
 //	uai-hard       studies.UAIScores on the shared models beyond exact elimination (../shared/data/uai-hard), 20 s a model, beside the peers of its PEERS.md: uai-hard-scores.csv
-//	dense          studies.DenseRBM, the MAR task on restricted Boltzmann machines K₂₅₀,₂₅₀ of weak couplings, drawn and written with reference marginals (2 chains of plain Gibbs) into dir/dense, 20 s a model: dense-scores.csv
+//	dense          studies.DenseRBM, the MAR task on restricted Boltzmann machines K₂₅₀,₂₅₀, drawn and written with reference marginals (2 chains of plain Gibbs) into dir/dense, 20 s a model: dense-scores.csv
 //	fss            studies.FSS, finite-size scaling of 2-D Ising models by reweighting (γ/ν, Binder crossings): fss.csv, fss-crossings.csv, fss-fits.csv, fss-curves.csv; fss-chi.png, .svg; fss-binder.png, .svg
 //	scale          studies.Scale, memory, build time and ns per update against the number of pair factors, on the lattice and on graphs without locality (run it alone): scale.csv; scale.png, .svg
 //	glass          studies.Glass, Gibbs, replica exchange (with and without Houdayer moves) and the default answer on 2-D ±J glasses, 10 s a run on one core (run it alone): glass.csv; glass.png, .svg
@@ -224,14 +224,14 @@ func (r *reproducer) dense(ctx context.Context) error {
 	s := denseSettings(r.quick)
 	s.UAI.Seed = r.cfg.Seed
 	dir := filepath.Join(r.dir, "dense")
-	r.say("\nUAI MAR task on %d restricted Boltzmann machines K_{%d,%d} (couplings N(0, %g²), fields N(0, %g²)), written to %s with reference marginals (2 chains of plain Gibbs, %g s each), %g s a model on one core, one chain: package infer's default answer",
-		len(s.Seeds), s.N, s.N, s.SdW, s.SdB, dir, s.RefSeconds, s.UAI.Seconds)
+	r.say("\nUAI MAR task on %d restricted Boltzmann machines K_{%d,%d} (rbm_w<σ>_s<seed>: couplings N(0, σ²), fields N(0, %g²)), written to %s with reference marginals (2 chains of plain Gibbs, %g s each), %g s a model on one core, one chain: package infer's default answer",
+		len(s.Models), s.N, s.N, s.SdB, dir, s.RefSeconds, s.UAI.Seconds)
 	res, err := studies.DenseRBM(ctx, s, dir, r.cfg)
 	if err != nil {
 		return err
 	}
-	for _, seed := range s.Seeds {
-		p := filepath.Join(dir, fmt.Sprintf("rbm_s%d.uai", seed))
+	for _, m := range s.Models {
+		p := filepath.Join(dir, m.Name()+".uai")
 		r.wrote(p, p+".MAR")
 	}
 	return r.summary(res.Markdown(), res.WriteCSV) // dense-scores.csv
@@ -512,11 +512,11 @@ var descriptions = map[string]string{
 	"uai-hard": "the same task on the shared models beyond exact elimination (../shared/data/uai-hard: linkage\n" +
 		"pedigrees, a DBN, a 20×20 grid) beside libDAI's and Merlin's scores of its PEERS.md (-quick: 4 s a\n" +
 		"model; a study: run it alone; not part of all)",
-	"dense": "the same task on three restricted Boltzmann machines K₂₅₀,₂₅₀ of weak couplings (pair tables\n" +
-		"[1 1 1 e^W], W ~ N(0, 0.05²), fields N(0, 0.5²); the shape of a UAI 2014 instance loopy BP answers at\n" +
-		"99.7), written to dense/ with reference marginals from 2 chains of plain Gibbs, 120 s each on two cores,\n" +
-		"then 20 s a model on one core (about 7 minutes; -quick: 20-s references, 4 s a model; a study: run it\n" +
-		"alone; not part of all)",
+	"dense": "the same task on four restricted Boltzmann machines K₂₅₀,₂₅₀ (pair tables [1 1 1 e^W], W ~\n" +
+		"N(0, 0.05²) on three and N(0, 0.15²) on one, fields N(0, 0.5²); the shape of a UAI 2014 instance loopy\n" +
+		"BP answers at 99.7), written to dense/ with reference marginals from 2 chains of plain Gibbs, 120 s\n" +
+		"each on two cores, then 20 s a model on one core (about 9 minutes; -quick: 20-s references, 4 s a\n" +
+		"model; a study: run it alone; not part of all)",
 	"fss": "finite-size scaling of the 2-D Ising model (nearest neighbour, sides 16–128) and of the σ = 1\n" +
 		"power law (16–96) with Swendsen–Wang and single-histogram reweighting: χ peaks and the fitted γ/ν,\n" +
 		"Binder crossings against β_c, reweighted against direct runs (3 minutes on 2 cores, -quick 20 s;\n" +

@@ -31,7 +31,7 @@ func tinyExperiments(t *testing.T) {
 	})
 	denseSettings = func(bool) studies.DenseSettings {
 		s := studies.Dense(true)
-		s.N, s.Seeds, s.RefSeconds, s.UAI.Seconds = 4, []uint64{1}, 0.1, 0.2
+		s.N, s.Models, s.RefSeconds, s.UAI.Seconds = 4, s.Models[:1], 0.1, 0.2
 		return s
 	}
 	pottsSettings = func(quick bool) papers.PottsSettings {

@@ -16,7 +16,7 @@ import (
 // agreement with the truth.
 func TestDenseRBM(t *testing.T) {
 	s := Dense(true)
-	s.N, s.Seeds, s.RefSeconds, s.UAI.Seconds = 6, []uint64{1, 2}, 0.3, 0.5
+	s.N, s.Models, s.RefSeconds, s.UAI.Seconds = 6, []DenseModel{{0.05, 1}, {0.3, 2}}, 0.3, 0.5
 	dir := t.TempDir()
 	res, err := DenseRBM(context.Background(), s, dir, harness.Config{Seed: 1})
 	if err != nil {
