@@ -331,7 +331,9 @@ func BenchmarkBinarySparse(b *testing.B) {
 // Poisson-Gibbs and Mixed (auto) on K_{m,m} of binary Potts pairs of
 // weight ±w (signs at random: an RBM's shape), from the minibatch of a few
 // draws to hundreds, which core.MixedCost's binary pricing was fitted on:
-// auto should cost about the cheaper of the other two.
+// auto should cost about the cheaper of the other two. The hand-written
+// heat bath of internal/baseline on the same pairs is the honest baseline
+// of plain Gibbs.
 func BenchmarkBinaryDense(b *testing.B) {
 	for _, c := range []struct {
 		m int
@@ -351,6 +353,13 @@ func BenchmarkBinaryDense(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		b.Run(fmt.Sprintf("m=%d/w=%g/sampler=handwritten", c.m, c.w), func(b *testing.B) {
+			h, err := baseline.NewPairsHeatBath(p, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			runBaseline(b, h.Step, 2*p.N)
+		})
 		for _, sc := range siteSamplers {
 			b.Run(fmt.Sprintf("m=%d/w=%g/sampler=%s", c.m, c.w, sc.name), func(b *testing.B) {
 				s, err := sc.new(g, rand.New(rand.NewPCG(1, 2)))
