@@ -49,6 +49,9 @@ type Marginals struct {
 	src   Conditioner      // Rao–Blackwellised: the kernel
 	block BlockConditioner // src, if it can draw blocks
 	ahead Ahead            // src, if it knows its next coordinate
+
+	batch     *batchRecord // TrackBatches' record, or nil
+	nextBatch int64        // n at the next batch boundary, −1 if none
 }
 
 // The words of a block of Marginals.data.
@@ -88,7 +91,7 @@ func mgPad(used int, rb bool) int {
 // values 0, …, sizes[j]−1 (0: not counted, a continuous coordinate); see
 // factorgraph.Sizes.
 func NewMarginals(sizes []int) *Marginals {
-	mg := &Marginals{nvars: len(sizes)}
+	mg := &Marginals{nvars: len(sizes), nextBatch: -1}
 	mg.layout(sizes, false)
 	for j := range mg.nvars {
 		if b, _ := mg.at(j); b != nil {
@@ -243,6 +246,9 @@ func (mg *Marginals) Observe(_ int64, i int, x []float64) {
 		}
 	}
 	mg.n++
+	if mg.n == mg.nextBatch {
+		mg.recordBatch()
+	}
 	if mg.ahead != nil && mg.off == nil {
 		if j := mg.ahead.Next(); uint(j) < uint(mg.nvars) {
 			// The next step's block, whose lines a random scan of a

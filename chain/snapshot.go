@@ -67,6 +67,16 @@ type marginalsState struct {
 	// Rao–Blackwellised marginals only.
 	Cond   [][]float64 `json:"cond,omitempty"`
 	IsCond []bool      `json:"is_cond,omitempty"`
+	// The batch record (TrackBatches), if any: so that a resumed run's
+	// batch means are the uninterrupted run's.
+	Batches *batchState `json:"batches,omitempty"`
+}
+
+// batchState is a batch record's snapshot.
+type batchState struct {
+	Every int64       `json:"every"`
+	At    []int64     `json:"at"`
+	Cum   [][]float64 `json:"cum"`
 }
 
 // Snapshot implements Snapshotter. The state is written as one array per
@@ -76,6 +86,9 @@ type marginalsState struct {
 func (mg *Marginals) Snapshot() ([]byte, error) {
 	nv, rb := mg.nvars, mg.src != nil
 	st := marginalsState{Counts: make([][]float64, nv), Cur: make([]int, nv), Last: make([]int64, nv), N: mg.n}
+	if r := mg.batch; r != nil {
+		st.Batches = &batchState{Every: r.every, At: r.at, Cum: r.cum}
+	}
 	size := 0
 	for j := range nv {
 		if _, d := mg.at(j); rb {
@@ -164,7 +177,33 @@ func (mg *Marginals) Restore(data []byte) error {
 		b[mgFlags] = mgWord(f)
 	}
 	mg.n = st.N
+	mg.restoreBatches(st.Batches)
 	return nil
+}
+
+// restoreBatches restores mg's batch record from a snapshot's (nil: none
+// was kept), or starts it afresh at the restored state where the
+// snapshot's does not fit the coordinates tracked.
+func (mg *Marginals) restoreBatches(st *batchState) {
+	r := mg.batch
+	if r == nil {
+		return
+	}
+	width := 0
+	for _, j := range r.coords {
+		_, d := mg.at(j)
+		width += d
+	}
+	ok := st != nil && st.Every > 0 && len(st.At) > 0 && len(st.At) == len(st.Cum) && len(st.At) <= maxBatches+1 && st.At[len(st.At)-1] <= mg.n
+	for k := 0; ok && k < len(st.Cum); k++ {
+		ok = len(st.Cum[k]) == width && (k == 0 || st.At[k] == st.At[k-1]+st.Every)
+	}
+	if !ok {
+		mg.anchorBatches()
+		return
+	}
+	r.every, r.at, r.cum = st.Every, st.At, st.Cum
+	mg.nextBatch = r.at[len(r.at)-1] + r.every
 }
 
 // checkCond checks the conditionals of a snapshot of Rao–Blackwellised

@@ -107,8 +107,8 @@ type racer struct {
 	mg     *chain.Marginals
 	pool   *chain.Marginals // past the rule's burn-in (pilotChain.race)
 	mv     *moves
-	probs  [][][]float64 // the marginals so far, after each batch
-	counts []int64       // their draws
+	last   [][]float64 // the tracked variables' marginals at the end
+	se     [][]float64 // and their standard errors by batch means
 	sweeps float64
 }
 
@@ -293,6 +293,7 @@ func (r *racer) run(ctx context.Context, sizes, free []int, share float64, burn 
 		r.pool.RaoBlackwellise(cd)
 		defer cd.RecordConditionals(false) // the run's marginals say again
 	}
+	r.mg.TrackBatches(free, batch)
 	r.mv = newMoves(free, smp.State(), int64(math.Ceil(sps)))
 	skip := max(0, burn-r.pc.steps)
 	c := &chain.Chain{Kernel: smp, Sources: []*rand.PCG{r.pc.src}, Observers: []chain.Observer{r.mg, r.mv, &after{skip, r.pool}}}
@@ -307,14 +308,13 @@ func (r *racer) run(ctx context.Context, sizes, free []int, share float64, burn 
 		if err := c.Advance(ctx, int64(k)*batch); err != nil {
 			return err
 		}
-		p := r.mg.Probs()
-		row := make([][]float64, len(free)) // the tracked variables' only
-		for k, i := range free {
-			row[k] = p[i]
-		}
-		r.probs = append(r.probs, row)
-		r.counts = append(r.counts, r.mg.N())
 	}
+	p := r.mg.Probs()
+	r.last = make([][]float64, len(free)) // the tracked variables' only
+	for k, i := range free {
+		r.last[k] = p[i]
+	}
+	r.se, _ = r.mg.BatchErrors()
 	r.sweeps = float64(raceBatches*batch) / sps
 	return nil
 }
@@ -328,9 +328,9 @@ func judgeRace(rs [2]*racer, free []int, logZ bool) *Race {
 	se := [2][][]float64{}
 	for j, r := range rs {
 		rc.Specs[j], rc.Sweeps[j] = r.spec, r.sweeps
-		se[j] = r.batchErrors(free)
+		se[j] = r.se
 	}
-	last := [2][][]float64{rs[0].probs[raceBatches-1], rs[1].probs[raceBatches-1]}
+	last := [2][][]float64{rs[0].last, rs[1].last}
 	n, both := 0, 0
 	for k := range free {
 		m0, m1 := rs[0].mv.moved[k], rs[1].mv.moved[k]
@@ -381,31 +381,6 @@ func judgeRace(rs [2]*racer, free []int, logZ bool) *Race {
 		rc.Verdict = what + ": the choice stands"
 	}
 	return rc
-}
-
-// batchErrors returns, for each variable tracked k (free[k]) and value
-// v, the standard error of r's marginal by batch means over its batches.
-func (r *racer) batchErrors(free []int) [][]float64 {
-	out := make([][]float64, len(free))
-	nb := float64(len(r.probs))
-	for k := range free {
-		d := len(r.probs[0][k])
-		out[k] = make([]float64, d)
-		for v := range d {
-			sum, sum2 := 0.0, 0.0
-			prev, prevN := 0.0, int64(0)
-			for b, p := range r.probs {
-				n := r.counts[b]
-				m := (p[k][v]*float64(n) - prev*float64(prevN)) / float64(max(1, n-prevN))
-				prev, prevN = p[k][v], n
-				sum += m
-				sum2 += m * m
-			}
-			mean := sum / nb
-			out[k][v] = math.Sqrt(max(0, sum2-nb*mean*mean) / (nb - 1) / nb)
-		}
-	}
-	return out
 }
 
 // isExchange reports whether smp is a replica exchange.

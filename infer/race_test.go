@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/pgibbs/pgibbs/blocks"
 	"github.com/pgibbs/pgibbs/chain"
 	"github.com/pgibbs/pgibbs/factorgraph"
@@ -109,16 +111,9 @@ func racerOf(spec Spec, sweeps float64, means [][]float64, frozen ...int) *racer
 	for _, k := range frozen {
 		r.mv.moved[k] = false
 	}
-	sum := make([]float64, len(means))
-	for b := range raceBatches {
-		p := make([][]float64, len(means))
-		for k, m := range means {
-			sum[k] += m[b]
-			q := sum[k] / float64(b+1)
-			p[k] = []float64{1 - q, q}
-		}
-		r.probs = append(r.probs, p)
-		r.counts = append(r.counts, int64(100*(b+1)))
+	for _, m := range means {
+		q, e := stat.Mean(m, nil), chain.BatchError(m)
+		r.last, r.se = append(r.last, []float64{1 - q, q}), append(r.se, []float64{e, e})
 	}
 	return r
 }
