@@ -1,0 +1,24 @@
+// Package bp runs loopy belief propagation — the sum-product algorithm of
+// Pearl (1988) on a factor graph (Kschischang, Frey and Loeliger 2001) —
+// on the discrete variables of a *factorgraph.Graph, and returns the
+// beliefs at its fixed point.
+//
+// On a graph without cycles the beliefs are the exact marginals. On a
+// loopy graph they are an approximation (the stationary points of the
+// Bethe free energy, Yedidia, Freeman and Weiss 2005): excellent where the
+// loops are weak or the evidence pins most variables, as on many
+// pedigrees, and badly wrong on frustrated models with strong couplings,
+// where the iteration may not even converge. Nothing in the beliefs says
+// which case holds. This library does not report them as marginals: the
+// default answer (package infer) uses them as a target that its sampled
+// marginals are shrunk toward, by a weight the sampled run itself
+// estimates (James–Stein): a target the samples contradict gets no weight.
+//
+// The schedule is sequential (each factor in turn sends to all its
+// variables, from the messages its variables have now), which converges
+// where the parallel one oscillates more often; after half the iterations
+// allowed without convergence the messages are damped by a half. Tables
+// are tabulated once in linear space (exp of each factor's log-potential
+// less its maximum), so the hard zeros of constraint tables stay exact
+// zeros, and every message is normalised to sum 1.
+package bp
