@@ -57,6 +57,12 @@ type Options struct {
 	// is in g's numbering all the same (Answer.Order).
 	Locality bool
 
+	// NoShrink keeps the sampled marginals as the chains give them:
+	// without it they are shrunk toward loopy BP's beliefs by the weight
+	// the run measures (Shrinkage). A fixed sampler's run (Run.Spec) is
+	// never shrunk.
+	NoShrink bool
+
 	// names is the caller's index of each variable of a renumbered graph,
 	// for the monitor's names (Locality).
 	names []int
@@ -121,6 +127,14 @@ type Answer struct {
 	// OrderNote says what Locality did, or why it kept g's numbering.
 	Order     []int
 	OrderNote string
+	// Shrink is how the sampled marginals were shrunk toward loopy BP's
+	// beliefs (nil where nothing was sampled by the pilots' choice, or
+	// with Options.NoShrink; Shrink.Why says why where it was not).
+	Shrink *Shrinkage
+	// beliefs are belief propagation's on shrinkVars, the sampled
+	// variables, until the run's marginals are shrunk toward them.
+	beliefs    [][]float64
+	shrinkVars []int
 	// Seconds is the wall time of the whole answer, from its budget's start
 	// (the call, or Options.Run.Start) to its return: planning, elimination,
 	// pilots, chains and verdict.
@@ -214,6 +228,7 @@ func marginals(ctx context.Context, g *factorgraph.Graph, opt Options, start tim
 		a.stop(pr.Why)
 	default:
 		ch := pr.Choice
+		a.propagate(ctx, g, opt, b)
 		riv, rp := ch.takeRival()
 		from, spec, ns := ch.take(), ch.Spec, ch.nsPerSweep()
 		if riv != nil && from != nil && raceable(opt, b) {
@@ -226,6 +241,9 @@ func marginals(ctx context.Context, g *factorgraph.Graph, opt Options, start tim
 			break
 		}
 		err = a.sample(ctx, g, opt, spec, ns, from, b)
+		if err == nil {
+			a.shrink()
+		}
 	}
 	if pr.Choice != nil {
 		pr.Choice.take() // a pilot's chain no run continued is not kept in the answer

@@ -22,6 +22,17 @@
 // where every component was eliminated, estimated with a standard error
 // where replica exchange sampled (Answer.LogZ).
 //
+// The sampled marginals are then shrunk toward the beliefs of loopy belief
+// propagation (package bp, run on the components left to sampling in a
+// small share of the time) by one weight the run measures: the
+// positive-part James–Stein estimator, with the chains' errors by batch
+// means (Shrinkage). Where the beliefs are within the samples' error of
+// each other the answer takes the beliefs (weak couplings, as on a
+// restricted Boltzmann machine, where they are far more precise than
+// any sampler in the time); where the samples contradict them (strong or
+// frustrated loops, pedigrees) the weight is nil and the answer is the
+// chains'. Options.NoShrink keeps the chains' marginals.
+//
 // The time given is the whole answer's, whatever the model: Budget shares
 // it among the phases — planning, elimination, the pilots, building and
 // running the chains — each stopping at its own deadline and handing over

@@ -30,6 +30,9 @@ type Report struct {
 	// NoChoice says why no sampler was chosen although components are
 	// left to sample (the budget ran out first).
 	NoChoice string `json:"no_choice,omitempty"`
+	// Shrink is how the sampled marginals were shrunk toward loopy BP's
+	// beliefs (Answer.Shrink).
+	Shrink *Shrinkage `json:"shrink,omitempty"`
 }
 
 // ComponentPlan is one component's plan: its size, whether it was
@@ -101,7 +104,7 @@ func (a *Answer) Report(g *factorgraph.Graph) *Report {
 	if len(o.Parts) > 20 {
 		o.Parts = nil // many small components: the counts say enough
 	}
-	o.NoChoice = a.NoChoice
+	o.NoChoice, o.Shrink = a.NoChoice, a.Shrink
 	if ch := a.Choice; ch != nil {
 		co := &ChoiceReport{Sampler: ch.Spec.String(), Reason: ch.Reason, Seconds: a.PilotSeconds}
 		for _, p := range ch.Pilots {

@@ -108,6 +108,9 @@ type Sampled struct {
 	// rule's burn-in ends by then (length); nil otherwise.
 	race     *chain.Marginals
 	raceBurn int64
+	// batchVars are the variables whose marginals keep batch means (for
+	// Answer.shrink), nil if none.
+	batchVars []int
 }
 
 // traceDraws is the number of draws a chain's R̂/ESS trace keeps.
@@ -266,6 +269,9 @@ func (a *Answer) build(ctx context.Context, g *factorgraph.Graph, opt Options, s
 		mon.Budget(time.Duration(VerdictShare*float64(b.Time)), len(ks))
 	}
 	s := &Sampled{Monitor: mon, free: len(g.Free())}
+	if a.beliefs != nil {
+		s.batchVars = chain.Tracked(a.shrinkVars, shrinkTracked)
+	}
 	phase.Enter("build")
 	bctx, cancel := b.within(ctx)
 	defer cancel()
@@ -322,6 +328,9 @@ func (s *Sampled) observers(run *Run, smp gibbs.Sampler, k int, sizes []int) ([]
 		mg := chain.NewMarginals(sizes)
 		if c, ok := smp.(chain.Conditioner); ok && (run == nil || !run.Counts) {
 			mg.RaoBlackwellise(c)
+		}
+		if s.batchVars != nil {
+			mg.TrackBatches(s.batchVars, int64(math.Ceil(gibbs.StepsPerSweep(smp))))
 		}
 		s.Marginals, obs = append(s.Marginals, mg), append(obs, mg)
 	}

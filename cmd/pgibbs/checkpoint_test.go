@@ -67,6 +67,9 @@ func deterministic(t *testing.T, out string) map[string]any {
 		if c, ok := a["choice"].(map[string]any); ok {
 			delete(c, "pilot_seconds")
 		}
+		if c, ok := a["shrink"].(map[string]any); ok {
+			delete(c, "bp_seconds")
+		}
 	}
 	return m
 }

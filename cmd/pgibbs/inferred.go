@@ -32,6 +32,9 @@ func printReport(w io.Writer, o *infer.Report) {
 	if o.NoChoice != "" {
 		fmt.Fprintf(w, "no sampler chosen\t%s\n", o.NoChoice)
 	}
+	if o.Shrink != nil {
+		fmt.Fprintf(w, "shrinkage\t%s\n", o.Shrink)
+	}
 }
 
 // exactPart returns the part record of chain f.chain of a -chain k -of K

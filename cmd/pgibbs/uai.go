@@ -84,7 +84,7 @@ type uaiOutput struct {
 type uaiFlags struct {
 	model, evid, marFile, out, anytime, exactMemory, order *string
 	lambda2, lambda2Scale                                  *float64
-	perVar, houdayer                                       *bool
+	perVar, houdayer, shrink                               *bool
 	block                                                  blocked.Config // -width, -forests, -boundary
 	flips                                                  bool           // -flips
 	f                                                      *runFlags
@@ -117,6 +117,9 @@ func runUAI(ctx context.Context, e *env, args []string) error {
 	}
 	if f.set["exact-memory"] && f.sampler != inferSampler {
 		return usagef("-exact-memory applies to -sampler infer only")
+	}
+	if f.set["shrink"] && f.sampler != inferSampler {
+		return usagef("-shrink applies to -sampler infer only")
 	}
 	o := uaiOutput{
 		Model: *u.model, Type: m.Type, Variables: m.NumVars(), Factors: m.NumFactors, HardFactors: m.HardFactors,
@@ -166,6 +169,8 @@ func parseUAI(e *env, args []string) (*uaiFlags, error) {
 			"storage order, -scan systematic, then reads a variable's neighbours from cache; output in the file's numbering)"),
 		exactMemory: fs.String("exact-memory", "", "-sampler infer: the memory one component's exact elimination may take (e.g. 8G; default half of\n"+
 			"-max-memory, or of this machine's memory)"),
+		shrink: fs.Bool("shrink", true, "-sampler infer: shrink the sampled marginals toward loopy belief propagation's beliefs by the weight\n"+
+			"the run measures (James–Stein: none where the samples contradict them); false: the chains' marginals as they are"),
 	}
 	bf := addBlockFlags(fs)
 	f := addRunFlags(fs, "uai", runDefaults{scan: true, sampler: inferSampler, samplers: inferSampler + " or one of " + strings.Join(samplers.Names(), ", ") + inferHelp, iters: 1000000, estimator: true})
@@ -296,6 +301,9 @@ func (u *uaiFlags) options(any *uai.AnytimeMAR) (infer.Options, error) {
 		opt.Run.AtCheck = any.Write
 	}
 	opt.Locality = *u.order == "locality"
+	// A part of a run split across processes keeps its chains' marginals:
+	// the merge pools them.
+	opt.NoShrink = !*u.shrink || f.of > 0
 	return opt, nil
 }
 

@@ -85,6 +85,7 @@ type UAIRow struct {
 	MeanHellinger   float64   // mean Hellinger error over free variables, against the .MAR
 	Score           float64   // the UAI 2022 score: max(0, 100·(1 − HErr/HErr_uniform))
 	Converged       string    // the sampled part's verdict ("" if nothing was sampled)
+	BPWeight        float64   // the weight of loopy BP's beliefs in the answer (infer.Shrinkage; NaN: not shrunk)
 	Peers           []float64 // the settings' peers' scores (NaN: none)
 	MARDisagreement string    // a note where the .MAR file is known not to fit its model
 }
@@ -170,6 +171,10 @@ func uaiRow(ctx context.Context, s UAISettings, name string) (UAIRow, error) {
 		}
 	}
 	row.Method = a.Method
+	row.BPWeight = math.NaN()
+	if sh := a.Shrink; sh != nil && sh.Why == "" {
+		row.BPWeight = sh.Weight
+	}
 	if a.Choice != nil {
 		row.Sampler = a.Choice.Spec.String()
 		row.Converged = "yes"
@@ -190,11 +195,11 @@ func uaiRow(ctx context.Context, s UAISettings, name string) (UAIRow, error) {
 func (r *UAIResult) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "UAI MAR task, %g s a model, one core, one chain, seed %d (package infer's default answer)\n\n", r.Settings.Seconds, r.Settings.Seed)
-	b.WriteString("| model | free | answer | sampler | s | mean Hellinger | score |")
+	b.WriteString("| model | free | answer | sampler | BP weight | s | mean Hellinger | score |")
 	for _, p := range r.Settings.PeerNames {
 		b.WriteString(" " + p + " |")
 	}
-	b.WriteString("\n|---|---|---|---|---|---|---|" + strings.Repeat("---|", len(r.Settings.PeerNames)) + "\n")
+	b.WriteString("\n|---|---|---|---|---|---|---|---|" + strings.Repeat("---|", len(r.Settings.PeerNames)) + "\n")
 	for _, row := range r.Rows {
 		pub := func(x float64) string {
 			if math.IsNaN(x) {
@@ -210,8 +215,12 @@ func (r *UAIResult) Markdown() string {
 		if row.MARDisagreement != "" {
 			score += " (.MAR off)"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.1f | %.2g | %s |", row.Model, row.Free, answer,
-			cmp.Or(row.Sampler, "—"), row.Seconds, row.MeanHellinger, score)
+		weight := "—"
+		if !math.IsNaN(row.BPWeight) {
+			weight = fmt.Sprintf("%.2g", row.BPWeight)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %.1f | %.2g | %s |", row.Model, row.Free, answer,
+			cmp.Or(row.Sampler, "—"), weight, row.Seconds, row.MeanHellinger, score)
 		for _, x := range row.Peers {
 			b.WriteString(" " + pub(x) + " |")
 		}
@@ -224,13 +233,13 @@ func (r *UAIResult) Markdown() string {
 // (uai-scores.csv, uai-hard-scores.csv), and returns its path.
 func (r *UAIResult) WriteCSV(dir string) (string, error) {
 	path := filepath.Join(dir, filepath.Base(r.Settings.Dir)+"-scores.csv")
-	header := []string{"model", "free", "method", "exact_variables", "sampler", "seconds", "mean_hellinger", "score", "converged", "note"}
+	header := []string{"model", "free", "method", "exact_variables", "sampler", "bp_weight", "seconds", "mean_hellinger", "score", "converged", "note"}
 	for _, p := range r.Settings.PeerNames {
 		header = append(header, strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(p)))
 	}
 	var rows [][]string
 	for _, row := range r.Rows {
-		cells := []string{row.Model, fmt.Sprint(row.Free), row.Method, fmt.Sprint(row.ExactVariables), row.Sampler,
+		cells := []string{row.Model, fmt.Sprint(row.Free), row.Method, fmt.Sprint(row.ExactVariables), row.Sampler, fmt.Sprint(row.BPWeight),
 			fmt.Sprintf("%.3f", row.Seconds), fmt.Sprintf("%.6g", row.MeanHellinger), fmt.Sprintf("%.4f", row.Score), row.Converged, row.MARDisagreement}
 		for _, x := range row.Peers {
 			cells = append(cells, fmt.Sprint(x))
