@@ -45,13 +45,15 @@ type Marginals struct {
 	d      int   // off nil: every coordinate's number of values
 	nvars  int   // the number of coordinates
 	n      int64 // the number of states observed
+	// nextBatch is n at the next batch boundary, −1 if none (beside n:
+	// the check a step costs reads the cache line it writes).
+	nextBatch int64
 
 	src   Conditioner      // Rao–Blackwellised: the kernel
 	block BlockConditioner // src, if it can draw blocks
 	ahead Ahead            // src, if it knows its next coordinate
 
-	batch     *batchRecord // TrackBatches' record, or nil
-	nextBatch int64        // n at the next batch boundary, −1 if none
+	batch *batchRecord // TrackBatches' record, or nil
 }
 
 // The words of a block of Marginals.data.
