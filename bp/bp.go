@@ -10,8 +10,24 @@ import (
 	"github.com/pgibbs/pgibbs/factorgraph"
 )
 
+// Schedule is the order in which factors send their messages.
+type Schedule int
+
+const (
+	// Sequential updates every factor in turn, a sweep at a time, damped
+	// after half the sweeps allowed.
+	Sequential Schedule = iota
+	// Residual updates the factor whose messages would change most next
+	// (residual belief propagation, Elidan, McGraw and Koller 2006),
+	// which converges on more loopy graphs; Options.MaxIter counts its
+	// updates in sweeps' worth (as many updates as factors).
+	Residual
+)
+
 // Options configure Run. The zero value gives the defaults.
 type Options struct {
+	// Schedule is the update order (Sequential by default).
+	Schedule Schedule
 	// MaxIter is the most sweeps over the factors. Zero means 1000.
 	MaxIter int
 	// Tol ends the iteration when no message entry changed by more than
@@ -302,8 +318,13 @@ func (n *network) run(ctx context.Context, g *factorgraph.Graph, opt Options) (*
 		opt.MaxIter = max(1, min(opt.MaxIter, int(opt.MaxWork/w)))
 	}
 	s := &scratch{idx: make([]int, maxK), pre: make([]float64, maxK+1), suf: make([]float64, maxK+1), out: make([]float64, len(n.fv))}
+	if opt.Schedule == Residual && nf > 0 {
+		if err := n.residual(ctx, opt, s, res); err != nil {
+			return nil, err
+		}
+	}
 	damp := 0.0
-	for it := 1; it <= opt.MaxIter && nf > 0; it++ {
+	for it := 1; it <= opt.MaxIter && nf > 0 && opt.Schedule != Residual; it++ {
 		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
 			break // the beliefs so far (before ctx's error: a context of the same deadline)
 		}
@@ -378,6 +399,17 @@ type scratch struct {
 // messages to it, themselves recomputed first from the variables' other
 // factors, and returns the largest change of an entry.
 func (n *network) update(f int, s *scratch, damp float64) (float64, error) {
+	if _, err := n.candidate(f, s); err != nil {
+		return 0, err
+	}
+	return n.commit(f, s, damp)
+}
+
+// candidate computes factor f's new messages to its variables (in s.out,
+// normalised) from their messages to it, themselves recomputed first
+// from the variables' other factors, and returns the largest change an
+// entry would see; nothing of the messages to the variables changes.
+func (n *network) candidate(f int, s *scratch) (float64, error) {
 	e0, e1 := n.fstart[f], n.fstart[f+1]
 	k := e1 - e0
 	// The variables' messages to f: unary × the other factors' messages.
@@ -445,6 +477,25 @@ func (n *network) update(f int, s *scratch, damp float64) (float64, error) {
 		}
 		old := n.fv[n.eoff[e] : n.eoff[e]+d]
 		for v := range out {
+			res = max(res, math.Abs(out[v]-old[v]))
+		}
+	}
+	return res, nil
+}
+
+// commit makes factor f's candidate messages (s.out, as candidate left
+// them, the messages to f unchanged since) its messages, damped by damp,
+// updates its variables' beliefs, and returns the largest change of an
+// entry.
+func (n *network) commit(f int, s *scratch, damp float64) (float64, error) {
+	e0, e1 := n.fstart[f], n.fstart[f+1]
+	res := 0.0
+	for e := e0; e < e1; e++ {
+		l := n.evar[e]
+		d := n.size[l]
+		out := s.out[n.eoff[e] : n.eoff[e]+d]
+		old := n.fv[n.eoff[e] : n.eoff[e]+d]
+		for v := range out {
 			nv := (1-damp)*out[v] + damp*old[v]
 			res = max(res, math.Abs(nv-old[v]))
 			old[v] = nv
@@ -475,4 +526,134 @@ func (n *network) cavity(l int32, e int, m []float64) bool {
 		m[v] = b[v] / in[v]
 	}
 	return true
+}
+
+// residual runs the residual schedule: a max-heap of every factor's
+// largest pending change; the top factor's messages are committed, and
+// the factors that read its variables get their candidates and changes
+// recomputed.
+func (n *network) residual(ctx context.Context, opt Options, s *scratch, res *Result) error {
+	nf := len(n.fstart) - 1
+	if err := n.beliefs(); err != nil {
+		return err
+	}
+	h := &resHeap{pos: make([]int, nf), r: make([]float64, nf)}
+	for f := range nf {
+		r, err := n.candidate(f, s)
+		if err != nil {
+			return err
+		}
+		h.r[f] = r
+		h.pos[f] = len(h.f)
+		h.f = append(h.f, f)
+	}
+	for k := len(h.f)/2 - 1; k >= 0; k-- {
+		h.down(k)
+	}
+	budget := opt.MaxIter * nf
+	updates := 0
+	for ; updates < budget; updates++ {
+		top := h.f[0]
+		if h.r[top] <= opt.Tol {
+			res.Converged = true
+			break
+		}
+		if updates%nf == 0 {
+			if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
+				break
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+		if _, err := n.candidate(top, s); err != nil {
+			return err
+		}
+		if _, err := n.commit(top, s, 0); err != nil {
+			return err
+		}
+		h.set(top, 0)
+		for e := n.fstart[top]; e < n.fstart[top+1]; e++ {
+			l := n.evar[e]
+			for _, o := range n.vedges[n.vstart[l]:n.vstart[l+1]] {
+				g := n.factorOf(o)
+				if g == top {
+					continue
+				}
+				r, err := n.candidate(g, s)
+				if err != nil {
+					return err
+				}
+				h.set(g, r)
+			}
+		}
+	}
+	res.Iterations = (updates + nf - 1) / nf
+	res.Residual = h.r[h.f[0]]
+	return nil
+}
+
+// factorOf returns the factor of edge e (a binary search of fstart).
+func (n *network) factorOf(e int) int {
+	lo, hi := 0, len(n.fstart)-1
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if n.fstart[mid] <= e {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// resHeap is an indexed max-heap of factors by pending change.
+type resHeap struct {
+	f   []int     // the heap
+	pos []int     // factor → its index in f
+	r   []float64 // factor → its pending change
+}
+
+func (h *resHeap) swap(a, b int) {
+	h.f[a], h.f[b] = h.f[b], h.f[a]
+	h.pos[h.f[a]], h.pos[h.f[b]] = a, b
+}
+
+func (h *resHeap) up(k int) {
+	for k > 0 {
+		p := (k - 1) / 2
+		if h.r[h.f[p]] >= h.r[h.f[k]] {
+			return
+		}
+		h.swap(p, k)
+		k = p
+	}
+}
+
+func (h *resHeap) down(k int) {
+	for {
+		c := 2*k + 1
+		if c >= len(h.f) {
+			return
+		}
+		if c+1 < len(h.f) && h.r[h.f[c+1]] > h.r[h.f[c]] {
+			c++
+		}
+		if h.r[h.f[k]] >= h.r[h.f[c]] {
+			return
+		}
+		h.swap(k, c)
+		k = c
+	}
+}
+
+// set sets factor f's pending change to r.
+func (h *resHeap) set(f int, r float64) {
+	old := h.r[f]
+	h.r[f] = r
+	if r > old {
+		h.up(h.pos[f])
+	} else {
+		h.down(h.pos[f])
+	}
 }

@@ -96,13 +96,17 @@ func exact(t *testing.T, g *factorgraph.Graph) ([][]float64, bool) {
 // variable's message to a factor includes that factor's own message) is
 // not.
 func TestForestExact(t *testing.T) {
-	for _, broken := range []bool{false, true} {
+	for _, c := range []struct {
+		schedule Schedule
+		broken   bool
+	}{{Sequential, false}, {Sequential, true}, {Residual, false}, {Residual, true}} {
+		broken := c.broken
 		brokenCavity = broken
 		worst, solved := 0.0, 0
 		for seed := range uint64(200) {
 			g := randomForest(rand.New(rand.NewPCG(seed, 7)), 2+int(seed%30))
 			want, ok := exact(t, g)
-			res, err := Run(context.Background(), g, Options{})
+			res, err := Run(context.Background(), g, Options{Schedule: c.schedule})
 			if !ok {
 				if err == nil && !broken {
 					t.Errorf("seed %d: evidence of probability zero, and no error", seed)
@@ -131,7 +135,7 @@ func TestForestExact(t *testing.T) {
 		case broken && worst < 1e-3:
 			t.Errorf("broken variant: largest error %g on %d forests, want it caught", worst, solved)
 		}
-		t.Logf("broken %v: %d forests, largest error %.3g", broken, solved, worst)
+		t.Logf("schedule %d, broken %v: %d forests, largest error %.3g", c.schedule, broken, solved, worst)
 	}
 	brokenCavity = false
 }
@@ -158,10 +162,14 @@ func TestLoopFixedPoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	resid, err := Run(context.Background(), g, Options{Schedule: Residual})
+	if err != nil || !resid.Converged {
+		t.Fatalf("residual schedule: %v, %+v", err, resid)
+	}
 	want, _ := exact(t, g)
 	diff, off := 0.0, 0.0
 	for i := range 3 {
-		diff = max(diff, math.Abs(again.Beliefs[i][1]-res.Beliefs[i][1]))
+		diff = max(diff, math.Abs(again.Beliefs[i][1]-res.Beliefs[i][1]), math.Abs(resid.Beliefs[i][1]-res.Beliefs[i][1]))
 		off = max(off, math.Abs(res.Beliefs[i][1]-want[i][1]))
 	}
 	if diff > 1e-7 {
