@@ -17,6 +17,9 @@ func TestMergeEqualsChains(t *testing.T) {
 		{"potts", "-width", "4", "-states", "3", "-iters", "30000", "-burn", "100"},
 		{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "infer", "-iters", "20000"},
 		{"uai", "-model", model, "-evidence", evid, "-mar", mar, "-sampler", "gibbs", "-iters", "20000"},
+		// Sampled and shrunk toward loopy BP: the parts keep their chains'
+		// batch records, and the merge shrinks the pooled marginals.
+		{"uai", "-model", weakRBMFile(t), "-exact-memory", "1K", "-iters", "120000"},
 		{"spin", "-width", "3", "-iters", "3000", "-m", "3", "-k", "5"},
 		{"tgm", "-n", "300", "-iters", "2000"},
 		{"mh", "-model", "bias", "-K", "20", "-sampler", "tunamh", "-iters", "60000", "-burn", "10"},

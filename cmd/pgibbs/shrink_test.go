@@ -15,7 +15,10 @@ import (
 // shrunk toward BP, in text and JSON, with most of the weight on the
 // beliefs; -shrink=false leaves them out; -shrink with a fixed sampler
 // is a usage error.
-func TestShrinkFlag(t *testing.T) {
+// weakRBMFile writes a UAI model of binary variables joined as K₂₀,₂₀ by
+// weak pair tables of both signs, with fields: loopy BP all but exact.
+func weakRBMFile(t *testing.T) string {
+	t.Helper()
 	r := rand.New(rand.NewPCG(4, 4))
 	var b strings.Builder
 	const m = 20
@@ -39,6 +42,11 @@ func TestShrinkFlag(t *testing.T) {
 	if err := os.WriteFile(model, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return model
+}
+
+func TestShrinkFlag(t *testing.T) {
+	model := weakRBMFile(t)
 	args := []string{"uai", "-model", model, "-iters", "400000", "-exact-memory", "1K", "-seed", "2"}
 	code, stdout, stderr := runCLI(t, append(args, "-json")...)
 	if code != 0 {

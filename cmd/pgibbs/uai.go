@@ -301,9 +301,10 @@ func (u *uaiFlags) options(any *uai.AnytimeMAR) (infer.Options, error) {
 		opt.Run.AtCheck = any.Write
 	}
 	opt.Locality = *u.order == "locality"
-	// A part of a run split across processes keeps its chains' marginals:
-	// the merge pools them.
-	opt.NoShrink = !*u.shrink || f.of > 0
+	// A part of a run split across processes shrinks its own marginals;
+	// its chains keep their batch records in the part, so that the merge
+	// shrinks the pooled marginals as one run of all the chains would.
+	opt.NoShrink = !*u.shrink
 	return opt, nil
 }
 
