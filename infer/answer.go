@@ -245,6 +245,13 @@ func marginals(ctx context.Context, g *factorgraph.Graph, opt Options, start tim
 			a.shrink()
 		}
 	}
+	if sh := a.Shrink; sh != nil && a.beliefs != nil {
+		// The run ended before its marginals could be shrunk.
+		if sh.Why == "" {
+			sh.Why = "the sampling did not complete"
+		}
+		a.beliefs = nil
+	}
 	if pr.Choice != nil {
 		pr.Choice.take() // a pilot's chain no run continued is not kept in the answer
 	}

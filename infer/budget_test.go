@@ -47,7 +47,7 @@ func TestMarginalsInterrupted(t *testing.T) {
 	g, chainVars := twoParts(t, 16)
 	want := bruteChain(t, g, chainVars)
 	defer func() { phase.Hook = nil }()
-	for _, at := range []string{"plan", "solve", "pilots", "pilot site", "pilot block width 4 + regions", "race", "build", "sample"} {
+	for _, at := range []string{"plan", "solve", "pilots", "pilot site", "pilot block width 4 + regions", "bp", "race", "build", "sample"} {
 		t.Run(at, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -72,6 +72,9 @@ func TestMarginalsInterrupted(t *testing.T) {
 				t.Fatalf("answer %+v: want the answer so far, incomplete and not converged", a)
 			}
 			t.Logf("%s: %s", at, a.Incomplete)
+			if sh := a.Shrink; sh != nil && sh.Why == "" {
+				t.Errorf("shrinkage %+v of an interrupted run: want it to say why it was not done", sh)
+			}
 			for i, p := range a.Marginals {
 				if s := p[0] + p[1]; math.Abs(s-1) > 1e-9 {
 					t.Fatalf("x%d: marginal %v sums to %v", i, p, s)
