@@ -50,7 +50,11 @@
 // fast path that evaluates a factor at every value of one discrete variable
 // at once, and [Sectioner], its continuous twin, which evaluates a factor at
 // many values of one variable (the Chebyshev nodes of the continuous
-// samplers) in one call.
+// samplers) in one call. A table over two binary variables compiles as a
+// Potts pair where it is of Potts form (Table.PottsForm); any other soft
+// one — an RBM's exp(W·v·h) — is a generic table, 40 times dearer a
+// read, unless [PairSplitter] splits it into a Potts pair and fields as it
+// is added (the UAI readers do).
 //
 // Graphs of 10⁸ factors: [Builder.AddPottsPairs] and [Builder.AddTables] add
 // factors from flat slices, without a Factor value each (16 bytes a Potts

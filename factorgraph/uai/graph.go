@@ -19,7 +19,7 @@ import (
 // unchanged and keeps the indices aligned. A soft table over two binary
 // variables that is not of Potts form is split into its Potts part, the
 // file's factor, and fields, summed a variable into tables added after
-// the file's factors (see splitter): the same π and log Z, compiled as
+// the file's factors (factorgraph.PairSplitter): the same π and log Z, compiled as
 // Potts pairs.
 //
 // Graph returns an error for an invalid model (see Validate), evidence that
@@ -36,7 +36,7 @@ func (m *Model) Graph(ev Evidence) (*factorgraph.Graph, error) {
 	for _, c := range m.Cards {
 		b.AddVariable(factorgraph.Discrete(c))
 	}
-	sp := newSplitter(len(m.Cards))
+	sp := factorgraph.NewPairSplitter(len(m.Cards))
 	for f, scope := range m.Scopes {
 		if len(scope) == 0 {
 			c, err := constant(f, m.Tables[f][0])
@@ -55,14 +55,14 @@ func (m *Model) Graph(ev Evidence) (*factorgraph.Graph, error) {
 			for k, p := range m.Tables[f] {
 				logs[k] = xmath.Log(p) // as NewProbTable takes them
 			}
-			if sp.table([]int32{int32(scope[0]), int32(scope[1])}, sizes, logs) {
+			if sp.Split(scope, sizes, logs) {
 				b.AddFactor(factorgraph.NewTable(slices.Clone(scope), sizes, logs))
 				continue
 			}
 		}
 		b.AddFactor(factorgraph.NewProbTable(slices.Clone(scope), sizes, m.Tables[f]))
 	}
-	sp.addFields(b)
+	addFields(sp, b)
 	for _, o := range ev {
 		b.Observe(o.Var, float64(o.Value))
 	}

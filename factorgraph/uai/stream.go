@@ -163,7 +163,7 @@ type streamed struct {
 	// factor 0, reported after the evidence is checked, as Graph does.
 	gerr  error
 	logs  logMemo
-	split *splitter // the fields of the binary tables split (Model.Graph)
+	split *factorgraph.PairSplitter // the fields of the binary tables split (Model.Graph)
 }
 
 // logMemo is xmath.Log of the last two distinct entries read: a file's
@@ -239,7 +239,7 @@ func (o Options) readStreamInput(r io.Reader) (*streamed, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &streamed{b: variablesBuilder(info.Cards, o.MaxBytes), info: info, logs: newLogMemo(), split: newSplitter(len(info.Cards))}
+	st := &streamed{b: variablesBuilder(info.Cards, o.MaxBytes), info: info, logs: newLogMemo(), split: factorgraph.NewPairSplitter(len(info.Cards))}
 	st.b.Grow(sz) // the tables' records at their final size: the scopes are read
 	// The first BAYES table that is not a CPT, reported after the end as
 	// Read does.
@@ -253,7 +253,7 @@ func (o Options) readStreamInput(r io.Reader) (*streamed, error) {
 	if cptErr != nil {
 		return nil, cptErr
 	}
-	st.split.addFields(st.b) // after the file's factors, as Model.Graph adds them
+	addFields(st.split, st.b) // after the file's factors, as Model.Graph adds them
 	return st, nil
 }
 
@@ -434,7 +434,10 @@ func (st *streamed) readRun(s *scanner, vars, arity []int32, f, pos int, sizes *
 		for k, p := range t {
 			t[k] = st.logs.log(p) // factorgraph.NewProbTable's log-potential, xmath.Log: log 0 = −Inf, correct on subnormals
 		}
-		st.split.table(vars[gpos:gpos+a], *sizes, t)
+		if a == 2 {
+			sc := [2]int{int(vars[gpos]), int(vars[gpos+1])}
+			st.split.Split(sc[:], *sizes, t)
+		}
 		same = same && slices.Equal(t, values[:size])
 	}
 	switch {
