@@ -28,11 +28,13 @@ import (
 // own noise). Where the beliefs are the marginals, the sampled marginals
 // scatter around them by their error and Ratio is about 1; where the
 // beliefs are off by more than that error, it is larger by their squared
-// bias in units of it. The weight is w = min(1, (Coords − 2)/(Coords ·
-// Ratio)): the estimator whose weighted squared error, for a target
-// chosen before the samples, is never larger than the sampled marginals'
-// when the errors are Gaussian and their variances known (the positive
-// part James–Stein estimator), and close to the smaller of the two errors
+// bias in units of it. The weight is w = min(1, (k − 2)/(k · Ratio)), k
+// the number of independent directions of the sampling error (Dims, at
+// most Coords; no weight at k ≤ 2): the estimator whose weighted squared
+// error, for a target chosen before the samples, is never larger than the
+// sampled marginals' when the errors are Gaussian and their variances
+// known (the positive-part James–Stein estimator in k dimensions), and
+// close to the smaller of the two errors
 // otherwise — the beliefs' where they are exact (a tree, weak couplings),
 // the samples' where belief propagation is biased (frustrated or strong
 // loops, where it often does not converge: a target it leaves off
