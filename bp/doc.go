@@ -23,8 +23,10 @@
 // loopy graphs: on the UAI 2014 pedigrees linkage_16 and linkage_20,
 // where the sequential one does not, to libDAI's BP scores within a
 // point. A variable's message to a factor is its belief divided by that
-// factor's message (O(d), not O(d·degree): 0.09 s on an RBM K₂₅₀,₂₅₀),
-// recomputed as a product where a zero forbids the division. Tables
+// factor's message (O(d), not O(d·degree)), recomputed as a product
+// where a zero forbids the division: on the RBMs K₂₅₀,₂₅₀ of `pgibbs
+// reproduce dense` it converges in 78 and 124 ms (`go test -run '^$'
+// -bench Run ./bp`), where the product over every other factor took 1.1 s. Tables
 // are tabulated once in linear space (exp of each factor's log-potential
 // less its maximum), so the hard zeros of constraint tables stay exact
 // zeros, and every message is normalised to sum 1.
