@@ -38,3 +38,33 @@ func TestUAIScores(t *testing.T) {
 	}
 	exptest.CheckFile(t, p)
 }
+
+// TestUAIPeerNote: a peer's note reaches the table as a footnote on the
+// best peer's cell and the CSV's note column, beside a .MAR note; the
+// uai-hard settings carry the one on linkage_13, whose best peer is the
+// best answer (WMB's 80.5), not BP's NaN beliefs.
+func TestUAIPeerNote(t *testing.T) {
+	s := UAIHard(true)
+	if got := s.Peers["linkage_13"]; got[len(got)-1] != 80.5 || s.PeerNotes["linkage_13"] == "" {
+		t.Fatalf("linkage_13's peers %v, note %q", got, s.PeerNotes["linkage_13"])
+	}
+	res := &UAIResult{Settings: s, Rows: []UAIRow{
+		{Model: "linkage_13", Method: "sampled", Peers: s.Peers["linkage_13"], PeerNote: "a peer note", MARDisagreement: "a MAR note"},
+		{Model: "linkage_16", Method: "exact", Peers: s.Peers["linkage_16"]},
+	}}
+	md := res.Markdown()
+	if !strings.Contains(md, "| 80.5 [1] |") || !strings.Contains(md, "\n[1] linkage_13: a peer note.\n") || strings.Contains(md, "[2]") {
+		t.Errorf("table:\n%s", md)
+	}
+	p, err := res.WriteCSV(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "a MAR note; a peer note") {
+		t.Errorf("csv:\n%s", data)
+	}
+}
