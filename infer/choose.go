@@ -1135,6 +1135,10 @@ func run(ctx context.Context, g *factorgraph.Graph, smp gibbs.Sampler, p *Pilot,
 // ran.
 var noExtension bool
 
+// extensionShare is the time a pilot's extension may take, of left for
+// the n still to go: an equal share. A test shrinks it to cut every one.
+var extensionShare = func(left time.Duration, n int) time.Duration { return left / time.Duration(n) }
+
 // pilotRun is what continues a pilot that ran (extendPilots): its chain,
 // the monitor of its measured part, and its sampler's counters where that
 // part began.
@@ -1217,7 +1221,7 @@ func extendPilots(ctx context.Context, g *factorgraph.Graph, ps []Pilot, budget 
 		}
 		cctx, cancel := ctx, context.CancelFunc(func() {})
 		if timed {
-			cctx, cancel = context.WithTimeout(ctx, time.Until(deadline)/time.Duration(len(order)-j))
+			cctx, cancel = context.WithTimeout(ctx, extensionShare(time.Until(deadline), len(order)-j))
 		}
 		phase.Enter("pilot " + p.Spec.String() + ", extended")
 		smp := p.cont.c.Kernel.(gibbs.Sampler)

@@ -2,9 +2,11 @@ package infer
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgibbs/pgibbs/factorgraph"
 	"github.com/pgibbs/pgibbs/potts"
@@ -14,6 +16,12 @@ import (
 // random: a frustrated model) with a random field on every variable: a
 // dense model whose single-site chain mixes in a sweep or two.
 func weakDense(t *testing.T, m int, w float64) *factorgraph.Graph {
+	return denseModel(t, m, w, true)
+}
+
+// denseModel is weakDense, its couplings of random signs if mixed, else
+// all ferromagnetic (a model Frustrated does not flag).
+func denseModel(t *testing.T, m int, w float64, mixed bool) *factorgraph.Graph {
 	t.Helper()
 	p, err := potts.Bipartite(m, 2, w)
 	if err != nil {
@@ -21,7 +29,7 @@ func weakDense(t *testing.T, m int, w float64) *factorgraph.Graph {
 	}
 	r := rand.New(rand.NewPCG(4, 4))
 	for k := range p.W {
-		if r.IntN(2) == 0 {
+		if r.IntN(2) == 0 && mixed {
 			p.W[k] = -w
 		}
 	}
@@ -86,5 +94,54 @@ func TestExtendPilots(t *testing.T) {
 	broken := choose()
 	if !strings.Contains(broken.Reason, "by rule") {
 		t.Errorf("without the extension: chose %s: %s; want a rule's choice", broken.Spec, broken.Reason)
+	}
+}
+
+// TestExtendPilotsCut: where the clock cuts every extension, each pilot
+// keeps its first measurement and its chain, no longer the pilot's end,
+// is let go: on a ferromagnetic dense model with no block affordable, the
+// choice is single sites (the most effective samples a second, nothing
+// resolved), whose kept pilot chain the run continues without
+// extensions, and not once its extension was cut. The answer still comes.
+func TestExtendPilotsCut(t *testing.T) {
+	g := denseModel(t, 60, 0.01, false)
+	site := stepCost(g, nil) * float64(len(g.Free()))
+	opt := ChooseOptions{Budget: 20 * site * float64(len(candidates(g, Frustrated(g)))-1), Seed: 3}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour) // timed: extensions get shares
+	defer cancel()
+	noExtension = true
+	plain, err := Choose(ctx, g, opt)
+	noExtension = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func(time.Duration, int) time.Duration) { extensionShare = f }(extensionShare)
+	cuts := 0
+	extensionShare = func(time.Duration, int) time.Duration { cuts++; return time.Nanosecond }
+	cut, err := Choose(ctx, g, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cuts == 0 {
+		for _, p := range plain.Pilots {
+			t.Logf("%s sweeps %v ESS %v err %v", p.Spec, p.Sweeps, p.ESS, p.err)
+		}
+		t.Fatalf("no pilot was extended: the test does not reach the cut (chose %s: %s)", plain.Spec, plain.Reason)
+	}
+	for k, p := range cut.Pilots {
+		q := plain.Pilots[k]
+		if p.Sweeps != q.Sweeps || p.ESS != q.ESS && !(math.IsNaN(p.ESS) && math.IsNaN(q.ESS)) {
+			t.Errorf("pilot %s: %v sweeps ESS %v; want its first measurement, %v sweeps ESS %v", p.Spec, p.Sweeps, p.ESS, q.Sweeps, q.ESS)
+		}
+	}
+	if cut.Spec != plain.Spec || cut.Reason != plain.Reason {
+		t.Fatalf("chose %s (%s), then %s (%s); want the same", plain.Spec, plain.Reason, cut.Spec, cut.Reason)
+	}
+	if plain.adopt == nil || cut.adopt != nil {
+		t.Errorf("the chosen pilot's chain kept for the run: %v without extensions, %v once cut; want it, then not", plain.adopt != nil, cut.adopt != nil)
+	}
+	a, err := Marginals(ctx, g, Options{Time: 300 * time.Millisecond, Seed: 3})
+	if err != nil || len(a.Marginals) != g.NumVars() {
+		t.Fatalf("answer after cut extensions: %v", err)
 	}
 }
