@@ -99,10 +99,11 @@ func TestExtendPilots(t *testing.T) {
 
 // TestExtendPilotsCut: where the clock cuts every extension, each pilot
 // keeps its first measurement and its chain, no longer the pilot's end,
-// is let go: on a ferromagnetic dense model with no block affordable, the
-// choice is single sites (the most effective samples a second, nothing
-// resolved), whose kept pilot chain the run continues without
-// extensions, and not once its extension was cut. The answer still comes.
+// is let go. On a ferromagnetic dense model whose pilots all stop short of
+// resolving (Swendsen–Wang chosen by its effective samples a second, no
+// block affordable), the run continues the chosen pilot's chain without
+// extensions, and not once its extension was cut. The answer still comes
+// with every extension cut.
 func TestExtendPilotsCut(t *testing.T) {
 	g := denseModel(t, 60, 0.01, false)
 	site := stepCost(g, nil) * float64(len(g.Free()))
