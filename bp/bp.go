@@ -95,6 +95,9 @@ func Run(ctx context.Context, g *factorgraph.Graph, opt Options) (*Result, error
 	if opt.MaxIter < 0 || !(opt.Tol > 0) || opt.MaxEntries < 0 {
 		return nil, fmt.Errorf("bp: MaxIter %d, Tol %v, MaxEntries %d: want MaxIter ≥ 0, Tol > 0, MaxEntries ≥ 0", opt.MaxIter, opt.Tol, opt.MaxEntries)
 	}
+	if opt.Schedule != Sequential && opt.Schedule != Residual {
+		return nil, fmt.Errorf("bp: unknown Schedule %d (Sequential or Residual)", opt.Schedule)
+	}
 	n, err := build(ctx, g, opt)
 	if err != nil {
 		return nil, err

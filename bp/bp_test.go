@@ -217,6 +217,7 @@ func TestRunErrors(t *testing.T) {
 		{"out of range", gz, Options{Vars: []int{5}}, "out of range"},
 		{"no mass", gz, Options{}, "no value of positive mass"},
 		{"tolerance", gz, Options{Tol: -1}, "Tol"},
+		{"schedule", gz, Options{Schedule: Residual + 1}, "unknown Schedule"},
 	} {
 		_, err := Run(context.Background(), c.g, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
