@@ -371,3 +371,47 @@ func BenchmarkBinaryDense(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPairTables: one random-scan update of plain Gibbs on K_{m,m} of
+// dense q×q tables of log-potentials, each its own (a conditional random
+// field, an RBM written as tables: factorgraph.Builder.AddTables, not
+// split into Potts pairs and fields), beside the hand-written heat bath of
+// internal/baseline on the same tables, the honest baseline, which lays
+// each site's tables out in its row.
+func BenchmarkPairTables(b *testing.B) {
+	const m = 250
+	for _, q := range []int{2, 3} {
+		r := rand.New(rand.NewPCG(3, 3))
+		var scopes []int32
+		var vals []float64
+		for i := range m {
+			for j := range m {
+				scopes = append(scopes, int32(i), int32(m+j))
+				for range q * q {
+					vals = append(vals, 0.05*r.NormFloat64())
+				}
+			}
+		}
+		bl := factorgraph.NewBuilder()
+		bl.AddVariables(2*m, factorgraph.Discrete(q))
+		bl.AddTables(scopes, []int{q, q}, vals)
+		g, err := bl.Build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("q=%d/sampler=handwritten", q), func(b *testing.B) {
+			h, err := baseline.NewPairTablesHeatBath(2*m, q, scopes, vals, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			runBaseline(b, h.Step, 2*m)
+		})
+		b.Run(fmt.Sprintf("q=%d/sampler=gibbs", q), func(b *testing.B) {
+			s, err := site.NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runStepsWarm(b, s, 2*g.NumVars())
+		})
+	}
+}

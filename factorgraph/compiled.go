@@ -84,6 +84,7 @@ func (g *Graph) compile(c counts) {
 		}
 		g.maxSize = max(g.maxSize, g.domains.At(i).Size)
 	}
+	g.opsInRowOrder()
 	for _, i := range g.free {
 		g.l = max(g.l, g.li[i])
 		g.maxDeg = max(g.maxDeg, int(c.softDeg[i]+c.hardDeg[i]))
@@ -92,6 +93,37 @@ func (g *Graph) compile(c counts) {
 	if k.Discrete {
 		k.SetGlobal(g.globalFactors)
 	}
+}
+
+// opsInRowOrder renumbers the ops so that each row's are consecutive, in
+// the row's order: a row's loop then reads them as a stream.
+func (g *Graph) opsInRowOrder() {
+	k := g.kern
+	if len(k.Ops) < 2 {
+		return
+	}
+	dst := make([]int32, len(k.Ops)) // op → its new index
+	next := int32(0)
+	for _, nb := range k.Nbr {
+		if nb < 0 {
+			dst[^nb] = next
+			next++
+		}
+	}
+	for p, nb := range k.Nbr {
+		if nb < 0 {
+			k.Nbr[p] = ^dst[^nb]
+		}
+	}
+	// Permute in place along dst's cycles.
+	for o := range dst {
+		for int(dst[o]) != o {
+			d := dst[o]
+			k.Ops[o], k.Ops[d] = k.Ops[d], k.Ops[o]
+			dst[o], dst[d] = dst[d], d
+		}
+	}
+	k.LinkFields()
 }
 
 // fill writes every factor's entries into the rows, in the order the

@@ -62,7 +62,7 @@ func TestMemoryLimit(t *testing.T) {
 			for _, f := range many {
 				b.AddFactor(f)
 			}
-		}, "factorgraph: Build (2 variables, 5000 factors): the graph needs about 1.21 MB, more than the limit of 512 KB"},
+		}, "factorgraph: Build (2 variables, 5000 factors): the graph needs about 1.24 MB, more than the limit of 512 KB"},
 		{"Grow", 1 << 20, func(b *factorgraph.Builder) {
 			b.AddVariables(2, factorgraph.Discrete(2))
 			b.Grow(factorgraph.Size{Tables: 100000, TableVars: 200000, Potentials: 100000})

@@ -181,7 +181,8 @@ func (s Size) GraphBytes() float64 {
 // bytes a variable; the records of the bulk adds, counted in GraphBytes, as
 // they grow, twice), and Build's scratch (the counts and fill positions of
 // the rows, 24 bytes a variable; for factors added as values a mark and a
-// state a variable and a row of the largest domain; and 256 KB for its
+// state a variable and a row of the largest domain; 4 bytes a table or
+// generic factor's entry to number them in row order; and 256 KB for its
 // small allocations and the rounding of its large ones). It is what a
 // reader or Build compares with the memory limit before allocating:
 // without factors, a variable costs 85 bytes to build and 37 to keep.
@@ -193,6 +194,8 @@ func (s Size) BuildBytes() float64 {
 	b := s.GraphBytes() + buildVarBytes*n + buildFixed
 	// The records appended one call or factor at a time grow by copying.
 	b += tableBytes*float64(s.Tables) + 4*float64(s.TableVars) + potBytes*float64(s.Potentials) + 16*float64(s.Factors)
+	// The ops' renumbering in row order (opsInRowOrder): an int32 an op.
+	b += 4 * float64(s.TableVars+s.FactorVars)
 	if s.Factors > 0 {
 		b += 16*n + 8*float64(max(s.DomainSize, 1))
 	}

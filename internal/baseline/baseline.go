@@ -204,6 +204,94 @@ func (h *PottsHeatBath) MaxDegree() int {
 	return d
 }
 
+// PairTablesHeatBath is the honest baseline for a pairwise model of dense
+// q×q tables of log-potentials (a conditional random field, a restricted
+// Boltzmann machine written as tables): a random-scan heat bath whose site
+// i holds, for each of its tables in turn, the other variable and the
+// table laid out for i (entry x_j·q + v is φ at x_i = v), so that an
+// update reads its row as one stream: u[v] += t[x_j·q + v].
+type PairTablesHeatBath struct {
+	q     int
+	start []int32   // site i's row: entries start[i]..start[i+1]−1
+	nbr   []int32   // an entry's other variable
+	tab   []float64 // an entry's table for its site, q² values at entry·q²
+	x     []uint8
+	r     *rand.Rand
+	u     [MaxStates]float64
+}
+
+// NewPairTablesHeatBath returns the loop for n variables of q values and
+// the tables of scopes (two variables a table, in pairs: a, b) and vals
+// (q² log-potentials a table, φ(x_a, x_b) at x_a·q + x_b, as
+// factorgraph.Builder.AddTables reads them with sizes {q, q}), from a
+// uniformly random state.
+func NewPairTablesHeatBath(n, q int, scopes []int32, vals []float64, r *rand.Rand) (*PairTablesHeatBath, error) {
+	qq := q * q
+	switch {
+	case q < 1 || q > MaxStates:
+		return nil, fmt.Errorf("baseline: hand-written pair tables loop: %d states, want 1 to %d", q, MaxStates)
+	case n < 1 || n > math.MaxInt32 || len(scopes) > math.MaxInt32:
+		return nil, fmt.Errorf("baseline: hand-written pair tables loop: %d variables and %d scope entries", n, len(scopes))
+	case len(scopes)%2 != 0 || len(vals) != len(scopes)/2*qq:
+		return nil, fmt.Errorf("baseline: hand-written pair tables loop: %d scope entries and %d values, want two and %d a table", len(scopes), len(vals), qq)
+	}
+	h := &PairTablesHeatBath{q: q, start: make([]int32, n+1), x: make([]uint8, n), r: r}
+	for k := 0; k < len(scopes); k += 2 {
+		a, b := scopes[k], scopes[k+1]
+		if uint(a) >= uint(n) || uint(b) >= uint(n) || a == b {
+			return nil, fmt.Errorf("baseline: hand-written pair tables loop: table %d joins %d and %d of %d variables", k/2, a, b, n)
+		}
+		h.start[a+1]++
+		h.start[b+1]++
+	}
+	for i := range n {
+		h.start[i+1] += h.start[i]
+	}
+	h.nbr, h.tab = make([]int32, len(scopes)), make([]float64, len(scopes)*qq)
+	next := append([]int32(nil), h.start[:n]...)
+	for k := 0; k < len(scopes); k += 2 {
+		a, b := scopes[k], scopes[k+1]
+		t := vals[k/2*qq : (k/2+1)*qq]
+		ea, eb := int(next[a]), int(next[b])
+		h.nbr[ea], h.nbr[eb] = b, a
+		ta, tb := h.tab[ea*qq:(ea+1)*qq], h.tab[eb*qq:(eb+1)*qq]
+		for xa := range q {
+			for xb := range q {
+				ta[xb*q+xa] = t[xa*q+xb] // a's row: x_b, then v = x_a
+				tb[xa*q+xb] = t[xa*q+xb] // b's row: x_a, then v = x_b
+			}
+		}
+		next[a]++
+		next[b]++
+	}
+	for i := range h.x {
+		h.x[i] = uint8(r.IntN(q))
+	}
+	return h, nil
+}
+
+// conditional sets u[v] = Σ over i's tables of φ(x_{i←v}) and returns u[:q].
+func (h *PairTablesHeatBath) conditional(i int) []float64 {
+	q := h.q
+	u := h.u[:q]
+	clear(u)
+	s, e := int(h.start[i]), int(h.start[i+1])
+	nb, tab := h.nbr[s:e], h.tab[s*q*q:e*q*q]
+	for k, j := range nb {
+		t := tab[k*q*q+int(h.x[j])*q:][:q]
+		for v := range u {
+			u[v] += t[v]
+		}
+	}
+	return u
+}
+
+// Step resamples a uniformly chosen site (random scan).
+func (h *PairTablesHeatBath) Step() {
+	i := h.r.IntN(len(h.x))
+	h.x[i] = heatBathDraw(h.r, h.conditional(i))
+}
+
 // IsingCheckerboard is the honest baseline for the nearest-neighbour Ising
 // model π(s) ∝ exp(β Σ_<ij> s_i s_j) on an n×n torus (n even): spins
 // s = ±1 in int8, a heat-bath in checkerboard order (all even sites, then

@@ -498,3 +498,58 @@ func TestIsingChainFFBS(t *testing.T) {
 		t.Error("mismatched weights and fields accepted")
 	}
 }
+
+// TestPairTablesHeatBathConditional checks that the hand-written pair
+// tables loop computes the conditional of the factor graph that
+// Builder.AddTables builds from the same scopes and values, at every site
+// of a random bipartite model of 3-valued variables, and that one changed
+// table shows.
+func TestPairTablesHeatBathConditional(t *testing.T) {
+	const n, q = 12, 3
+	r := rand.New(rand.NewPCG(7, 8))
+	var scopes []int32
+	var vals []float64
+	for a := range n / 2 {
+		for b := n / 2; b < n; b++ {
+			if r.IntN(3) > 0 {
+				scopes = append(scopes, int32(a), int32(b))
+				for range q * q {
+					vals = append(vals, r.NormFloat64())
+				}
+			}
+		}
+	}
+	b := factorgraph.NewBuilder()
+	b.AddVariables(n, factorgraph.Discrete(q))
+	b.AddTables(scopes, []int{q, q}, vals)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewPairTablesHeatBath(n, q, scopes, vals, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff := func() float64 {
+		x := bytesToFloats(h.x)
+		worst := 0.0
+		for i := range n {
+			hand := append([]float64(nil), h.conditional(i)...)
+			worst = max(worst, condDiff(hand, libraryConditional(g, i, q, x)))
+		}
+		return worst
+	}
+	if d := diff(); d > 1e-12 {
+		t.Fatalf("conditionals differ by %g", d)
+	}
+	e := len(h.nbr) / 2 // one table of one row, changed at every x_j by 0.01·v
+	for c := range q * q {
+		h.tab[e*q*q+c] += 0.01 * float64(c%q)
+	}
+	if d := diff(); !(d > 1e-3) {
+		t.Errorf("a table changed by 0.01·v: difference %g", d)
+	}
+	if _, err := NewPairTablesHeatBath(n, q, scopes[:3], vals, r); err == nil {
+		t.Error("an odd scope list was accepted")
+	}
+}
