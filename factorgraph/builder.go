@@ -133,13 +133,19 @@ func (b *Builder) size() Size {
 		if f != nil { // Build names a nil factor
 			s.objVars += len(f.Vars())
 		}
+		if t, ok := f.(*Table); ok && t != nil && len(t.scope) == 2 && len(t.sizes) == 2 {
+			_, potts := t.PottsForm()
+			if rowPair(t.sizes, t.lo, t.hi, potts) {
+				s.pairEntries += len(t.values) // at most: one added twice is not laid out
+			}
+		}
 	}
 	s.objCounted = len(s.obj)
 	return Size{
 		Vars: len(b.domains), DomainSize: b.maxSize,
 		Pairs:  len(s.pw),
 		Tables: len(s.tab.Pot), TableVars: len(s.tab.Vars), Potentials: len(s.tab.Pots), Entries: s.entries,
-		Factors: len(s.obj), FactorVars: s.objVars,
+		Factors: len(s.obj), FactorVars: s.objVars, PairEntries: s.pairEntries,
 		OneWeight: len(s.pw) > 0 && !s.mixedW && len(s.tab.Pot) == 0 && len(s.obj) == 0,
 	}
 }

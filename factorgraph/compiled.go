@@ -85,6 +85,7 @@ func (g *Graph) compile(c counts) {
 		g.maxSize = max(g.maxSize, g.domains.At(i).Size)
 	}
 	g.opsInRowOrder()
+	g.layPairTables()
 	for _, i := range g.free {
 		g.l = max(g.l, g.li[i])
 		g.maxDeg = max(g.maxDeg, int(c.softDeg[i]+c.hardDeg[i]))
@@ -124,6 +125,80 @@ func (g *Graph) opsInRowOrder() {
 		}
 	}
 	k.LinkFields()
+}
+
+// rowPair reports whether a table of sizes with entries in [lo, hi] (of
+// Potts form if potts) is laid out in its rows when its potential is its
+// own (layPairTables): over two variables, of at most MaxRowPair entries,
+// soft, not constant, not a Potts pair.
+func rowPair(sizes []int, lo, hi float64, potts bool) bool {
+	return len(sizes) == 2 && sizes[0]*sizes[1] <= MaxRowPair && !potts && !math.IsInf(hi, 1) && hi > lo
+}
+
+// MaxRowPair is the most entries of a table over two variables that Build
+// lays out in its variables' rows (Size.PairEntries): 16×16 values. A
+// larger table's row reads q_i values at a time however it is laid out,
+// and two more copies of it would cost more than they save.
+const MaxRowPair = 256
+
+// layPairTables lays out, in the rows, the soft tables over two variables
+// whose potential no other table shares (compiled.Graph.PairOff): each is
+// copied twice, once for each of its variables' rows. Shared potentials
+// (one coupling table on every edge) stay where they are: read by every
+// row, they stay in the cache.
+func (g *Graph) layPairTables() {
+	k := g.kern
+	t := &k.Tabs
+	uses := make([]int32, len(t.Pots))
+	for _, p := range t.Pot {
+		uses[p]++
+	}
+	n, entries := g.domains.Len(), 0
+	for i := range n {
+		for _, nb := range k.Nbr[k.SoftStart[i]:k.SoftStart[i+1]] {
+			if nb < 0 {
+				if o := &k.Ops[^nb]; o.Kind == compiled.Table && t.Off[o.Ref+1]-t.Off[o.Ref] == 2 && uses[t.Pot[o.Ref]] == 1 && len(t.Values(o.Ref)) <= MaxRowPair {
+					entries += len(t.Values(o.Ref))
+				}
+			}
+		}
+	}
+	if entries == 0 || entries > math.MaxInt32 {
+		return
+	}
+	k.PairOff, k.PairOther = make([]int32, len(k.Ops)), make([]int32, len(k.Ops))
+	k.PairTab = make([]float64, 0, entries)
+	for o := range k.PairOff {
+		k.PairOff[o] = -1
+	}
+	for i := range n {
+		qi := g.domains.At(i).Size
+		for _, nb := range k.Nbr[k.SoftStart[i]:k.SoftStart[i+1]] {
+			if nb >= 0 {
+				continue
+			}
+			o := &k.Ops[^nb]
+			if o.Kind != compiled.Table || t.Off[o.Ref+1]-t.Off[o.Ref] != 2 || uses[t.Pot[o.Ref]] != 1 || len(t.Values(o.Ref)) > MaxRowPair {
+				continue
+			}
+			vars, p := t.Vars[t.Off[o.Ref]:t.Off[o.Ref+1]], &t.Pots[t.Pot[o.Ref]]
+			other := 0 // the position of the other variable in the scope
+			if int(vars[0]) == i {
+				other = 1
+			}
+			j := vars[other]
+			if int(j) == i || int(p.Strides[1-other]) != int(o.Stride) {
+				continue // a scope (i, i), or i not where the op reads it
+			}
+			qj, sj, si := g.domains.At(int(j)).Size, int(p.Strides[other]), int(o.Stride)
+			k.PairOff[^nb], k.PairOther[^nb] = int32(len(k.PairTab)), j
+			for xj := range qj {
+				for v := range qi {
+					k.PairTab = append(k.PairTab, p.Values[xj*sj+v*si])
+				}
+			}
+		}
+	}
 }
 
 // fill writes every factor's entries into the rows, in the order the

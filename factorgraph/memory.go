@@ -27,7 +27,8 @@ func (g *Graph) Bytes() int {
 	k := g.kern
 	b += bytesOf(k.SoftStart) + bytesOf(k.Nbr) + bytesOf(k.W) + k.OneWeightBytes() + bytesOf(k.Ops) + bytesOf(k.FieldVals) + bytesOf(k.HardStart) + bytesOf(k.Hard) +
 		bytesOf(k.Heads) + bytesOf(k.HeadStart) + bytesOf(k.Head) + bytesOf(k.HeadLo) + bytesOf(k.BandStart) + bytesOf(k.Bands) +
-		bytesOf(k.BandCols) + bytesOf(k.BandLo)
+		bytesOf(k.BandCols) + bytesOf(k.BandLo) +
+		bytesOf(k.PairOff) + bytesOf(k.PairOther) + bytesOf(k.PairTab)
 	// The table factors: the kernel's extend the bulk ones (a *Table's
 	// values are the caller's).
 	t := &k.Tabs
@@ -86,6 +87,12 @@ type Size struct {
 	// their scopes' variables in all (the values themselves are the
 	// caller's and not counted).
 	Factors, FactorVars int
+	// PairEntries are the entries of the soft tables over two variables,
+	// not of Potts form, whose potential no other table shares (bulk or
+	// added as values): Build lays each out again in both its variables'
+	// rows (compiled.Graph.PairOff), twice their entries, with 8 bytes
+	// more an op.
+	PairEntries int
 	// OneWeight says the factors are Potts pairs all of one weight (bit
 	// for bit), as on a random sparse graph or a lattice of equal
 	// couplings: every row is uniform (a pick is a uniform one from the
@@ -161,6 +168,9 @@ func (s Size) GraphBytes() float64 {
 	b := varBytes*n + (pairBytes+2*entry)*pairs
 	b += tableBytes*tables + (4+entryBytes+opBytes)*tvars + potBytes*float64(s.Potentials) + 8*float64(s.Entries)
 	b += objBytes*objs + (entryBytes+opBytes)*ovars
+	if s.PairEntries > 0 {
+		b += 2*8*float64(s.PairEntries) + 8*(tvars+ovars)
+	}
 	if s.OneWeight || pairs+tvars+ovars == 0 {
 		return b // uniform or empty rows: no pick tables, nor their offsets
 	}

@@ -148,7 +148,7 @@ func TestSizeBytes(t *testing.T) {
 				}
 				b.AddTables(edges[2*f:2*e], []int{2, 2}, vals)
 			}
-			return Size{Vars: n, DomainSize: 2, Tables: n + nf, TableVars: n + 2*nf, Potentials: n + nf, Entries: 2*n + 4*nf}
+			return Size{Vars: n, DomainSize: 2, Tables: n + nf, TableVars: n + 2*nf, Potentials: n + nf, Entries: 2*n + 4*nf, PairEntries: 4 * nf}
 		}, 0},
 	} {
 		runtime.GC()

@@ -47,6 +47,7 @@ type store struct {
 	entries int           // the entries of tab.Pots's values, each slice counted once
 
 	objVars, objCounted int // the variables of the scopes of obj[:objCounted]
+	pairEntries         int // Size.PairEntries of the bulk tables and of obj[:objCounted]
 }
 
 // potential describes one potential table of the bulk table factors.
@@ -229,6 +230,9 @@ func (b *Builder) AddTables(scopes []int32, sizes []int, values []float64) int {
 	}
 	sz := b.size()
 	sz.Tables, sz.TableVars, sz.Entries = sz.Tables+nf, sz.TableVars+len(scopes), sz.Entries+len(values)
+	if a == 2 && size <= MaxRowPair && (!shared || nf == 1) {
+		sz.PairEntries += len(values) // at most: Potts-form and hard ones are not laid out
+	}
 	if shared {
 		sz.Potentials++
 	} else {
@@ -247,11 +251,15 @@ func (b *Builder) AddTables(scopes []int32, sizes []int, values []float64) int {
 		strides[k] = int32(st)
 		st *= sizes[k]
 	}
+	own := !shared || nf == 1 // each table its own potential
 	newPot := func(vals []float64) {
 		lo, hi := tableRange(vals)
 		w, ok := pottsForm(sizes, vals)
 		s.tab.Pots = append(s.tab.Pots, compiled.Pot{Values: vals, Strides: strides})
 		s.entries += len(vals)
+		if own && rowPair(sizes, lo, hi, ok) {
+			s.pairEntries += len(vals)
+		}
 		s.pots = append(s.pots, potential{sizes: sizes, lo: lo, hi: hi, pottsW: w, potts: ok})
 	}
 	firstPot := len(s.tab.Pots)

@@ -286,7 +286,7 @@ func (o Options) readStreamScopes(s *scanner) (info *Info, vars, arity []int32, 
 	vars = make([]int32, 0, min(nf, chunk))
 	arity = make([]int32, 0, min(nf, chunk))
 	seen := make([]int, len(info.Cards))
-	total, largest, consts := 0, 1, 0
+	total, largest, consts, pairs := 0, 1, 0, 0
 	for f := range nf {
 		k := len(vars)
 		var size int
@@ -298,10 +298,13 @@ func (o Options) readStreamScopes(s *scanner) (info *Info, vars, arity []int32, 
 		if len(vars) == k {
 			consts++
 		}
+		if len(vars)-k == 2 && size <= factorgraph.MaxRowPair {
+			pairs += size // laid out in their rows, at most (Size.PairEntries)
+		}
 	}
 	// A constant is a factor value over variable 0.
 	sz = factorgraph.Size{Vars: n, DomainSize: maxD, Tables: nf - consts, TableVars: len(vars), Potentials: nf - consts,
-		Entries: total - consts, Factors: consts, FactorVars: consts}
+		Entries: total - consts, Factors: consts, FactorVars: consts, PairEntries: pairs}
 	if err := o.checkGraph(s, sz, nf, largest, describe(n, nf, total)); err != nil {
 		return nil, nil, nil, sz, err
 	}

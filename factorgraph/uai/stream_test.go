@@ -55,11 +55,25 @@ func mustKernelEqual(t *testing.T, a, b *factorgraph.Graph) {
 	k1, k2 := reflect.ValueOf(ka).Elem(), reflect.ValueOf(kb).Elem()
 	for k := range k1.NumField() {
 		f := k1.Type().Field(k)
-		if !f.IsExported() || f.Name == "Tabs" || f.Name == "Ops" || f.Name == "Hard" {
+		if !f.IsExported() || f.Name == "Tabs" || f.Name == "Ops" || f.Name == "Hard" || strings.HasPrefix(f.Name, "Pair") {
 			continue
 		}
 		if !reflect.DeepEqual(k1.Field(k).Interface(), k2.Field(k).Interface()) {
 			t.Fatalf("kernel %s differs:\nmodel  %v\nstream %v", f.Name, k1.Field(k), k2.Field(k))
+		}
+	}
+	// The tables laid out in their rows (PairOff) are those whose potential
+	// is their own, which differs where the stream reader shares one
+	// potential across a run of equal tables: where both lay an op's table
+	// out, the same values, read at the same other variable.
+	for o := range ka.Ops {
+		if ka.PairOff == nil || kb.PairOff == nil || ka.PairOff[o] < 0 || kb.PairOff[o] < 0 {
+			continue
+		}
+		n := len(ka.Tabs.Values(ka.Ops[o].Ref))
+		t1, t2 := ka.PairTab[ka.PairOff[o]:][:n], kb.PairTab[kb.PairOff[o]:][:n]
+		if ka.PairOther[o] != kb.PairOther[o] || !slices.Equal(t1, t2) {
+			t.Fatalf("op %d: laid out %d %v and %d %v", o, ka.PairOther[o], t1, kb.PairOther[o], t2)
 		}
 	}
 	for _, ops := range [][2][]compiled.Op{{ka.Ops, kb.Ops}, {ka.Hard, kb.Hard}} {

@@ -91,6 +91,16 @@ func (tb *Tabs) Base(t int32, x []float64, si int32, xi float64) int {
 	return b - int(si)*int(xi)
 }
 
+// PairRow returns, for a soft op o with a table laid out in its row
+// (PairOff), the table's q values at the other variable's value in x (q
+// the row's domain size), and true; false for the other ops.
+func (g *Graph) PairRow(o int, x []float64, q int) ([]float64, bool) {
+	if o >= len(g.PairOff) || g.PairOff[o] < 0 { // an op added since (a test's copy) is read through Tabs
+		return nil, false
+	}
+	return g.PairTab[int(g.PairOff[o])+int(x[g.PairOther[o]])*q:][:q], true
+}
+
 // Values returns the entries of table factor t's potential.
 func (tb *Tabs) Values(t int32) []float64 { return tb.Pots[tb.Pot[t]].Values }
 
@@ -156,6 +166,16 @@ type Graph struct {
 	// (Tabs.Values(Ops[o].Ref)): one load from the row's entry to the
 	// values, where Ops, Tabs.Pot and Tabs.Pots are three dependent ones.
 	FieldVals [][]float64
+	// PairOff, where some soft op is a table over its row's variable and
+	// one other whose potential no other table shares, gives each op the
+	// offset in PairTab of its table laid out for its row (−1 for the other
+	// ops): entry x_j·q_i + v is the table at x_i = v, x_j = x[PairOther[o]]
+	// (q_i the row's domain size), so that a row's tables are read as one
+	// stream, as a hand-written loop lays them out, instead of through
+	// their potentials wherever those are (nil where no op is such).
+	PairOff   []int32
+	PairOther []int32
+	PairTab   []float64
 	// Discrete says the graph has a free discrete variable.
 	Discrete bool
 	// Generic says some factor of the graph is of the generic kind.

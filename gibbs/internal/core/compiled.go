@@ -239,12 +239,11 @@ func (c *Core) addPottsFields(nb []int32, w, u []float64) {
 // interrupt channel: blocks of pollEvery entries, looking at the channel
 // between them. It reports false if the update must stop.
 func (c *Core) addRowChunked(i int, nb []int32, w, u []float64) bool {
-	k := c.KG
 	for len(nb) > 0 {
 		blk := min(len(nb), PollEvery)
 		for p, j := range nb[:blk] {
 			if j < 0 {
-				if !c.addOp(i, &k.Ops[^j], u) || c.Spend(len(u)) {
+				if !c.addSoftOp(i, int(^j), u) || c.Spend(len(u)) {
 					return false
 				}
 				continue
@@ -271,6 +270,18 @@ func (c *Core) HardCompiled(i int, h []float64) bool {
 	}
 	c.Stat.Factors += int64(len(hard))
 	return true
+}
+
+// addSoftOp is addOp for soft op o of A[i], a table laid out in the row
+// (compiled.Graph.PairRow) read from there.
+func (c *Core) addSoftOp(i, o int, u []float64) bool {
+	if t, ok := c.KG.PairRow(o, c.X, len(u)); ok {
+		for v := range u {
+			u[v] += t[v]
+		}
+		return true
+	}
+	return c.addOp(i, &c.KG.Ops[o], u)
 }
 
 // addOp adds the values of a compiled table or generic factor of A[i] at

@@ -92,7 +92,7 @@ func (c *Core) energies(i int, u []float64) bool {
 		} else {
 			for p, j := range nb {
 				if j < 0 {
-					if !c.addOp(i, &k.Ops[^j], u) {
+					if !c.addSoftOp(i, int(^j), u) {
 						return false
 					}
 					continue
