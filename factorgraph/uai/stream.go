@@ -298,8 +298,10 @@ func (o Options) readStreamScopes(s *scanner) (info *Info, vars, arity []int32, 
 		if len(vars) == k {
 			consts++
 		}
-		if len(vars)-k == 2 && size <= factorgraph.MaxRowPair {
-			pairs += size // laid out in their rows, at most (Size.PairEntries)
+		if len(vars)-k == 2 && size <= factorgraph.MaxRowPair && (info.Cards[vars[k]] != 2 || info.Cards[vars[k+1]] != 2) {
+			// Laid out in their rows, at most (Size.PairEntries); a binary
+			// pair is split into a Potts pair and fields, or is hard.
+			pairs += size
 		}
 	}
 	// A constant is a factor value over variable 0.
