@@ -372,7 +372,8 @@ func BenchmarkBinaryDense(b *testing.B) {
 	}
 }
 
-// BenchmarkPairTables: one random-scan update of plain Gibbs on K_{m,m} of
+// BenchmarkPairTables: one random-scan update of plain Gibbs, Poisson-Gibbs
+// and Mixed (auto) on K_{m,m} of
 // dense q×q tables of log-potentials, each its own (a conditional random
 // field, an RBM written as tables: factorgraph.Builder.AddTables, not
 // split into Potts pairs and fields), beside the hand-written heat bath of
@@ -406,12 +407,14 @@ func BenchmarkPairTables(b *testing.B) {
 			}
 			runBaseline(b, h.Step, 2*m)
 		})
-		b.Run(fmt.Sprintf("q=%d/sampler=gibbs", q), func(b *testing.B) {
-			s, err := site.NewGibbs(g, rand.New(rand.NewPCG(1, 2)), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			runStepsWarm(b, s, 2*g.NumVars())
-		})
+		for _, sc := range siteSamplers {
+			b.Run(fmt.Sprintf("q=%d/sampler=%s", q, sc.name), func(b *testing.B) {
+				s, err := sc.new(g, rand.New(rand.NewPCG(1, 2)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				runStepsWarm(b, s, 2*g.NumVars())
+			})
+		}
 	}
 }
