@@ -93,12 +93,12 @@ func (tb *Tabs) Base(t int32, x []float64, si int32, xi float64) int {
 
 // PairRow returns, for a soft op o with a table laid out in its row
 // (PairOff), the table's q values at the other variable's value in x (q
-// the row's domain size), and true; false for the other ops.
-func (g *Graph) PairRow(o int, x []float64, q int) ([]float64, bool) {
+// the row's domain size); nil for the other ops.
+func (g *Graph) PairRow(o int, x []float64, q int) []float64 {
 	if o >= len(g.PairOff) || g.PairOff[o] < 0 { // an op added since (a test's copy) is read through Tabs
-		return nil, false
+		return nil
 	}
-	return g.PairTab[int(g.PairOff[o])+int(x[g.PairOther[o]])*q:][:q], true
+	return g.PairTab[int(g.PairOff[o])+int(x[g.PairOther[o]])*q:][:q]
 }
 
 // Values returns the entries of table factor t's potential.
