@@ -153,14 +153,13 @@ func (g *Graph) layPairTables() {
 	for _, p := range t.Pot {
 		uses[p]++
 	}
+	laid := func(o *compiled.Op) bool { // a soft table of two variables, its potential its own, small
+		return o.Kind == compiled.Table && t.Off[o.Ref+1]-t.Off[o.Ref] == 2 && uses[t.Pot[o.Ref]] == 1 && len(t.Values(o.Ref)) <= MaxRowPair
+	}
 	n, entries := g.domains.Len(), 0
-	for i := range n {
-		for _, nb := range k.Nbr[k.SoftStart[i]:k.SoftStart[i+1]] {
-			if nb < 0 {
-				if o := &k.Ops[^nb]; o.Kind == compiled.Table && t.Off[o.Ref+1]-t.Off[o.Ref] == 2 && uses[t.Pot[o.Ref]] == 1 && len(t.Values(o.Ref)) <= MaxRowPair {
-					entries += len(t.Values(o.Ref))
-				}
-			}
+	for _, nb := range k.Nbr[:k.SoftStart[n]] {
+		if nb < 0 && laid(&k.Ops[^nb]) {
+			entries += len(t.Values(k.Ops[^nb].Ref))
 		}
 	}
 	if entries == 0 || entries > math.MaxInt32 {
@@ -174,23 +173,20 @@ func (g *Graph) layPairTables() {
 	for i := range n {
 		qi := g.domains.At(i).Size
 		for _, nb := range k.Nbr[k.SoftStart[i]:k.SoftStart[i+1]] {
-			if nb >= 0 {
+			if nb >= 0 || !laid(&k.Ops[^nb]) {
 				continue
 			}
 			o := &k.Ops[^nb]
-			if o.Kind != compiled.Table || t.Off[o.Ref+1]-t.Off[o.Ref] != 2 || uses[t.Pot[o.Ref]] != 1 || len(t.Values(o.Ref)) > MaxRowPair {
-				continue
-			}
 			vars, p := t.Vars[t.Off[o.Ref]:t.Off[o.Ref+1]], &t.Pots[t.Pot[o.Ref]]
 			other := 0 // the position of the other variable in the scope
 			if int(vars[0]) == i {
 				other = 1
 			}
 			j := vars[other]
-			if int(j) == i || int(p.Strides[1-other]) != int(o.Stride) {
-				continue // a scope (i, i), or i not where the op reads it
-			}
 			qj, sj, si := g.domains.At(int(j)).Size, int(p.Strides[other]), int(o.Stride)
+			if int(j) == i || int(p.Strides[1-other]) != si || qi*qj != len(p.Values) {
+				continue // a scope (i, i), i not where the op reads it, or sizes not the domains'
+			}
 			k.PairOff[^nb], k.PairOther[^nb] = int32(len(k.PairTab)), j
 			for xj := range qj {
 				for v := range qi {
